@@ -1,0 +1,119 @@
+"""Positions: everything on the board at the start of a phase, as an immutable value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Iterable, Mapping
+
+from .vocab import NEUTRAL, Location, Phase, Power, ProvinceId, Unit
+
+
+def _frozen(mapping: Mapping | None) -> Mapping:
+    return MappingProxyType(dict(mapping or {}))
+
+
+@dataclass(frozen=True)
+class Dislodgement:
+    """A unit dislodged in the movement phase just adjudicated, waiting to retreat."""
+
+    unit: Unit
+    attacker_from: ProvinceId
+    by_convoy: bool = False
+
+
+@dataclass(frozen=True)
+class PrestigeState:
+    """The prestige module's part of a position (see ``adjudicator.prestige``).
+
+    ``prestige`` is what each power may spend now; ``prestige_start`` what it began the year
+    with; ``home_centers`` the current home centres (starting plus seized fiefs);
+    ``neutral_homes`` the home of every neutral unit not standing in its own home;
+    ``vassals`` maps a neutral's home province to its lord for this year; ``annihilations``
+    carries this year's annihilation bonus/malus to the winter recalculation.
+    """
+
+    prestige: Mapping[Power, int] = field(default_factory=dict)
+    prestige_start: Mapping[Power, int] = field(default_factory=dict)
+    home_centers: Mapping[Power, tuple[ProvinceId, ...]] = field(default_factory=dict)
+    neutral_homes: Mapping[Location, ProvinceId] = field(default_factory=dict)
+    vassals: Mapping[ProvinceId, Power] = field(default_factory=dict)
+    annihilations: Mapping[Power, int] = field(default_factory=dict)
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations"):
+            object.__setattr__(self, name, _frozen(getattr(self, name)))
+
+
+@dataclass(frozen=True)
+class Position:
+    """A position: the phase to be played and the board as it stands.
+
+    ``supply_centers`` gives the owner of every supply centre (``NEU`` for neutral).
+    ``units`` is ordered as given; use :meth:`unit_at` to look one up by province.
+    """
+
+    variant: str
+    phase: Phase
+    units: tuple[Unit, ...]
+    supply_centers: Mapping[ProvinceId, Power]
+    dislodged: tuple[Dislodgement, ...] = ()
+    standoffs: frozenset[ProvinceId] = frozenset()
+    rules: frozenset[str] = frozenset()
+    eliminated: frozenset[Power] = frozenset()
+    prestige: PrestigeState | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "units", tuple(self.units))
+        object.__setattr__(self, "dislodged", tuple(self.dislodged))
+        object.__setattr__(self, "standoffs", frozenset(self.standoffs))
+        object.__setattr__(self, "rules", frozenset(self.rules))
+        object.__setattr__(self, "eliminated", frozenset(self.eliminated))
+        object.__setattr__(self, "supply_centers", _frozen(self.supply_centers))
+        index: dict[ProvinceId, Unit] = {}
+        for unit in self.units:
+            if unit.province in index:
+                raise ValueError(f"two units in {unit.province}: {index[unit.province]} and {unit}")
+            index[unit.province] = unit
+        object.__setattr__(self, "_index", index)
+
+    def unit_at(self, province: ProvinceId) -> Unit | None:
+        return self._index.get(province)  # type: ignore[attr-defined]
+
+    def units_of(self, power: Power) -> list[Unit]:
+        return [u for u in self.units if u.power == power]
+
+    def centers_of(self, power: Power) -> list[ProvinceId]:
+        return sorted(p for p, owner in self.supply_centers.items() if owner == power)
+
+    def center_counts(self) -> dict[Power, int]:
+        counts: dict[Power, int] = {}
+        for owner in self.supply_centers.values():
+            if owner != NEUTRAL:
+                counts[owner] = counts.get(owner, 0) + 1
+        return counts
+
+    def with_changes(self, **changes) -> Position:
+        return replace(self, **changes)
+
+    @property
+    def has_prestige(self) -> bool:
+        return "prestige" in self.rules
+
+
+def starting_position(variant, rules: Iterable[str] = ()) -> Position:
+    """The variant's opening position (prestige state filled in by the prestige module)."""
+    all_rules = frozenset(variant.rules) | frozenset(rules)
+    position = Position(
+        variant=variant.name,
+        phase=variant.start_phase,
+        units=variant.starting_units,
+        supply_centers=variant.starting_owners,
+        rules=all_rules,
+    )
+    if "prestige" in all_rules:
+        from .prestige import initial_state  # the rule module is optional
+
+        position = position.with_changes(prestige=initial_state(variant, position))
+    return position

@@ -1,0 +1,44 @@
+"""What adjudication returns: an outcome per order, and the next position. Data, not exceptions."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from .orders import Order
+from .position import Position
+
+
+class Outcome(enum.Enum):
+    SUCCEEDS = "succeeds"
+    FAILS = "fails"
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True)
+class OrderResult:
+    """The outcome of one order, with one sentence a player can act on."""
+
+    order: Order
+    outcome: Outcome
+    reason: str = ""
+
+    @property
+    def succeeded(self) -> bool:
+        return self.outcome is Outcome.SUCCEEDS
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """The results of one phase, in the order the orders were given, and the next position.
+
+    ``orders`` carries the result of every order given; ``implicit`` those the judge supplied
+    (units without orders hold; civil-disorder disbands). ``events`` holds anything else worth
+    reporting (dislodgements, annihilations, ownership changes, prestige ledger), as plain data.
+    """
+
+    results: tuple[OrderResult, ...]
+    position: Position
+    implicit: tuple[OrderResult, ...] = ()
+    events: dict[str, Any] = field(default_factory=dict)
