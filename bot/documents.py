@@ -1,0 +1,273 @@
+"""The JSON documents of the command-line contract: positions in, results out.
+
+A position document names a variant, a phase, the units and everything else a judge needs to
+adjudicate a phase (see ``docs/cli.md``). These functions turn documents into domain values and
+back, and :func:`adjudicate_document` runs one document through the grammar and the engine.
+Every problem with a document is a :class:`DocumentError` with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable, Mapping
+
+from adjudicator.adjudicate import adjudicate
+from adjudicator.orders import canonical
+from adjudicator.position import Dislodgement, Position, PrestigeState, starting_position
+from adjudicator.results import Adjudication
+from adjudicator.variant import UnknownVariantError, Variant, get_variant
+from adjudicator.vocab import NEUTRAL, Location, Phase, PhaseKind, Power, ProvinceId, Unit, UnitType
+
+POSITION_KEYS = frozenset({
+    "variant", "rules", "phase", "units", "dislodged", "standoffs", "supply_centers", "orders",
+    "prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "eliminated",
+    # written by this judge so that a position can be fed back in unchanged
+    "annihilations", "seed",
+})
+DISLODGED_KEYS = frozenset({"unit", "from", "by_convoy"})
+KNOWN_RULES = frozenset({"prestige"})
+
+_UNIT_RE = re.compile(r"^\s*([A-Z]{3})\s*:\s*([AaFf])\s+([A-Za-z][A-Za-z0-9]*)\s*(?:(?:/|\()\s*([A-Za-z]{2})\s*\)?)?\s*$")
+
+
+class DocumentError(ValueError):
+    """A document that cannot be used: bad JSON shape, unknown variant, unknown province..."""
+
+
+def _expect(cond: bool, message: str) -> None:
+    if not cond:
+        raise DocumentError(message)
+
+
+def _power(variant: Variant, code: Any, where: str) -> Power:
+    _expect(isinstance(code, str), f"{where}: a power code must be a string, got {code!r}")
+    _expect(code == NEUTRAL or code in variant.powers,
+            f"{where}: unknown power {code!r}; {variant.name} has {', '.join(sorted(variant.powers))} and NEU")
+    return Power(code)
+
+
+def _province(variant: Variant, pid: Any, where: str) -> ProvinceId:
+    _expect(isinstance(pid, str), f"{where}: a province id must be a string, got {pid!r}")
+    key = pid.strip().lower()
+    _expect(key in variant.provinces, f"{where}: unknown province {pid!r}")
+    return ProvinceId(key)
+
+
+def parse_unit(variant: Variant, text: Any, where: str = "units") -> Unit:
+    """``"ENG: F lon"`` (also ``"FRA: F spa/sc"``, ``"FRA: F spa(sc)"``) checked against the map."""
+    _expect(isinstance(text, str), f"{where}: a unit must be a string like 'ENG: F lon', got {text!r}")
+    m = _UNIT_RE.match(text)
+    _expect(m is not None, f"{where}: a unit must look like 'ENG: F lon' or 'FRA: F spa/sc', got {text!r}")
+    power = _power(variant, m.group(1), where)
+    unit_type = UnitType.parse(m.group(2))
+    province = _province(variant, m.group(3), f"{where} {text!r}")
+    coast = m.group(4).lower() if m.group(4) else None
+    prov = variant.provinces[province]
+    if unit_type is UnitType.FLEET and prov.coasts and coast is None:
+        raise DocumentError(f"{where}: {text!r} must name a coast of {prov.name} ({', '.join(prov.coasts)})")
+    if unit_type is UnitType.ARMY:
+        coast = None
+    location = Location(province, coast)
+    _expect(variant.can_hold(unit_type, location),
+            f"{where}: {text!r}: {'an army' if unit_type is UnitType.ARMY else 'a fleet'} cannot stand in {prov.name}"
+            + (f" (coast {coast!r})" if coast else ""))
+    return Unit(power, unit_type, location)
+
+
+def _list(doc: Mapping, key: str) -> list:
+    value = doc.get(key, [])
+    _expect(isinstance(value, list), f"{key}: must be a list, got {type(value).__name__}")
+    return value
+
+
+def _dict(doc: Mapping, key: str) -> dict:
+    value = doc.get(key, {})
+    _expect(isinstance(value, dict), f"{key}: must be an object, got {type(value).__name__}")
+    return value
+
+
+def _int(value: Any, where: str) -> int:
+    _expect(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+            f"{where}: must be a whole number of at least 0, got {value!r}")
+    return value
+
+
+def position_from_dict(doc: Any) -> tuple[Variant, Position]:
+    """Read a position document (without looking at its ``orders``)."""
+    _expect(isinstance(doc, dict), "a position document must be a JSON object")
+    unknown = sorted(set(doc) - POSITION_KEYS)
+    _expect(not unknown, f"unknown key {unknown[0]!r} in the position document"
+            + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
+    _expect("variant" in doc, "missing key 'variant' (standard or crusader)")
+    _expect("phase" in doc, "missing key 'phase' (like S1901M)")
+    _expect("units" in doc, "missing key 'units' (a list, may be empty)")
+    try:
+        variant = get_variant(doc["variant"]) if isinstance(doc["variant"], str) else None
+    except UnknownVariantError as exc:
+        raise DocumentError(str(exc)) from None
+    _expect(variant is not None, f"variant must be a string, got {doc['variant']!r}")
+    try:
+        phase = Phase.parse(doc["phase"]) if isinstance(doc["phase"], str) else None
+    except ValueError as exc:
+        raise DocumentError(str(exc)) from None
+    _expect(phase is not None, f"phase must be a string like S1901M, got {doc['phase']!r}")
+
+    rules = _list(doc, "rules")
+    for rule in rules:
+        _expect(rule in KNOWN_RULES, f"rules: unknown rule module {rule!r}; known: {', '.join(sorted(KNOWN_RULES))}")
+    all_rules = frozenset(rules) | variant.rules
+
+    units = [parse_unit(variant, u) for u in _list(doc, "units")]
+    seen: dict[ProvinceId, Unit] = {}
+    for unit in units:
+        _expect(unit.province not in seen, f"units: two units in {unit.province}: {seen.get(unit.province)} and {unit}")
+        seen[unit.province] = unit
+
+    owners = dict(variant.starting_owners)
+    for pid, owner in _dict(doc, "supply_centers").items():
+        province = _province(variant, pid, "supply_centers")
+        _expect(variant.provinces[province].supply_center, f"supply_centers: {pid!r} is not a supply centre")
+        owners[province] = _power(variant, owner, f"supply_centers[{pid!r}]")
+
+    dislodged = []
+    for entry in _list(doc, "dislodged"):
+        _expect(isinstance(entry, dict), "dislodged: each entry must be an object with unit, from, by_convoy")
+        extra = sorted(set(entry) - DISLODGED_KEYS)
+        _expect(not extra, f"unknown key {extra[0]!r} in a dislodged entry" if extra else "")
+        _expect("unit" in entry and "from" in entry, "dislodged: each entry needs 'unit' and 'from'")
+        by_convoy = entry.get("by_convoy", False)
+        _expect(isinstance(by_convoy, bool), "dislodged: by_convoy must be true or false")
+        dislodged.append(Dislodgement(parse_unit(variant, entry["unit"], "dislodged"),
+                                      _province(variant, entry["from"], "dislodged from"), by_convoy))
+    _expect(not dislodged or phase.kind is PhaseKind.RETREAT, "dislodged: only a retreat phase has dislodged units")
+    standoffs = frozenset(_province(variant, p, "standoffs") for p in _list(doc, "standoffs"))
+    eliminated = frozenset(_power(variant, p, "eliminated") for p in _list(doc, "eliminated"))
+
+    position = Position(variant=variant.name, phase=phase, units=tuple(units), supply_centers=owners,
+                        dislodged=tuple(dislodged), standoffs=standoffs, rules=all_rules, eliminated=eliminated)
+    prestige_keys = {"prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations", "seed"}
+    if "prestige" in all_rules:
+        position = position.with_changes(prestige=_prestige_from_dict(variant, position, doc))
+    else:
+        present = sorted(k for k in prestige_keys if k in doc)
+        _expect(not present, f"{present[0]!r} needs the prestige rules: add \"rules\": [\"prestige\"]" if present else "")
+    return variant, position
+
+
+def _prestige_from_dict(variant: Variant, position: Position, doc: Mapping) -> PrestigeState:
+    from adjudicator.prestige import initial_state
+
+    base = initial_state(variant, position)
+    prestige = dict(base.prestige)
+    for code, n in _dict(doc, "prestige").items():
+        prestige[_power(variant, code, "prestige")] = _int(n, f"prestige[{code!r}]")
+    start = dict(prestige)
+    for code, n in _dict(doc, "prestige_start").items():
+        start[_power(variant, code, "prestige_start")] = _int(n, f"prestige_start[{code!r}]")
+    homes = dict(base.home_centers)
+    for code, provs in _dict(doc, "home_centers").items():
+        power = _power(variant, code, "home_centers")
+        _expect(isinstance(provs, list), f"home_centers[{code!r}]: must be a list of province ids")
+        homes[power] = tuple(_province(variant, p, f"home_centers[{code!r}]") for p in provs)
+    neutral_homes = {}
+    for where, home in _dict(doc, "neutral_homes").items():
+        unit_province = _province(variant, where.split("/")[0].split("(")[0], "neutral_homes")
+        unit = position.unit_at(unit_province)
+        _expect(unit is not None and unit.power == NEUTRAL,
+                f"neutral_homes: there is no neutral unit in {where!r}")
+        neutral_homes[unit.location] = _province(variant, home, f"neutral_homes[{where!r}]")
+    vassals = {}
+    for home, lord in _dict(doc, "vassals").items():
+        vassals[_province(variant, home, "vassals")] = _power(variant, lord, f"vassals[{home!r}]")
+    annihilations = {}
+    for code, n in _dict(doc, "annihilations").items():
+        _expect(isinstance(n, int) and not isinstance(n, bool), f"annihilations[{code!r}]: must be a whole number")
+        annihilations[_power(variant, code, "annihilations")] = n
+    seed = doc.get("seed", base.seed)
+    _expect(isinstance(seed, int) and not isinstance(seed, bool), f"seed: must be a whole number, got {seed!r}")
+    return PrestigeState(prestige=prestige, prestige_start=start, home_centers=homes,
+                         neutral_homes=neutral_homes, vassals=vassals, annihilations=annihilations, seed=seed)
+
+
+def position_to_dict(position: Position, variant: Variant | None = None) -> dict[str, Any]:
+    """The position document of ``position``, with ``orders`` empty."""
+    variant = variant or get_variant(position.variant)
+    doc: dict[str, Any] = {
+        "variant": variant.name,
+        "rules": sorted(position.rules - variant.rules),
+        "phase": str(position.phase),
+        "units": [str(u) for u in position.units],
+    }
+    if position.phase.kind is PhaseKind.RETREAT:
+        doc["dislodged"] = [{"unit": str(d.unit), "from": d.attacker_from, "by_convoy": d.by_convoy}
+                            for d in position.dislodged]
+        doc["standoffs"] = sorted(position.standoffs)
+    doc["supply_centers"] = {p: o for p, o in sorted(position.supply_centers.items())
+                             if variant.starting_owners.get(p) != o}
+    if position.eliminated:
+        doc["eliminated"] = sorted(position.eliminated)
+    state = position.prestige
+    if state is not None:
+        doc["prestige"] = dict(sorted(state.prestige.items()))
+        doc["prestige_start"] = dict(sorted(state.prestige_start.items()))
+        doc["home_centers"] = {p: list(h) for p, h in sorted(state.home_centers.items())}
+        doc["neutral_homes"] = {str(loc): home for loc, home in sorted(state.neutral_homes.items())}
+        doc["vassals"] = dict(sorted(state.vassals.items()))
+        if any(state.annihilations.values()):
+            doc["annihilations"] = dict(sorted(state.annihilations.items()))
+        doc["seed"] = state.seed
+    doc["orders"] = []
+    return doc
+
+
+def result_to_dict(adjudication: Adjudication, order_texts: Iterable[str], parse_errors: Mapping[int, str],
+                   variant: Variant) -> dict[str, Any]:
+    """The result document: one entry per input order string, in input order."""
+    texts = list(order_texts)
+    results_iter = iter(adjudication.results)
+    entries = []
+    for i, text in enumerate(texts):
+        if i in parse_errors:
+            entries.append({"order": text, "canonical": None, "result": "invalid", "reason": parse_errors[i]})
+            continue
+        r = next(results_iter)
+        entries.append({"order": text, "canonical": canonical(r.order), "result": r.outcome.value,
+                        "reason": r.reason})
+    doc: dict[str, Any] = {
+        "results": entries,
+        "position": position_to_dict(adjudication.position, variant),
+    }
+    if adjudication.implicit:
+        doc["implicit"] = [{"canonical": canonical(r.order), "result": r.outcome.value, "reason": r.reason}
+                           for r in adjudication.implicit]
+    if adjudication.events:
+        doc["events"] = adjudication.events
+    return doc
+
+
+def adjudicate_document(doc: Any) -> dict[str, Any]:
+    """Adjudicate one position document and return its result document."""
+    from grammar import OrderError, parse_order
+
+    variant, position = position_from_dict(doc)
+    texts = _list(doc, "orders")
+    orders, errors = [], {}
+    for i, text in enumerate(texts):
+        _expect(isinstance(text, str), f"orders: each order must be a string like 'ENG: F nth - nwy', got {text!r}")
+        try:
+            order = parse_order(text, variant)
+        except OrderError as exc:
+            errors[i] = str(exc)
+            continue
+        orders.append(order)
+    adjudication = adjudicate(variant, position, orders)
+    return result_to_dict(adjudication, texts, errors, variant)
+
+
+def new_game_document(variant_name: str, rules: Iterable[str] = ()) -> dict[str, Any]:
+    """The opening position document of a variant."""
+    try:
+        variant = get_variant(variant_name)
+    except UnknownVariantError as exc:
+        raise DocumentError(str(exc)) from None
+    return position_to_dict(starting_position(variant, rules), variant)
