@@ -30,7 +30,10 @@ class PrestigeState:
     with; ``home_centers`` the current home centres (starting plus seized fiefs);
     ``neutral_homes`` the home of every neutral unit not standing in its own home;
     ``vassals`` maps a neutral's home province to its lord for this year; ``annihilations``
-    carries this year's annihilation bonus/malus to the winter recalculation.
+    carries this year's annihilation bonus/malus to the winter recalculation; ``bribed``
+    names the units a briber commanded in the movement phase just adjudicated (province ->
+    briber), kept through its retreat phase because a bribed unit never captures (2.5.6, 2.8.5);
+    ``seed`` drives the random neutral retreats (3.4).
     """
 
     prestige: Mapping[Power, int] = field(default_factory=dict)
@@ -40,9 +43,11 @@ class PrestigeState:
     vassals: Mapping[ProvinceId, Power] = field(default_factory=dict)
     annihilations: Mapping[Power, int] = field(default_factory=dict)
     seed: int = 0
+    bribed: Mapping[ProvinceId, Power] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name in ("prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations"):
+        for name in ("prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations",
+                     "bribed"):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 
 

@@ -1,0 +1,600 @@
+"""Settling the prestige orders of one movement phase (rules 2.3.7-2.9): a pure function.
+
+:func:`settle` takes the position and every order given, in the order each power wrote them,
+and returns a :class:`Settlement`: the result of each prestige order, the position with
+rebellions, new vassals and seized fiefs applied and prestige spent, who commands each unit
+this season, and which order each unit whose order prestige decides will carry out.
+
+The steps (decisions 12-14, 18, 20, 21):
+
+1. Every LEND, top down per power, against the lender's own balance; then the loans arrive
+   (a loan can be spent at once but not lent on the same turn).
+2. Every other prestige order, top down per power: an order the power can afford reserves
+   its cost; one it cannot afford costs nothing and does not happen (2.3.7).
+3. SECURE LOYALTY, then REBEL (settled before movement, so a rebel centre and its unit are
+   neutral at once), then VASSAL, then BRIBE (against the controller after this turn's
+   vassaldoms), then SEIZE FIEF.
+4. A bid (or pool) that reaches its minimum is spent, win, lose or tie; one that does not is
+   given back (2.1: prestige is not wasted on a task it was too small for).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from typing import Mapping, Sequence
+
+from ..orders import (PRESTIGE_ORDER_TYPES, Bribe, Convoy, Hold, Lend, Move, Order, Rebel, SecureLoyalty,
+                      SeizeFief, SupportHold, SupportMove, UnitOrder, Vassal)
+from ..position import Position
+from ..results import OrderResult, Outcome
+from ..vocab import NEUTRAL, PhaseKind, Power, ProvinceId, Season, Unit
+from .neutrals import default_order, leash_reason, within_leash
+from .state import is_home_center, lord_of, neutral_home, state_of
+
+VASSAL_MINIMUM = 2      # 2.4.1
+BRIBE_MINIMUM = 1       # 2.5.1; for another power's unit 1 + its start-of-year prestige (2.8.1)
+REBEL_BASE = 2          # 2.7.2: 2 + the owner's start-of-year prestige
+SEIZE_FIEF_COST = 2     # 2.6.1
+UNIT_ORDER_TYPES = (Hold, Move, SupportHold, SupportMove, Convoy)
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """What the prestige orders of a movement phase decide, before the units move.
+
+    ``results``: by index into the orders given, the result of every prestige order and of
+    every unit order that prestige made void. ``unit_orders``: for each unit whose order
+    prestige decides (neutrals, vassals, bribed and rebel units), the index of the line that
+    carries it out (``None`` when the judge supplies it) and the order.
+    ``commanders``: who commands each unit this season. ``bribed``: province -> briber.
+    """
+
+    position: Position
+    results: Mapping[int, OrderResult]
+    unit_orders: Mapping[ProvinceId, tuple[int | None, UnitOrder]]
+    commanders: Mapping[ProvinceId, Power]
+    bribed: Mapping[ProvinceId, Power] = field(default_factory=dict)
+    rebellions: tuple[ProvinceId, ...] = ()
+    ledger: dict = field(default_factory=dict)
+
+
+@dataclass
+class _Claim:
+    index: int
+    order: Order
+    cost: int
+    reason: str = ""          # why it is invalid or unaffordable, when it is
+    reserved: bool = False
+    spent: bool = False
+    outcome: Outcome = Outcome.FAILS
+
+
+def is_spending_phase(position: Position) -> bool:
+    """Prestige is spent only in spring and autumn movement phases (2.1; decision 22)."""
+    phase = position.phase
+    return phase.kind is PhaseKind.MOVEMENT and phase.season in (Season.SPRING, Season.FALL)
+
+
+def _cost(order: Order) -> int:
+    if isinstance(order, Lend):
+        return order.amount
+    if isinstance(order, SeizeFief):
+        return SEIZE_FIEF_COST
+    return order.bid
+
+
+def _target(order: Order) -> tuple | None:
+    """What a bid is for, per power: a power bids once per unit or centre and kind."""
+    if isinstance(order, (Vassal, Bribe)):
+        return (type(order).__name__, order.power, order.location.province)
+    if isinstance(order, (Rebel, SeizeFief)):
+        return (type(order).__name__, order.power, order.province)
+    return None
+
+
+def _normal(order: UnitOrder) -> UnitOrder:
+    """An order with its giver and unit types left out: pooled bribes compare by this."""
+    changes: dict = {"power": NEUTRAL, "unit_type": None}
+    if hasattr(order, "target_type"):
+        changes["target_type"] = None
+    return replace(order, **changes)
+
+
+class _Settler:
+    def __init__(self, variant, position: Position, orders: Sequence[Order]):
+        self.variant = variant
+        self.position = position
+        self.state = state_of(position)
+        self.orders = list(orders)
+        self.results: dict[int, OrderResult] = {}
+        self.claims: list[_Claim] = []
+        self.rebel_targets = {o.province for o in orders if isinstance(o, Rebel)}
+        self.seen: set[tuple] = set()
+
+    # -- words --------------------------------------------------------------------------
+
+    def pw(self, power: Power) -> str:
+        return self.variant.power_name(power)
+
+    def pv(self, province: ProvinceId) -> str:
+        return self.variant.provinces[province].name
+
+    def unit_words(self, unit: Unit) -> str:
+        return f"{unit.type.value} {self.pv(unit.province)}"
+
+    # -- static checks ------------------------------------------------------------------
+
+    def in_game(self, power: Power) -> bool:
+        return power in self.variant.powers and power not in self.position.eliminated
+
+    def check(self, order: Order) -> str | None:
+        """Why this prestige order cannot be given here at all (nothing is reserved), or None."""
+        pos, state = self.position, self.state
+        if not self.in_game(order.power):
+            return f"{order.power} is not a power in the game, so it has no prestige"
+        if isinstance(order, Lend):
+            if not self.in_game(order.to):
+                return f"prestige can be lent only to a power in the game, not {order.to}"
+            if order.to == order.power:
+                return "a power cannot lend prestige to itself"
+            if order.amount < 1:
+                return "lend at least 1 prestige"
+            return None
+        if isinstance(order, SecureLoyalty):
+            return None if order.bid >= 1 else "SECURE LOYALTY needs a bid of at least 1"
+        if isinstance(order, SeizeFief):
+            return self.check_fief(order)
+        if isinstance(order, Rebel):
+            return self.check_rebel(order)
+        unit = pos.unit_at(order.location.province)
+        if unit is None:
+            return f"there is no unit in {self.pv(order.location.province)}"
+        if order.unit_type is not None and order.unit_type != unit.type:
+            return f"there is no {order.unit_type.noun} in {self.pv(unit.province)} (a {unit.type.noun} is there)"
+        if isinstance(order, Vassal):
+            if order.bid < VASSAL_MINIMUM:
+                return f"the minimum bid for VASSAL is {VASSAL_MINIMUM} (rule 2.4.1)"
+            if unit.power != NEUTRAL:
+                if unit.province in self.rebel_targets and pos.supply_centers.get(unit.province) == unit.power:
+                    return None  # it may rebel first; settled below (2.7.4)
+                return (f"{self.unit_words(unit)} belongs to {self.pw(unit.power)}: "
+                        f"only an armed neutral can be taken as vassal (rule 2.4.1)")
+            lord = lord_of(state, unit)
+            if lord is not None:
+                return f"{self.unit_words(unit)} is already the vassal of {self.pw(lord)} until the end of the year"
+            return None
+        return self.check_bribe(order, unit)
+
+    def check_fief(self, order: SeizeFief) -> str | None:
+        prov, power = order.province, order.power
+        if prov not in self.variant.provinces or not self.variant.provinces[prov].supply_center:
+            return f"{prov} is not a supply centre"
+        if self.position.supply_centers.get(prov) != power:
+            return f"{self.pw(power)} does not own {self.pv(prov)}: only a centre it owns can become a fief"
+        if is_home_center(self.state, power, prov):
+            return f"{self.pv(prov)} is already a home centre of {self.pw(power)}"
+        for other in self.variant.powers:
+            if other != power and prov in self.variant.home_centers(other) and other not in self.position.eliminated:
+                return (f"{self.pv(prov)} is a starting home centre of {self.pw(other)}, which is still in the game "
+                        f"(rule 2.6.2)")
+        return None
+
+    def check_rebel(self, order: Rebel) -> str | None:
+        prov = order.province
+        if prov not in self.variant.provinces or not self.variant.provinces[prov].supply_center:
+            return f"{prov} is not a supply centre"
+        owner = self.position.supply_centers.get(prov, NEUTRAL)
+        if owner == NEUTRAL:
+            return f"{self.pv(prov)} is neutral: only another power's centre can rebel"
+        if owner == order.power:
+            return f"{self.pv(prov)} is your own centre"
+        if is_home_center(self.state, owner, prov):
+            return (f"{self.pv(prov)} is a home centre of {self.pw(owner)}: only a conquered centre can rebel "
+                    f"(rule 2.7.1)")
+        if order.bid < 1:
+            return "REBEL needs a bid of at least 1"
+        return None
+
+    def check_bribe(self, order: Bribe, unit: Unit) -> str | None:
+        state = self.state
+        if order.bid < BRIBE_MINIMUM:
+            return f"the minimum bid for BRIBE is {BRIBE_MINIMUM} (rule 2.5.1)"
+        if unit.power == order.power:
+            return "a power cannot bribe its own unit"
+        if unit.power == NEUTRAL:
+            lord = lord_of(state, unit)
+            if lord == order.power:
+                return f"{self.unit_words(unit)} is already your vassal"
+            if lord is None:
+                if unit.province != neutral_home(state, unit):
+                    return f"a neutral unit can be bribed only in its home centre (rule 2.5.4)"
+            elif is_home_center(state, lord, unit.province):
+                return (f"{self.unit_words(unit)} stands in a home centre of its lord {self.pw(lord)} "
+                        f"and cannot be bribed (rule 2.8.4)")
+            if order.owner is not None and order.owner not in (NEUTRAL, lord):
+                return f"{self.unit_words(unit)} is not {self.pw(order.owner)}'s"
+            return None
+        if order.owner is not None and order.owner != unit.power:
+            return f"{self.unit_words(unit)} belongs to {self.pw(unit.power)}, not {self.pw(order.owner)}"
+        if is_home_center(state, unit.power, unit.province):
+            return (f"{self.unit_words(unit)} stands in a home centre of {self.pw(unit.power)} "
+                    f"and cannot be bribed (rule 2.8.4)")
+        return None
+
+    # -- the run ------------------------------------------------------------------------
+
+    def run(self) -> Settlement:
+        pos, state = self.position, self.state
+        indexed = [(i, o) for i, o in enumerate(self.orders) if isinstance(o, PRESTIGE_ORDER_TYPES)]
+        if not is_spending_phase(pos):
+            for i, o in indexed:
+                self.results[i] = OrderResult(o, Outcome.INVALID, "prestige is spent only in spring and autumn "
+                                                                  "movement phases (rule 2.1); nothing spent")
+            return self.finish({}, pos, {}, (), {})
+
+        self.balance = {p: state.prestige.get(p, 0) for p in self.variant.powers}
+        self.ledger = {p: {"start": self.balance[p], "received": 0, "spent": [], "left": 0}
+                       for p in self.variant.powers if self.in_game(p)}
+        # 1. loans, against each lender's own balance
+        received: dict[Power, int] = defaultdict(int)
+        for i, o in indexed:
+            if isinstance(o, Lend):
+                claim = self.reserve(i, o)
+                if claim.reserved:
+                    claim.spent, claim.outcome = True, Outcome.SUCCEEDS
+                    received[o.to] += o.amount
+                    claim.reason = f"{o.amount} prestige lent to {self.pw(o.to)}"
+        for p, n in received.items():
+            self.balance[p] += n
+            self.ledger[p]["received"] += n
+        # 2. everything else, top down
+        for i, o in indexed:
+            if not isinstance(o, Lend):
+                self.reserve(i, o)
+        live = [c for c in self.claims if c.reserved and not isinstance(c.order, Lend)]
+        # 3. secure loyalty, rebellion, vassaldom, bribes, fiefs
+        self.loyalty: dict[Power, int] = defaultdict(int)
+        for c in live:
+            if isinstance(c.order, SecureLoyalty):
+                self.loyalty[c.order.power] += c.cost
+        for c in live:
+            if isinstance(c.order, SecureLoyalty):
+                total = self.loyalty[c.order.power]
+                self.settle_claim(c, True, Outcome.SUCCEEDS,
+                                  f"loyalty secured: bribes and rebellions against {self.pw(c.order.power)} "
+                                  f"cost {total} more this turn")
+        pos, rebellions = self.settle_rebels([c for c in live if isinstance(c.order, Rebel)], pos)
+        vassals = dict(state.vassals)
+        self.settle_vassals([c for c in live if isinstance(c.order, Vassal)], pos, rebellions, vassals)
+        bribed, bribe_orders = self.settle_bribes([c for c in live if isinstance(c.order, Bribe)], pos,
+                                                  rebellions, vassals)
+        homes = self.settle_fiefs([c for c in live if isinstance(c.order, SeizeFief)], rebellions)
+        # 4. the prestige that was only reserved goes back
+        for c in self.claims:
+            if c.reserved and not c.spent:
+                self.balance[c.order.power] += c.cost
+        for c in self.claims:
+            if c.reserved and c.spent:
+                self.ledger[c.order.power]["spent"].append({"order": str(c.order), "amount": c.cost})
+        for p in self.ledger:
+            self.ledger[p]["left"] = self.balance[p]
+        new_state = replace(state_of(pos), prestige={p: self.balance[p] for p in self.ledger},
+                            vassals=vassals, home_centers=homes, bribed=bribed)
+        pos = pos.with_changes(prestige=new_state)
+        for c in self.claims:
+            self.results[c.index] = OrderResult(c.order, c.outcome, c.reason)
+        return self.finish(bribed, pos, bribe_orders, tuple(rebellions), self.ledger)
+
+    def reserve(self, index: int, order: Order) -> _Claim:
+        claim = _Claim(index, order, _cost(order))
+        self.claims.append(claim)
+        why = self.check(order)
+        key = _target(order)
+        if why is None and key is not None:
+            if key in self.seen:
+                why = "the same power already bid for this above; only its first bid counts"
+            self.seen.add(key)
+        if why is not None:
+            claim.outcome, claim.reason = Outcome.INVALID, f"{why}; nothing spent"
+            return claim
+        have = self.balance[order.power]
+        if claim.cost > have:
+            what = "lent" if isinstance(order, Lend) else "spent"
+            claim.reason = f"not enough prestige: {claim.cost} needed, {have} left; nothing {what}"
+            return claim
+        self.balance[order.power] -= claim.cost
+        claim.reserved = True
+        return claim
+
+    @staticmethod
+    def settle_claim(claim: _Claim, spent: bool, outcome: Outcome, reason: str) -> None:
+        claim.spent, claim.outcome = spent, outcome
+        tail = f"{claim.cost} prestige spent" if spent else "nothing spent"
+        claim.reason = f"{reason}; {tail}"
+
+    def minimum_words(self, base: int, owner: Power) -> tuple[int, str]:
+        start = self.state.prestige_start.get(owner, 0)
+        extra = self.loyalty.get(owner, 0)
+        words = f"{base} + {self.pw(owner)}'s {start} at the start of the year"
+        if extra:
+            words += f" + {extra} secure loyalty"
+        return base + start + extra, words
+
+    def pool_words(self, claims: list[_Claim]) -> str:
+        if len(claims) == 1:
+            return f"{claims[0].cost} bid"
+        parts = " and ".join(f"{self.pw(c.order.power)} {c.cost}" for c in claims)
+        return f"{parts} pooled {sum(c.cost for c in claims)}"
+
+    # -- rebellion (2.7) ------------------------------------------------------------------
+
+    def settle_rebels(self, claims: list[_Claim], pos: Position) -> tuple[Position, list[ProvinceId]]:
+        by_centre: dict[ProvinceId, list[_Claim]] = defaultdict(list)
+        for c in claims:
+            by_centre[c.order.province].append(c)       # decision 14: REBEL bids always pool
+        rebellions: list[ProvinceId] = []
+        owners = dict(pos.supply_centers)
+        units = list(pos.units)
+        for prov, group in by_centre.items():
+            owner = pos.supply_centers[prov]
+            minimum, words = self.minimum_words(REBEL_BASE, owner)
+            total = sum(c.cost for c in group)
+            if total >= minimum:
+                rebellions.append(prov)
+                owners[prov] = NEUTRAL
+                unit = pos.unit_at(prov)
+                if unit is not None and unit.power == owner:
+                    units[units.index(unit)] = Unit(NEUTRAL, unit.type, unit.location)
+                for c in group:
+                    self.settle_claim(c, True, Outcome.SUCCEEDS,
+                                      f"{self.pv(prov)} rebels against {self.pw(owner)}: {self.pool_words(group)} "
+                                      f"against a minimum of {minimum} ({words})")
+            else:
+                for c in group:
+                    self.settle_claim(c, False, Outcome.FAILS,
+                                      f"{self.pv(prov)} does not rebel: {self.pool_words(group)} against a minimum "
+                                      f"of {minimum} ({words})")
+        return pos.with_changes(supply_centers=owners, units=tuple(units)), rebellions
+
+    # -- vassaldom (2.4) ------------------------------------------------------------------
+
+    def wasted_on_rebel(self, c: _Claim, prov: ProvinceId) -> None:
+        self.settle_claim(c, True, Outcome.FAILS,
+                          f"{self.pv(prov)} rebelled this turn: it cannot be taken as vassal or bribed in the same "
+                          f"turn (rule 2.7.4)")
+
+    def settle_vassals(self, claims: list[_Claim], pos: Position, rebellions: list[ProvinceId],
+                       vassals: dict[ProvinceId, Power]) -> None:
+        by_unit: dict[ProvinceId, list[_Claim]] = defaultdict(list)
+        for c in claims:
+            by_unit[c.order.location.province].append(c)
+        for prov, group in by_unit.items():
+            unit = pos.unit_at(prov)
+            if prov in rebellions:
+                for c in group:
+                    self.wasted_on_rebel(c, prov)
+                continue
+            if unit is None or unit.power != NEUTRAL:
+                for c in group:
+                    self.settle_claim(c, False, Outcome.FAILS,
+                                      f"{self.pv(prov)} did not rebel, so its unit is no armed neutral")
+                continue
+            home = neutral_home(self.state, unit)
+            self.contest(group, f"takes {self.unit_words(unit)} as vassal until the end of the year",
+                         self.unit_words(unit))
+            winners = [c for c in group if c.outcome is Outcome.SUCCEEDS]
+            if winners:
+                vassals[home] = winners[0].order.power
+
+    def contest(self, group: list[_Claim], prize: str, thing: str) -> None:
+        """Sealed single bids: the highest wins; equal highest: nobody; all spent (2.4.2)."""
+        top = max(c.cost for c in group)
+        best = [c for c in group if c.cost == top]
+        for c in group:
+            others = [o for o in group if o.order.power != c.order.power]
+            if len(best) > 1 and c in best:
+                rivals = " and ".join(self.pw(o.order.power) for o in best if o is not c)
+                self.settle_claim(c, True, Outcome.FAILS, f"tied at {top} with {rivals}: nobody takes {thing}")
+            elif len(best) > 1:
+                self.settle_claim(c, True, Outcome.FAILS, f"outbid ({c.cost} against {top}, a tie): nobody takes "
+                                                          f"{thing}")
+            elif c is best[0]:
+                against = ", ".join(f"{self.pw(o.order.power)}'s {o.cost}" for o in others)
+                self.settle_claim(c, True, Outcome.SUCCEEDS,
+                                  f"{self.pw(c.order.power)} {prize}" + (f", {c.cost} against {against}"
+                                                                         if against else ""))
+            else:
+                winner = best[0]
+                self.settle_claim(c, True, Outcome.FAILS,
+                                  f"outbid by {self.pw(winner.order.power)} ({winner.cost} against {c.cost})")
+
+    # -- bribes (2.5, 2.8) ----------------------------------------------------------------
+
+    def bribe_order(self, claim: _Claim) -> UnitOrder:
+        """The order a briber gives the unit: on the BRIBE line, else its own line for it, else hold."""
+        o: Bribe = claim.order
+        if o.order is not None:
+            return o.order
+        for other in self.orders:
+            if isinstance(other, UNIT_ORDER_TYPES) and other.power == o.power and other.province == o.location.province:
+                return other
+        unit = self.position.unit_at(o.location.province)
+        return Hold(o.power, unit.type, unit.location)
+
+    def settle_bribes(self, claims: list[_Claim], pos: Position, rebellions: list[ProvinceId],
+                      vassals: Mapping[ProvinceId, Power]) -> tuple[dict[ProvinceId, Power], dict]:
+        by_unit: dict[ProvinceId, list[_Claim]] = defaultdict(list)
+        for c in claims:
+            by_unit[c.order.location.province].append(c)
+        bribed: dict[ProvinceId, Power] = {}
+        chosen: dict[ProvinceId, UnitOrder] = {}
+        for prov, group in by_unit.items():
+            unit = pos.unit_at(prov)
+            if prov in rebellions:
+                for c in group:
+                    self.wasted_on_rebel(c, prov)
+                continue
+            if unit.power == NEUTRAL:
+                controller = vassals.get(neutral_home(self.state, unit))
+            else:
+                controller = unit.power
+            if controller is None:
+                minimum, words = BRIBE_MINIMUM, "a neutral"
+            else:
+                minimum, words = self.minimum_words(BRIBE_MINIMUM, controller)
+            mine = [c for c in group if c.order.power == controller]
+            for c in mine:      # took it as vassal this very turn
+                self.settle_claim(c, False, Outcome.FAILS, f"{self.unit_words(unit)} is already yours this season")
+            group = [c for c in group if c.order.power != controller]
+            if not group:
+                continue
+            pools: dict[UnitOrder, list[_Claim]] = defaultdict(list)
+            for c in group:
+                pools[_normal(self.bribe_order(c))].append(c)   # decision 14: same order, same pool
+            totals = {k: sum(c.cost for c in v) for k, v in pools.items()}
+            counting = {k: t for k, t in totals.items() if t >= minimum}
+            for key, pool in pools.items():
+                if key not in counting:
+                    for c in pool:
+                        self.settle_claim(c, False, Outcome.FAILS,
+                                          f"{self.unit_words(unit)} not bribed: {self.pool_words(pool)} against "
+                                          f"a minimum of {minimum} ({words})")
+            if not counting:
+                continue
+            top = max(counting.values())
+            best = [k for k, t in counting.items() if t == top]
+            for key in counting:
+                pool = pools[key]
+                if len(best) > 1:
+                    reason = f"tied at {top} with a rival bribe: nobody commands {self.unit_words(unit)}"
+                    ok = Outcome.FAILS
+                elif key == best[0]:
+                    rivals = [t for k, t in counting.items() if k != key]
+                    reason = (f"{self.unit_words(unit)} bribed for this season: {self.pool_words(pool)} against "
+                              f"a minimum of {minimum} ({words})")
+                    if rivals:
+                        reason += f", beating {max(rivals)}"
+                    ok = Outcome.SUCCEEDS
+                else:
+                    winner = " and ".join(self.pw(c.order.power) for c in pools[best[0]])
+                    reason = f"outbid by {winner} ({top} against {counting[key]})"
+                    ok = Outcome.FAILS
+                for c in pool:
+                    self.settle_claim(c, True, ok, reason)
+            if len(best) == 1:
+                pool = pools[best[0]]
+                lead = max(pool, key=lambda c: (c.cost, -c.index))     # biggest share, then first written
+                bribed[prov] = lead.order.power
+                chosen[prov] = replace(self.bribe_order(lead), power=lead.order.power)
+        return bribed, chosen
+
+    # -- fiefs (2.6) ----------------------------------------------------------------------
+
+    def settle_fiefs(self, claims: list[_Claim], rebellions: list[ProvinceId]) -> dict[Power, tuple]:
+        homes = {p: tuple(h) for p, h in self.state.home_centers.items()}
+        for c in claims:
+            prov, power = c.order.province, c.order.power
+            if prov in rebellions:
+                self.settle_claim(c, False, Outcome.FAILS, f"{self.pv(prov)} rebelled this turn")
+            elif prov in homes.get(power, ()):
+                self.settle_claim(c, False, Outcome.FAILS, f"{self.pv(prov)} is already a home centre")
+            else:
+                homes[power] = homes.get(power, ()) + (prov,)
+                self.settle_claim(c, True, Outcome.SUCCEEDS,
+                                  f"{self.pv(prov)} is now a home centre of {self.pw(power)}")
+        return homes
+
+    # -- who commands what ----------------------------------------------------------------
+
+    def finish(self, bribed: Mapping[ProvinceId, Power], pos: Position, bribe_orders: Mapping[ProvinceId, UnitOrder],
+               rebellions: tuple[ProvinceId, ...], ledger: dict) -> Settlement:
+        state = state_of(pos)
+        commanders: dict[ProvinceId, Power] = {}
+        for unit in pos.units:
+            if unit.province in bribed:
+                commanders[unit.province] = bribed[unit.province]
+            elif unit.power == NEUTRAL:
+                commanders[unit.province] = lord_of(state, unit) or NEUTRAL
+            else:
+                commanders[unit.province] = unit.power
+        lost_bids: dict[tuple[Power, ProvinceId], str] = {}
+        for c in self.claims:
+            if isinstance(c.order, (Vassal, Bribe)) and c.outcome is not Outcome.SUCCEEDS:
+                lost_bids.setdefault((c.order.power, c.order.location.province), c.reason)
+        unit_orders: dict[ProvinceId, tuple[int | None, UnitOrder]] = {}
+        decided = set(bribed) | set(rebellions) | {u.province for u in pos.units if u.power == NEUTRAL}
+        old_units = {u.province: u for u in self.position.units}
+
+        for i, o in enumerate(self.orders):
+            if not isinstance(o, UNIT_ORDER_TYPES):
+                continue
+            prov = o.province
+            unit = pos.unit_at(prov)
+            if unit is None or (prov not in decided and (o.power, prov) not in lost_bids):
+                continue    # an ordinary order: the movement rules judge it
+            commander = commanders[prov]
+            if o.power != commander:
+                self.results[i] = self.void(o, unit, old_units[prov], commander, bribed, rebellions, lost_bids)
+                continue
+            if prov in unit_orders:
+                continue    # a second order for the same unit: the movement rules judge it
+            if prov in bribed:
+                order = bribe_orders[prov]
+                if _normal(o) != _normal(order):
+                    self.results[i] = OrderResult(o, Outcome.FAILS, "the order written with the BRIBE is the one "
+                                                                    "carried out; this one is void")
+                    continue
+                if isinstance(o, Move):
+                    self.results[i] = OrderResult(o, Outcome.INVALID, "a bribed unit may only hold, support or "
+                                                                      "convoy (rules 2.5.3, 2.8.2)")
+                    unit_orders[prov] = (None, Hold(o.power, unit.type, unit.location))
+                    continue
+                unit_orders[prov] = (i, o)
+            elif unit.power == NEUTRAL and isinstance(o, Move):
+                home = neutral_home(state, unit)
+                if not within_leash(self.variant, home, o.destination.province):
+                    self.results[i] = OrderResult(o, Outcome.INVALID, leash_reason(self.variant, home))
+                    unit_orders[prov] = (None, Hold(o.power, unit.type, unit.location))
+                    continue
+                unit_orders[prov] = (i, o)
+            else:
+                unit_orders[prov] = (i, o)
+        for prov in decided:
+            if prov in unit_orders:
+                continue
+            unit = pos.unit_at(prov)
+            if unit is None:
+                continue
+            commander = commanders[prov]
+            if prov in bribed:
+                order = bribe_orders[prov]
+                if isinstance(order, Move):
+                    order = Hold(commander, unit.type, unit.location)
+                unit_orders[prov] = (None, order)
+            elif commander == NEUTRAL:
+                unit_orders[prov] = (None, default_order(self.variant, state, unit))
+            else:
+                unit_orders[prov] = (None, Hold(commander, unit.type, unit.location))
+        return Settlement(position=pos, results=self.results, unit_orders=unit_orders, commanders=commanders,
+                          bribed=dict(bribed), rebellions=rebellions, ledger=ledger)
+
+    def void(self, o: UnitOrder, unit: Unit, old: Unit, commander: Power, bribed, rebellions, lost_bids) -> OrderResult:
+        words = self.unit_words(unit)
+        if unit.province in rebellions and o.power == old.power:
+            return OrderResult(o, Outcome.FAILS, f"{words} rebelled and is neutral now; this order is void")
+        if unit.province in bribed and o.power == old.power:
+            return OrderResult(o, Outcome.FAILS, f"{words} is bribed by {self.pw(commander)} this season; "
+                                                 f"this order is void")
+        if (o.power, unit.province) in lost_bids:
+            why = lost_bids[(o.power, unit.province)].rsplit(";", 1)[0]
+            return OrderResult(o, Outcome.INVALID, f"{self.pw(o.power)} does not command {words} ({why}); "
+                                                   f"this order is void")
+        who = "nobody" if commander == NEUTRAL else self.pw(commander)
+        return OrderResult(o, Outcome.INVALID, f"{self.pw(o.power)} does not command {words} this season "
+                                               f"({who} does); this order is void")
+
+
+def settle(variant, position: Position, orders: Sequence[Order]) -> Settlement:
+    """Settle the prestige orders of ``position``'s phase among ``orders`` (all orders given)."""
+    return _Settler(variant, position, orders).run()
