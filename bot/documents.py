@@ -96,8 +96,8 @@ def position_from_dict(doc: Any) -> tuple[Variant, Position]:
     """Read a position document (without looking at its ``orders``)."""
     _expect(isinstance(doc, dict), "a position document must be a JSON object")
     unknown = sorted(set(doc) - POSITION_KEYS)
-    _expect(not unknown, f"unknown key {unknown[0]!r} in the position document"
-            + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
+    _expect(not unknown, (f"unknown key {unknown[0]!r} in the position document"
+                          + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "")) if unknown else "")
     _expect("variant" in doc, "missing key 'variant' (standard or crusader)")
     _expect("phase" in doc, "missing key 'phase' (like S1901M)")
     _expect("units" in doc, "missing key 'units' (a list, may be empty)")
