@@ -193,6 +193,33 @@ async def test_guild_message_creates_thread(fake_discord: FakeDiscord, world):
     assert thread.name == "Game 1" and msg["content"] == "Welcome to Game 1"
 
 
+async def test_message_content_needs_the_intent(fake_discord: FakeDiscord, world):
+    guild, alice = world
+    general = fake_discord.text_channel(guild, "general")
+    seen: list[str] = []
+
+    class Plain(commands.Bot):
+        async def on_message(self, message: discord.Message) -> None:
+            if message.author != self.user:
+                seen.append(message.content)
+
+    bot = Plain(command_prefix="!", intents=discord.Intents.default(), **fake_discord.client_kwargs())
+    async with fake_discord.run(bot):
+        await fake_discord.user_sends_message(general, alice, "secret orders")
+        await fake_discord.user_sends_message(general, alice, f"{fake_discord.bot.mention} hello")
+        await fake_discord.user_sends_dm(alice, "dm text")
+        await fake_discord.wait_until(lambda: len(seen) == 3, what="three messages")
+    assert seen == ["", f"{fake_discord.bot.mention} hello", "dm text"]
+    assert bot.get_guild(guild.id).get_member(alice.id) is None  # no members intent: not cached
+
+
+async def test_disallowed_privileged_intent(fake_discord: FakeDiscord):
+    fake_discord.allowed_privileged_intents = 0
+    with pytest.raises(discord.PrivilegedIntentsRequired):
+        async with fake_discord.run(EchoBot(**fake_discord.client_kwargs())):
+            pass
+
+
 async def test_resume_after_dropped_connection(fake_discord: FakeDiscord, world):
     guild, alice = world
     async with fake_discord.run(EchoBot(**fake_discord.client_kwargs())) as bot:

@@ -260,6 +260,7 @@ class FakeDiscord:
         self.resumes = 0
 
         self._rate_limits: list[_RateLimitArm] = []
+        self._tasks: set["asyncio.Future[None]"] = set()
         self._consumed: set[int] = set()
         self._waiters: list[asyncio.Future[None]] = []
         self._runner: Optional[web.AppRunner] = None
@@ -286,6 +287,8 @@ class FakeDiscord:
         return self
 
     async def stop(self) -> None:
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=1.0)
         for conn in list(self.connections):
             if not conn.ws.closed:
                 with contextlib.suppress(Exception):
@@ -510,7 +513,8 @@ class FakeDiscord:
                 fut.set_result(None)
 
     async def wait_until(self, check: Callable[[], Any], *, timeout: float = 5.0, what: str = "condition") -> Any:
-        """Wait until ``check()`` returns something truthy (re-checked after every change in the fake)."""
+        """Wait until ``check()`` returns something truthy. It is re-checked after every change in the fake
+        and every 10 ms, so it may also look at the bot's own state."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
@@ -523,7 +527,7 @@ class FakeDiscord:
             fut = loop.create_future()
             self._waiters.append(fut)
             try:
-                await asyncio.wait_for(fut, remaining)
+                await asyncio.wait_for(fut, min(remaining, 0.01))
             except asyncio.TimeoutError:
                 pass
 
@@ -632,6 +636,18 @@ class FakeDiscord:
             payload = data(session) if callable(data) else data
             await self._session_dispatch(session, event, payload)
 
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        """Run a dispatch in the background (so an HTTP answer is not held up), keeping a reference."""
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+
+        def done(t: "asyncio.Future[None]") -> None:
+            self._tasks.discard(t)
+            if not t.cancelled() and t.exception() is not None:
+                self.server_errors.append(f"background dispatch: {t.exception()!r}")
+
+        task.add_done_callback(done)
+
     def _announce_soon(self, event: str, build: Callable[[GatewaySession], dict[str, Any]], intent: int) -> None:
         if not self.sessions:
             return
@@ -639,7 +655,7 @@ class FakeDiscord:
             asyncio.get_running_loop()
         except RuntimeError:
             return
-        asyncio.ensure_future(self.dispatch(event, build, intent))
+        self._spawn(self.dispatch(event, build, intent))
 
     async def drop_connection(self, code: int = 4000) -> None:
         """Close the current gateway connection with ``code`` (4000: resumable) as Discord might."""
@@ -1263,7 +1279,7 @@ class FakeDiscord:
         intent = P.INTENT_DIRECT_MESSAGES if channel.type == P.DM else P.INTENT_GUILD_MESSAGES
         if msg.get("flags", 0) & P.FLAG_EPHEMERAL:
             return
-        asyncio.ensure_future(self.dispatch(event, msg, intent))
+        self._spawn(self.dispatch(event, msg, intent))
 
     async def _patch_message(self, request: web.Request) -> web.Response:
         channel = self._channel(request)
@@ -1321,7 +1337,7 @@ class FakeDiscord:
         self.guilds[parent.guild_id].channel_ids.append(tid)
         self._notify()
         payload = P.channel_payload(thread)
-        asyncio.ensure_future(self.dispatch("THREAD_CREATE", {**payload, "newly_created": True}, P.INTENT_GUILDS))
+        self._spawn(self.dispatch("THREAD_CREATE", {**payload, "newly_created": True}, P.INTENT_GUILDS))
         return json_response(payload)
 
     async def _thread_member(self, request: web.Request) -> web.Response:
@@ -1350,7 +1366,7 @@ class FakeDiscord:
             guild, body["name"], int(body.get("type") or 0), parent_id=int(parent) if parent else None,
             topic=body.get("topic"), overwrites=body.get("permission_overwrites"), announce=False,
         )
-        asyncio.ensure_future(self.dispatch("CHANNEL_CREATE", P.channel_payload(channel), P.INTENT_GUILDS))
+        self._spawn(self.dispatch("CHANNEL_CREATE", P.channel_payload(channel), P.INTENT_GUILDS))
         return json_response(P.channel_payload(channel))
 
     async def _get_roles(self, request: web.Request) -> web.Response:
@@ -1381,7 +1397,7 @@ class FakeDiscord:
             member.roles.append(rid)
         elif request.method == "DELETE" and rid in member.roles:
             member.roles.remove(rid)
-        asyncio.ensure_future(
+        self._spawn(
             self.dispatch("GUILD_MEMBER_UPDATE", {**P.member_payload(member), "guild_id": str(guild.id)}, P.INTENT_GUILD_MEMBERS)
         )
         return web.Response(status=204)
