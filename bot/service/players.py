@@ -1,0 +1,225 @@
+"""Creating, joining and starting games; what a player does: submit orders, read them back, vote."""
+
+from __future__ import annotations
+
+import random
+from typing import Iterable
+
+from adjudicator.variant import UnknownVariantError, get_variant
+
+from .. import storage
+from ..documents import DocumentError, new_game_document
+from ..storage import GameRow, OrderRow, PlayerRow, SubmissionRow
+from . import engine, texts
+from .base import CIVIL_DISORDER_STATES, ServiceBase
+from .errors import NotAllowedError, ServiceError, WrongStateError
+from .policy import DeadlinePolicy
+from .views import GameView, OrderLine, PlayerOrders, SubmissionReport
+
+
+class PlayerActions(ServiceBase):
+    # -- games -----------------------------------------------------------------------------
+
+    def create_game(self, name: str, variant: str, gm: str, *, policy: DeadlinePolicy | None = None,
+                    rules: Iterable[str] = (), seed: int | None = None) -> GameView:
+        name = name.strip()
+        if not name or len(name) > 100 or name.isdigit():
+            raise ServiceError(f"a game name must be 1 to 100 characters and not only digits: {name!r}")
+        try:
+            get_variant(variant)
+            doc = new_game_document(variant, list(rules))
+        except (UnknownVariantError, DocumentError) as exc:
+            raise ServiceError(str(exc)) from None
+        now = self.now()
+        with self.db.session() as session:
+            if storage.game_by_name(session, name) is not None:
+                raise ServiceError(f"there is already a game called {name!r}; choose another name")
+            game = GameRow(name=name, variant=variant, rules=sorted(rules), gm=gm, status="forming",
+                           policy=(policy or DeadlinePolicy()).to_dict(), position=doc, phase=doc["phase"],
+                           seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
+                           created_at=now)
+            session.add(game)
+            session.flush()
+            return self._view(session, game)
+
+    def games(self, *, status: str | None = None) -> list[GameView]:
+        with self.db.session() as session:
+            return [self._view(session, g) for g in storage.all_games(session, status=status)]
+
+    def status(self, game: str | int) -> GameView:
+        with self.db.session() as session:
+            return self._view(session, self._game(session, game))
+
+    def join(self, game: str | int, player: str, power: str | None = None) -> GameView:
+        with self.db.session() as session:
+            row = self._game(session, game, lock=True)
+            self._require_status(row, "forming")
+            players = storage.players_of(session, row.id)
+            if any(p.player == player for p in players):
+                raise ServiceError(f"{player!r} has already joined '{row.name}'")
+            power = self._free_power(row, players, power)
+            session.add(PlayerRow(game_id=row.id, player=player, power=power, joined_at=self.now()))
+            session.flush()
+            return self._view(session, row)
+
+    def assign(self, game: str | int, actor: str | None, player: str, power: str) -> GameView:
+        """The game master gives ``power`` to ``player`` (joining them if needed) before the start."""
+        with self.db.session() as session:
+            row = self._game(session, game, lock=True)
+            self._require_gm(row, actor)
+            self._require_status(row, "forming")
+            players = storage.players_of(session, row.id)
+            target = next((p for p in players if p.player == player), None)
+            others = [p for p in players if p is not target]
+            power = self._free_power(row, others, power)
+            if target is None:
+                target = PlayerRow(game_id=row.id, player=player, joined_at=self.now())
+            target.power = power
+            session.add(target)
+            session.flush()
+            return self._view(session, row)
+
+    @staticmethod
+    def _free_power(game: GameRow, players: list[PlayerRow], power: str | None) -> str | None:
+        if power is None:
+            return None
+        power = power.strip().upper()
+        powers = list(get_variant(game.variant).powers)
+        if power not in powers:
+            raise ServiceError(f"{power!r} is not a power of {game.variant}; powers: {', '.join(powers)}")
+        holder = next((p.player for p in players if p.power == power), None)
+        if holder is not None:
+            raise ServiceError(f"{power} is already played by {holder}")
+        return power
+
+    def start(self, game: str | int, actor: str | None) -> GameView:
+        """Give the remaining powers at random (seeded), leave unplayed powers in civil disorder, start the clock."""
+        now = self.now()
+        with self.db.session() as session:
+            row = self._game(session, game, lock=True)
+            self._require_gm(row, actor)
+            self._require_status(row, "forming")
+            players = storage.players_of(session, row.id)
+            if not players:
+                raise WrongStateError(f"game '{row.name}' has no players yet; players join first")
+            powers = list(get_variant(row.variant).powers)
+            free = [p for p in powers if p not in {pl.power for pl in players}]
+            random.Random(row.seed).shuffle(free)
+            for pl in players:
+                if pl.power is None:
+                    if not free:
+                        raise WrongStateError(f"more players than powers in '{row.name}' ({len(powers)} powers)")
+                    pl.power = free.pop()
+                    session.add(pl)
+            row.status = "active"
+            timers = self._arm(session, row, self._phase_deadline(row, now), now)
+            assignments = {pl.power: pl.player for pl in players}
+            self._announce(session, row, "started", "public", f"{row.name}: the game has started",
+                           texts.started(row.name, row.variant, row.phase, row.deadline_at, assignments),
+                           data={"assignments": assignments})
+            view = self._view(session, row)
+        self._notify(timers)
+        return view
+
+    # -- orders ----------------------------------------------------------------------------
+
+    def submit_orders(self, game: str | int, player: str, text: str) -> SubmissionReport:
+        """Parse and check every line; accepted orders replace earlier ones for the same unit."""
+        now = self.now()
+        with self.db.session() as session:
+            row = self._game(session, game, lock=True)
+            self._require_status(row, "active", "paused")
+            players = storage.players_of(session, row.id)
+            me = self._player(players, player, row)
+            if me.status == "removed" or me.power is None:
+                raise NotAllowedError(f"{player!r} no longer plays a power in '{row.name}'")
+            variant, position = engine.load(row.position)
+            lines = engine.read_orders(text, variant, position, me.power)
+            accepted = [line for line in lines if line.order is not None]
+            rejected = [line for line in lines if line.order is None]
+            submission = SubmissionRow(
+                game_id=row.id, version=row.version, phase=row.phase, power=me.power, player=player, text=text,
+                accepted=[{"written": ln.written, "canonical": ln.canonical} for ln in accepted],
+                rejected=[{"written": ln.written, "reason": ln.reason} for ln in rejected], at=now)
+            session.add(submission)
+            session.flush()
+            self._store(session, row, me.power, accepted, submission.id, now)
+            if me.status == "civil_disorder" and accepted:
+                me.status, me.nmr_count = "active", 0
+                session.add(me)
+            standing = [OrderLine(o.text, o.canonical) for o in storage.orders_of(session, row.id, row.version, me.power)]
+            report = SubmissionReport(
+                game=row.name, phase=row.phase, power=me.power,
+                accepted=tuple(OrderLine(ln.written, ln.canonical) for ln in accepted),
+                rejected=tuple(OrderLine(ln.written, reason=ln.reason) for ln in rejected),
+                standing=tuple(standing), deadline_at=row.deadline_at)
+            early = self._everyone_ordered(session, row, variant, position) if row.status == "active" else False
+            game_id, version = row.id, row.version
+        if early and self.policy_of(game_id).early:
+            self.adjudicate(game_id, version, trigger="early")
+        return report
+
+    def _store(self, session, game: GameRow, power: str, lines, submission_id: int, now) -> None:
+        keyed = [(engine.order_key(ln.order, i), ln) for i, ln in enumerate(lines)]
+        keys = [k for k, _ in keyed]
+        if any(k.startswith("waive:") for k in keys):
+            keys += [o.key for o in storage.orders_of(session, game.id, game.version, power) if o.key.startswith("waive:")]
+        storage.delete_orders(session, game.id, game.version, power, keys)
+        session.flush()
+        seq = storage.next_order_seq(session, game.id, game.version, power)
+        latest = dict(keyed)  # a unit ordered twice in one message: the later line stands
+        for i, (key, line) in enumerate(latest.items()):
+            session.add(OrderRow(game_id=game.id, version=game.version, phase=game.phase, power=power, key=key,
+                                 seq=seq + i, text=line.written, canonical=line.canonical,
+                                 submission_id=submission_id, submitted_at=now))
+
+    def _everyone_ordered(self, session, game: GameRow, variant, position) -> bool:
+        players = storage.players_of(session, game.id)
+        playing = {p.power for p in players if p.status not in CIVIL_DISORDER_STATES}
+        need = engine.powers_to_order(variant, position) & playing
+        have = {o.power for o in storage.orders_of(session, game.id, game.version)}
+        return bool(need) and need <= have
+
+    def policy_of(self, game: str | int) -> DeadlinePolicy:
+        with self.db.session() as session:
+            return self.policy(self._game(session, game))
+
+    def my_orders(self, game: str | int, player: str) -> PlayerOrders:
+        """The asker's own standing orders and prestige (nobody else's)."""
+        with self.db.session() as session:
+            row = self._game(session, game)
+            self._require_status(row, "active", "paused", "ended")
+            me = self._player(storage.players_of(session, row.id), player, row)
+            variant, position = engine.load(row.position)
+            orders = storage.orders_of(session, row.id, row.version, me.power)
+            prestige = position.prestige.prestige.get(me.power) if position.prestige is not None else None
+            return PlayerOrders(game=row.name, phase=row.phase, power=me.power,
+                                orders=tuple(OrderLine(o.text, o.canonical) for o in orders),
+                                must_order=me.power in engine.powers_to_order(variant, position),
+                                prestige=prestige, deadline_at=row.deadline_at)
+
+    def orders_of_power(self, game: str | int, asker: str | None, power: str) -> list[OrderLine]:
+        """Standing orders of ``power``: for its player and the judge (``asker=None``) only."""
+        with self.db.session() as session:
+            row = self._game(session, game)
+            if asker is not None:
+                me = self._player(storage.players_of(session, row.id), asker, row)
+                if me.power != power:
+                    raise NotAllowedError(f"orders of {power} are private until the phase is adjudicated")
+            return [OrderLine(o.text, o.canonical) for o in storage.orders_of(session, row.id, row.version, power)]
+
+    def vote_draw(self, game: str | int, player: str, vote: bool = True) -> GameView:
+        """Record a draw vote; when every surviving power's player agrees, the game ends in a draw."""
+        with self.db.session() as session:
+            row = self._game(session, game, lock=True)
+            self._require_status(row, "active", "paused")
+            players = storage.players_of(session, row.id)
+            me = self._player(players, player, row)
+            me.draw_vote = vote
+            session.add(me)
+            variant, position = engine.load(row.position)
+            alive = engine.survivors(variant, position)
+            voters = [p for p in players if p.power in alive and p.status not in CIVIL_DISORDER_STATES]
+            if vote and voters and all(p.draw_vote for p in voters):
+                self._finish(session, row, {"draw": alive})
+            return self._view(session, row)

@@ -1,0 +1,81 @@
+"""What the service answers with: plain frozen values, no rows, no sessions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    player: str
+    power: str | None
+    status: str
+    nmr_count: int = 0
+    has_orders: bool = False
+    draw_vote: bool = False
+
+
+@dataclass(frozen=True)
+class GameView:
+    """A game as anyone may see it: never the content of standing orders."""
+
+    id: int
+    name: str
+    variant: str
+    rules: tuple[str, ...]
+    gm: str
+    status: str
+    phase: str | None
+    version: int
+    deadline_at: datetime | None
+    players: tuple[PlayerView, ...]
+    centers: dict[str, int] = field(default_factory=dict)
+    must_order: tuple[str, ...] = ()
+    outcome: dict | None = None
+
+    def player_of(self, power: str) -> PlayerView | None:
+        return next((p for p in self.players if p.power == power), None)
+
+
+@dataclass(frozen=True)
+class OrderLine:
+    written: str
+    canonical: str | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class SubmissionReport:
+    """The answer to a message of orders: what was accepted, what was not and why, what now stands."""
+
+    game: str
+    phase: str
+    power: str
+    accepted: tuple[OrderLine, ...]
+    rejected: tuple[OrderLine, ...]
+    standing: tuple[OrderLine, ...]
+    deadline_at: datetime | None = None
+
+    def to_text(self) -> str:
+        out = [f"Orders for {self.power} in {self.game}, {self.phase}:"]
+        for line in self.accepted:
+            out.append(f"  accepted: {line.written}  ->  {line.canonical}")
+        for line in self.rejected:
+            out.append(f"  REJECTED: {line.written}  ({line.reason})")
+        out.append("Standing orders:" if self.standing else "No standing orders.")
+        out.extend(f"  {line.canonical}" for line in self.standing)
+        return "\n".join(out) + "\n"
+
+
+@dataclass(frozen=True)
+class PlayerOrders:
+    """A player's own standing orders and prestige: visible to that player and the judge only."""
+
+    game: str
+    phase: str
+    power: str
+    orders: tuple[OrderLine, ...]
+    must_order: bool
+    prestige: int | None
+    deadline_at: datetime | None

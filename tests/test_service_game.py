@@ -1,0 +1,201 @@
+"""A whole game played through the service with a frozen clock: deadlines pass, reminders go to
+the players who have not ordered, NMR turns into civil disorder, a rollback restores the season."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+import time_machine
+
+from bot.service import DeadlinePolicy, NotAllowedError, WrongStateError
+from tests.service_support import START, make_service, sqlite_db  # noqa: F401
+
+POWERS = {"AUS": "anna", "ENG": "ed", "FRA": "flo", "GER": "gus", "ITA": "ivo", "RUS": "rita", "TUR": "tom"}
+POLICY = DeadlinePolicy(movement=timedelta(hours=48), retreat=timedelta(hours=24), adjustment=timedelta(hours=24),
+                        reminders=(timedelta(hours=24), timedelta(hours=1)), nmr_limit=2)
+
+
+def flush(dispatcher) -> int:
+    return asyncio.run(dispatcher.flush())
+
+
+@pytest.fixture
+def clock():
+    with time_machine.travel(START, tick=False) as traveller:
+        yield traveller
+
+
+@pytest.fixture
+def game(sqlite_db, clock):
+    service, dispatcher, sink = make_service(sqlite_db)
+    service.create_game("tannenberg", "standard", "gm", policy=POLICY, seed=7)
+    for power, player in POWERS.items():
+        service.join("tannenberg", player, power)
+    service.start("tannenberg", "gm")
+    flush(dispatcher)
+    return service, dispatcher, sink
+
+
+def test_a_game_starts_with_a_deadline_and_an_announcement(game):
+    service, _, sink = game
+    view = service.status("tannenberg")
+    assert view.status == "active" and view.phase == "S1901M"
+    assert view.deadline_at == START + timedelta(hours=48)
+    assert view.deadline_at.tzinfo is not None
+    [started] = sink.of_kind("started")
+    assert started.audience == "public" and "S1901M" in started.body
+
+
+def test_later_orders_replace_earlier_ones_per_unit_and_errors_say_why(game):
+    service, _, _ = game
+    first = service.submit_orders("tannenberg", "flo", "A par - bur\nF bre - mao")
+    assert [line.canonical for line in first.accepted] == ["FRA: A par - bur", "FRA: F bre - mao"]
+    second = service.submit_orders("tannenberg", "flo", "A par - pic\nA zzz - bur")
+    assert [line.canonical for line in second.accepted] == ["FRA: A par - pic"]
+    [bad] = second.rejected
+    assert bad.written == "A zzz - bur" and bad.reason
+    mine = service.my_orders("tannenberg", "flo")
+    assert sorted(o.canonical for o in mine.orders) == ["FRA: A par - pic", "FRA: F bre - mao"]
+    assert service.status("tannenberg").player_of("FRA").has_orders
+
+
+def test_orders_are_private_until_adjudicated(game):
+    service, _, _ = game
+    service.submit_orders("tannenberg", "flo", "A par - bur")
+    with pytest.raises(NotAllowedError):
+        service.orders_of_power("tannenberg", "ed", "FRA")
+    assert [o.canonical for o in service.orders_of_power("tannenberg", "flo", "FRA")] == ["FRA: A par - bur"]
+    with pytest.raises(NotAllowedError):
+        service.submit_orders("tannenberg", "stranger", "A par - bur")
+
+
+def test_only_the_game_master_runs_the_game(game):
+    service, _, _ = game
+    with pytest.raises(NotAllowedError):
+        service.pause("tannenberg", "ed")
+    with pytest.raises(WrongStateError):
+        service.resume("tannenberg", "gm")
+
+
+def _order_all_but(service, missing: set[str], orders: dict[str, str]) -> None:
+    for power, text in orders.items():
+        if power not in missing:
+            service.submit_orders("tannenberg", POWERS[power], text)
+
+
+def test_a_season_of_deadlines_reminders_nmr_and_civil_disorder(game, clock):
+    service, dispatcher, sink = game
+    spring = {"ENG": "F lon - nth\nF edi - nwg\nA lvp - yor", "FRA": "A par - bur\nA mar - spa\nF bre - mao",
+              "GER": "A mun - ruh\nA ber - kie\nF kie - den", "AUS": "A vie - gal\nA bud - ser\nF tri - alb",
+              "ITA": "A ven - pie\nA rom - ven\nF nap - ion", "TUR": "A con - bul\nA smy - con\nF ank - bla"}
+    _order_all_but(service, {"RUS"}, spring)
+
+    # 24 hours before the deadline: only Russia, who has not ordered, is reminded
+    clock.shift(timedelta(hours=24, seconds=1))
+    assert service.fire_due() == 1
+    flush(dispatcher)
+    [reminder] = sink.of_kind("reminder")
+    assert reminder.powers == ("RUS",) and reminder.recipients == ("rita",) and reminder.audience == "players"
+
+    # the deadline passes: the phase is adjudicated once, Russia is NMR (its units hold)
+    clock.shift(timedelta(hours=24))
+    service.fire_due()
+    assert service.fire_due() == 0
+    flush(dispatcher)
+    view = service.status("tannenberg")
+    assert view.phase == "F1901M" and view.version == 1
+    assert view.player_of("RUS").nmr_count == 1 and view.player_of("RUS").status == "active"
+    assert len(sink.of_kind("reminder")) == 2  # the 1-hour reminder went to Russia as well
+    [results] = sink.of_kind("results")
+    assert "S1901M" in results.body and results.data["nmr"] == ["RUS"]
+    assert [a.kind for a in sink.of_kind("nmr")] == ["nmr"]
+    assert view.deadline_at == START + timedelta(hours=96, seconds=1)
+
+    # Russia misses again: civil disorder, the game master is told
+    fall = {"ENG": "F nth - nwy\nF nwg H\nA yor H", "FRA": "A bur H\nA spa H\nF mao - por",
+            "GER": "A ruh - hol\nA kie H\nF den H", "AUS": "A gal H\nA ser H\nF alb - gre",
+            "ITA": "A pie H\nA ven H\nF ion - tun", "TUR": "A bul H\nA con H\nF bla H"}
+    _order_all_but(service, {"RUS"}, fall)
+    clock.shift(timedelta(hours=48))
+    service.fire_due()
+    flush(dispatcher)
+    view = service.status("tannenberg")
+    assert view.player_of("RUS").status == "civil_disorder"
+    [disorder] = sink.of_kind("civil_disorder")
+    assert disorder.audience == "gm" and disorder.powers == ("RUS",)
+    assert view.phase in ("W1901B", "S1902M")
+
+    # play on two more years with no orders at all: every deadline adjudicates, nobody in
+    # civil disorder is reminded
+    reminders_before = len(sink.of_kind("reminder"))
+    for _ in range(8):
+        view = service.status("tannenberg")
+        clock.move_to(view.deadline_at + timedelta(seconds=1))
+        service.fire_due()
+        flush(dispatcher)
+    new_reminders = sink.of_kind("reminder")[reminders_before:]
+    assert new_reminders and all("RUS" not in r.powers for r in new_reminders)
+    view = service.status("tannenberg")
+    assert view.phase >= "S1903M" or view.phase.endswith("1903M") or int(view.phase[1:5]) >= 1903
+    results = sink.of_kind("results")
+    assert len(results) == view.version  # one announcement per adjudicated phase
+    assert len({r.key for r in results}) == len(results)
+
+
+def test_rollback_restores_the_previous_season_exactly(game, clock):
+    service, dispatcher, sink = game
+    service.submit_orders("tannenberg", "flo", "A par - bur\nF bre - mao")
+    service.submit_orders("tannenberg", "ed", "F lon - nth")
+    before = service.status("tannenberg")
+    service.force_adjudicate("tannenberg", "gm")
+    after = service.status("tannenberg")
+    assert after.phase == "F1901M" and after.version == before.version + 1
+    clock.shift(timedelta(hours=1))
+    rolled = service.rollback("tannenberg", "gm")
+    assert rolled.phase == "S1901M" and rolled.centers == before.centers
+    assert [(p.power, p.status, p.nmr_count) for p in rolled.players] == \
+           [(p.power, p.status, p.nmr_count) for p in before.players]
+    assert sorted(o.canonical for o in service.my_orders("tannenberg", "flo").orders) == \
+           ["FRA: A par - bur", "FRA: F bre - mao"]
+    assert rolled.deadline_at == START + timedelta(hours=49)
+    with pytest.raises(WrongStateError):
+        service.rollback("tannenberg", "gm")
+    # the same season adjudicated again gives a new, separate announcement
+    service.force_adjudicate("tannenberg", "gm")
+    flush(dispatcher)
+    assert len(sink.of_kind("results")) == 2 and len(sink.of_kind("rolled_back")) == 1
+
+
+def test_pause_resume_extend_keep_the_remaining_time(game, clock):
+    service, _, _ = game
+    clock.shift(timedelta(hours=10))
+    service.pause("tannenberg", "gm")
+    clock.shift(timedelta(days=5))
+    assert service.fire_due() == 0  # paused: nothing fires
+    view = service.resume("tannenberg", "gm")
+    assert view.deadline_at == START + timedelta(hours=10, days=5) + timedelta(hours=38)
+    view = service.extend("tannenberg", "gm", timedelta(hours=12))
+    assert view.deadline_at == START + timedelta(hours=10, days=5) + timedelta(hours=50)
+
+
+def test_draw_when_every_survivor_agrees(game):
+    service, dispatcher, sink = game
+    for player in list(POWERS.values())[:-1]:
+        assert service.vote_draw("tannenberg", player).status == "active"
+    view = service.vote_draw("tannenberg", POWERS["TUR"])
+    assert view.status == "ended" and sorted(view.outcome["draw"]) == sorted(POWERS)
+    flush(dispatcher)
+    assert len(sink.of_kind("ended")) == 1
+
+
+def test_replace_and_remove_players(game):
+    service, _, _ = game
+    view = service.replace_player("tannenberg", "gm", "ENG", "edith")
+    assert view.player_of("ENG").player == "edith"
+    assert service.submit_orders("tannenberg", "edith", "F lon - nth").accepted
+    with pytest.raises(NotAllowedError):
+        service.submit_orders("tannenberg", "ed", "F lon - nth")
+    view = service.remove_player("tannenberg", "gm", "ITA")
+    assert view.player_of("ITA").status == "removed"
