@@ -535,7 +535,10 @@ class _Settler:
                 continue    # an ordinary order: the movement rules judge it
             commander = commanders[prov]
             if o.power != commander:
-                self.results[i] = self.void(o, unit, old_units[prov], commander, bribed, rebellions, lost_bids)
+                owner = old_units[prov].power
+                if owner == NEUTRAL:
+                    owner = lord_of(state, unit) or NEUTRAL
+                self.results[i] = self.void(o, unit, owner, commander, bribed, rebellions, lost_bids)
                 continue
             if prov in unit_orders:
                 continue    # a second order for the same unit: the movement rules judge it
@@ -579,11 +582,13 @@ class _Settler:
         return Settlement(position=pos, results=self.results, unit_orders=unit_orders, commanders=commanders,
                           bribed=dict(bribed), rebellions=rebellions, ledger=ledger)
 
-    def void(self, o: UnitOrder, unit: Unit, old: Unit, commander: Power, bribed, rebellions, lost_bids) -> OrderResult:
+    def void(self, o: UnitOrder, unit: Unit, owner: Power, commander: Power, bribed, rebellions,
+             lost_bids) -> OrderResult:
+        """The result of an order for a unit its giver does not command this season."""
         words = self.unit_words(unit)
-        if unit.province in rebellions and o.power == old.power:
+        if unit.province in rebellions and o.power == owner:
             return OrderResult(o, Outcome.FAILS, f"{words} rebelled and is neutral now; this order is void")
-        if unit.province in bribed and o.power == old.power:
+        if unit.province in bribed and o.power == owner:
             return OrderResult(o, Outcome.FAILS, f"{words} is bribed by {self.pw(commander)} this season; "
                                                  f"this order is void")
         if (o.power, unit.province) in lost_bids:
