@@ -440,3 +440,26 @@ def test_drawn_planar_except_the_strait(data, provinces):
 def test_representative_points_are_distinct(provinces):
     points = [(round(p["lat"], 2), round(p["lon"], 2)) for p in provinces.values()]
     assert len(set(points)) == len(points)
+
+
+# ---------------------------------------------------------------------------------------------
+# The loader
+
+
+def test_the_loader_reads_the_map(data):
+    from adjudicator.variant import get_variant
+
+    variant = get_variant("crusader")
+    assert len(variant.provinces) == 87
+    assert len(variant.supply_centers) == 47
+    assert variant.victory_centers == 24
+    assert str(variant.start_phase) == "S1101M"
+    assert set(variant.powers) == set(STARTING_POSITIONS)
+    assert len(variant.neutral_units) == 13
+    assert len(variant.army_edges) == len(data["adjacency"]["army"])
+    assert len(variant.fleet_edges) == len(data["adjacency"]["fleet"])
+    assert variant.provinces["gal"].kind.value == "land"
+    assert variant.provinces["gax"].kind.value == "sea"
+    assert variant.army_adjacent("con", "nic")
+    for pid in IMPASSABLE_SHORES:
+        assert not variant.can_build_fleet(pid), pid
