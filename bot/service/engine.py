@@ -39,27 +39,27 @@ def dump(position: Position, variant: Variant) -> dict[str, Any]:
     return position_to_dict(position, variant)
 
 
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
-
-
 def read_orders(text: str, variant: Variant, position: Position, power: Power) -> list[Line]:
-    """Every non-blank line of ``text`` parsed as ``power``'s order and checked against ``position``."""
-    from grammar import parse_order
+    """Every order line of ``text`` read as ``power``'s and checked against ``position``.
+
+    The grammar passes over what is not meant as orders (greetings, quoted replies, the
+    signature); each line it could not read, and each order illegal here, comes back with
+    the reason.
+    """
+    from grammar import parse_message
     from adjudicator.adjudicate import validate
 
+    parsed = parse_message(text, variant, power, phase=position.phase)
     out = []
-    for written in _lines(text):
-        try:
-            order = parse_order(written, variant, power)
-        except ValueError as exc:
-            out.append(Line(written, reason=str(exc)))
+    for line in parsed.lines:
+        if line.joined_to is not None:
+            continue  # the bribed unit's order, part of the BRIBE line before it
+        if line.order is None:
+            out.append(Line(line.text.strip(), reason=str(line.error)))
             continue
-        if order.power != power:
-            out.append(Line(written, reason=f"{written!r} is an order for {order.power}; you play {power}"))
-            continue
-        reason = validate(variant, position, order)
-        out.append(Line(written, order=order) if reason is None else Line(written, reason=reason))
+        reason = validate(variant, position, line.order)
+        out.append(Line(line.text.strip(), order=line.order) if reason is None
+                   else Line(line.text.strip(), reason=reason))
     return out
 
 

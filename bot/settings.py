@@ -1,0 +1,36 @@
+"""Settings of ``crusader serve`` and ``crusader game``, from the environment (prefix ``CRUSADER_``).
+
+With nothing set the judge runs on embedded defaults: SQLite under ``./data`` (or
+``$CRUSADER_DATA_DIR``), logs as JSON lines on standard error (readable when on a terminal).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CRUSADER_", extra="ignore")
+
+    data_dir: Path = Field(Path("data"), description="where the SQLite file and the archives live")
+    database_url: str | None = Field(None, description="SQLAlchemy URL; default sqlite:///<data_dir>/crusader.db")
+    log_level: str = Field("INFO", description="DEBUG, INFO, WARNING, ERROR")
+    log_format: str = Field("auto", description="json, console, or auto (console on a terminal)")
+    node_name: str = Field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}",
+                           description="this server's name in logs and outbox claims")
+    poll_interval: float = Field(30.0, gt=0, description="seconds between sweeps for due timers and the outbox")
+    announce_jsonl: Path | None = Field(None, description="also write every announcement to this JSONL file")
+    host: str = Field("127.0.0.1", description="address for the e-mail listener and the archive site")
+    discord_token: SecretStr | None = Field(None, description="the Discord front end starts when set")
+
+    @property
+    def url(self) -> str:
+        if self.database_url:
+            url = self.database_url
+            return "postgresql+psycopg://" + url.split("://", 1)[1] if url.startswith(("postgres://", "postgresql://")) else url
+        return f"sqlite:///{(self.data_dir / 'crusader.db').resolve()}"
