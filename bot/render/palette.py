@@ -1,0 +1,55 @@
+"""Colours of the map picture.
+
+Powers bring their own colour from the map file (both maps use the Okabe-Ito palette, which
+stays distinguishable with the common kinds of colour blindness). The rest is chosen to sit
+quietly behind them: pale land, pale blue sea, mid grey for whatever belongs to no one.
+"""
+
+from __future__ import annotations
+
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+}
+
+LAND = "#F2EBDA"
+SEA = "#C9E0F0"
+OFF_MAP = "#DCD8CE"
+"""Land beyond the board's provinces."""
+SEA_LABEL = "#2E5E86"
+LAND_LABEL = "#3A3A3A"
+BORDER = "#9C9484"
+SEA_BORDER = "#A9C6DD"
+COAST = "#44607A"
+FRAME = "#44607A"
+INK = "#1E1E1E"
+NEUTRAL = "#B8B8B8"
+"""Neutral supply centres and neutral units."""
+FAILED = "#8A8A8A"
+LEGEND_BG = "#FFFFFF"
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    c = colour.lstrip("#")
+    if len(c) == 3:
+        c = "".join(ch * 2 for ch in c)
+    return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
+
+
+def mix(colour: str, other: str, amount: float) -> str:
+    """``colour`` moved ``amount`` (0..1) of the way towards ``other``."""
+    a, b = _rgb(colour), _rgb(other)
+    return "#" + "".join(f"{round(x + (y - x) * amount):02X}" for x, y in zip(a, b))
+
+
+def ink_on(colour: str) -> str:
+    """Black or white, whichever reads better on ``colour``."""
+    r, g, b = _rgb(colour)
+    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return INK if luminance > 140 else "#FFFFFF"
