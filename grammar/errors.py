@@ -64,6 +64,19 @@ class OrderError(ValueError):
         self.line_no = line_no
         return self
 
+    def to_dict(self) -> dict:
+        """As JSON-ready data (the CLI's ``parse --format json``)."""
+        return {
+            "kind": type(self).__name__,
+            "line": self.line_no,
+            "text": self.text,
+            "column": self.column,
+            "reason": self.reason,
+            "expected": list(self.expected),
+            "suggestions": list(self.suggestions),
+            "message": str(self),
+        }
+
     def __str__(self) -> str:
         where = f"line {self.line_no}: " if self.line_no is not None else ""
         parts = [f"{where}{self.reason}"]

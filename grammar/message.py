@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from adjudicator.orders import Bribe, Convoy, Hold, Move, Order, SupportHold, SupportMove
+from adjudicator.orders import Bribe, Convoy, Hold, Move, Order, SupportHold, SupportMove, canonical
 from adjudicator.variant import Variant, get_variant
 from adjudicator.vocab import Phase, PhaseKind, Power
 
@@ -74,6 +74,21 @@ class MessageParse:
         """Every error, in full, one after another."""
         return "\n\n".join(str(e) for e in self.errors)
 
+    def to_dict(self) -> dict:
+        """As JSON-ready data: the orders in canonical notation, and the errors."""
+        return {
+            "orders": [canonical(o) for o in self.orders],
+            "errors": [e.to_dict() for e in self.errors],
+        }
+
+    def to_text(self) -> str:
+        """The orders as understood, one a line, then the errors in full."""
+        parts = [canonical(o) for o in self.orders]
+        if self.errors:
+            parts.append("")
+            parts.append(self.report())
+        return "\n".join(parts) + "\n" if parts else ""
+
 
 def parse_message(text: str, variant: Variant | str, power: Power | None = None, *,
                   phase: Phase | PhaseKind | None = None) -> MessageParse:
@@ -106,7 +121,9 @@ def parse_message(text: str, variant: Variant | str, power: Power | None = None,
             if power and current != power:
                 raise _not_yours(index, power, current, raw, line_no)
             reading = read_line(line, index)
-            order = settle_power(reading, line, index, current, require_power=True)
+            # A line's own prefix outranks a power line above it, not the message's power.
+            given = power if reading.prefix else current
+            order = settle_power(reading, line, index, given, require_power=True)
         except OrderError as err:
             if _GREETING.match(stripped) or _HEADING.match(stripped):
                 continue
