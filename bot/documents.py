@@ -255,7 +255,7 @@ def adjudicate_document(doc: Any) -> dict[str, Any]:
     for i, text in enumerate(texts):
         _expect(isinstance(text, str), f"orders: each order must be a string like 'ENG: F nth - nwy', got {text!r}")
         try:
-            order = parse_order(text, variant)
+            order = parse_order(text, variant, phase=position.phase)
         except OrderError as exc:
             errors[i] = str(exc)
             continue
