@@ -1,0 +1,228 @@
+"""The adjudication pipeline: ``adjudicate(variant, position, orders) -> Adjudication``, pure.
+
+1. Check every order (:mod:`.validate`): an illegal order gets ``INVALID`` with its reason and
+   is ignored (its unit holds). Of several legal orders to one unit the last counts; the earlier
+   ones fail ("replaced by a later order").
+2. Resolve the phase (:mod:`.movement`, :mod:`.retreat`, :mod:`.adjustment`).
+3. Make the next position, skipping phases with nothing to do: a retreat phase only when a
+   dislodged unit has somewhere to go (one with nowhere is annihilated at once); after the fall
+   (movement or retreats) supply centres change owner where a unit stands, then the adjustment
+   phase only if some power has a build it can make or a unit to remove. A power with neither
+   units nor centres is eliminated.
+
+Rule modules plug in through :mod:`.hooks`. ``events`` is plain JSON-ready data: ``dislodged``,
+``standoffs``, ``annihilated`` (with ``by``, the power that ordered the dislodging move),
+``disbanded``, ``centers`` (changes of owner), ``built``, ``removed``, ``eliminated``, ``victory``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .adjustment import resolve_adjustments
+from .hooks import CLASSIC, RuleHooks, rules_for
+from .movement import resolve_movement
+from .orders import PRESTIGE_ORDER_TYPES, Order, UnitOrder
+from .position import Position
+from .results import Adjudication, OrderResult, Outcome
+from .retreat import resolve_retreats
+from .validate import Board, adjustment_count, check, retreat_options
+from .vocab import NEUTRAL, PhaseKind, ProvinceId, Season
+
+
+def adjudicate(variant, position: Position, orders: Sequence[Order]) -> Adjudication:
+    """Adjudicate ``position``'s phase with ``orders`` (in the order given) and make the next position."""
+    orders = tuple(orders)
+    hooks = rules_for(position)
+    kind = position.phase.kind
+    if kind is PhaseKind.MOVEMENT:
+        adjudication = _movement(variant, position, orders, hooks)
+    elif kind is PhaseKind.RETREAT:
+        adjudication = _retreats(variant, position, orders, hooks)
+    else:
+        adjudication = _adjustments(variant, position, orders, hooks)
+    return hooks.after_phase(variant, position, adjudication)
+
+
+def validate(variant, position: Position, order: Order) -> str | None:
+    """Why ``order`` cannot be given in ``position`` (one sentence), or None when it can."""
+    hooks = rules_for(position)
+    if isinstance(order, PRESTIGE_ORDER_TYPES):
+        return _prestige_reason(position)
+    _, reason = check(_board(variant, position, hooks), order)
+    return reason
+
+
+def _prestige_reason(position: Position) -> str | None:
+    if "prestige" not in position.rules:
+        return "prestige orders need the prestige rules"
+    if position.phase.kind is not PhaseKind.MOVEMENT:
+        return "prestige cannot be spent in retreat or adjustment phases"
+    return None
+
+
+def _board(variant, position: Position, hooks: RuleHooks, commander=None) -> Board:
+    return Board(variant, position, commander, None if hooks is CLASSIC else hooks)
+
+
+def _choose(board: Board, candidates, results: list) -> dict[ProvinceId, tuple[int | None, Order]]:
+    """Check each (index, order); the last legal order to a unit replaces earlier ones."""
+    chosen: dict[ProvinceId, tuple[int | None, Order]] = {}
+    for i, order in candidates:
+        if isinstance(order, PRESTIGE_ORDER_TYPES):
+            understood, why = None, _prestige_reason(board.position) or "prestige orders are settled elsewhere"
+        else:
+            understood, why = check(board, order)
+        if why is not None:
+            if i is not None:
+                results[i] = OrderResult(order, Outcome.INVALID, why)
+            continue
+        key = understood.province
+        if key in chosen:
+            j, earlier = chosen[key]
+            if j is not None:
+                results[j] = OrderResult(earlier, Outcome.FAILS,
+                                         f"replaced by a later order for {earlier.unit_text}")
+        chosen[key] = (i, understood)
+    return chosen
+
+
+def _collect(results: list, implicit: list, chosen, outcomes) -> None:
+    for p, (order, outcome, reason) in outcomes.items():
+        i = chosen[p][0] if p in chosen else None
+        if i is None:
+            implicit.append(OrderResult(order, outcome, reason))
+        else:
+            results[i] = OrderResult(order, outcome, reason)
+
+
+# -- movement ---------------------------------------------------------------------------------
+
+
+def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> Adjudication:
+    setup = hooks.before_movement(variant, position, orders)
+    pos = setup.position
+    results: list[OrderResult | None] = [None] * len(orders)
+    for i, r in setup.results.items():
+        results[i] = r
+    fixed = {i: o for i, o in setup.unit_orders.values() if i is not None}
+    candidates = [(None, o) for i, o in setup.unit_orders.values() if i is None]
+    candidates += [(i, fixed.get(i, o)) for i, o in enumerate(orders) if results[i] is None]
+    board = _board(variant, pos, hooks, setup.commander)
+    chosen = _choose(board, candidates, results)
+    outcome = resolve_movement(variant, pos.units, {p: o for p, (i, o) in chosen.items()}, setup.commander)
+    implicit: list[OrderResult] = []
+    _collect(results, implicit, chosen, outcome.results)
+
+    events: dict[str, Any] = dict(setup.events)
+    events["dislodged"] = [{"unit": str(d.unit), "from": d.attacker_from, "by_convoy": d.by_convoy}
+                           for d in outcome.dislodged]
+    events["standoffs"] = sorted(outcome.standoffs)
+    after = pos.with_changes(units=outcome.units, dislodged=outcome.dislodged, standoffs=outcome.standoffs,
+                             phase=pos.phase.retreat())
+    retreat_board = _board(variant, after, hooks)
+    keep = []
+    for d in outcome.dislodged:
+        if retreat_options(retreat_board, d):
+            keep.append(d)
+        else:
+            events.setdefault("annihilated", []).append(
+                {"unit": str(d.unit), "by": outcome.dislodged_by[d.unit.province]})
+    if keep:
+        nxt = after.with_changes(dislodged=tuple(keep))
+    else:
+        nxt = _season_over(variant, after.with_changes(dislodged=(), standoffs=(), phase=pos.phase), hooks, events)
+    return Adjudication(results=tuple(results), position=_eliminate(variant, nxt, events),
+                        implicit=tuple(implicit), events=events)
+
+
+# -- retreats -----------------------------------------------------------------------------------
+
+
+def _retreats(variant, position: Position, orders: tuple, hooks: RuleHooks) -> Adjudication:
+    results: list[OrderResult | None] = [None] * len(orders)
+    chosen = _choose(_board(variant, position, hooks), list(enumerate(orders)), results)
+    outcome = resolve_retreats(variant, position, {p: o for p, (i, o) in chosen.items()})
+    implicit: list[OrderResult] = []
+    _collect(results, implicit, chosen, outcome.results)
+    events: dict[str, Any] = {"disbanded": [str(u) for u in outcome.disbanded]}
+    after = position.with_changes(units=outcome.units, dislodged=(), standoffs=())
+    nxt = _season_over(variant, after, hooks, events)
+    return Adjudication(results=tuple(results), position=_eliminate(variant, nxt, events),
+                        implicit=tuple(implicit), events=events)
+
+
+# -- the turn of the season and the year --------------------------------------------------------
+
+
+def _season_over(variant, position: Position, hooks: RuleHooks, events: dict) -> Position:
+    """The position after a season's movement (and retreats): spring -> fall, fall -> winter."""
+    if position.phase.season is not Season.FALL:
+        return position.with_changes(phase=position.phase.next_movement())
+    owners = dict(position.supply_centers)
+    for unit in position.units:
+        p = unit.province
+        if p not in variant.supply_centers:
+            continue
+        new = hooks.capture_owner(variant, position, unit)
+        if new is not None and owners.get(p) != new:
+            events.setdefault("centers", []).append({"province": p, "from": owners.get(p, NEUTRAL), "to": new})
+            owners[p] = new
+    position = position.with_changes(supply_centers=owners)
+    winners = sorted(p for p, n in position.center_counts().items() if n >= variant.victory_centers)
+    if winners:
+        events["victory"] = winners
+    position, more = hooks.new_year(variant, position)
+    for key, value in more.items():
+        events[key] = value
+    if _adjustments_due(variant, position, hooks):
+        return position.with_changes(phase=position.phase.adjustment())
+    return position.with_changes(phase=position.phase.next_movement())
+
+
+def _adjustments_due(variant, position: Position, hooks: RuleHooks) -> bool:
+    for power in variant.powers:
+        if power in position.eliminated:
+            continue
+        centres, units = adjustment_count(position, power)
+        if units > centres:
+            return True
+        if centres > units and any(position.supply_centers.get(h) == power and position.unit_at(h) is None
+                                   for h in hooks.home_centers(variant, position, power)):
+            return True
+    return False
+
+
+def _eliminate(variant, position: Position, events: dict) -> Position:
+    out = [p for p in variant.powers if p not in position.eliminated
+           and not position.units_of(p) and not position.centers_of(p)]
+    if not out:
+        return position
+    events["eliminated"] = sorted(out)
+    return position.with_changes(eliminated=position.eliminated | set(out))
+
+
+# -- adjustments --------------------------------------------------------------------------------
+
+
+def _adjustments(variant, position: Position, orders: tuple, hooks: RuleHooks) -> Adjudication:
+    results: list[OrderResult | None] = [None] * len(orders)
+    board = _board(variant, position, hooks)
+    legal = []      # every legal order counts, in the order given (a repeated one fails, DATC 6.I.7, 6.J.2)
+    for i, order in enumerate(orders):
+        if isinstance(order, PRESTIGE_ORDER_TYPES):
+            understood, why = None, _prestige_reason(position)
+        else:
+            understood, why = check(board, order)
+        if why is not None:
+            results[i] = OrderResult(order, Outcome.INVALID, why)
+        else:
+            legal.append((i, understood))
+    outcome = resolve_adjustments(variant, position, legal)
+    for i, (order, result, reason) in outcome.results.items():
+        results[i] = OrderResult(order, result, reason)
+    implicit = [OrderResult(order, result, reason) for order, result, reason in outcome.implicit]
+    events: dict[str, Any] = {"built": [str(u) for u in outcome.built], "removed": [str(u) for u in outcome.removed]}
+    nxt = position.with_changes(units=outcome.units, phase=position.phase.next_movement())
+    return Adjudication(results=tuple(results), position=_eliminate(variant, nxt, events),
+                        implicit=tuple(implicit), events=events)

@@ -1,0 +1,111 @@
+"""Resolving an adjustment phase: builds, removals, waives and civil disorder.
+
+Orders reach :func:`resolve_adjustments` already checked (:mod:`.validate`) and are taken one
+by one in the order given (DATC 6.I.1, 6.J.1): a build succeeds while the power has builds
+left and nothing was built in that centre yet (6.I.7); a removal succeeds while removals are
+left and the unit was not removed already (6.J.2). A power that removes fewer units than it
+must is in civil disorder for the rest (2023 rulebook, DATC 6.J): the units farthest from any
+supply centre it owns go first, counting moves through any province (armies and fleets alike
+may cross land and sea, so a split coast needs no special count); at equal distance a fleet
+before an army, then alphabetical order of the province names.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from .orders import Build, Disband, Waive
+from .position import Position
+from .results import Outcome
+from .validate import adjustment_count, province_name
+from .vocab import NEUTRAL, Power, Unit, UnitType
+
+
+@dataclass(frozen=True)
+class AdjustmentOutcome:
+    """``results``: by index of the order given; ``implicit``: civil-disorder removals."""
+
+    results: dict[int, tuple[Build | Disband | Waive, Outcome, str]]
+    implicit: tuple[tuple[Disband, Outcome, str], ...]
+    units: tuple[Unit, ...]
+    built: tuple[Unit, ...]
+    removed: tuple[Unit, ...]
+
+
+def resolve_adjustments(variant, position: Position,
+                        orders: Sequence[tuple[int, Build | Disband | Waive]]) -> AdjustmentOutcome:
+    """Resolve legal ``orders`` (each with the index it was given at) of ``position``."""
+    left: dict[Power, int] = {}
+    built_in: set = set()
+    removed: dict = {}
+    built: list[Unit] = []
+    results = {}
+    for i, order in orders:
+        power = order.power
+        if power not in left:
+            centres, units = adjustment_count(position, power)
+            left[power] = abs(centres - units)
+        if isinstance(order, Build):
+            where = province_name(variant, order.province)
+            if order.province in built_in:
+                results[i] = (order, Outcome.FAILS, f"a unit is already being built in {where}")
+            elif left[power] <= 0:
+                results[i] = (order, Outcome.FAILS, "no builds left: the others were used by earlier orders")
+            else:
+                left[power] -= 1
+                built_in.add(order.province)
+                built.append(Unit(power, order.unit_type, order.location))
+                results[i] = (order, Outcome.SUCCEEDS, f"builds {order.unit_text} in {where}")
+        elif isinstance(order, Waive):
+            if left[power] <= 0:
+                results[i] = (order, Outcome.FAILS, "no builds left to waive")
+            else:
+                left[power] -= 1
+                results[i] = (order, Outcome.SUCCEEDS, "a build waived")
+        else:
+            if order.province in removed:
+                results[i] = (order, Outcome.FAILS, f"{order.unit_text} is already removed")
+            elif left[power] <= 0:
+                results[i] = (order, Outcome.FAILS, "no removals left: the others were made by earlier orders")
+            else:
+                left[power] -= 1
+                removed[order.province] = position.unit_at(order.province)
+                results[i] = (order, Outcome.SUCCEEDS, "removed")
+    implicit = []
+    for power in _powers_in(position):
+        centres, units = adjustment_count(position, power)
+        if centres >= units:
+            continue
+        done = sum(1 for u in removed.values() if u.power == power)
+        for unit, distance in civil_disorder(variant, position, power, units - centres - done, removed):
+            removed[unit.province] = unit
+            why = (f"civil disorder: {unit.short} is {distance} moves from the nearest centre {variant.power_name(power)} owns"
+                   if distance != math.inf else f"civil disorder: {variant.power_name(power)} owns no centre")
+            implicit.append((Disband(power, unit.type, unit.location), Outcome.SUCCEEDS, why))
+    after = tuple(u for u in position.units if u.province not in removed) + tuple(built)
+    return AdjustmentOutcome(results=results, implicit=tuple(implicit), units=after, built=tuple(built),
+                             removed=tuple(removed.values()))
+
+
+def _powers_in(position: Position) -> list[Power]:
+    return sorted(({u.power for u in position.units} | set(position.supply_centers.values())) - {NEUTRAL})
+
+
+def civil_disorder(variant, position: Position, power: Power, count: int,
+                   exclude=()) -> list[tuple[Unit, float]]:
+    """The ``count`` units of ``power`` that civil disorder removes, with their distances."""
+    if count <= 0:
+        return []
+    owned = position.centers_of(power)
+    distances = {t: variant.distances_to(owned, t) if owned else {} for t in UnitType}
+    ranked = []
+    for unit in position.units:
+        if unit.power != power or unit.province in exclude:
+            continue
+        distance = distances[unit.type].get(unit.province, math.inf)
+        name = variant.provinces[unit.province].name.lower()
+        ranked.append(((-distance, unit.type is not UnitType.FLEET, name), unit, distance))
+    ranked.sort(key=lambda item: item[0])
+    return [(unit, distance) for _, unit, distance in ranked[:count]]

@@ -1,0 +1,445 @@
+"""Resolving a movement phase: the DATC "Math of Adjudication" (Lucas Kruijswijk).
+
+Every move, support and convoy is one decision: does the move succeed, is the support given,
+does the convoying fleet stay (is it not dislodged)? Decisions are resolved on demand by
+:meth:`_Resolver.resolve`, which guesses when it meets a decision already being resolved
+(state GUESSING) and records the dependency. A decision that depends on its own guess is tried
+both ways: one consistent answer is taken; two or none send the cycle to the backup rule:
+
+- a cycle through a convoy is a convoy paradox: the Szykman rule makes every convoyed move
+  of the cycle fail as if it had no route (it holds), and the rest is resolved again;
+- any other cycle is circular movement: every move of it succeeds.
+
+Strengths follow the DATC's definitions: attack, hold, defend and prevent strength, with
+head-to-head battles (two units moving into each other's province, neither by convoy), the
+beleaguered garrison, and the rules against self-dislodgement, which look at who *commands*
+each unit this season (``commander``; by default its owner): a unit may not dislodge a unit
+its own commander commands, and a support does not help dislodge a unit of the supporter's
+commander.
+
+An army moving to an adjacent province goes by convoy when ordered "via convoy" or when a
+fleet its commander commands is legally ordered to convoy it there (the 2023 rulebook's
+intent); once it goes by convoy it never falls back to the land route (DATC 4.A.3).
+
+The orders given to :func:`resolve_movement` must be legal (see :mod:`.validate`); a unit
+without an order holds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from .orders import Convoy, Hold, Move, MovementOrder, SupportHold, SupportMove
+from .position import Dislodgement
+from .results import Outcome
+from .validate import neighbours, province_name
+from .vocab import Location, Power, ProvinceId, Unit, UnitType
+
+UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
+HOLD, MOVE, SUPPORT, CONVOY = 0, 1, 2, 3
+_NONE = 1 << 30     # no guess consulted
+
+
+@dataclass(frozen=True)
+class MovementOutcome:
+    """What a movement phase did.
+
+    ``results``: province of each unit -> (its order, outcome, reason). ``units``: the units
+    after the moves, dislodged units left out. ``dislodged``: each dislodged unit with where its
+    attacker came from; ``dislodged_by`` names the commander of that attacker.
+    ``standoffs``: provinces left empty by a standoff (no retreat may go there).
+    """
+
+    results: Mapping[ProvinceId, tuple[MovementOrder, Outcome, str]]
+    units: tuple[Unit, ...]
+    dislodged: tuple[Dislodgement, ...]
+    dislodged_by: Mapping[ProvinceId, Power]
+    standoffs: frozenset[ProvinceId]
+    moved: Mapping[ProvinceId, Location]
+
+
+def resolve_movement(variant, units: Mapping[ProvinceId, Unit] | tuple[Unit, ...],
+                     orders: Mapping[ProvinceId, MovementOrder],
+                     commander: Mapping[ProvinceId, Power] | None = None) -> MovementOutcome:
+    """Resolve legal ``orders`` (by the province of the unit ordered) for ``units``."""
+    if not isinstance(units, Mapping):
+        units = {u.province: u for u in units}
+    return _Resolver(variant, units, orders, commander or {}).run()
+
+
+class _Resolver:
+    def __init__(self, variant, units: Mapping[ProvinceId, Unit], orders: Mapping[ProvinceId, MovementOrder],
+                 commander: Mapping[ProvinceId, Power]):
+        self.variant = variant
+        self.units = units
+        self.nb = neighbours(variant)
+        self.orders: dict[ProvinceId, MovementOrder] = {}
+        self.kind: dict[ProvinceId, int] = {}
+        self.cmd: dict[ProvinceId, Power] = {}
+        self.dest: dict[ProvinceId, ProvinceId] = {}       # move: destination province
+        self.moves_to: dict[ProvinceId, list[ProvinceId]] = {}
+        for p, unit in units.items():
+            order = orders.get(p) or Hold(unit.power, unit.type, unit.location)
+            self.orders[p] = order
+            self.cmd[p] = commander.get(p, unit.power)
+            if isinstance(order, Move):
+                self.kind[p] = MOVE
+                d = order.destination.province
+                self.dest[p] = d
+                self.moves_to.setdefault(d, []).append(p)
+            elif isinstance(order, (SupportHold, SupportMove)):
+                self.kind[p] = SUPPORT
+            elif isinstance(order, Convoy):
+                self.kind[p] = CONVOY
+            else:
+                self.kind[p] = HOLD
+        self._match_orders()
+        self.state: dict[ProvinceId, int] = dict.fromkeys(self.orders, UNRESOLVED)
+        self.res: dict[ProvinceId, bool] = dict.fromkeys(self.orders, False)
+        self.deps: list[ProvinceId] = []
+        self.seq: dict[ProvinceId, int] = {}
+        self.counter = 0
+        self.low = _NONE
+        self.paradox: set[ProvinceId] = set()
+
+    # -- what matches what (fixed before anything is resolved) -----------------------------
+
+    def _match_orders(self) -> None:
+        orders, kind, dest = self.orders, self.kind, self.dest
+        convoy_orders: dict[tuple[ProvinceId, ProvinceId], list[ProvinceId]] = {}
+        for p, o in orders.items():
+            if kind[p] == CONVOY:
+                convoy_orders.setdefault((o.target.province, o.destination.province), []).append(p)
+        self.convoyed: dict[ProvinceId, bool] = {}
+        self.convoyers: dict[ProvinceId, frozenset[ProvinceId]] = {}
+        for p, d in dest.items():
+            fleets = frozenset(convoy_orders.get((p, d), ()))
+            unit = self.units[p]
+            by_convoy = unit.type is UnitType.ARMY and (
+                orders[p].via_convoy or not self.variant.army_adjacent(p, d)
+                or any(self.cmd[f] == self.cmd[p] for f in fleets))
+            self.convoyed[p] = by_convoy
+            self.convoyers[p] = fleets if by_convoy else frozenset()
+        self.h2h: dict[ProvinceId, ProvinceId | None] = {}
+        for p, d in dest.items():
+            self.h2h[p] = d if (dest.get(d) == p and not self.convoyed[p] and not self.convoyed[d]) else None
+        self.move_supports: dict[ProvinceId, list[ProvinceId]] = {p: [] for p in dest}
+        self.hold_supports: dict[ProvinceId, list[ProvinceId]] = {}
+        self.matched: dict[ProvinceId, bool] = {}
+        for p, o in orders.items():
+            if kind[p] == SUPPORT:
+                t = o.target.province
+                if isinstance(o, SupportHold):
+                    ok = t in kind and kind[t] != MOVE
+                    if ok:
+                        self.hold_supports.setdefault(t, []).append(p)
+                else:
+                    d = o.destination
+                    ok = (kind.get(t) == MOVE and dest[t] == d.province
+                          and (d.coast is None or d.coast == orders[t].destination.coast))
+                    if ok:
+                        self.move_supports[t].append(p)
+                self.matched[p] = ok
+            elif kind[p] == CONVOY:
+                t = o.target.province
+                self.matched[p] = p in self.convoyers.get(t, ())
+
+    # -- the guess-and-check engine ---------------------------------------------------------
+
+    def resolve(self, p: ProvinceId) -> bool:
+        """The decision ``p``, guessing where it depends on itself.
+
+        Each decision entering its guess gets a sequence number; ``self.low`` is the lowest
+        sequence number of a guess consulted so far, so a decision knows whether its answer
+        rests on no guess, on its own guess (it heads a cycle), or on an earlier one (it stays
+        a guess, listed in ``self.deps``, until the head of its cycle settles it).
+        """
+        state = self.state[p]
+        if state == RESOLVED:
+            return self.res[p]
+        if state == GUESSING:
+            if self.seq[p] < self.low:
+                self.low = self.seq[p]
+            return self.res[p]
+        saved, deps, old = self.low, self.deps, len(self.deps)
+        self.counter += 1
+        me = self.seq[p] = self.counter
+        self.low = _NONE
+        self.res[p] = False
+        self.state[p] = GUESSING
+        first = self.adjudicate(p)
+        low = self.low
+        if low == _NONE or self.state[p] == RESOLVED:
+            self.low = saved
+            if self.state[p] != RESOLVED:
+                self.res[p] = first
+                self.state[p] = RESOLVED
+            return self.res[p]
+        if low < me:
+            self.low = min(saved, low)
+            deps.append(p)
+            self.res[p] = first
+            return first
+        for q in deps[old:]:
+            self.state[q] = UNRESOLVED
+        del deps[old:]
+        self.res[p] = True
+        self.low = _NONE
+        second = self.adjudicate(p)
+        self.low = saved
+        if first == second:
+            for q in deps[old:]:
+                self.state[q] = UNRESOLVED
+            del deps[old:]
+            self.res[p] = first
+            self.state[p] = RESOLVED
+            return first
+        self.backup_rule([p] + deps[old:])
+        del deps[old:]
+        return self.resolve(p)
+
+    def backup_rule(self, cycle: list[ProvinceId]) -> None:
+        convoys = [q for q in cycle if self.kind[q] == CONVOY]
+        if convoys:     # a convoy paradox: the Szykman rule
+            for q in convoys:
+                self.paradox.add(self.orders[q].target.province)
+            for q in cycle:
+                self.state[q] = UNRESOLVED
+            return
+        for q in cycle:     # circular movement
+            if self.kind[q] == MOVE:
+                self.res[q] = True
+                self.state[q] = RESOLVED
+            else:
+                self.state[q] = UNRESOLVED
+
+    def adjudicate(self, p: ProvinceId) -> bool:
+        k = self.kind[p]
+        if k == MOVE:
+            return self.move_succeeds(p)
+        if k == SUPPORT:
+            return self.support_given(p)
+        return self.fleet_stays(p)
+
+    # -- the decisions --------------------------------------------------------------------------
+
+    def has_path(self, p: ProvinceId) -> bool:
+        if not self.convoyed[p]:
+            return True
+        if p in self.paradox:
+            return False
+        fleets = self.convoyers[p]
+        if not fleets:
+            return False
+        nb, dst = self.nb, self.dest[p]
+        frontier = [f for f in fleets if f in nb[p]]
+        seen = set(frontier)
+        while frontier:
+            f = frontier.pop()
+            if not self.resolve(f):
+                continue
+            if dst in nb[f]:
+                return True
+            for g in nb[f]:
+                if g in fleets and g not in seen:
+                    seen.add(g)
+                    frontier.append(g)
+        return False
+
+    def fleet_stays(self, p: ProvinceId) -> bool:
+        for a in self.moves_to.get(p, ()):
+            if self.resolve(a):
+                return False
+        return True
+
+    def support_given(self, p: ProvinceId) -> bool:
+        if not self.matched[p]:
+            return False
+        order = self.orders[p]
+        shielded = order.destination.province if isinstance(order, SupportMove) else None
+        me = self.cmd[p]
+        for a in self.moves_to.get(p, ()):
+            if self.cmd[a] == me or a == shielded:
+                continue
+            if self.has_path(a):
+                return False    # cut
+        if shielded is not None and self.dest.get(shielded) == p and self.cmd[shielded] != me:
+            if self.resolve(shielded):
+                return False    # dislodged by the unit it supported an attack on
+        return True
+
+    def given(self, supporters: list[ProvinceId], against: Power | None = None) -> int:
+        n = 0
+        for s in supporters:
+            if self.resolve(s) and (against is None or self.cmd[s] != against):
+                n += 1
+        return n
+
+    def attack_strength(self, p: ProvinceId) -> int:
+        if not self.has_path(p):
+            return 0
+        d = self.dest[p]
+        if d not in self.units or (self.kind[d] == MOVE and self.h2h[p] is None and self.resolve(d)):
+            return 1 + self.given(self.move_supports[p])
+        if self.cmd[d] == self.cmd[p]:
+            return 0
+        return 1 + self.given(self.move_supports[p], against=self.cmd[d])
+
+    def hold_strength(self, d: ProvinceId) -> int:
+        if d not in self.units:
+            return 0
+        if self.kind[d] == MOVE:
+            return 0 if self.resolve(d) else 1
+        return 1 + self.given(self.hold_supports.get(d, []))
+
+    def prevent_strength(self, q: ProvinceId) -> int:
+        if not self.has_path(q):
+            return 0
+        opp = self.h2h[q]
+        if opp is not None and self.resolve(opp):
+            return 0
+        return 1 + self.given(self.move_supports[q])
+
+    def move_succeeds(self, p: ProvinceId) -> bool:
+        if not self.has_path(p):
+            return False
+        attack = self.attack_strength(p)
+        d = self.dest[p]
+        opp = self.h2h[p]
+        if opp is not None:
+            if attack <= 1 + self.given(self.move_supports[opp]):
+                return False
+        elif attack <= self.hold_strength(d):
+            return False
+        for q in self.moves_to[d]:
+            if q != p and attack <= self.prevent_strength(q):
+                return False
+        return True
+
+    # -- the outcome ----------------------------------------------------------------------------
+
+    def run(self) -> MovementOutcome:
+        for p, k in self.kind.items():
+            if k != HOLD:
+                self.resolve(p)
+        moved = {p: self.orders[p].destination for p in self.dest if self.res[p]}
+        winner = {self.dest[p]: p for p in moved}
+        dislodged, dislodged_by = [], {}
+        for d, p in winner.items():
+            if d in self.units and d not in moved:
+                dislodged.append(Dislodgement(self.units[d], p, self.convoyed[p]))
+                dislodged_by[d] = self.cmd[p]
+        gone = set(moved) | set(dislodged_by)
+        after = [u for p, u in self.units.items() if p not in gone]
+        after += [Unit(self.units[p].power, self.units[p].type, loc) for p, loc in moved.items()]
+        occupied = {u.province for u in after}
+        standoffs = frozenset(d for d, movers in self.moves_to.items()
+                              if d not in occupied and sum(1 for q in movers if self.has_path(q)) >= 2)
+        words = _Words(self, winner)
+        results = {p: (self.orders[p],) + words.result(p) for p in self.orders}
+        return MovementOutcome(results=results, units=tuple(after), dislodged=tuple(dislodged),
+                               dislodged_by=dislodged_by, standoffs=standoffs, moved=moved)
+
+
+class _Words:
+    """The outcome of each order, with one sentence a player can act on."""
+
+    def __init__(self, r: _Resolver, winner: dict[ProvinceId, ProvinceId]):
+        self.r = r
+        self.winner = winner
+
+    def unit(self, p: ProvinceId) -> str:
+        return self.r.units[p].short
+
+    def name(self, p: ProvinceId) -> str:
+        return province_name(self.r.variant, p)
+
+    def dislodged(self, p: ProvinceId) -> str | None:
+        w = self.winner.get(p)
+        if w is None or (p in self.r.dest and self.r.res[p]):
+            return None
+        r = self.r
+        return f"dislodged by {self.unit(w)} ({r.attack_strength(w)} against {self._resistance(w)})"
+
+    def _resistance(self, w: ProvinceId) -> int:
+        r = self.r
+        opp = r.h2h[w]
+        if opp is not None:
+            return 1 + r.given(r.move_supports[opp])
+        return r.hold_strength(r.dest[w])
+
+    def result(self, p: ProvinceId) -> tuple[Outcome, str]:
+        k = self.r.kind[p]
+        if k == MOVE:
+            return self.move(p)
+        hit = self.dislodged(p)
+        if k == HOLD:
+            return (Outcome.FAILS, hit) if hit else (Outcome.SUCCEEDS, "holds")
+        if k == SUPPORT:
+            return self.support(p, hit)
+        return self.convoy(p, hit)
+
+    def move(self, p: ProvinceId) -> tuple[Outcome, str]:
+        r, d = self.r, self.r.dest[p]
+        where = self.name(d)
+        if r.res[p]:
+            if d in r.units and not (r.kind[d] == MOVE and r.res[d]):
+                return Outcome.SUCCEEDS, f"moves to {where}, dislodging {self.unit(d)}"
+            return Outcome.SUCCEEDS, f"moves to {where}"
+        if not r.has_path(p):
+            if p in r.paradox:
+                return Outcome.FAILS, "a convoy paradox: the convoy is disregarded and the army holds (Szykman rule)"
+            if not r.convoyers[p]:
+                return Outcome.FAILS, f"no convoy path: no fleet is ordered to convoy {self.unit(p)} to {where}"
+            return Outcome.FAILS, "no convoy path: the convoying fleets were dislodged"
+        attack = r.attack_strength(p)
+        opp = r.h2h[p]
+        if opp is not None:
+            defend = 1 + r.given(r.move_supports[opp])
+            if r.cmd[opp] == r.cmd[p]:
+                return Outcome.FAILS, f"cannot dislodge {self.unit(opp)}, a unit of the same power, moving the other way"
+            if attack <= defend:
+                return Outcome.FAILS, f"beaten by {self.unit(opp)} moving the other way, {attack} against {defend}"
+        for q in r.moves_to[d]:
+            if q != p:
+                prevent = r.prevent_strength(q)
+                if attack <= prevent:
+                    return Outcome.FAILS, f"bounced with {self.unit(q)}, {attack} against {prevent}"
+        if d in r.units and opp is None:
+            if r.cmd[d] == r.cmd[p] and (r.kind[d] != MOVE or not r.res[d]):
+                return Outcome.FAILS, f"cannot dislodge {self.unit(d)}, a unit of the same power"
+            return Outcome.FAILS, f"bounced: {self.unit(d)} holds, {attack} against {r.hold_strength(d)}"
+        return Outcome.FAILS, "bounced"
+
+    def support(self, p: ProvinceId, hit: str | None) -> tuple[Outcome, str]:
+        r, o = self.r, self.r.orders[p]
+        t = o.target.province
+        if not r.matched[p]:
+            if isinstance(o, SupportHold):
+                return Outcome.FAILS, f"{self.unit(t)} moves, so it cannot be supported to hold"
+            return Outcome.FAILS, f"{self.unit(t)} does not move to {o.destination}"
+        if hit:
+            return Outcome.FAILS, f"support cut: {hit}"
+        if not r.res[p]:
+            shielded = o.destination.province if isinstance(o, SupportMove) else None
+            for a in r.moves_to.get(p, ()):
+                if r.cmd[a] != r.cmd[p] and a != shielded and r.has_path(a):
+                    return Outcome.FAILS, f"support cut by {self.unit(a)}"
+            return Outcome.FAILS, "support cut"
+        return Outcome.SUCCEEDS, "support given"
+
+    def convoy(self, p: ProvinceId, hit: str | None) -> tuple[Outcome, str]:
+        r, o = self.r, self.r.orders[p]
+        t = o.target.province
+        if hit:
+            return Outcome.FAILS, hit
+        if not r.matched[p]:
+            if r.kind.get(t) == MOVE and r.dest[t] == o.destination.province:
+                return Outcome.FAILS, f"{self.unit(t)} moves over land, not by convoy"
+            return Outcome.FAILS, f"{self.unit(t)} does not move to {o.destination}"
+        if t in r.paradox:
+            return Outcome.FAILS, "a convoy paradox: the convoy is disregarded (Szykman rule)"
+        if not r.has_path(t):
+            return Outcome.FAILS, "the convoy route is broken elsewhere"
+        return Outcome.SUCCEEDS, "convoys"

@@ -1,0 +1,474 @@
+"""Is an order legal here? One function per order kind, each with a reason a player can act on.
+
+:func:`check` returns the order as the judge understands it (unit type filled in from the
+board, a wrongly named coast of the unit's own position ignored (DATC 6.B.10), an army's coast
+dropped (6.B.12), the only reachable coast of a split-coast province filled in (6.B.2)), or
+the reason it is illegal. Legality depends on the board (a convoy needs fleets at sea), never
+on the other orders given: an illegal order is ignored and its unit holds (DATC 4.E.1).
+
+The :class:`Board` caches what every check of one phase shares.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Mapping
+
+from .orders import (PRESTIGE_ORDER_TYPES, Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
+                     SupportMove, UnitOrder, Waive)
+from .position import Dislodgement, Position
+from .vocab import Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
+
+_MOVEMENT_TYPES = (Hold, Move, SupportHold, SupportMove, Convoy)
+
+
+# -- the map questions every check asks (cached per variant) ------------------------------
+
+
+@functools.lru_cache(maxsize=8)
+def neighbours(variant) -> dict[ProvinceId, frozenset[ProvinceId]]:
+    """Every province touching each province, for any unit type and coast."""
+    return {p: variant.province_neighbours(p) for p in variant.provinces}
+
+
+@functools.lru_cache(maxsize=8)
+def seas(variant) -> frozenset[ProvinceId]:
+    return frozenset(p for p, prov in variant.provinces.items() if prov.kind is ProvinceKind.SEA)
+
+
+@functools.lru_cache(maxsize=8)
+def shores(variant) -> frozenset[ProvinceId]:
+    """Provinces an army may be convoyed from or to: land that touches a sea."""
+    sea = seas(variant)
+    nb = neighbours(variant)
+    return frozenset(p for p, prov in variant.provinces.items()
+                     if prov.kind is ProvinceKind.COAST and nb[p] & sea)
+
+
+def province_name(variant, province: ProvinceId) -> str:
+    """``Picardy``, ``the North Sea``: the name as it reads inside a sentence."""
+    prov = variant.provinces.get(province)
+    if prov is None:
+        return province
+    return f"the {prov.name}" if prov.kind is ProvinceKind.SEA and not prov.name.startswith("the ") else prov.name
+
+
+def location_name(variant, location: Location) -> str:
+    name = province_name(variant, location.province)
+    coasts = {"nc": "north", "sc": "south", "ec": "east", "wc": "west"}
+    if location.coast:
+        return f"the {coasts.get(location.coast, location.coast)} coast of {name}"
+    return name
+
+
+def power_adjective(variant, power: Power) -> str:
+    info = variant.powers.get(power)
+    return info.adjective if info else ("neutral" if power == "NEU" else power)
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+# -- the board of one phase -----------------------------------------------------------------
+
+
+class Board:
+    """What the checks of one phase share: the position, who commands each unit, fleets at sea."""
+
+    def __init__(self, variant, position: Position, commander: Mapping[ProvinceId, Power] | None = None,
+                 hooks=None):
+        self.variant = variant
+        self.position = position
+        self.commander = commander or {}
+        self.hooks = hooks
+        self.nb = neighbours(variant)
+        self.shores = shores(variant)
+        sea = seas(variant)
+        self.fleet_seas = frozenset(u.province for u in position.units
+                                    if u.type is UnitType.FLEET and u.province in sea)
+        self._dislodged = {d.unit.province: d for d in position.dislodged}
+        self._minimal: dict[tuple[ProvinceId, ProvinceId], frozenset[ProvinceId]] = {}
+
+    def name(self, province: ProvinceId) -> str:
+        return province_name(self.variant, province)
+
+    def home_centers(self, power: Power) -> tuple[ProvinceId, ...]:
+        if self.hooks is not None:
+            return tuple(self.hooks.home_centers(self.variant, self.position, power))
+        return self.variant.home_centers(power)
+
+    def entitled(self, unit: Unit) -> Power:
+        return self.commander.get(unit.province, unit.power)
+
+    def dislodgement(self, province: ProvinceId) -> Dislodgement | None:
+        return self._dislodged.get(province)
+
+    # convoy routes through the fleets at sea now
+
+    def convoy_possible(self, src: ProvinceId, dst: ProvinceId, without: ProvinceId | None = None) -> bool:
+        """Could an army be convoyed from ``src`` to ``dst`` by fleets on the board (any orders)?"""
+        if src not in self.shores or dst not in self.shores or src == dst:
+            return False
+        fleets = self.fleet_seas - {without} if without else self.fleet_seas
+        frontier = [s for s in self.nb[src] if s in fleets]
+        seen = set(frontier)
+        while frontier:
+            here = frontier.pop()
+            if dst in self.nb[here]:
+                return True
+            for nxt in self.nb[here]:
+                if nxt in fleets and nxt not in seen:
+                    seen.add(nxt)
+                    frontier.append(nxt)
+        return False
+
+    def on_minimal_route(self, fleet: ProvinceId, src: ProvinceId, dst: ProvinceId) -> bool:
+        """Is ``fleet`` necessary on some convoy route from ``src`` to ``dst`` (DATC 6.G.19)?
+
+        A route is a chain of fleets at sea; it is minimal when no fleet of it can be left out,
+        which is a chain with no shortcut between fleets that are not next to each other.
+        """
+        key = (src, dst)
+        if key not in self._minimal:
+            self._minimal[key] = self._minimal_route_fleets(src, dst)
+        return fleet in self._minimal[key]
+
+    def _minimal_route_fleets(self, src: ProvinceId, dst: ProvinceId) -> frozenset[ProvinceId]:
+        nb, fleets, found = self.nb, self.fleet_seas, set()
+
+        def extend(path: list[ProvinceId]) -> None:
+            last = path[-1]
+            if dst in nb[last]:
+                found.update(path)
+                return
+            for nxt in nb[last]:
+                if nxt not in fleets or nxt in path or src in nb[nxt]:
+                    continue
+                if any(nxt in nb[p] for p in path[:-1]):
+                    continue    # a shortcut: the fleets between would be unnecessary
+                path.append(nxt)
+                extend(path)
+                path.pop()
+
+        for first in nb[src]:
+            if first in fleets:
+                extend([first])
+        return frozenset(found)
+
+
+# -- the checks -------------------------------------------------------------------------------
+
+
+def check(board: Board, order: Order) -> tuple[Order | None, str | None]:
+    """``(order as understood, None)`` when legal in this phase, else ``(None, reason)``."""
+    if isinstance(order, PRESTIGE_ORDER_TYPES):
+        return None, "prestige orders need the prestige rules"
+    kind = board.position.phase.kind
+    if kind is PhaseKind.MOVEMENT:
+        if not isinstance(order, _MOVEMENT_TYPES):
+            return None, _wrong_phase(order, "a movement phase")
+        return _check_movement(board, order)
+    if kind is PhaseKind.RETREAT:
+        if isinstance(order, (Retreat, Move, Disband)):
+            return _check_retreat(board, order)
+        return None, _wrong_phase(order, "a retreat phase")
+    if isinstance(order, (Build, Disband, Waive)):
+        return _check_adjustment(board, order)
+    return None, _wrong_phase(order, "an adjustment phase")
+
+
+def _wrong_phase(order: Order, phase: str) -> str:
+    allowed = {"a movement phase": "hold, move, support or convoy",
+               "a retreat phase": "a dislodged unit may only retreat or disband",
+               "an adjustment phase": "build, remove (disband) or waive"}[phase]
+    what = {Hold: "holds", Move: "moves", SupportHold: "supports", SupportMove: "supports", Convoy: "convoys",
+            Retreat: "retreats", Disband: "disbands", Build: "builds", Waive: "waives"}.get(type(order), "orders")
+    return f"no {what} in {phase}: {allowed}"
+
+
+def _unit(board: Board, order: UnitOrder, unit: Unit | None, entitled: Power | None = None) -> str | None:
+    """Why ``order`` may not be given to ``unit`` (missing, other type, someone else's), or None."""
+    where = board.name(order.province)
+    if unit is None:
+        return f"there is no unit in {where}"
+    if order.unit_type is not None and order.unit_type is not unit.type:
+        return f"the unit in {where} is {_a(unit.type.noun)}, not {_a(order.unit_type.noun)}"
+    entitled = entitled or board.entitled(unit)
+    if order.power != entitled:
+        owner = power_adjective(board.variant, unit.power)
+        return f"not your unit: {unit.short} is {owner}"
+    return None
+
+
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
+
+
+def _understood(order: UnitOrder, unit: Unit, **changes) -> UnitOrder:
+    fields = dict(order.__dict__)
+    fields.update(unit_type=unit.type, location=unit.location, **changes)
+    return type(order)(**fields)
+
+
+def fleet_destination(board: Board, source: Location, dest: Location) -> Location | str:
+    """Where a fleet at ``source`` ordered to ``dest`` goes (coast settled), or why it cannot."""
+    v = board.variant
+    prov = v.provinces[dest.province]
+    if prov.kind is ProvinceKind.LAND:
+        return f"a fleet cannot go to {board.name(dest.province)}, which is inland"
+    reach = v.fleet_can_reach(source, dest.province)
+    if not reach:
+        if dest.province in v.army_neighbours(source.province):
+            return (f"not adjacent for a fleet: no coast leads from {location_name(v, source)} "
+                    f"to {board.name(dest.province)}")
+        return f"not adjacent: {_capital(board.name(dest.province))} is not adjacent to {location_name(v, source)}"
+    if not prov.coasts:
+        return Location(dest.province)
+    if dest.coast:
+        if dest.coast not in reach:
+            return f"a fleet in {location_name(v, source)} cannot reach {location_name(v, dest)}"
+        return dest
+    if len(reach) == 1:
+        return Location(dest.province, reach[0])
+    coasts = " or ".join(f"{dest.province}/{c}" for c in reach)
+    return f"name the coast: {coasts}"
+
+
+def _check_movement(board: Board, order: UnitOrder) -> tuple[Order | None, str | None]:
+    unit = board.position.unit_at(order.province)
+    why = _unit(board, order, unit)
+    if why:
+        return None, why
+    if isinstance(order, Hold):
+        return _understood(order, unit), None
+    if isinstance(order, Move):
+        dest = _move_destination(board, unit, order.destination, order.via_convoy)
+        if isinstance(dest, str):
+            return None, dest
+        return _understood(order, unit, destination=dest), None
+    if isinstance(order, Convoy):
+        return _check_convoy(board, order, unit)
+    return _check_support(board, order, unit)
+
+
+def _move_destination(board: Board, unit: Unit, dest: Location, via_convoy: bool = False,
+                      without: ProvinceId | None = None) -> Location | str:
+    v, src = board.variant, unit.province
+    if dest.province not in v.provinces:
+        return f"there is no province {dest.province!r}"
+    if dest.province == src:
+        return f"{unit.short} is in {board.name(src)} already: a unit cannot move to where it stands"
+    if unit.type is UnitType.FLEET:
+        if via_convoy:
+            return "only armies can be convoyed"
+        return fleet_destination(board, unit.location, dest)
+    if v.provinces[dest.province].kind is ProvinceKind.SEA:
+        return f"an army cannot go to {board.name(dest.province)}, which is a sea"
+    adjacent = v.army_adjacent(src, dest.province)
+    if adjacent and not via_convoy:
+        return Location(dest.province)
+    if board.convoy_possible(src, dest.province, without):
+        return Location(dest.province)
+    if adjacent:
+        return f"no fleet could convoy {unit.short} to {board.name(dest.province)}"
+    return (f"not adjacent: {_capital(board.name(dest.province))} is not adjacent to {board.name(src)}, "
+            f"and no fleets at sea could convoy {unit.short} there")
+
+
+def _target(board: Board, order: SupportHold | SupportMove | Convoy, verb: str) -> Unit | str:
+    target = board.position.unit_at(order.target.province)
+    where = board.name(order.target.province)
+    if target is None:
+        return f"there is no unit in {where} to {verb}"
+    if order.target_type is not None and order.target_type is not target.type:
+        return f"the unit in {where} is {_a(target.type.noun)}, not {_a(order.target_type.noun)}"
+    return target
+
+
+def _can_reach(board: Board, unit: Unit, province: ProvinceId) -> bool:
+    if unit.type is UnitType.ARMY:
+        return board.variant.army_adjacent(unit.province, province)
+    return bool(board.variant.fleet_can_reach(unit.location, province))
+
+
+def _check_support(board: Board, order: SupportHold | SupportMove, unit: Unit) -> tuple[Order | None, str | None]:
+    target = _target(board, order, "support")
+    if isinstance(target, str):
+        return None, target
+    if target.province == unit.province:
+        return None, "a unit cannot support itself"
+    if isinstance(order, SupportHold):
+        if not _can_reach(board, unit, target.province):
+            return None, (f"{unit.short} cannot support a unit in {board.name(target.province)}: "
+                          f"it could not move there itself")
+        return _understood(order, unit, target_type=target.type, target=target.location), None
+    dest = order.destination
+    if dest.province == unit.province:
+        return None, f"{unit.short} cannot support a move into {board.name(unit.province)}, where it stands itself"
+    if not _can_reach(board, unit, dest.province):
+        return None, (f"{unit.short} cannot support a move to {board.name(dest.province)}: "
+                      f"it could not move there itself")
+    # a support need not name the coast of a supported fleet move (DATC 6.B.7, 6.B.8, 6.B.15)
+    supported = _move_destination(board, target, Location(dest.province), without=unit.province) \
+        if target.type is UnitType.ARMY or not dest.coast else _move_destination(board, target, dest)
+    if isinstance(supported, str) and not supported.startswith("name the coast"):
+        return None, f"the supported move is impossible: {supported}"
+    if target.type is UnitType.ARMY or not board.variant.provinces[dest.province].coasts:
+        dest = Location(dest.province)
+    return _understood(order, unit, target_type=target.type, target=target.location, destination=dest), None
+
+
+def _check_convoy(board: Board, order: Convoy, unit: Unit) -> tuple[Order | None, str | None]:
+    if unit.type is not UnitType.FLEET:
+        return None, "only fleets convoy"
+    if unit.province not in seas(board.variant):
+        return None, f"only fleets at sea convoy: {unit.short} is on the coast of {board.name(unit.province)}"
+    target = _target(board, order, "convoy")
+    if isinstance(target, str):
+        return None, target
+    if target.type is not UnitType.ARMY:
+        return None, f"only armies can be convoyed: the unit in {board.name(target.province)} is a fleet"
+    src, dst = target.province, order.destination.province
+    if dst == src:
+        return None, f"{target.short} cannot be convoyed to {board.name(dst)}, where it stands"
+    if src not in board.shores or dst not in board.shores:
+        return None, f"an army can be convoyed only between coasts: {board.name(src)} to {board.name(dst)} is not"
+    if not board.on_minimal_route(unit.province, src, dst):
+        return None, (f"{unit.short} is not needed on any convoy route from {board.name(src)} "
+                      f"to {board.name(dst)}")
+    return _understood(order, unit, target_type=UnitType.ARMY, target=target.location,
+                       destination=Location(dst)), None
+
+
+# -- retreats -----------------------------------------------------------------------------------
+
+
+def retreat_options(board: Board, dislodgement: Dislodgement) -> dict[ProvinceId, tuple[Location, ...]]:
+    """Where a dislodged unit may retreat: province -> the locations (coasts) it can reach there."""
+    v, unit = board.variant, dislodgement.unit
+    if unit.type is UnitType.ARMY:
+        reach = [Location(p) for p in v.army_neighbours(unit.province)]
+    else:
+        reach = list(v.fleet_neighbours(unit.location))
+    options: dict[ProvinceId, list[Location]] = {}
+    for loc in reach:
+        p = loc.province
+        if _retreat_block(board, dislodgement, p) is None:
+            options.setdefault(p, []).append(loc)
+    found = {p: tuple(sorted(locs)) for p, locs in options.items()}
+    if board.hooks is not None:
+        found = dict(board.hooks.retreat_options(board.variant, board.position, dislodgement, found))
+    return found
+
+
+def _retreat_block(board: Board, dislodgement: Dislodgement, province: ProvinceId) -> str | None:
+    name = board.name(province)
+    if province == dislodgement.attacker_from and not dislodgement.by_convoy:
+        return f"cannot retreat to {name}, where its attacker came from"
+    if province in board.position.standoffs:
+        return f"cannot retreat to {name}: it was left empty by a standoff"
+    occupant = board.position.unit_at(province)
+    if occupant is not None:
+        return f"cannot retreat to {name}: {occupant.short} is there"
+    return None
+
+
+def _check_retreat(board: Board, order: Retreat | Move | Disband) -> tuple[Order | None, str | None]:
+    dislodgement = board.dislodgement(order.province)
+    if dislodgement is None:
+        where = board.name(order.province)
+        if board.position.unit_at(order.province) is not None:
+            return None, f"the unit in {where} was not dislodged: only dislodged units are ordered in a retreat phase"
+        return None, f"there is no dislodged unit in {where}"
+    unit = dislodgement.unit
+    why = _unit(board, order, unit, unit.power)
+    if why:
+        return None, why
+    if isinstance(order, Disband):
+        return Disband(order.power, unit.type, unit.location), None
+    if isinstance(order, Move) and order.via_convoy:
+        return None, "no convoys in a retreat phase"
+    dest = _move_destination(board, unit, order.destination) if unit.type is UnitType.FLEET \
+        else _army_retreat(board, unit, order.destination)
+    if isinstance(dest, str):
+        return None, dest
+    block = _retreat_block(board, dislodgement, dest.province)
+    if block:
+        return None, block
+    if board.hooks is not None and dest.province not in retreat_options(board, dislodgement):
+        return None, f"{unit.short} may not retreat to {board.name(dest.province)} under the rules in play"
+    return Retreat(order.power, unit.type, unit.location, dest), None
+
+
+def _army_retreat(board: Board, unit: Unit, dest: Location) -> Location | str:
+    if dest.province == unit.province:
+        return f"{unit.short} cannot retreat to where it stands"
+    if board.variant.provinces.get(dest.province) is None:
+        return f"there is no province {dest.province!r}"
+    if board.variant.provinces[dest.province].kind is ProvinceKind.SEA:
+        return f"an army cannot go to {board.name(dest.province)}, which is a sea"
+    if not board.variant.army_adjacent(unit.province, dest.province):
+        return f"not adjacent: {_capital(board.name(dest.province))} is not adjacent to {board.name(unit.province)}"
+    return Location(dest.province)
+
+
+# -- adjustments --------------------------------------------------------------------------------
+
+
+def adjustment_count(position: Position, power: Power) -> tuple[int, int]:
+    """``(centres, units)`` of ``power``: builds when the first is larger, removals when smaller."""
+    centres = sum(1 for owner in position.supply_centers.values() if owner == power)
+    units = sum(1 for u in position.units if u.power == power)
+    return centres, units
+
+
+def _check_adjustment(board: Board, order: Build | Disband | Waive) -> tuple[Order | None, str | None]:
+    v, pos = board.variant, board.position
+    power = order.power
+    centres, units = adjustment_count(pos, power)
+    tally = f"{centres} centres, {units} units"
+    pname = v.power_name(power)
+    if isinstance(order, Waive):
+        if centres <= units:
+            return None, f"{pname} has no builds to waive ({tally})"
+        return order, None
+    if isinstance(order, Disband):
+        unit = pos.unit_at(order.province)
+        why = _unit(board, order, unit, unit.power if unit else None)
+        if why:
+            return None, why
+        if centres >= units:
+            return None, f"{pname} has no units to remove ({tally})"
+        return Disband(power, unit.type, unit.location), None
+    return _check_build(board, order, centres, units)
+
+
+def _check_build(board: Board, order: Build, centres: int, units: int) -> tuple[Order | None, str | None]:
+    v, pos, power, prov = board.variant, board.position, order.power, order.province
+    name = board.name(prov)
+    if centres <= units:
+        return None, f"{v.power_name(power)} has no builds ({centres} centres, {units} units)"
+    if prov not in board.home_centers(power):
+        return None, f"{name} is not a home centre of {v.power_name(power)}"
+    owner = pos.supply_centers.get(prov)
+    if owner != power:
+        return None, f"{v.power_name(power)} does not own {name} now"
+    occupant = pos.unit_at(prov)
+    if occupant is not None:
+        return None, f"{name} is occupied by {occupant.short}"
+    if order.unit_type is None:
+        return None, f"say which unit to build: A {prov} build or F {prov} build"
+    if order.unit_type is UnitType.ARMY:
+        return Build(power, UnitType.ARMY, Location(prov)), None
+    if not v.can_build_fleet(prov):
+        return None, f"a fleet cannot be built in {name}: it has no coast"
+    locations = v.fleet_locations(prov)
+    if len(locations) > 1:
+        if order.location.coast is None:
+            coasts = " or ".join(f"F {loc} build" for loc in locations)
+            return None, f"name the coast for a fleet in {name}: {coasts}"
+        if order.location not in locations:
+            return None, f"{name} has no coast {order.location.coast!r}"
+        return Build(power, UnitType.FLEET, order.location), None
+    return Build(power, UnitType.FLEET, locations[0]), None
