@@ -23,7 +23,7 @@ from adjudicator.variant import Variant, get_variant
 from adjudicator.vocab import Phase, PhaseKind, Power
 
 from .errors import OrderError, OrderSyntaxError
-from .names import name_index, resolve_power
+from .names import find_powers, name_index
 from .parser import as_phase_order, read_line, settle_power
 
 _SIGNATURE = re.compile(
@@ -151,10 +151,8 @@ def _power_line(line: str, index) -> Power | None:
     m = _POWER_LINE.match(line)
     if not m:
         return None
-    try:
-        return resolve_power(index, m.group(1))
-    except OrderError:
-        return None
+    found = find_powers(index, m.group(1))
+    return next(iter(found)) if len(found) == 1 else None
 
 
 def _join_bribes(lines: list[ParsedLine]) -> list[ParsedLine]:

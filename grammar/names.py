@@ -42,6 +42,7 @@ _POWER_STOPWORDS = frozenset(
 _NEUTRAL_NAMES = ("NEU", "Neutral", "Neutrals")
 
 
+@functools.lru_cache(maxsize=8192)
 def normalize(text: str) -> str:
     """The key a name is matched by: ``"St. Petersburg"`` -> ``"stpetersburg"``."""
     decomposed = unicodedata.normalize("NFKD", text)
@@ -49,7 +50,7 @@ def normalize(text: str) -> str:
     return re.sub(r"[\W_]+", "", plain.casefold())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class NameIndex:
     """Every spelling of every province and power of one variant."""
 
@@ -203,8 +204,13 @@ def resolve_location(index: NameIndex, words: Sequence[str], coast_words: Sequen
     """The location named by ``words`` (and an explicit coast, when written "/nc" or "(nc)").
 
     Raises :class:`UnknownNameError` or :class:`AmbiguousNameError` (without column: the
-    caller knows where the words stood).
+    caller knows where the words stood). Answers are remembered; errors are made afresh.
     """
+    return _resolve_location(index, tuple(words), None if coast_words is None else tuple(coast_words))
+
+
+@functools.lru_cache(maxsize=8192)
+def _resolve_location(index: NameIndex, words: tuple[str, ...], coast_words: tuple[str, ...] | None) -> Location:
     text = " ".join(words)
     if coast_words is not None:
         pid, _ = _one_province(index, text, [(tuple(words), None)])
@@ -261,12 +267,18 @@ def parse_location_text(index: NameIndex, text: str) -> Location:
 # -- powers -----------------------------------------------------------------------------
 
 
-def resolve_power(index: NameIndex, text: str) -> Power:
-    """The power named ``text``: code, name, adjective, or a word only its name has."""
+def find_powers(index: NameIndex, text: str) -> frozenset[Power]:
+    """The powers ``text`` may name (exactly, else by a start of at least three letters)."""
     key = normalize(text)
     found = index.powers.get(key)
     if not found and len(key) >= MIN_PREFIX:
         found = frozenset(_starting_with(index.power_keys, index.powers, key))
+    return found or frozenset()
+
+
+def resolve_power(index: NameIndex, text: str) -> Power:
+    """The power named ``text``: code, name, adjective, or a word only its name has."""
+    found = find_powers(index, text)
     if found and len(found) == 1:
         return next(iter(found))
     if found:

@@ -197,7 +197,9 @@ def syntax_error(exc: UnexpectedInput, line: str, index: NameIndex) -> OrderSynt
         expected = getattr(exc, "expected", ()) or ()
         reason = "the order stops too soon"
     try:
-        label = exc.match_examples(PARSER.parse, MISTAKES, use_accepts=True)
+        # use_accepts=False: with it, lark 1.3.1 formats a debug message with "%d" on a
+        # ParserState and raises TypeError whenever two examples share a state.
+        label = exc.match_examples(PARSER.parse, MISTAKES, use_accepts=False)
     except (AssertionError, UnexpectedInput):
         label = None
     if label:
