@@ -62,14 +62,19 @@ def test_next_position_is_a_position_document_ready_to_feed_back(capsys):
 
 
 def test_retreat_phase_has_dislodged_and_standoffs(capsys):
-    d = doc(units=["FRA: A par", "FRA: A mar", "GER: A bur", "GER: A mun", "ITA: A pie"],
-            orders=["FRA: A par - bur", "FRA: A mar S A par - bur", "ITA: A pie - mar", "GER: A mun H"])
+    d = doc(units=["FRA: A par", "FRA: A mar", "GER: A bur", "GER: A kie", "ENG: A hol"],
+            orders=["FRA: A par - bur", "FRA: A mar S A par - bur", "GER: A kie - ruh", "ENG: A hol - ruh"])
     position = adjudicate(capsys, d)["position"]
     assert position["phase"] == "S1901R"
     assert position["dislodged"] == [{"unit": "GER: A bur", "from": "par", "by_convoy": False}]
-    position["orders"] = ["GER: A bur - par"]
-    result = adjudicate(capsys, position)
-    assert result["results"][0]["result"] == "fails"  # cannot retreat to where the attack came from
+    assert position["standoffs"] == ["ruh"]
+    for retreat, outcome in [("GER: A bur - par", "invalid"), ("GER: A bur - ruh", "invalid"),
+                             ("GER: A bur - gas", "succeeds")]:
+        position["orders"] = [retreat]
+        result = adjudicate(capsys, position)
+        assert result["results"][0]["result"] == outcome, (retreat, result["results"][0])
+    assert result["position"]["phase"] == "F1901M"
+    assert "GER: A gas" in result["position"]["units"]
 
 
 @pytest.mark.parametrize("bad, needle", [
