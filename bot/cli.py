@@ -53,7 +53,8 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
 
     text = _read_input(args.file)
     if args.jsonl:
-        for line in text.splitlines():
+        for line in text.split("\n"):  # JSON Lines: only a newline ends a line
+            line = line.removesuffix("\r")
             if not line.strip():
                 continue
             try:
