@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from .adjustment import resolve_adjustments
 from .hooks import CLASSIC, RuleHooks, rules_for
 from .movement import resolve_movement
-from .orders import PRESTIGE_ORDER_TYPES, Order, UnitOrder
+from .orders import PRESTIGE_ORDER_TYPES, Order, Retreat, UnitOrder
 from .position import Position
 from .results import Adjudication, OrderResult, Outcome
 from .retreat import resolve_retreats
@@ -121,13 +121,16 @@ def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
     after = pos.with_changes(units=outcome.units, dislodged=outcome.dislodged, standoffs=outcome.standoffs,
                              phase=pos.phase.retreat())
     retreat_board = _board(variant, after, hooks)
-    keep = []
+    keep, annihilated = [], []
     for d in outcome.dislodged:
         if retreat_options(retreat_board, d):
             keep.append(d)
         else:
+            annihilated.append((d.unit, outcome.dislodged_by.get(d.unit.province)))
             events.setdefault("annihilated", []).append(
                 {"unit": str(d.unit), "by": outcome.dislodged_by[d.unit.province]})
+    moved = {pos.unit_at(p).location: loc for p, loc in outcome.moved.items()}
+    after = hooks.units_moved(variant, after, moved, annihilated)
     if keep:
         nxt = after.with_changes(dislodged=tuple(keep))
     else:
@@ -140,13 +143,23 @@ def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
 
 
 def _retreats(variant, position: Position, orders: tuple, hooks: RuleHooks) -> Adjudication:
+    setup = hooks.before_retreats(variant, position, orders)
+    position = setup.position
     results: list[OrderResult | None] = [None] * len(orders)
-    chosen = _choose(_board(variant, position, hooks), list(enumerate(orders)), results)
+    for i, r in setup.results.items():
+        results[i] = r
+    candidates = [(None, o) for i, o in setup.unit_orders.values() if i is None]
+    candidates += [(i, o) for i, o in enumerate(orders) if results[i] is None]
+    chosen = _choose(_board(variant, position, hooks, setup.commander), candidates, results)
     outcome = resolve_retreats(variant, position, {p: o for p, (i, o) in chosen.items()})
     implicit: list[OrderResult] = []
     _collect(results, implicit, chosen, outcome.results)
-    events: dict[str, Any] = {"disbanded": [str(u) for u in outcome.disbanded]}
+    events: dict[str, Any] = dict(setup.events)
+    events["disbanded"] = [str(u) for u in outcome.disbanded]
     after = position.with_changes(units=outcome.units, dislodged=(), standoffs=())
+    moved = {o.location: o.destination for p, (o, result, _) in outcome.results.items()
+             if isinstance(o, Retreat) and result is Outcome.SUCCEEDS}
+    after = hooks.units_moved(variant, after, moved, ())
     nxt = _season_over(variant, after, hooks, events)
     return Adjudication(results=tuple(results), position=_eliminate(variant, nxt, events),
                         implicit=tuple(implicit), events=events)

@@ -12,6 +12,13 @@ and :class:`ClassicRules` answers them as the classic game does. With ``"prestig
   all other unit orders are judged by the classic pipeline, which also validates these. Orders of
   the module's own types never reach the movement resolver. ``commander`` (province -> power)
   is used for "not your unit" and for the self-dislodgement rules.
+- ``units_moved(variant, position, moved, annihilated)`` -> position: right after a movement or
+  retreat phase is resolved, before anything else happens to the board. ``moved`` maps each unit's
+  old location to its new one; ``annihilated`` lists each unit dislodged with nowhere to go, with
+  the commander of its attacker (or None). The rule module's own bookkeeping goes here.
+- ``before_retreats(variant, position, orders)`` -> :class:`MovementSetup`: before a retreat
+  phase; ``commander`` says who orders each dislodged unit, ``unit_orders`` gives the judge's
+  orders for units the module decides (index None; a player's legal order replaces them).
 - ``capture_owner(variant, position, unit)`` -> the power that owns a supply centre where
   ``unit`` stands after the fall, or None to leave the owner unchanged.
 - ``retreat_options(variant, position, dislodgement, options)`` -> the subset of ``options``
@@ -48,6 +55,11 @@ class MovementSetup:
 class RuleHooks(Protocol):
     def before_movement(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup: ...
 
+    def units_moved(self, variant, position: Position, moved: Mapping[Location, Location],
+                    annihilated: Sequence[tuple[Unit, Power | None]]) -> Position: ...
+
+    def before_retreats(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup: ...
+
     def capture_owner(self, variant, position: Position, unit: Unit) -> Power | None: ...
 
     def retreat_options(self, variant, position: Position, dislodgement: Dislodgement,
@@ -68,6 +80,12 @@ class ClassicRules:
         results = {i: OrderResult(o, Outcome.INVALID, "prestige orders need the prestige rules")
                    for i, o in enumerate(orders) if isinstance(o, PRESTIGE_ORDER_TYPES)}
         return MovementSetup(position=position, results=results)
+
+    def units_moved(self, variant, position, moved, annihilated) -> Position:
+        return position
+
+    def before_retreats(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
+        return MovementSetup(position=position)
 
     def capture_owner(self, variant, position: Position, unit: Unit) -> Power | None:
         return unit.power

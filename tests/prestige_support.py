@@ -60,8 +60,19 @@ def _unit_order(power: Power, words: list[str], retreat: bool = False):
     return Convoy(power, t, loc, tt, target, Location.parse(tail[1]))
 
 
-def order(text: str, retreat: bool = False):
-    """``"FRA: VASSAL A nwy BID 3"``, ``"FRA: A nwy - swe"``, ``"RUS: LEND ENG 3"``, ..."""
+def order(text: str, retreat: bool = False, variant=STANDARD):
+    """``"FRA: VASSAL A nwy BID 3"``, ``"FRA: A nwy - swe"``, ``"RUS: LEND ENG 3"``, ...
+
+    Read by the order grammar, as a player's message is; a move in a retreat phase is a retreat.
+    """
+    if not retreat:
+        from grammar import parse_order
+
+        return parse_order(text, variant)
+    return _plain_order(text, retreat)
+
+
+def _plain_order(text: str, retreat: bool = False):
     head, _, body = text.partition(":")
     power, words = Power(head.strip()), body.split()
     key = words[0].upper()
@@ -84,5 +95,5 @@ def order(text: str, retreat: bool = False):
     return _unit_order(power, words, retreat)
 
 
-def orders(*texts: str, retreat: bool = False) -> list:
-    return [order(t, retreat) for t in texts]
+def orders(*texts: str, retreat: bool = False, variant=STANDARD) -> list:
+    return [order(t, retreat, variant) for t in texts]

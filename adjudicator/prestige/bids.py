@@ -525,6 +525,7 @@ class _Settler:
         unit_orders: dict[ProvinceId, tuple[int | None, UnitOrder]] = {}
         decided = set(bribed) | set(rebellions) | {u.province for u in pos.units if u.power == NEUTRAL}
         old_units = {u.province: u for u in self.position.units}
+        ordered: set[ProvinceId] = set()   # units with a line of their commander's left for the engine
 
         for i, o in enumerate(self.orders):
             if not isinstance(o, UNIT_ORDER_TYPES):
@@ -538,36 +539,23 @@ class _Settler:
                 owner = old_units[prov].power
                 if owner == NEUTRAL:
                     owner = lord_of(state, unit) or NEUTRAL
-                self.results[i] = self.void(o, unit, owner, commander, bribed, rebellions, lost_bids)
-                continue
-            if prov in unit_orders:
-                continue    # a second order for the same unit: the movement rules judge it
-            if prov in bribed:
-                order = bribe_orders[prov]
-                if _normal(o) != _normal(order):
-                    self.results[i] = OrderResult(o, Outcome.FAILS, "the order written with the BRIBE is the one "
-                                                                    "carried out; this one is void")
-                    continue
-                if isinstance(o, Move):
-                    self.results[i] = OrderResult(o, Outcome.INVALID, "a bribed unit may only hold, support or "
-                                                                      "convoy (rules 2.5.3, 2.8.2)")
-                    unit_orders[prov] = (None, Hold(o.power, unit.type, unit.location))
-                    continue
-                unit_orders[prov] = (i, o)
-            elif unit.power == NEUTRAL and isinstance(o, Move):
-                home = neutral_home(state, unit)
-                if not within_leash(self.variant, home, o.destination.province):
-                    self.results[i] = OrderResult(o, Outcome.INVALID, leash_reason(self.variant, home))
-                    unit_orders[prov] = (None, Hold(o.power, unit.type, unit.location))
-                    continue
-                unit_orders[prov] = (i, o)
+                self.results[i] = self.void(o, unit, owner, commander, bribed, rebellions, lost_bids,
+                                            bribe_orders)
+            elif prov in bribed and _normal(o) != _normal(bribe_orders[prov]):
+                self.results[i] = OrderResult(o, Outcome.FAILS, "the order given with the winning BRIBE is the "
+                                                                "one carried out; this one is void")
+            elif prov in bribed and isinstance(o, Move):
+                self.results[i] = OrderResult(o, Outcome.INVALID, "a bribed unit may only hold, support or convoy "
+                                                                  "(rules 2.5.3, 2.8.2); it holds")
+            elif unit.power == NEUTRAL and isinstance(o, Move) and \
+                    not within_leash(self.variant, neutral_home(state, unit), o.destination.province):
+                self.results[i] = OrderResult(o, Outcome.INVALID,
+                                              f"{leash_reason(self.variant, neutral_home(state, unit))}; it holds")
             else:
-                unit_orders[prov] = (i, o)
+                ordered.add(prov)   # the engine judges it (of several, the last legal one counts)
         for prov in decided:
-            if prov in unit_orders:
-                continue
             unit = pos.unit_at(prov)
-            if unit is None:
+            if unit is None or prov in ordered:
                 continue
             commander = commanders[prov]
             if prov in bribed:
@@ -583,9 +571,12 @@ class _Settler:
                           bribed=dict(bribed), rebellions=rebellions, ledger=ledger)
 
     def void(self, o: UnitOrder, unit: Unit, owner: Power, commander: Power, bribed, rebellions,
-             lost_bids) -> OrderResult:
+             lost_bids, bribe_orders) -> OrderResult:
         """The result of an order for a unit its giver does not command this season."""
         words = self.unit_words(unit)
+        if unit.province in bribed and _normal(o) == _normal(bribe_orders[unit.province]):
+            return OrderResult(o, Outcome.FAILS, f"pooled bribe: {words} carries out this order once, as "
+                                                 f"{self.pw(commander)}'s identical order")
         if unit.province in rebellions and o.power == owner:
             return OrderResult(o, Outcome.FAILS, f"{words} rebelled and is neutral now; this order is void")
         if unit.province in bribed and o.power == owner:
