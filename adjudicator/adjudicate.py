@@ -17,6 +17,7 @@ Rule modules plug in through :mod:`.hooks`. ``events`` is plain JSON-ready data:
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Sequence
 
 from .adjustment import resolve_adjustments
@@ -26,7 +27,7 @@ from .orders import PRESTIGE_ORDER_TYPES, Order, Retreat, UnitOrder
 from .position import Position
 from .results import Adjudication, OrderResult, Outcome
 from .retreat import resolve_retreats
-from .validate import Board, adjustment_count, check, retreat_options
+from .validate import Board, check, retreat_options
 from .vocab import NEUTRAL, PhaseKind, ProvinceId, Season
 
 
@@ -120,7 +121,7 @@ def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
     events["standoffs"] = sorted(outcome.standoffs)
     after = pos.with_changes(units=outcome.units, dislodged=outcome.dislodged, standoffs=outcome.standoffs,
                              phase=pos.phase.retreat())
-    retreat_board = _board(variant, after, hooks)
+    retreat_board = _board(variant, after, hooks) if outcome.dislodged else None
     keep, annihilated = [], []
     for d in outcome.dislodged:
         if retreat_options(retreat_board, d):
@@ -173,42 +174,47 @@ def _season_over(variant, position: Position, hooks: RuleHooks, events: dict) ->
     if position.phase.season is not Season.FALL:
         return position.with_changes(phase=position.phase.next_movement())
     owners = dict(position.supply_centers)
+    centres = variant.supply_centers
     for unit in position.units:
         p = unit.province
-        if p not in variant.supply_centers:
+        if p not in centres:
             continue
         new = hooks.capture_owner(variant, position, unit)
         if new is not None and owners.get(p) != new:
             events.setdefault("centers", []).append({"province": p, "from": owners.get(p, NEUTRAL), "to": new})
             owners[p] = new
-    position = position.with_changes(supply_centers=owners)
-    winners = sorted(p for p, n in position.center_counts().items() if n >= variant.victory_centers)
+    counts = Counter(owners.values())
+    winners = sorted(p for p, n in counts.items() if p != NEUTRAL and n >= variant.victory_centers)
     if winners:
         events["victory"] = winners
-    position, more = hooks.new_year(variant, position)
-    for key, value in more.items():
-        events[key] = value
-    if _adjustments_due(variant, position, hooks):
-        return position.with_changes(phase=position.phase.adjustment())
-    return position.with_changes(phase=position.phase.next_movement())
+    if hooks is not CLASSIC:
+        position, more = hooks.new_year(variant, position.with_changes(supply_centers=owners))
+        events.update(more)
+        owners = dict(position.supply_centers)
+        counts = Counter(owners.values())
+    due = _adjustments_due(variant, position, owners, counts, hooks)
+    return position.with_changes(supply_centers=owners,
+                                 phase=position.phase.adjustment() if due else position.phase.next_movement())
 
 
-def _adjustments_due(variant, position: Position, hooks: RuleHooks) -> bool:
+def _adjustments_due(variant, position: Position, owners, counts, hooks: RuleHooks) -> bool:
+    """Has some power a unit to remove, or a build it can make (an empty home centre it owns)?"""
+    units = Counter(u.power for u in position.units)
+    occupied = {u.province for u in position.units}
     for power in variant.powers:
         if power in position.eliminated:
             continue
-        centres, units = adjustment_count(position, power)
-        if units > centres:
+        if units[power] > counts[power]:
             return True
-        if centres > units and any(position.supply_centers.get(h) == power and position.unit_at(h) is None
-                                   for h in hooks.home_centers(variant, position, power)):
+        if counts[power] > units[power] and any(owners.get(h) == power and h not in occupied
+                                                for h in hooks.home_centers(variant, position, power)):
             return True
     return False
 
 
 def _eliminate(variant, position: Position, events: dict) -> Position:
-    out = [p for p in variant.powers if p not in position.eliminated
-           and not position.units_of(p) and not position.centers_of(p)]
+    alive = {u.power for u in position.units} | set(position.supply_centers.values())
+    out = [p for p in variant.powers if p not in position.eliminated and p not in alive]
     if not out:
         return position
     events["eliminated"] = sorted(out)

@@ -33,7 +33,7 @@ from typing import Mapping
 from .orders import Convoy, Hold, Move, MovementOrder, SupportHold, SupportMove
 from .position import Dislodgement
 from .results import Outcome
-from .validate import neighbours, province_name
+from .validate import location_name, neighbours, province_name
 from .vocab import Location, Power, ProvinceId, Unit, UnitType
 
 UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
@@ -382,7 +382,7 @@ class _Words:
 
     def move(self, p: ProvinceId) -> tuple[Outcome, str]:
         r, d = self.r, self.r.dest[p]
-        where = self.name(d)
+        where = location_name(r.variant, r.orders[p].destination)
         if r.res[p]:
             if d in r.units and not (r.kind[d] == MOVE and r.res[d]):
                 return Outcome.SUCCEEDS, f"moves to {where}, dislodging {self.unit(d)}"
@@ -395,20 +395,23 @@ class _Words:
             return Outcome.FAILS, "no convoy path: the convoying fleets were dislodged"
         attack = r.attack_strength(p)
         opp = r.h2h[p]
+        stays = d in r.units and (opp is not None or r.kind[d] != MOVE or not r.res[d])
+        if stays and r.cmd[d] == r.cmd[p]:
+            return Outcome.FAILS, f"cannot dislodge {self.unit(d)}, a unit of the same power"
         if opp is not None:
             defend = 1 + r.given(r.move_supports[opp])
-            if r.cmd[opp] == r.cmd[p]:
-                return Outcome.FAILS, f"cannot dislodge {self.unit(opp)}, a unit of the same power, moving the other way"
-            if attack <= defend:
+            if attack < defend:
                 return Outcome.FAILS, f"beaten by {self.unit(opp)} moving the other way, {attack} against {defend}"
+            if attack == defend:
+                return Outcome.FAILS, f"bounced with {self.unit(opp)} moving the other way, {attack} against {defend}"
         for q in r.moves_to[d]:
             if q != p:
                 prevent = r.prevent_strength(q)
                 if attack <= prevent:
                     return Outcome.FAILS, f"bounced with {self.unit(q)}, {attack} against {prevent}"
-        if d in r.units and opp is None:
-            if r.cmd[d] == r.cmd[p] and (r.kind[d] != MOVE or not r.res[d]):
-                return Outcome.FAILS, f"cannot dislodge {self.unit(d)}, a unit of the same power"
+        if stays and opp is None:
+            if r.kind[d] == MOVE:
+                return Outcome.FAILS, f"bounced: {self.unit(d)} could not leave, {attack} against 1"
             return Outcome.FAILS, f"bounced: {self.unit(d)} holds, {attack} against {r.hold_strength(d)}"
         return Outcome.FAILS, "bounced"
 

@@ -45,6 +45,13 @@ def shores(variant) -> frozenset[ProvinceId]:
                      if prov.kind is ProvinceKind.COAST and nb[p] & sea)
 
 
+@functools.lru_cache(maxsize=4096)
+def fleet_reach(variant, source: Location, province: ProvinceId) -> tuple[str | None, ...]:
+    """The coasts of ``province`` a fleet at ``source`` can move to (cached)."""
+    return variant.fleet_can_reach(source, province)
+
+
+@functools.lru_cache(maxsize=4096)
 def province_name(variant, province: ProvinceId) -> str:
     """``Picardy``, ``the North Sea``: the name as it reads inside a sentence."""
     prov = variant.provinces.get(province)
@@ -53,6 +60,7 @@ def province_name(variant, province: ProvinceId) -> str:
     return f"the {prov.name}" if prov.kind is ProvinceKind.SEA and not prov.name.startswith("the ") else prov.name
 
 
+@functools.lru_cache(maxsize=4096)
 def location_name(variant, location: Location) -> str:
     name = province_name(variant, location.province)
     coasts = {"nc": "north", "sc": "south", "ec": "east", "wc": "west"}
@@ -64,10 +72,6 @@ def location_name(variant, location: Location) -> str:
 def power_adjective(variant, power: Power) -> str:
     info = variant.powers.get(power)
     return info.adjective if info else ("neutral" if power == "NEU" else power)
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 # -- the board of one phase -----------------------------------------------------------------
@@ -189,11 +193,10 @@ def _wrong_phase(order: Order, phase: str) -> str:
 
 def _unit(board: Board, order: UnitOrder, unit: Unit | None, entitled: Power | None = None) -> str | None:
     """Why ``order`` may not be given to ``unit`` (missing, other type, someone else's), or None."""
-    where = board.name(order.province)
     if unit is None:
-        return f"there is no unit in {where}"
+        return f"there is no unit in {board.name(order.province)}"
     if order.unit_type is not None and order.unit_type is not unit.type:
-        return f"the unit in {where} is {_a(unit.type.noun)}, not {_a(order.unit_type.noun)}"
+        return f"the unit in {board.name(order.province)} is {_a(unit.type.noun)}, not {_a(order.unit_type.noun)}"
     entitled = entitled or board.entitled(unit)
     if order.power != entitled:
         owner = power_adjective(board.variant, unit.power)
@@ -206,6 +209,9 @@ def _a(noun: str) -> str:
 
 
 def _understood(order: UnitOrder, unit: Unit, **changes) -> UnitOrder:
+    if order.unit_type is unit.type and order.location == unit.location and all(
+            getattr(order, k) == v for k, v in changes.items()):
+        return order
     fields = dict(order.__dict__)
     fields.update(unit_type=unit.type, location=unit.location, **changes)
     return type(order)(**fields)
@@ -217,12 +223,12 @@ def fleet_destination(board: Board, source: Location, dest: Location) -> Locatio
     prov = v.provinces[dest.province]
     if prov.kind is ProvinceKind.LAND:
         return f"a fleet cannot go to {board.name(dest.province)}, which is inland"
-    reach = v.fleet_can_reach(source, dest.province)
+    reach = fleet_reach(v, source, dest.province)
     if not reach:
         if dest.province in v.army_neighbours(source.province):
-            return (f"not adjacent for a fleet: no coast leads from {location_name(v, source)} "
-                    f"to {board.name(dest.province)}")
-        return f"not adjacent: {_capital(board.name(dest.province))} is not adjacent to {location_name(v, source)}"
+            return (f"no coast leads from {location_name(v, source)} to {board.name(dest.province)}, "
+                    f"so a fleet cannot move there")
+        return f"not adjacent: {board.name(dest.province)} is not adjacent to {location_name(v, source)}"
     if not prov.coasts:
         return Location(dest.province)
     if dest.coast:
@@ -258,7 +264,7 @@ def _move_destination(board: Board, unit: Unit, dest: Location, via_convoy: bool
     if dest.province not in v.provinces:
         return f"there is no province {dest.province!r}"
     if dest.province == src:
-        return f"{unit.short} is in {board.name(src)} already: a unit cannot move to where it stands"
+        return f"{unit.short} is in {board.name(src)} already; a unit cannot move to where it stands"
     if unit.type is UnitType.FLEET:
         if via_convoy:
             return "only armies can be convoyed"
@@ -272,7 +278,9 @@ def _move_destination(board: Board, unit: Unit, dest: Location, via_convoy: bool
         return Location(dest.province)
     if adjacent:
         return f"no fleet could convoy {unit.short} to {board.name(dest.province)}"
-    return (f"not adjacent: {_capital(board.name(dest.province))} is not adjacent to {board.name(src)}, "
+    if without and board.convoy_possible(src, dest.province):
+        return f"the only convoy route for {unit.short} to {board.name(dest.province)} runs through the supporting fleet"
+    return (f"not adjacent: {board.name(dest.province)} is not adjacent to {board.name(src)}, "
             f"and no fleets at sea could convoy {unit.short} there")
 
 
@@ -289,7 +297,7 @@ def _target(board: Board, order: SupportHold | SupportMove | Convoy, verb: str) 
 def _can_reach(board: Board, unit: Unit, province: ProvinceId) -> bool:
     if unit.type is UnitType.ARMY:
         return board.variant.army_adjacent(unit.province, province)
-    return bool(board.variant.fleet_can_reach(unit.location, province))
+    return bool(fleet_reach(board.variant, unit.location, province))
 
 
 def _check_support(board: Board, order: SupportHold | SupportMove, unit: Unit) -> tuple[Order | None, str | None]:
@@ -313,7 +321,7 @@ def _check_support(board: Board, order: SupportHold | SupportMove, unit: Unit) -
     supported = _move_destination(board, target, Location(dest.province), without=unit.province) \
         if target.type is UnitType.ARMY or not dest.coast else _move_destination(board, target, dest)
     if isinstance(supported, str) and not supported.startswith("name the coast"):
-        return None, f"the supported move is impossible: {supported}"
+        return None, f"the supported move is impossible ({supported})"
     if target.type is UnitType.ARMY or not board.variant.provinces[dest.province].coasts:
         dest = Location(dest.province)
     return _understood(order, unit, target_type=target.type, target=target.location, destination=dest), None
@@ -324,11 +332,12 @@ def _check_convoy(board: Board, order: Convoy, unit: Unit) -> tuple[Order | None
         return None, "only fleets convoy"
     if unit.province not in seas(board.variant):
         return None, f"only fleets at sea convoy: {unit.short} is on the coast of {board.name(unit.province)}"
+    target = board.position.unit_at(order.target.province)
+    if target is not None and target.type is not UnitType.ARMY:
+        return None, f"only armies can be convoyed: the unit in {board.name(target.province)} is a fleet"
     target = _target(board, order, "convoy")
     if isinstance(target, str):
         return None, target
-    if target.type is not UnitType.ARMY:
-        return None, f"only armies can be convoyed: the unit in {board.name(target.province)} is a fleet"
     src, dst = target.province, order.destination.province
     if dst == src:
         return None, f"{target.short} cannot be convoyed to {board.name(dst)}, where it stands"
@@ -409,7 +418,7 @@ def _army_retreat(board: Board, unit: Unit, dest: Location) -> Location | str:
     if board.variant.provinces[dest.province].kind is ProvinceKind.SEA:
         return f"an army cannot go to {board.name(dest.province)}, which is a sea"
     if not board.variant.army_adjacent(unit.province, dest.province):
-        return f"not adjacent: {_capital(board.name(dest.province))} is not adjacent to {board.name(unit.province)}"
+        return f"not adjacent: {board.name(dest.province)} is not adjacent to {board.name(unit.province)}"
     return Location(dest.province)
 
 
