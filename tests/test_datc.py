@@ -4,7 +4,8 @@ The data (tests/data/datc/) follows its schema's conventions: without ``starting
 units are those the orders name; a Retreat case runs its ``preceding_main_phase`` first; in a
 Build case supply centres have their standard owners, changed by ``occupiers`` and by the
 units of ``starting_state`` standing in centres. "Succeeds" means the order succeeded,
-"Fails" that it failed or was invalid, null is not checked.
+"Fails" that it failed or was invalid, null is not checked. The order lines are read by the
+players' grammar (:func:`grammar.parse_order`).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def _units(starting_state, orders):
 
 def _main(data: dict, phase: str = "S1901M") -> tuple[Adjudication, list[str]]:
     lines = order_lines(data)
-    orders = [read_order(text) for text, _ in lines]
+    orders = [read_order(text, STANDARD, Phase.parse(phase)) for text, _ in lines]
     position = Position("standard", Phase.parse(phase), _units(data.get("starting_state"), orders),
                         STANDARD.starting_owners)
     adjudication = adjudicate(STANDARD, position, orders)
@@ -61,7 +62,8 @@ def _retreat(data: dict) -> list[str]:
     position = Position("standard", Phase.parse("S1901R"), after.units, after.supply_centers,
                         dislodged=dislodged, standoffs=frozenset(main.events["standoffs"]))
     lines = order_lines(data)
-    adjudication = adjudicate(STANDARD, position, [read_order(text, retreat=True) for text, _ in lines])
+    orders = [read_order(text, STANDARD, position.phase) for text, _ in lines]
+    adjudication = adjudicate(STANDARD, position, orders)
     return wrong + _expectations(adjudication, lines)
 
 
@@ -72,7 +74,8 @@ def _build(data: dict) -> list[str]:
     owners.update({u.province: u.power for u in units if u.province in owners})
     position = Position("standard", Phase.parse("W1901B"), units, owners)
     lines = order_lines(data)
-    adjudication = adjudicate(STANDARD, position, [read_order(text) for text, _ in lines])
+    orders = [read_order(text, STANDARD, position.phase) for text, _ in lines]
+    adjudication = adjudicate(STANDARD, position, orders)
     wrong = _expectations(adjudication, lines)
     disorder = sorted(str(r.order.power) + ": " + r.order.unit_text for r in adjudication.implicit
                       if isinstance(r.order, Disband))
