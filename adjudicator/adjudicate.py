@@ -23,7 +23,7 @@ from typing import Any, Sequence
 from .adjustment import resolve_adjustments
 from .hooks import CLASSIC, RuleHooks, rules_for
 from .movement import resolve_movement
-from .orders import PRESTIGE_ORDER_TYPES, Order, Retreat, UnitOrder
+from .orders import PRESTIGE_ORDER_TYPES, Order, Retreat
 from .position import Position
 from .results import Adjudication, OrderResult, Outcome
 from .retreat import resolve_retreats

@@ -81,8 +81,10 @@ def resolve_adjustments(variant, position: Position,
         done = sum(1 for u in removed.values() if u.power == power)
         for unit, distance in civil_disorder(variant, position, power, units - centres - done, removed):
             removed[unit.province] = unit
-            why = (f"civil disorder: {unit.short} is {distance} move{'s' if distance != 1 else ''} from the nearest centre {variant.power_name(power)} owns"
-                   if distance != math.inf else f"civil disorder: {variant.power_name(power)} owns no centre")
+            owner = variant.power_name(power)
+            moves = f"{distance} move{'s' if distance != 1 else ''}"
+            why = (f"civil disorder: {unit.short} is {moves} from the nearest centre {owner} owns"
+                   if distance != math.inf else f"civil disorder: {owner} owns no centre")
             implicit.append((Disband(power, unit.type, unit.location), Outcome.SUCCEEDS, why))
     after = tuple(u for u in position.units if u.province not in removed) + tuple(built)
     return AdjustmentOutcome(results=results, implicit=tuple(implicit), units=after, built=tuple(built),

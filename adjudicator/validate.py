@@ -279,7 +279,8 @@ def _move_destination(board: Board, unit: Unit, dest: Location, via_convoy: bool
     if adjacent:
         return f"no fleet could convoy {unit.short} to {board.name(dest.province)}"
     if without and board.convoy_possible(src, dest.province):
-        return f"the only convoy route for {unit.short} to {board.name(dest.province)} runs through the supporting fleet"
+        return (f"the only convoy route for {unit.short} to {board.name(dest.province)} "
+                f"runs through the supporting fleet")
     return (f"not adjacent: {board.name(dest.province)} is not adjacent to {board.name(src)}, "
             f"and no fleets at sea could convoy {unit.short} there")
 
