@@ -10,6 +10,7 @@ said once, like ``"12:7:results"``).
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import os
 from dataclasses import asdict, dataclass, field
@@ -97,28 +98,48 @@ class RecordingNotifier:
 
 
 class JsonlNotifier:
-    """Appends each announcement as one JSON line to a file, once per key (survives restarts)."""
+    """Appends each announcement as one JSON line to a file, once per key.
+
+    Idempotent across restarts and across processes sharing the file: under an exclusive
+    lock it first reads what others appended since, then writes only a key not yet there.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.touch(exist_ok=True)
         self._keys: set[str] = set()
-        if self.path.exists():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
-                try:
-                    self._keys.add(json.loads(line)["key"])
-                except (ValueError, KeyError):
-                    continue  # a line torn by a crash: the announcement will be written again
+        self._offset = 0
+
+    def _catch_up(self, f) -> None:
+        f.seek(self._offset)
+        for line in f:
+            if not line.endswith("\n"):
+                break  # torn by a crash: rewritten below if its key is delivered again
+            try:
+                self._keys.add(json.loads(line)["key"])
+            except (ValueError, KeyError):
+                pass
+            self._offset += len(line.encode("utf-8"))
 
     async def deliver(self, announcement: Announcement) -> None:
-        if announcement.key in self._keys:
-            return
-        line = json.dumps({**announcement.to_dict(), "pid": os.getpid()}, ensure_ascii=False)
-        with self.path.open("a", encoding="utf-8") as f:
-            f.write(line + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        self._keys.add(announcement.key)
+        line = json.dumps({**announcement.to_dict(), "pid": os.getpid()}, ensure_ascii=False) + "\n"
+        with self.path.open("r+", encoding="utf-8") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                self._catch_up(f)
+                if announcement.key in self._keys:
+                    return
+                f.seek(0, os.SEEK_END)
+                if f.tell() != self._offset:  # drop a torn last line
+                    f.truncate(self._offset)
+                f.write(line)
+                f.flush()
+                os.fsync(f.fileno())
+                self._offset += len(line.encode("utf-8"))
+                self._keys.add(announcement.key)
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
 
 
 class LogNotifier:
@@ -133,11 +154,12 @@ class OutboxDispatcher:
     """Claims undelivered announcements (a lease, so that two servers share the work) and delivers them."""
 
     def __init__(self, db: Database, notifiers: list[Notifier] | None = None, *, node: str = "local",
-                 lease: timedelta = timedelta(seconds=60)) -> None:
+                 lease: timedelta = timedelta(seconds=60), batch: int = 50) -> None:
         self.db = db
         self.notifiers: list[Notifier] = list(notifiers or [])
         self.node = node
         self.lease = lease
+        self.batch = batch
         self._lock = asyncio.Lock()
 
     def register(self, notifier: Notifier) -> None:
@@ -148,7 +170,7 @@ class OutboxDispatcher:
     def _claim(self) -> list[tuple[int, Announcement]]:
         now = utcnow()
         with self.db.session() as session:
-            rows = storage.claim_outbox(session, self.node, now, now + self.lease)
+            rows = storage.claim_outbox(session, self.node, now, now + self.lease, limit=self.batch)
             return [(row.id, Announcement.from_row(row)) for row in rows]
 
     def _mark(self, ids: list[int]) -> None:

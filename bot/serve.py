@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 import signal
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Callable, Protocol
 
 import structlog
@@ -62,7 +63,7 @@ def build_app(settings: Settings) -> App:
     db.migrate()
     service = GameService(db, node=settings.node_name)
     dispatcher = OutboxDispatcher(db, [LogNotifier(), ArchiveWriter(db, settings.data_dir / "archive")],
-                                  node=settings.node_name)
+                                  node=settings.node_name, lease=timedelta(seconds=settings.outbox_lease))
     if settings.announce_jsonl:
         dispatcher.register(JsonlNotifier(settings.announce_jsonl))
     return App(settings, db, service, dispatcher)
@@ -79,8 +80,6 @@ def _front_end_factories() -> list[Callable[[App], "FrontEnd | None"]]:
 
 
 async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
-    configure(settings.log_level, settings.log_format)
-    app = build_app(settings)
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -88,6 +87,8 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
             loop.add_signal_handler(sig, stop.set)
         except (NotImplementedError, RuntimeError):  # not the main thread
             pass
+    configure(settings.log_level, settings.log_format)
+    app = build_app(settings)
 
     async def on_timer(timer_id: int) -> None:
         await asyncio.to_thread(app.service.fire_timer, timer_id)

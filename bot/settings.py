@@ -24,9 +24,14 @@ class Settings(BaseSettings):
     node_name: str = Field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}",
                            description="this server's name in logs and outbox claims")
     poll_interval: float = Field(30.0, gt=0, description="seconds between sweeps for due timers and the outbox")
+    outbox_lease: float = Field(30.0, gt=0, description="seconds a server keeps its claim on announcements it is "
+                                "delivering; a crashed server's claims lapse after this")
     announce_jsonl: Path | None = Field(None, description="also write every announcement to this JSONL file")
     host: str = Field("127.0.0.1", description="address for the e-mail listener and the archive site")
     discord_token: SecretStr | None = Field(None, description="the Discord front end starts when set")
+    archive_host: str | None = Field(None, description="address of the archive site (default: host)")
+    archive_port: int = Field(8080, ge=0, le=65535, description="port of the archive site; 0 turns the site off")
+    archive_dir: Path | None = Field(None, description="where the archive site is written (default <data_dir>/site)")
 
     @property
     def url(self) -> str:
