@@ -6,6 +6,7 @@ from alembic import context
 from sqlalchemy import create_engine
 
 from bot import storage  # noqa: F401  (the tables register themselves on the metadata)
+from bot.mail import store as _mail_store  # noqa: F401  (the e-mail front end's tables)
 from sqlmodel import SQLModel
 
 config = context.config

@@ -1,0 +1,105 @@
+"""Who may sign on for a power: hashed passwords, registered addresses, the game master's say,
+and the mail tables' migration."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlmodel import SQLModel
+
+from bot import storage
+from bot.mail import passwords, store
+from bot.mail.accounts import MailAccounts, SignonRefused
+from bot.mail.addresses import AddressError
+from bot.migrations import alembic_config
+from bot.service import GameService, NotAllowedError
+from tests.service_support import sqlite_db  # noqa: F401
+
+
+@pytest.fixture
+def accounts(sqlite_db, monkeypatch):
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
+    service = GameService(sqlite_db)
+    service.create_game("crusade1", "crusader", "gm", seed=3)
+    service.join("crusade1", "discord:77", "ANT")
+    return MailAccounts(service, failures_per_hour=3)
+
+
+def test_the_migrations_form_one_line_and_match_the_mail_tables(sqlite_db):
+    heads = ScriptDirectory.from_config(alembic_config()).get_heads()
+    assert len(heads) == 1, f"the migrations have several heads: {heads}"
+    with sqlite_db.engine.connect() as connection:
+        diff = compare_metadata(MigrationContext.configure(connection), SQLModel.metadata)
+    mine = [d for d in diff if "mail_" in repr(d)]
+    assert mine == []
+
+
+def test_a_hash_is_salted_and_checked_in_constant_time():
+    first, second = passwords.hash_password("secret"), passwords.hash_password("secret")
+    assert first != second and "secret" not in first and first.startswith("scrypt$")
+    assert passwords.verify_password("secret", first) and passwords.verify_password("secret", second)
+    assert not passwords.verify_password("Secret", first)
+    assert not passwords.verify_password("secret", None)
+    assert not passwords.verify_password("secret", "scrypt$garbage")
+    with pytest.raises(passwords.PasswordError, match="4 to 64 characters"):
+        passwords.check_new_password("abc")
+    with pytest.raises(passwords.PasswordError, match="spaces"):
+        passwords.check_new_password("two words")
+
+
+def test_only_the_hash_is_stored(accounts, sqlite_db):
+    accounts.register("crusade1", "gm", "ant", address="Ant@Players.TEST", password="open-sesame")
+    with sqlite_db.engine.connect() as connection:
+        rows = connection.execute(sa.text("SELECT * FROM mail_identity")).mappings().all()
+    assert len(rows) == 1
+    assert "open-sesame" not in repr(dict(rows[0]))
+    assert rows[0]["address"] == "ant@players.test" and rows[0]["power"] == "ANT"
+    me = accounts.authenticate("crusade1", "ANT", "open-sesame")
+    assert (me.power, me.player, me.address) == ("ANT", "discord:77", "ant@players.test")
+
+
+def test_the_game_master_or_the_powers_player_sets_a_password(accounts):
+    accounts.set_power_password("crusade1", "discord:77", "ANT", "mine-now")
+    accounts.set_power_password("crusade1", None, "BYZ", "operator")
+    with pytest.raises(NotAllowedError, match="game master"):
+        accounts.set_power_password("crusade1", "discord:99", "ANT", "stolen!")
+    with pytest.raises(NotAllowedError, match="game master"):
+        accounts.set_power_address("crusade1", "discord:77", "ANT", "elsewhere@evil.test")
+    with pytest.raises(AddressError, match="plain e-mail address"):
+        accounts.set_power_address("crusade1", "gm", "ANT", "a@b.test, c@d.test")
+    with pytest.raises(ValueError, match="not a power"):
+        accounts.set_power_password("crusade1", "gm", "XYZ", "whatever")
+    assert accounts.authenticate("crusade1", "ANT", "mine-now").power == "ANT"
+
+
+def test_refusals_say_what_was_wrong_and_never_the_password(accounts):
+    accounts.register("crusade1", "gm", "ANT", address="ant@players.test", password="right-one")
+    cases = [("nosuchgame", "ANT", "right-one", "no game called 'nosuchgame'"),
+             ("crusade1", "XYZ", "right-one", "not a power of game 'crusade1'"),
+             ("crusade1", "BYZ", "right-one", "no password is set for BYZ"),
+             ("crusade1", "ANT", "wrong-one", "not the password of ANT")]
+    for game, power, password, expected in cases:
+        with pytest.raises(SignonRefused, match=expected) as refused:
+            accounts.authenticate(game, power, password)
+        assert password not in str(refused.value)
+
+
+def test_too_many_wrong_passwords_lock_the_power_for_a_while(accounts):
+    accounts.register("crusade1", "gm", "ANT", address="ant@players.test", password="right-one")
+    for _ in range(3):
+        with pytest.raises(SignonRefused, match="not the password"):
+            accounts.authenticate("crusade1", "ANT", "guess")
+    with pytest.raises(SignonRefused, match="too many wrong passwords"):
+        accounts.authenticate("crusade1", "ANT", "right-one")
+
+
+def test_deleting_a_game_deletes_its_mail_identities(accounts, sqlite_db):
+    accounts.register("crusade1", "gm", "ANT", address="ant@players.test", password="right-one")
+    with sqlite_db.session() as session:
+        game = storage.game_by_name(session, "crusade1")
+        storage.delete_game(session, game.id)
+    with sqlite_db.session() as session:
+        assert store.identities_of(session, game.id) == []
