@@ -1,0 +1,170 @@
+"""Playing by mail over a real SMTP exchange on loopback: players mail the judge's listener, the
+judge answers and announces through a relay that the test runs and reads."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from bot.mail import passwords
+from bot.service import DeadlinePolicy
+from tests.mail_support import JUDGE, Clock, MailRig, registered_game
+from tests.service_support import START, sqlite_db  # noqa: F401
+
+POWERS = ("ANT", "BYZ", "EDE", "FAT", "JER", "RUM", "SEL")
+ADDRESSES = {power: f"{power.lower()}@players.test" for power in POWERS}
+POLICY = DeadlinePolicy(movement=timedelta(hours=48), retreat=timedelta(hours=24), adjustment=timedelta(hours=24),
+                        reminders=(timedelta(hours=24),), nmr_limit=0)
+SPRING = {
+    "ANT": "A ant - ata\nA tar - tam\nF lat H",
+    "BYZ": "A nic - lyd\nA sin H\nF con H\nF smy H",
+    "EDE": "A ede - dia\nA rab H\nA tur H",
+    "FAT": "A cai - sid\nA min H\nF alx H\nF dmt H",
+    "JER": "A jer - heb\nA bei H\nA gal H\nF acr H",
+    "RUM": "A ico - att\nA seb - erz\nA anc H\nA cae H",
+    "SEL": "A bag - ara\nA bas H\nA mos H",
+}
+
+
+def signed(power: str, orders: str, game: str = "crusade1", password: str | None = None) -> str:
+    return f"SIGNON {power}{game} {password or 'pw-' + power}\n{orders}\nSIGNOFF\n"
+
+
+@pytest.fixture
+def rig(sqlite_db, monkeypatch):
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)  # the real cost is tested in test_mail_accounts
+    rig = MailRig(sqlite_db, Clock(START))
+    registered_game(rig, "crusade1", ADDRESSES, policy=POLICY, discord={"ANT": "discord:1001"})
+    rig.flush()
+    yield rig
+    rig.close()
+
+
+def test_a_season_played_by_mail_reaches_every_player(rig):
+    started = rig.capture.wait(lambda m: "has started" in str(m.message["Subject"]), count=len(POWERS))
+    assert {m.rcpt_tos for m in started} == {(a,) for a in ADDRESSES.values()}
+
+    for power, orders in SPRING.items():
+        reply = rig.ask(ADDRESSES[power], signed(power, orders))
+        assert reply.rcpt_tos == (ADDRESSES[power],) and reply.mail_from == JUDGE
+        assert "REJECTED" not in reply.text, reply.text
+        assert reply.text.count("accepted:") == len(orders.splitlines())
+    mine = rig.service.my_orders("crusade1", "discord:1001")
+    assert sorted(o.canonical for o in mine.orders) == ["ANT: A ant - ata", "ANT: A tar - tam", "ANT: F lat H"]
+
+    rig.clock.advance(timedelta(hours=48, seconds=1))  # the deadline passes
+    rig.service.fire_due()
+    rig.flush()
+    results = rig.capture.wait(lambda m: "results of S1101M" in str(m.message["Subject"]), count=len(POWERS))
+    assert sorted(r for m in results for r in m.rcpt_tos) == sorted(ADDRESSES.values())
+    for m in results:
+        assert "A ant - ata" in m.text and "A cai - sid" in m.text and "F1101M" in m.text
+    assert rig.service.status("crusade1").phase == "F1101M"
+
+    # the autumn: two powers order by mail, the game master adjudicates at once
+    rig.ask(ADDRESSES["ANT"], signed("ANT", "A ata H\nA tam H"))
+    rig.ask(ADDRESSES["FAT"], signed("FAT", "A sid - cai"))
+    assert rig.service.force_adjudicate("crusade1", "gm") == "adjudicated"
+    rig.flush()
+    autumn = rig.capture.wait(lambda m: "results of F1101M" in str(m.message["Subject"]), count=len(POWERS))
+    assert all("A sid - cai" in m.text for m in autumn)
+    assert rig.service.status("crusade1").phase != "F1101M"
+
+
+def test_mixed_good_and_bad_lines_are_answered_line_by_line(rig):
+    reply = rig.ask(ADDRESSES["JER"], signed("JER", "A jer - heb\nA jer - xyzzy\nF acr - jaf\nA gal - egypt-ish\n"
+                                                    "F bei - baa"))
+    lines = reply.text.splitlines()
+    assert "> SIGNON JERcrusade1 ********" in lines
+    answer = {lines[i][2:]: lines[i + 1].strip() for i, line in enumerate(lines[:-1]) if line.startswith("> ")}
+    assert answer["A jer - heb"] == "accepted: JER: A jer - heb"
+    assert answer["F acr - jaf"] == "accepted: JER: F acr - jaf"
+    assert answer["A jer - xyzzy"].startswith("REJECTED:") and "xyzzy" in reply.text
+    assert answer["A gal - egypt-ish"].startswith("REJECTED:")
+    assert answer["F bei - baa"].startswith("REJECTED:")  # an army, not a fleet
+    standing = lines[lines.index("Orders standing for JER in 'crusade1', S1101M:") + 1:]
+    assert standing[:2] == ["  JER: A jer - heb", "  JER: F acr - jaf"]
+
+
+def test_later_orders_replace_earlier_ones_whoever_sends_them(rig):
+    rig.ask(ADDRESSES["ANT"], signed("ANT", "A ant - ata\nA tar - tam"))
+    # the same power's player on Discord changes one order through the service
+    rig.service.submit_orders("crusade1", "discord:1001", "A ant - ala")
+    reply = rig.ask(ADDRESSES["ANT"], signed("ANT", "A tar - sel\nLIST"))
+    assert "accepted: ANT: A tar - sel" in reply.text
+    assert "  ANT: A ant - ala" in reply.text and "  ANT: A tar - sel" in reply.text
+    assert "A tar - tam" not in reply.text.split("Orders standing")[1]
+    mine = rig.service.my_orders("crusade1", "discord:1001")
+    assert sorted(o.canonical for o in mine.orders) == ["ANT: A ant - ala", "ANT: A tar - sel"]
+    assert "ANT" in {p.power for p in rig.service.status("crusade1").players if p.has_orders}
+
+
+def test_reminders_go_by_mail_to_the_powers_without_orders(rig):
+    for power in ("ANT", "BYZ"):
+        rig.ask(ADDRESSES[power], signed(power, SPRING[power]))
+    rig.clock.advance(timedelta(hours=24, seconds=1))
+    rig.service.fire_due()
+    rig.flush()
+    reminded = rig.capture.wait(lambda m: "orders due" in str(m.message["Subject"]), count=len(POWERS) - 2)
+    assert sorted(r for m in reminded for r in m.rcpt_tos) == sorted(
+        ADDRESSES[p] for p in POWERS if p not in ("ANT", "BYZ"))
+    assert all("S1101M" in m.text for m in reminded)
+    rig.flush()  # delivered again after a restart would be: mailed once per address all the same
+    assert len(rig.capture.wait(lambda m: "orders due" in str(m.message["Subject"]), count=1)) == len(POWERS) - 2
+
+
+def test_list_shows_the_game_and_the_powers_orders(rig):
+    rig.ask(ADDRESSES["SEL"], signed("SEL", "A bag - ara"))
+    reply = rig.ask(ADDRESSES["SEL"], "SIGNON SELcrusade1 pw-SEL\nLIST\nSIGNOFF\n")
+    assert "Game 'crusade1' (crusader), active; phase S1101M" in reply.text
+    assert "  SEL: A bag - ara" in reply.text
+    public = rig.ask("stranger@elsewhere.test", "LIST crusade1")
+    assert "Game 'crusade1'" in public.text and "SEL: A bag - ara" not in public.text
+
+
+def test_orders_for_a_later_phase_are_refused_clearly(rig):
+    reply = rig.ask(ADDRESSES["EDE"], signed("EDE", "PHASE F1101M\nA ede - dia\nPHASE S1101M\nA tur H"))
+    assert "does not yet accept orders for a later phase (F1101M)" in reply.text
+    assert "not read: an order for F1101M" in reply.text
+    assert "accepted: EDE: A tur H" in reply.text
+    mine = rig.service.my_orders("crusade1", ADDRESSES["EDE"])
+    assert [o.canonical for o in mine.orders] == ["EDE: A tur H"]
+
+
+def test_a_player_changes_the_password_and_the_old_one_stops_working(rig):
+    reply = rig.ask(ADDRESSES["RUM"], "SIGNON RUMcrusade1 pw-RUM\nSET PASSWORD brand-new\nSIGNOFF")
+    assert "> SET PASSWORD ********" in reply.text and "brand-new" not in reply.text
+    refused = rig.ask(ADDRESSES["RUM"], signed("RUM", "A ico - att"))
+    assert "not signed on" in refused.text and "accepted" not in refused.text
+    accepted = rig.ask(ADDRESSES["RUM"], signed("RUM", "A ico - att", password="brand-new"))
+    assert "accepted: RUM: A ico - att" in accepted.text
+
+
+def test_resigning_leaves_the_power_in_civil_disorder(rig):
+    reply = rig.ask(ADDRESSES["FAT"], signed("FAT", "RESIGN"))
+    assert "you have resigned FAT" in reply.text
+    assert rig.service.status("crusade1").player_of("FAT").status == "removed"
+    again = rig.ask(ADDRESSES["FAT"], signed("FAT", "A cai - sid"))
+    assert "not signed on" in again.text
+
+
+def test_an_html_only_reply_with_quotes_and_a_signature_is_read(rig):
+    html = ("<html><body><p>SIGNON EDEcrusade1 pw-EDE</p><div>A ede - dia<br>A rab H</div>"
+            "<p>SIGNOFF</p><blockquote>A tur - rav</blockquote></body></html>")
+    from email.message import EmailMessage
+    from email.utils import make_msgid
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = ADDRESSES["EDE"], JUDGE, "Re: spring"
+    msg["Message-ID"] = make_msgid(domain="players.test")
+    msg.set_content(html, subtype="html")
+    assert rig.send_raw(msg.as_bytes(), mail_from=ADDRESSES["EDE"]) == 250
+    reply = rig.reply(msg["Message-ID"])
+    assert "its HTML was read as text" in reply.text
+    assert "accepted: EDE: A ede - dia" in reply.text and "accepted: EDE: A rab H" in reply.text
+    text = ("Sorry, one more:\n\nSIGNON EDEcrusade1 pw-EDE\nA tur H\n\n-- \nEd\nA rab - rav\n\n"
+            "On Mon, Ed wrote:\n> SIGNON EDEcrusade1 pw-EDE\n> A tur - rav\n")
+    quoted = rig.ask(ADDRESSES["EDE"], text)
+    assert "accepted: EDE: A tur H" in quoted.text and "rav" not in quoted.text.split("Orders standing")[0]
+    mine = rig.service.my_orders("crusade1", ADDRESSES["EDE"])
+    assert sorted(o.canonical for o in mine.orders) == ["EDE: A ede - dia", "EDE: A rab H", "EDE: A tur H"]
