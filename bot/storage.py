@@ -279,6 +279,15 @@ def players_of(session: Session, game_id: int) -> list[PlayerRow]:
     return list(session.exec(select(PlayerRow).where(PlayerRow.game_id == game_id).order_by(PlayerRow.id)))
 
 
+def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = ()) -> list[tuple[GameRow, PlayerRow]]:
+    """The games ``player`` plays in (optionally only those in ``statuses``), with their player rows."""
+    stmt = (select(GameRow, PlayerRow).join(PlayerRow, PlayerRow.game_id == GameRow.id)
+            .where(PlayerRow.player == player).order_by(GameRow.id))
+    if statuses:
+        stmt = stmt.where(GameRow.status.in_(statuses))
+    return [(g, p) for g, p in session.exec(stmt)]
+
+
 def orders_of(session: Session, game_id: int, version: int, power: str | None = None) -> list[OrderRow]:
     stmt = select(OrderRow).where(OrderRow.game_id == game_id, OrderRow.version == version)
     if power is not None:

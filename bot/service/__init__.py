@@ -12,7 +12,7 @@ from .gm import GameMasterActions
 from .judge import Judge
 from .players import PlayerActions
 from .policy import DeadlinePolicy, format_duration, parse_duration
-from .views import GameView, OrderLine, PlayerOrders, PlayerView, SubmissionReport
+from .views import GameEntry, GameView, OrderLine, PlayerOrders, PlayerView, SubmissionReport
 
 
 class GameService(PlayerActions, GameMasterActions, Judge):
@@ -20,7 +20,7 @@ class GameService(PlayerActions, GameMasterActions, Judge):
 
 
 __all__ = [
-    "DeadlinePolicy", "GameMasterActions", "GameService", "GameView", "Judge", "NotAllowedError", "NotFoundError",
+    "DeadlinePolicy", "GameEntry", "GameMasterActions", "GameService", "GameView", "Judge", "NotAllowedError", "NotFoundError",
     "OrderLine", "PlayerActions", "PlayerOrders", "PlayerView", "ServiceError", "SubmissionReport",
     "WrongStateError", "format_duration", "parse_duration",
 ]

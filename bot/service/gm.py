@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from .. import storage
 from ..storage import OrderRow
@@ -60,6 +60,24 @@ class GameMasterActions(ServiceBase):
             self._announce(session, row, "extended", "public", f"{row.name}: deadline extended",
                            f"The deadline for {row.phase} in '{row.name}' is now {texts.when(deadline)}.\n",
                            key=f"{row.id}:{row.version}:extended:{now.isoformat()}")
+            session.add(row)
+            view = self._view(session, row)
+        self._notify(timers)
+        return view
+
+    def set_deadline(self, game: str | int, actor: str | None, at: datetime) -> GameView:
+        """Move this phase's deadline to ``at`` (timezone-aware, in the future); reminders follow it."""
+        now = self.now()
+        if at.tzinfo is None or at <= now:
+            raise ServiceError(f"a new deadline must be a timezone-aware time after now ({texts.when(now)}): {at}")
+        with self.db.session() as session:
+            row = self._game(session, game, lock=True)
+            self._require_gm(row, actor)
+            self._require_status(row, "active")
+            timers = self._arm(session, row, at, now)
+            self._announce(session, row, "extended", "public", f"{row.name}: new deadline",
+                           f"The deadline for {row.phase} in '{row.name}' is now {texts.when(at)}.\n",
+                           key=f"{row.id}:{row.version}:deadline:{now.isoformat()}")
             session.add(row)
             view = self._view(session, row)
         self._notify(timers)

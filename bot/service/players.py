@@ -14,7 +14,7 @@ from . import engine, texts
 from .base import CIVIL_DISORDER_STATES, ServiceBase
 from .errors import NotAllowedError, ServiceError, WrongStateError
 from .policy import DeadlinePolicy
-from .views import GameView, OrderLine, PlayerOrders, SubmissionReport
+from .views import GameEntry, GameView, OrderLine, PlayerOrders, SubmissionReport
 
 
 class PlayerActions(ServiceBase):
@@ -45,6 +45,41 @@ class PlayerActions(ServiceBase):
     def games(self, *, status: str | None = None) -> list[GameView]:
         with self.db.session() as session:
             return [self._view(session, g) for g in storage.all_games(session, status=status)]
+
+    def directory(self, *, player: str | None = None, statuses: Iterable[str] = ()) -> list[GameEntry]:
+        """Games by name (cheap: no board is loaded): all of them, or those ``player`` plays in."""
+        statuses = tuple(statuses)
+        with self.db.session() as session:
+            if player is None:
+                rows = [(g, None) for g in storage.all_games(session) if not statuses or g.status in statuses]
+            else:
+                rows = storage.games_of_player(session, player, statuses)
+            return [self._entry(g, p.power if p is not None else None) for g, p in rows]
+
+    def entry(self, game: str | int) -> GameEntry:
+        with self.db.session() as session:
+            return self._entry(self._game(session, game), None)
+
+    def _entry(self, game: GameRow, power: str | None) -> GameEntry:
+        return GameEntry(id=game.id, name=game.name, variant=game.variant, status=game.status, gm=game.gm,
+                         phase=game.phase, power=power, extra=dict(self.policy(game).extra))
+
+    def board(self, game: str | int):
+        """The game's variant and current position (public: units, centres, prestige)."""
+        with self.db.session() as session:
+            row = self._game(session, game)
+            return engine.load(row.position)
+
+    def season(self, game: str | int, version: int) -> dict | None:
+        """The archive of the phase adjudicated at ``version`` (``None`` if rolled back since)."""
+        with self.db.session() as session:
+            row = self._game(session, game)
+            season = next((s for s in storage.seasons_of(session, row.id) if s.version == version), None)
+            if season is None:
+                return None
+            return {"game": row.name, "variant": row.variant, "phase": season.phase, "version": season.version,
+                    "position": season.position, "orders": season.orders, "result": season.result,
+                    "seed": season.seed, "nmr": season.nmr, "players": season.players}
 
     def status(self, game: str | int) -> GameView:
         with self.db.session() as session:
@@ -179,6 +214,21 @@ class PlayerActions(ServiceBase):
         need = engine.powers_to_order(variant, position) & playing
         have = {o.power for o in storage.orders_of(session, game.id, game.version)}
         return bool(need) and need <= have
+
+    def clear_orders(self, game: str | int, player: str, province: str | None = None) -> PlayerOrders:
+        """Withdraw the asker's standing orders for this phase (all, or the one for ``province``)."""
+        with self.db.session() as session:
+            row = self._game(session, game, lock=True)
+            self._require_status(row, "active", "paused")
+            me = self._player(storage.players_of(session, row.id), player, row)
+            keys = None
+            if province is not None:
+                keys = [k for k in (o.key for o in storage.orders_of(session, row.id, row.version, me.power))
+                        if k.split(":", 1)[-1] == province]
+                if not keys:
+                    raise ServiceError(f"{me.power} has no standing order for {province!r} in {row.phase}")
+            storage.delete_orders(session, row.id, row.version, me.power, keys)
+        return self.my_orders(game, player)
 
     def policy_of(self, game: str | int) -> DeadlinePolicy:
         with self.db.session() as session:

@@ -39,6 +39,24 @@ class GameView:
 
 
 @dataclass(frozen=True)
+class GameEntry:
+    """A game as a directory lists it: enough to route a message to it, never the board or orders.
+
+    ``power`` is the asker's power when the directory was asked for one player's games;
+    ``extra`` is what front ends keep with the game (``DeadlinePolicy.extra``, e.g. where to post).
+    """
+
+    id: int
+    name: str
+    variant: str
+    status: str
+    gm: str
+    phase: str | None
+    power: str | None = None
+    extra: dict = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
 class OrderLine:
     written: str
     canonical: str | None = None
