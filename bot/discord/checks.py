@@ -1,0 +1,54 @@
+"""Reusable permission checks for app commands; each refusal tells the user why."""
+
+from __future__ import annotations
+
+import asyncio
+
+import discord
+from discord import app_commands
+
+from .identity import mention, player_key
+
+
+class NotGameMaster(app_commands.CheckFailure):
+    """The asker is not this game's master and holds no game-master role."""
+
+
+def holds_gm_role(interaction: discord.Interaction) -> bool:
+    roles = interaction.client.gm_roles
+    member_roles = getattr(interaction.user, "roles", None) or []
+    return bool(roles) and any(r.name in roles or str(r.id) in roles for r in member_roles)
+
+
+def is_gm(*, new_game: bool = False):
+    """Only the master of the game named in the ``game`` option, or a holder of a configured GM role.
+
+    With ``new_game`` (no game yet): a GM role holder, or anyone when no GM role is configured.
+    """
+
+    async def predicate(interaction: discord.Interaction) -> bool:
+        client = interaction.client
+        if holds_gm_role(interaction):
+            return True
+        roles = ", ".join(client.gm_roles)
+        if new_game:
+            if not client.gm_roles:
+                return True
+            raise NotGameMaster(f"Only holders of the game-master role ({roles}) may create games.")
+        name = getattr(interaction.namespace, "game", None)
+        games = await asyncio.to_thread(client.service.directory)
+        game = next((g for g in games if name and g.name.lower() == str(name).strip().lower()), None)
+        if game is None:
+            return True  # the game option's own transformer says what is wrong with the name
+        if game.gm == player_key(interaction.user):
+            return True
+        also = f" or holders of the game-master role ({roles})" if roles else ""
+        raise NotGameMaster(f"Only the game master of '{game.name}' ({mention(game.gm)}){also} may do that.")
+
+    return app_commands.check(predicate)
+
+
+def acting_gm(interaction: discord.Interaction, game) -> str | None:
+    """Whom to tell the service is acting: the game's master as themself, a GM-role holder as the judge."""
+    key = player_key(interaction.user)
+    return key if game.gm == key else None

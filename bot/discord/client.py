@@ -1,0 +1,127 @@
+"""The bot: a ``commands.Bot`` (``AutoShardedBot`` when sharding is configured) over the service.
+
+Set-up (settings, database, outbox) happens outside, in :mod:`bot.serve` or a test; the bot
+loads one extension per feature in ``setup_hook`` and syncs its slash commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from ..outbox import OutboxDispatcher
+from ..service import GameService
+from .config import DiscordSettings
+
+log = logging.getLogger("crusader.discord")
+
+EXTENSIONS = ("bot.discord.cogs.orders", "bot.discord.cogs.player", "bot.discord.cogs.gm",
+              "bot.discord.cogs.announce")
+
+
+class JudgeTree(app_commands.CommandTree):
+    """Refusals (checks, bad arguments, what the service will not do) go back to the user, privately."""
+
+    async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+        original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        if isinstance(error, app_commands.CommandInvokeError) and not isinstance(original, ValueError):
+            await super().on_error(interaction, error)  # a bug: logged, and the user is told it failed
+            await reply(interaction, "Something went wrong on the judge's side; the error has been logged.")
+            return
+        await reply(interaction, str(original) or type(original).__name__)
+
+
+async def reply(interaction: discord.Interaction, text: str, *, ephemeral: bool = True, **kwargs: Any) -> None:
+    """Answer an interaction whether or not it was already acknowledged."""
+    from .formatting import chunks
+
+    pieces = chunks(text)
+    if not interaction.response.is_done():
+        await interaction.response.send_message(pieces[0], ephemeral=ephemeral, **kwargs)
+        kwargs = {}
+        pieces = pieces[1:]
+    for i, piece in enumerate(pieces):
+        await interaction.followup.send(piece, ephemeral=ephemeral, **(kwargs if i == 0 else {}))
+        kwargs = {}
+
+
+class JudgeBotMixin:
+    """What the plain and the sharded bot share."""
+
+    def __init__(self, service: GameService, *, settings: DiscordSettings | None = None,
+                 dispatcher: OutboxDispatcher | None = None, extensions: tuple[str, ...] = EXTENSIONS,
+                 **client_kwargs: Any) -> None:
+        intents = discord.Intents.default()  # guilds, guild and DM messages; no privileged intent
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents, tree_cls=JudgeTree,
+                         help_command=None, **client_kwargs)
+        self.service = service
+        self.settings = settings or DiscordSettings()
+        self.dispatcher = dispatcher
+        self.extensions_to_load = extensions
+        self._background: set[asyncio.Task] = set()
+
+    @property
+    def gm_roles(self) -> tuple[str, ...]:
+        return self.settings.gm_roles
+
+    async def setup_hook(self) -> None:
+        for name in self.extensions_to_load:
+            await self.load_extension(name)
+        await self.tree.sync()
+
+    async def on_ready(self) -> None:
+        log.info("connected to Discord as %s (%s guilds)", self.user, len(self.guilds))
+        self.kick_outbox()  # whatever could not be posted while away
+
+    def spawn(self, coro) -> asyncio.Task:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    def kick_outbox(self) -> None:
+        """Deliver pending announcements now (after a command that made some), in the background."""
+        if self.dispatcher is not None:
+            self.spawn(self._flush())
+
+    async def _flush(self) -> None:
+        try:
+            await self.dispatcher.flush()
+        except Exception:
+            log.warning("outbox flush failed; the next sweep retries", exc_info=True)
+
+    async def drain(self, timeout: float = 10.0) -> None:
+        """Wait (at most ``timeout`` seconds) for the background work started so far."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while self._background and loop.time() < end:
+            await asyncio.wait(list(self._background), timeout=max(end - loop.time(), 0.01))
+
+    async def close(self) -> None:
+        await self.drain()
+        await super().close()
+
+
+class JudgeBot(JudgeBotMixin, commands.Bot):
+    pass
+
+
+class ShardedJudgeBot(JudgeBotMixin, commands.AutoShardedBot):
+    pass
+
+
+def make_bot(service: GameService, *, settings: DiscordSettings | None = None,
+             dispatcher: OutboxDispatcher | None = None, **client_kwargs: Any) -> JudgeBot | ShardedJudgeBot:
+    """The bot for ``service``; ``client_kwargs`` go to ``discord.Client`` (``connector``,
+    ``guild_ready_timeout``, ...). Sharded when ``settings.shards`` is set."""
+    settings = settings or DiscordSettings()
+    if settings.sharded:
+        if settings.shard_count is not None:
+            client_kwargs.setdefault("shard_count", settings.shard_count)
+        return ShardedJudgeBot(service, settings=settings, dispatcher=dispatcher, **client_kwargs)
+    return JudgeBot(service, settings=settings, dispatcher=dispatcher, **client_kwargs)

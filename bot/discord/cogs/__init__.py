@@ -1,0 +1,1 @@
+"""One extension per feature of the Discord front end."""

@@ -1,0 +1,171 @@
+"""A game on Discord end to end: created and started by slash commands, orders by DM, a deadline
+passing under a controlled clock, results and the archive in the right channels, reminders only
+to the players missing orders. The real discord.py bot against the fake Discord."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from tests.discord_support import POWERS, START, build_world, start_game
+
+pytest_plugins = ["tests.fakediscord.fixtures"]
+
+
+@pytest.fixture
+def world(fake_discord, tmp_path):
+    w = build_world(fake_discord, tmp_path)
+    yield w
+    w.db.dispose()
+
+
+async def test_a_game_is_created_joined_and_started_by_slash_commands(world):
+    fake = world.fake
+    async with world.running():
+        await start_game(world)
+        [thread] = fake.threads(world.results)
+        assert thread.name == "tannenberg archive"
+        view = world.service.status("tannenberg")
+        assert view.status == "active" and view.phase == "S1901M"
+        assert {p.power: p.player for p in view.players} == {
+            power: f"discord:{world.players[power].id}" for power in POWERS}
+        assert view.gm == f"discord:{world.gm.id}"
+        # the start is announced in the results channel, players mentioned
+        started = [m["content"] for m in fake.bot_messages(world.results) if "has started" in m["content"]]
+        assert len(started) == 1
+        assert f"<@{world.players['FRA'].id}>" in started[0]
+        assert "ref " in started[0]
+
+
+async def test_orders_by_dm_good_bad_mixed_and_replaced(world):
+    async with world.running():
+        await start_game(world)
+        good = await world.dm("FRA", "A par - bur\nF Brest to Mid-Atlantic Ocean\narmy marseilles holds")
+        assert "✅ A Paris - Burgundy" in good
+        assert "✅ F Brest - Mid-Atlantic Ocean" in good
+        assert "✅ A Marseilles H" in good
+        assert "Your orders for S1901M now (3)" in good
+        assert "Not accepted" not in good
+
+        bad = await world.dm("ENG", "F lon - xyz")
+        assert "Not accepted (1)" in bad and "xyz" in bad and "F lon - xyz" in bad
+        assert "Understood" not in bad and "You have no orders standing for S1901M." in bad
+
+        mixed = await world.dm("GER", "A ber - kie\nA mun - xyz\nF kie - hol\nA mun - bur")
+        assert "Understood (3)" in mixed and "Not accepted (1)" in mixed
+        assert "✅ A Berlin - Kiel" in mixed and "✅ F Kiel - Holland" in mixed and "✅ A Munich - Burgundy" in mixed
+        assert "Your orders for S1901M now (3)" in mixed
+
+        replaced = await world.dm("FRA", "A par - pic")
+        assert "✅ A Paris - Picardy" in replaced
+        assert "Your orders for S1901M now (3)" in replaced
+        standing = replaced.split("now (3):")[1]
+        assert "Picardy" in standing and "Burgundy" not in standing and "Mid-Atlantic Ocean" in standing
+        mine = world.service.my_orders("tannenberg", f"discord:{world.players['FRA'].id}")
+        assert sorted(o.canonical for o in mine.orders) == ["FRA: A mar H", "FRA: A par - pic", "FRA: F bre - mao"]
+
+
+async def test_one_players_orders_never_appear_in_anothers_replies(world):
+    fake = world.fake
+    async with world.running():
+        await start_game(world)
+        await world.dm("FRA", "A par - bur\nF bre - eng\nA mar - spa")
+        await world.dm("GER", "A mun - bur\nF kie - den")
+        resp, shown = await world.answer(world.players["GER"], "orders show", {"game": "tannenberg"})
+        assert resp.ephemeral
+        resp, status = await world.answer(world.players["ENG"], "status", {"game": "tannenberg"})
+        for user in (world.players["GER"], world.players["ENG"], world.gm):
+            for text in world.texts_to(user):
+                assert "English Channel" not in text and "Spain" not in text
+        assert "Burgundy" in shown and "Denmark" in shown and "English Channel" not in shown
+        assert "Burgundy" not in status and "Denmark" not in status
+        # no channel of the guild shows anybody's orders before adjudication (only the asker sees an
+        # ephemeral answer)
+        for channel in (world.results, fake.text_channel(world.guild, "general")):
+            for message in fake.bot_messages(channel):
+                if message["flags"] & 64:
+                    assert message["interaction_metadata"]["user"]["id"] == str(world.players["GER"].id)
+                    continue
+                assert "Burgundy" not in message["content"] and "Denmark" not in message["content"]
+
+
+async def test_status_shows_the_deadline_as_a_discord_timestamp_and_who_has_ordered(world):
+    async with world.running():
+        await start_game(world)
+        await world.dm("FRA", "A par - bur")
+        resp, text = await world.answer(world.players["ENG"], "status", {"game": "tannenberg"})
+        deadline = int((START + timedelta(hours=48)).timestamp())
+        assert f"<t:{deadline}:R>" in text and f"<t:{deadline}:F>" in text
+        lines = {line.split(":")[0]: line for line in text.splitlines() if line.startswith(("✅", "⏳"))}
+        assert [k for k in lines if k.startswith("✅")] == ["✅ France"]
+        assert len([k for k in lines if k.startswith("⏳")]) == 6
+        assert not resp.ephemeral
+
+
+async def test_reminders_go_only_to_players_missing_orders_then_the_deadline_adjudicates(world):
+    fake = world.fake
+    async with world.running():
+        await start_game(world)
+        await world.dm("FRA", "A par - bur\nF bre - mao\nA mar - spa")
+        await world.dm("GER", "A mun - bur\nF kie - den")
+        await world.dm("ENG", "F lon - eng")
+        before = {power: len(fake.bot_messages(user)) for power, user in world.players.items()}
+
+        world.clock.advance(timedelta(hours=24))  # the 24-hour reminder
+        assert world.service.fire_due() == 1
+        await world.flush()
+        reminded = {power for power, user in world.players.items() if len(fake.bot_messages(user)) > before[power]}
+        assert reminded == {"AUS", "ITA", "RUS", "TUR"}
+        note = fake.bot_messages(world.players["AUS"])[-1]["content"]
+        assert "Reminder" in note and "tannenberg" in note and "AUS" in note
+
+        world.clock.advance(timedelta(hours=24))  # the 1-hour reminder and the deadline
+        world.service.fire_due()
+        await world.flush()
+        view = world.service.status("tannenberg")
+        assert view.phase == "F1901M" and view.version == 1
+
+        posts = [m for m in fake.bot_messages(world.results) if m["embeds"]]
+        embeds = [e for m in posts for e in m["embeds"]]
+        assert embeds[0]["title"] == "tannenberg: results of Spring 1901 Movement (S1901M)"
+        by_title = {e["title"]: e["description"] for e in embeds}
+        assert "✅ A Paris - Burgundy" not in by_title["France"]  # Paris and Munich both went for Burgundy
+        assert "❌ A Paris - Burgundy" in by_title["France"] and "❌ A Munich - Burgundy" in by_title["Germany"]
+        assert "✅ A Marseilles - Spain" in by_title["France"]
+        assert "✅ F Kiel - Denmark" in by_title["Germany"]
+        assert "(no order given)" in by_title["Austria"]
+        assert "No orders from: AUS, ITA, RUS, TUR" in embeds[0]["description"]
+        assert "Next: Fall 1901 Movement (F1901M)" in embeds[0]["description"]
+        next_deadline = int((START + timedelta(hours=96)).timestamp())
+        assert f"<t:{next_deadline}:R>" in embeds[0]["description"]
+        # the map picture, when the renderer is there, goes with the first message
+        first = posts[0]
+        if first["attachments"]:
+            assert fake.file_bytes(first["attachments"][0]).startswith(b"\x89PNG")
+        # the season is archived in the game's thread
+        [thread] = fake.threads(world.results)
+        [archived] = [m for m in fake.bot_messages(thread) if m["attachments"]]
+        report = fake.file_bytes(archived["attachments"][0]).decode()
+        assert "S1901M" in report and "FRA:\n" in report and "  A mar - spa" in report
+        assert archived["attachments"][0]["filename"] == "0000-S1901M.txt"
+        # each message within Discord's limits (the fake refuses anything larger)
+        assert all(len(m["embeds"]) <= 10 for m in posts)
+
+
+async def test_a_result_is_posted_once_even_when_delivered_again(world):
+    fake = world.fake
+    async with world.running():
+        await start_game(world)
+        world.clock.advance(timedelta(hours=48))
+        world.service.fire_due()
+        await world.flush()
+        count = len(fake.bot_messages(world.results))
+        [thread] = fake.threads(world.results)
+        archived = len(fake.bot_messages(thread))
+        [results] = world.recorder.of_kind("results")
+        notifier = world.bot.get_cog("Announce").notifier
+        notifier._done.clear()  # as after a restart: only the channel's history knows
+        await notifier.deliver(results)
+        assert len(fake.bot_messages(world.results)) == count
+        assert len(fake.bot_messages(thread)) == archived
