@@ -22,7 +22,7 @@ POSITION_KEYS = frozenset({
     "variant", "rules", "phase", "units", "dislodged", "standoffs", "supply_centers", "orders",
     "prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "eliminated",
     # written by this judge so that a position can be fed back in unchanged
-    "annihilations", "seed",
+    "annihilations", "seed", "bribed",
 })
 DISLODGED_KEYS = frozenset({"unit", "from", "by_convoy"})
 KNOWN_RULES = frozenset({"prestige"})
@@ -145,7 +145,8 @@ def position_from_dict(doc: Any) -> tuple[Variant, Position]:
 
     position = Position(variant=variant.name, phase=phase, units=tuple(units), supply_centers=owners,
                         dislodged=tuple(dislodged), standoffs=standoffs, rules=all_rules, eliminated=eliminated)
-    prestige_keys = {"prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations", "seed"}
+    prestige_keys = {"prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations", "seed",
+                     "bribed"}
     if "prestige" in all_rules:
         position = position.with_changes(prestige=_prestige_from_dict(variant, position, doc))
     else:
@@ -170,12 +171,16 @@ def _prestige_from_dict(variant: Variant, position: Position, doc: Mapping) -> P
         _expect(isinstance(provs, list), f"home_centers[{code!r}]: must be a list of province ids")
         homes[power] = tuple(_province(variant, p, f"home_centers[{code!r}]") for p in provs)
     neutral_homes = {}
+    neutrals = {u.province: u for u in position.units if u.power == NEUTRAL}
+    neutrals.update({d.unit.province: d.unit for d in position.dislodged if d.unit.power == NEUTRAL})
     for where, home in _dict(doc, "neutral_homes").items():
         unit_province = _province(variant, where.split("/")[0].split("(")[0], "neutral_homes")
-        unit = position.unit_at(unit_province)
-        _expect(unit is not None and unit.power == NEUTRAL,
-                f"neutral_homes: there is no neutral unit in {where!r}")
+        unit = neutrals.get(unit_province)
+        _expect(unit is not None, f"neutral_homes: there is no neutral unit in {where!r}")
         neutral_homes[unit.location] = _province(variant, home, f"neutral_homes[{where!r}]")
+    bribed = {}
+    for where, briber in _dict(doc, "bribed").items():
+        bribed[_province(variant, where, "bribed")] = _power(variant, briber, f"bribed[{where!r}]")
     vassals = {}
     for home, lord in _dict(doc, "vassals").items():
         vassals[_province(variant, home, "vassals")] = _power(variant, lord, f"vassals[{home!r}]")
@@ -186,7 +191,8 @@ def _prestige_from_dict(variant: Variant, position: Position, doc: Mapping) -> P
     seed = doc.get("seed", base.seed)
     _expect(isinstance(seed, int) and not isinstance(seed, bool), f"seed: must be a whole number, got {seed!r}")
     return PrestigeState(prestige=prestige, prestige_start=start, home_centers=homes,
-                         neutral_homes=neutral_homes, vassals=vassals, annihilations=annihilations, seed=seed)
+                         neutral_homes=neutral_homes, vassals=vassals, annihilations=annihilations, seed=seed,
+                         bribed=bribed)
 
 
 def position_to_dict(position: Position, variant: Variant | None = None) -> dict[str, Any]:
@@ -216,6 +222,8 @@ def position_to_dict(position: Position, variant: Variant | None = None) -> dict
         if any(state.annihilations.values()):
             doc["annihilations"] = dict(sorted(state.annihilations.items()))
         doc["seed"] = state.seed
+        if state.bribed:
+            doc["bribed"] = dict(sorted(state.bribed.items()))
     doc["orders"] = []
     return doc
 

@@ -1,0 +1,81 @@
+"""A position written as a document and read back is the same position, in every phase of a
+seeded Outremer game with prestige orders; and the same phase adjudicated from the document,
+with the orders as text, gives the same result. The service stores positions as documents, so
+nothing may be lost on the way."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+
+import pytest
+
+from adjudicator.adjudicate import adjudicate
+from adjudicator.orders import Hold, Move, SupportHold, SupportMove, canonical
+from adjudicator.position import starting_position
+from adjudicator.variant import get_variant
+from adjudicator.vocab import Location, PhaseKind
+from bot.documents import adjudicate_document, position_from_dict, position_to_dict
+from tests.test_prestige_game import build_orders, movement_orders, retreat_orders
+
+CRUSADER = get_variant("crusader")
+
+
+def phases(seed: int, years: int):
+    rng = random.Random(seed)
+    position = starting_position(CRUSADER)
+    position = position.with_changes(prestige=replace(position.prestige, seed=seed))
+    while position.phase.year < CRUSADER.start_phase.year + years:
+        kind = position.phase.kind
+        make = {PhaseKind.MOVEMENT: movement_orders, PhaseKind.RETREAT: retreat_orders,
+                PhaseKind.ADJUSTMENT: build_orders}[kind]
+        orders = make(rng, CRUSADER, position)
+        if kind is PhaseKind.MOVEMENT:
+            orders = with_supported_attacks(rng, position, orders)
+        adjudication = adjudicate(CRUSADER, position, orders)
+        yield position, orders, adjudication
+        position = adjudication.position
+
+
+SEEN_KINDS: set[PhaseKind] = set()
+
+
+def with_supported_attacks(rng, position, orders):
+    """Turn some orders into supports of a move, so that units get dislodged and retreat."""
+    out = list(orders)
+    moves = [o for o in out if isinstance(o, Move)]
+    for i, order in enumerate(out):
+        if not isinstance(order, (Hold, SupportHold)) or rng.random() < 0.3:
+            continue
+        unit = position.unit_at(order.province)
+        for move in moves:
+            if move.power == order.power and move.province != order.province and \
+                    CRUSADER.adjacent(unit.type, unit.location, Location(move.destination.province)):
+                out[i] = SupportMove(order.power, unit.type, unit.location, move.unit_type, move.location,
+                                     move.destination)
+                break
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_positions_survive_the_document_round_trip(seed):
+    for position, orders, adjudication in phases(seed, years=3):
+        SEEN_KINDS.add(position.phase.kind)
+        doc = json.loads(json.dumps(position_to_dict(position)))
+        _, back = position_from_dict(doc)
+        assert back == position, f"{position.phase}: the document lost something"
+
+        doc["orders"] = [canonical(o) for o in orders]
+        result = adjudicate_document(doc)
+        assert [r["canonical"] for r in result["results"]] == [canonical(r.order) for r in adjudication.results]
+        assert [(r["result"], r["reason"]) for r in result["results"]] == \
+            [(r.outcome.value, r.reason) for r in adjudication.results]
+        assert result["position"] == json.loads(json.dumps(position_to_dict(adjudication.position)))
+
+
+def test_the_games_above_reached_every_kind_of_phase():
+    if len(SEEN_KINDS) == 0:
+        for seed in (1, 2, 3, 4, 5):
+            SEEN_KINDS.update(p.phase.kind for p, _, _ in phases(seed, years=3))
+    assert SEEN_KINDS == {PhaseKind.MOVEMENT, PhaseKind.RETREAT, PhaseKind.ADJUSTMENT}
