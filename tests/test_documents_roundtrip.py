@@ -12,12 +12,12 @@ from dataclasses import replace
 import pytest
 
 from adjudicator.adjudicate import adjudicate
-from adjudicator.orders import Hold, Move, SupportHold, SupportMove, canonical
+from adjudicator.orders import canonical
 from adjudicator.position import starting_position
 from adjudicator.variant import get_variant
-from adjudicator.vocab import Location, PhaseKind
+from adjudicator.vocab import PhaseKind
 from bot.documents import adjudicate_document, position_from_dict, position_to_dict
-from tests.test_prestige_game import build_orders, movement_orders, retreat_orders
+from tests.test_prestige_game import build_orders, movement_orders, retreat_orders, with_supported_attacks
 
 CRUSADER = get_variant("crusader")
 
@@ -32,30 +32,13 @@ def phases(seed: int, years: int):
                 PhaseKind.ADJUSTMENT: build_orders}[kind]
         orders = make(rng, CRUSADER, position)
         if kind is PhaseKind.MOVEMENT:
-            orders = with_supported_attacks(rng, position, orders)
+            orders = with_supported_attacks(rng, CRUSADER, position, orders)
         adjudication = adjudicate(CRUSADER, position, orders)
         yield position, orders, adjudication
         position = adjudication.position
 
 
 SEEN_KINDS: set[PhaseKind] = set()
-
-
-def with_supported_attacks(rng, position, orders):
-    """Turn some orders into supports of a move, so that units get dislodged and retreat."""
-    out = list(orders)
-    moves = [o for o in out if isinstance(o, Move)]
-    for i, order in enumerate(out):
-        if not isinstance(order, (Hold, SupportHold)) or rng.random() < 0.3:
-            continue
-        unit = position.unit_at(order.province)
-        for move in moves:
-            if move.power == order.power and move.province != order.province and \
-                    CRUSADER.adjacent(unit.type, unit.location, Location(move.destination.province)):
-                out[i] = SupportMove(order.power, unit.type, unit.location, move.unit_type, move.location,
-                                     move.destination)
-                break
-    return out
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from adjudicator.adjudicate import adjudicate
 from adjudicator.orders import (PRESTIGE_ORDER_TYPES, Bribe, Build, Hold, Lend, Move, Rebel, Retreat,
-                                SecureLoyalty, SeizeFief, SupportHold, Vassal, canonical)
+                                SecureLoyalty, SeizeFief, SupportHold, SupportMove, Vassal, canonical)
 from adjudicator.position import starting_position
 from adjudicator.prestige.neutrals import within_leash
 from adjudicator.prestige.state import lord_of, neutral_home
@@ -80,6 +80,23 @@ def movement_orders(rng, variant, position):
     return out
 
 
+def with_supported_attacks(rng, variant, position, orders):
+    """Turn some orders into supports of a move, so that units get dislodged and retreat."""
+    out = list(orders)
+    moves = [o for o in out if isinstance(o, Move)]
+    for i, order in enumerate(out):
+        if not isinstance(order, (Hold, SupportHold)) or rng.random() < 0.3:
+            continue
+        unit = position.unit_at(order.province)
+        for move in moves:
+            if move.power == order.power and move.province != order.province and \
+                    variant.adjacent(unit.type, unit.location, Location(move.destination.province)):
+                out[i] = SupportMove(order.power, unit.type, unit.location, move.unit_type, move.location,
+                                     move.destination)
+                break
+    return out
+
+
 def retreat_orders(rng, variant, position):
     board = Board(variant, position)
     out = []
@@ -111,7 +128,7 @@ def play_game(seed: int, years: int = 4):
     while position.phase.year < CRUSADER.start_phase.year + years:
         kind = position.phase.kind
         if kind is PhaseKind.MOVEMENT:
-            given = movement_orders(rng, CRUSADER, position)
+            given = with_supported_attacks(rng, CRUSADER, position, movement_orders(rng, CRUSADER, position))
         elif kind is PhaseKind.RETREAT:
             given = retreat_orders(rng, CRUSADER, position)
         else:
@@ -135,6 +152,7 @@ def test_a_seeded_outremer_game_replays_identically():
     assert first == second
     phases = [r["phase"] for r in first]
     assert phases[0] == "S1101M" and len(phases) >= 12
+    assert any(p.endswith("R") for p in phases), "the game should see units dislodged and retreating"
     prestige_results = [res for r in first for res in r["results"] if any(
         w in res[0] for w in ("VASSAL", "BRIBE", "REBEL", "SEIZE", "LEND", "SECURE"))]
     assert any(res[1] == "succeeds" for res in prestige_results)
