@@ -1,0 +1,250 @@
+"""Writing the archive site: static HTML pages from the archive, with the templates in the package.
+
+Layout under the site's root::
+
+    index.html                 the games
+    <game>/index.html          seasons, supply-centre chart, prestige history
+    <game>/<phase>.html        one season: maps before and after, orders, bids (e.g. S1101M.html)
+    <game>/game.json           the game's line in the site index
+
+Every file is written atomically (a temporary file renamed over the old one), so a reader never
+sees half a page. A season page is written once, when its season is archived (again only if it
+is rolled back and adjudicated anew); the index pages are rewritten each time. A whole game can
+also be built afresh in a temporary directory that is then renamed into place.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shutil
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import jinja2
+
+from adjudicator.vocab import Phase
+
+from ..render import DEFAULT_SIZE
+from .chart import centre_chart
+from .model import GameRecord, game_record
+from .pictures import season_maps
+
+SUMMARY = "game.json"
+"""The file in each game's directory that the site index is made from."""
+
+_SEASON_FILE = re.compile(r"^[A-Z]\d+[A-Z]\.html$")
+_OUTCOME_WORDS = {"succeeds": "succeeded", "fails": "failed", "invalid": "invalid"}
+_FILE_MODE, _DIR_MODE = 0o644, 0o755
+
+
+def game_slug(name: str) -> str:
+    """The directory of a game under the site's root: its name, anything unusual made ``_``."""
+    slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip(".")
+    return slug or "_"
+
+
+def _phase_name(text: str | None) -> str:
+    if not text:
+        return ""
+    try:
+        return Phase.parse(text).long_name
+    except ValueError:
+        return text
+
+
+def outcome_text(outcome: Mapping[str, Any] | None) -> str:
+    """How a finished game ended, in words."""
+    if not outcome:
+        return ""
+    if outcome.get("winner"):
+        return f"Won by {outcome['winner']}."
+    if outcome.get("draw"):
+        return "Drawn between " + ", ".join(outcome["draw"]) + "."
+    if outcome.get("reason"):
+        return f"Ended: {outcome['reason']}"
+    return "Ended."
+
+
+def _when(iso: str | None) -> str:
+    try:
+        return datetime.fromisoformat(iso).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if iso else ""
+    except ValueError:
+        return iso or ""
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    """The Jinja2 environment of the site's templates (``bot/site/templates/*.html.j2``)."""
+    env = jinja2.Environment(loader=jinja2.PackageLoader("bot.site", "templates"),
+                             autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",)),
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.globals.update(phase_name=_phase_name, outcome_word=lambda o: _OUTCOME_WORDS.get(o, o))
+    return env
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temporary file, then rename), readable by all."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, _FILE_MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _powers(record: GameRecord) -> list[dict[str, str]]:
+    return [{"code": code, "name": info.name, "colour": info.colour} for code, info in record.variant.powers.items()]
+
+
+def _won(season) -> list[tuple[str, str]]:
+    """What the bids of a season decided, in words: vassals taken, units bribed, rebellions."""
+    names = season.variant.provinces
+    events = season.events
+    out = [(f"{names[p].name if p in names else p}: vassal", power) for p, power in (events.get("vassals") or {}).items()
+           if any(b.power == power and b.outcome == "succeeds" and b.order.startswith("VASSAL") for b in season.bids)]
+    out += [(f"{names[p].name if p in names else p}: bribed for the season", power)
+            for p, power in (events.get("bribed") or {}).items()]
+    out += [(f"{names[p].name if p in names else p}: rebellion", "") for p in events.get("rebellions") or ()]
+    return out
+
+
+class SiteWriter:
+    """Writes the archive site under ``root``.
+
+    :param root: the site's directory (created when missing).
+    :param map_size: width in pixels of the maps on season pages.
+    :param clock: gives the time printed at the foot of the index pages.
+    """
+
+    def __init__(self, root: Path, *, map_size: int = DEFAULT_SIZE,
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        self.root = Path(root)
+        self.map_size = map_size
+        self.clock = clock
+        self.env = environment()
+
+    # -- pages ------------------------------------------------------------------------------
+
+    def season_page(self, record: GameRecord, index: int) -> str:
+        season = record.seasons[index]
+        previous = record.seasons[index - 1].slug if index > 0 else None
+        if index + 1 < len(record.seasons):
+            following = record.seasons[index + 1].slug
+        elif record.status == "ended":
+            following = None
+        else:
+            following = str(season.after.phase)
+        before, after = season_maps(season, size=self.map_size)
+        return self.env.get_template("season.html.j2").render(
+            game_name=record.name, season=season, previous=previous, next=following, map_before=before,
+            map_after=after, has_prestige=season.before.prestige is not None, powers=_powers(record),
+            dislodged=season.events.get("dislodged") or [], won=_won(season),
+            power_name=season.variant.power_name, written_at=_when(season.adjudicated_at))
+
+    def game_page(self, record: GameRecord) -> str:
+        history = record.centre_history()
+        start_prestige = dict(record.start.prestige.prestige) if record.start.prestige is not None else {}
+        return self.env.get_template("game_index.html.j2").render(
+            game=record, outcome=outcome_text(record.outcome), chart=centre_chart(record.variant, history),
+            centre_history=history, prestige_history=record.prestige_history(), start_prestige=start_prestige,
+            powers=_powers(record), written_at=self._now())
+
+    def index_page(self, games: list[dict[str, Any]]) -> str:
+        return self.env.get_template("site_index.html.j2").render(games=games, written_at=self._now())
+
+    def _now(self) -> str:
+        return self.clock().astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def write_game(self, export: Mapping[str, Any], *, rewrite: bool = False) -> GameRecord:
+        """Bring a game's pages up to date from its export (:func:`bot.archive.export_game`).
+
+        Season pages not yet written are written (all of them with ``rewrite``); pages of
+        seasons rolled back since are removed; the game's index and the site index are rewritten.
+        """
+        record = game_record(export)
+        self._write_game_into(self.root / game_slug(record.name), record, rewrite=rewrite)
+        self.write_index()
+        return record
+
+    def build_game(self, export: Mapping[str, Any]) -> GameRecord:
+        """Write a game's pages afresh in a temporary directory and rename it into place."""
+        record = game_record(export)
+        slug = game_slug(record.name)
+        self.root.mkdir(parents=True, exist_ok=True)
+        target = self.root / slug
+        fresh = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{slug}.new-"))
+        try:
+            os.chmod(fresh, _DIR_MODE)
+            self._write_game_into(fresh, record, rewrite=True)
+            if target.exists():
+                old = Path(tempfile.mkdtemp(dir=self.root, prefix=f".{slug}.old-"))
+                os.replace(target, old / slug)
+                os.replace(fresh, target)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.replace(fresh, target)
+        except BaseException:
+            shutil.rmtree(fresh, ignore_errors=True)
+            raise
+        self.write_index()
+        return record
+
+    def _write_game_into(self, folder: Path, record: GameRecord, *, rewrite: bool) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        written = self._pages_written(folder)
+        keep = set()
+        for i, season in enumerate(record.seasons):
+            path = folder / f"{season.slug}.html"
+            keep.add(path.name)
+            # a season rolled back and adjudicated anew has a new version: its page is rewritten
+            if rewrite or not path.exists() or written.get(season.slug) != season.version:
+                write_file(path, self.season_page(record, i))
+        for stale in folder.glob("*.html"):
+            if _SEASON_FILE.match(stale.name) and stale.name not in keep:
+                stale.unlink(missing_ok=True)
+        write_file(folder / "index.html", self.game_page(record))
+        summary = {"name": record.name, "slug": game_slug(record.name),
+                   "variant": record.variant.name, "variant_title": record.variant.title, "status": record.status,
+                   "phase": record.phase, "phase_name": _phase_name(record.phase), "seasons": len(record.seasons),
+                   "outcome": outcome_text(record.outcome),
+                   "pages": {season.slug: season.version for season in record.seasons}}
+        write_file(folder / SUMMARY, json.dumps(summary, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+
+    @staticmethod
+    def _pages_written(folder: Path) -> dict[str, int]:
+        try:
+            return dict(json.loads((folder / SUMMARY).read_text(encoding="utf-8")).get("pages") or {})
+        except (OSError, ValueError, AttributeError):
+            return {}
+
+    def games(self) -> list[dict[str, Any]]:
+        """The games written under the root, from their summaries, by name."""
+        out = []
+        if self.root.is_dir():
+            for path in sorted(self.root.glob(f"*/{SUMMARY}")):
+                if path.parent.name.startswith("."):
+                    continue
+                try:
+                    summary = json.loads(path.read_text(encoding="utf-8"))
+                except (OSError, ValueError):
+                    continue
+                summary["slug"] = path.parent.name
+                out.append(summary)
+        return sorted(out, key=lambda g: g.get("name", "").lower())
+
+    def write_index(self) -> None:
+        """Rewrite the site's index from the games under the root."""
+        write_file(self.root / "index.html", self.index_page(self.games()))
