@@ -229,6 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
             add = getattr(cli_game, name, None)
             if add is not None:
                 add(sub)
+    if importlib.util.find_spec("bot.site.cli") is not None:
+        from .site.cli import add_archive_parser
+
+        add_archive_parser(sub)
     return parser
 
 

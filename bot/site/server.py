@@ -1,0 +1,118 @@
+"""The archive site in ``crusader serve``: kept up to date from the announcements, served over HTTP.
+
+:class:`SiteNotifier` rewrites a game's pages when the judge announces its results (and when a
+game starts, ends or is rolled back). :class:`ArchiveSite` is the front end: at start it brings
+every game's pages up to date, then serves the directory with aiohttp on
+``CRUSADER_ARCHIVE_HOST``:``CRUSADER_ARCHIVE_PORT`` (127.0.0.1:8080 unless set).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path, PurePosixPath
+
+import structlog
+from aiohttp import web
+
+from .. import storage
+from ..archive import export_game
+from ..outbox import Announcement
+from ..storage import Database
+from .writer import SiteWriter
+
+log = structlog.get_logger("crusader.site")
+
+UPDATING_KINDS = frozenset({"started", "results", "rolled_back", "ended"})
+
+
+class SiteNotifier:
+    """A notifier: after the announcements that change a game's record, bring its pages up to date.
+
+    Idempotent: a repeated delivery writes no season page twice and the same index pages again.
+    """
+
+    def __init__(self, db: Database, writer: SiteWriter) -> None:
+        self.db = db
+        self.writer = writer
+        self._lock = asyncio.Lock()
+
+    async def deliver(self, announcement: Announcement) -> None:
+        if announcement.kind not in UPDATING_KINDS or announcement.game_id is None:
+            return
+        async with self._lock:
+            await asyncio.to_thread(self.update, announcement.game_id)
+
+    def update(self, game_id: int) -> None:
+        try:
+            export = export_game(self.db, game_id)
+        except ValueError:
+            return  # deleted since
+        self.writer.write_game(export)
+
+    def update_all(self) -> int:
+        """Bring every game's pages up to date (at start-up); the number of games."""
+        with self.db.session() as session:
+            ids = [g.id for g in storage.all_games(session)]
+        for game_id in ids:
+            self.update(game_id)
+        self.writer.write_index()
+        return len(ids)
+
+
+_NOT_FOUND = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title></head>"
+              "<body><h1>Not found</h1><p>There is no page at {path}: a season that has not been adjudicated "
+              "yet, or a game that is not archived here.</p><p><a href=\"/\">All games</a></p></body></html>")
+
+
+def site_app(root: Path) -> web.Application:
+    """An aiohttp application serving the static site under ``root`` (``/`` is ``index.html``)."""
+    root = Path(root).resolve()
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        rel = PurePosixPath(request.match_info.get("path", ""))
+        if any(part.startswith(".") for part in rel.parts):
+            raise _not_found(request)
+        target = (root / rel).resolve()
+        if not target.is_relative_to(root):
+            raise _not_found(request)
+        if target.is_dir():
+            if not request.path.endswith("/"):
+                raise web.HTTPMovedPermanently(request.path + "/")
+            target = target / "index.html"
+        if not target.is_file():
+            raise _not_found(request)
+        return web.FileResponse(target, headers={"Cache-Control": "no-cache"})
+
+    app = web.Application()
+    app.router.add_get("/{path:.*}", page)
+    return app
+
+
+def _not_found(request: web.Request) -> web.HTTPNotFound:
+    from html import escape
+
+    return web.HTTPNotFound(text=_NOT_FOUND.format(path=escape(request.path)), content_type="text/html")
+
+
+class ArchiveSite:
+    """The front end of ``crusader serve`` that writes and serves the archive site."""
+
+    name = "archive site"
+
+    def __init__(self, db: Database, root: Path, host: str, port: int) -> None:
+        self.root = Path(root)
+        self.host, self.port = host, port
+        self.notifier = SiteNotifier(db, SiteWriter(self.root))
+        self._runner: web.AppRunner | None = None
+
+    async def start(self) -> None:
+        games = await asyncio.to_thread(self.notifier.update_all)
+        self._runner = web.AppRunner(site_app(self.root), access_log=None)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, self.host, self.port).start()
+        log.info("archive site", url=f"http://{self.host}:{self.port}/", directory=str(self.root), games=games)
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
