@@ -28,7 +28,9 @@ from .maps import season_png
 log = logging.getLogger("crusader.discord")
 
 HISTORY = 50  # how far back to look for parts already posted
-NEEDED = ("view_channel", "send_messages", "embed_links", "attach_files")
+TEXT_NEEDS = ("view_channel", "send_messages", "read_message_history")
+RESULTS_NEEDS = TEXT_NEEDS + ("embed_links", "attach_files")
+ARCHIVE_NEEDS = ("view_channel", "send_messages_in_threads", "read_message_history", "attach_files")
 
 
 class DeliveryDeferred(RuntimeError):
@@ -68,13 +70,22 @@ class DiscordNotifier:
 
     async def _to_channel(self, a: Announcement, entry: GameEntry) -> None:
         place = entry.extra["discord"]
-        channel = await self._channel(place.get("channel"), entry, a, "results channel")
-        if a.kind != "results":
-            await self._post_text(channel, a.key, public_text(a.body))
-            return
+        try:
+            if a.kind == "results":
+                await self._post_results(a, entry, place)
+            else:
+                channel = await self._channel(place.get("channel"), entry, a, "results channel", TEXT_NEEDS)
+                await self._post_text(channel, a.key, f"**{a.subject}**\n{public_text(a.body)}")
+        except (discord.Forbidden, discord.NotFound) as exc:
+            await self._tell_gm(entry, a, f"I could not post '{a.subject}' for game '{entry.name}': "
+                                         f"{exc.text or exc} ({exc.status}). Please fix it; I will try again.")
+            raise DeliveryDeferred(f"{a.key}: {exc}") from exc
+
+    async def _post_results(self, a: Announcement, entry: GameEntry, place: dict) -> None:
         season = await asyncio.to_thread(self.service.season, entry.id, a.data.get("version"))
         if season is None:
             return  # rolled back since
+        channel = await self._channel(place.get("channel"), entry, a, "results channel", RESULTS_NEEDS)
         variant = get_variant(entry.variant)
         view = await asyncio.to_thread(self.service.status, entry.id)
         current = view.version == a.data.get("version", -1) + 1 and view.status == "active"
@@ -92,19 +103,20 @@ class DiscordNotifier:
             group[-1].set_footer(text=f"ref {ref}")
             kwargs = {}
             if i == 0 and png:
-                kwargs["file"] = discord.File(io.BytesIO(png), f"{entry.name}-{season['phase']}.png")
-                group[0].set_image(url=f"attachment://{entry.name}-{season['phase']}.png")
-            await self._send(channel, entry, a, embeds=group, **kwargs)
-        thread = await self._channel(place.get("archive"), entry, a, "archive thread")
+                filename = f"{entry.name}-{season['phase']}.png"
+                kwargs["file"] = discord.File(io.BytesIO(png), filename)
+                group[0].set_image(url=f"attachment://{filename}")
+            await channel.send(embeds=group, **kwargs)
+        thread = await self._channel(place.get("archive"), entry, a, "archive thread", ARCHIVE_NEEDS)
         ref = f"{a.key}#archive"
         if ref not in await self._posted(thread):
             report = season_report(entry.name, season)
-            await self._send(thread, entry, a, content=f"**{phase_name(season['phase'])}**: the season's full "
-                             f"report (orders, results, units, centres, prestige, seed).\n-# ref {ref}",
-                             file=discord.File(io.BytesIO(report.encode("utf-8")),
-                                               f"{season['version']:04d}-{season['phase']}.txt"))
+            await thread.send(content=f"**{phase_name(season['phase'])}**: the season's full report (orders, "
+                                      f"results, units, centres, prestige, seed).\n-# ref {ref}",
+                              file=discord.File(io.BytesIO(report.encode("utf-8")),
+                                                f"{season['version']:04d}-{season['phase']}.txt"))
 
-    async def _channel(self, channel_id, entry: GameEntry, a: Announcement, what: str):
+    async def _channel(self, channel_id, entry: GameEntry, a: Announcement, what: str, needs: tuple[str, ...]):
         """The channel to post in, or the game master is told why not and the delivery is deferred."""
         problem = None
         channel = self.bot.get_channel(int(channel_id)) if channel_id else None
@@ -119,7 +131,7 @@ class DiscordNotifier:
             problem = f"the game has no {what}"
         if channel is not None and getattr(channel, "guild", None) is not None:
             perms = channel.permissions_for(channel.guild.me)
-            missing = [p for p in NEEDED if not getattr(perms, p)]
+            missing = [p for p in needs if not getattr(perms, p)]
             if missing:
                 problem = f"I lack the permission(s) {', '.join(missing)} in the {what} (<#{channel_id}>)"
         if problem:
@@ -127,14 +139,6 @@ class DiscordNotifier:
                                          f"Please fix it; I will try again.")
             raise DeliveryDeferred(f"{a.key}: {problem}")
         return channel
-
-    async def _send(self, channel, entry: GameEntry, a: Announcement, **kwargs) -> discord.Message:
-        try:
-            return await channel.send(**kwargs)
-        except (discord.Forbidden, discord.NotFound) as exc:
-            await self._tell_gm(entry, a, f"I could not post '{a.subject}' in <#{channel.id}> for game "
-                                         f"'{entry.name}': {exc.text or exc}. Please fix it; I will try again.")
-            raise DeliveryDeferred(f"{a.key}: {exc}") from exc
 
     # -- private: DMs --------------------------------------------------------------------------
 
@@ -179,7 +183,7 @@ class DiscordNotifier:
         for i, piece in enumerate(pieces):
             ref = f"{key}#{i + 1}/{len(pieces)}"
             if ref not in posted:
-                await channel.send(f"{piece}\n-# ref {ref}")
+                await channel.send(f"{piece.rstrip()}\n-# ref {ref}")
 
     async def _posted(self, channel) -> set[str]:
         """The references of the bot's recent messages in ``channel``."""

@@ -1,0 +1,136 @@
+"""Game masters' commands on Discord: who may run a game, and what each command does."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from tests.discord_support import START, build_world, start_game
+
+pytest_plugins = ["tests.fakediscord.fixtures"]
+
+
+@pytest.fixture
+def world(fake_discord, tmp_path):
+    w = build_world(fake_discord, tmp_path)
+    yield w
+    w.db.dispose()
+
+
+async def test_a_non_gm_is_refused_with_a_message(world):
+    async with world.running():
+        resp, text = await world.answer(world.stranger, "game new", {"name": "rogue", "variant": "standard"})
+        assert resp.ephemeral and text == "Only holders of the game-master role (Judge) may create games."
+        resp, text = await world.answer(world.gm, "game new", {"name": "tannenberg", "variant": "standard"})
+        assert "created" in text
+        for command, options in (("game start", {}), ("game pause", {}), ("game end", {"reason": "mine now"}),
+                                 ("game kick", {"power": "France"}), ("game export", {})):
+            resp, text = await world.answer(world.stranger, command, {"game": "tannenberg", **options})
+            assert resp.ephemeral, command
+            assert text.startswith("Only the game master of 'tannenberg'"), (command, text)
+            assert f"<@{world.gm.id}>" in text and "game-master role (Judge)" in text
+        assert world.service.status("tannenberg").status == "forming"
+        # a player of the game is no game master either
+        resp, text = await world.answer(world.players["FRA"], "join", {"game": "tannenberg", "power": "France"})
+        resp, text = await world.answer(world.players["FRA"], "game start", {"game": "tannenberg"})
+        assert text.startswith("Only the game master") and world.service.status("tannenberg").status == "forming"
+
+
+async def test_a_gm_role_holder_may_run_another_masters_game(world):
+    async with world.running():
+        await start_game(world)
+        resp, text = await world.answer(world.referee, "game pause", {"game": "tannenberg"})
+        assert text == "'tannenberg' is paused." and not resp.ephemeral
+        resp, text = await world.answer(world.referee, "game resume", {"game": "tannenberg"})
+        assert "is active" in text
+
+
+async def test_without_a_configured_role_anyone_may_create_a_game_and_masters_only_their_own(fake_discord, tmp_path):
+    world = build_world(fake_discord, tmp_path)
+    world.settings = world.settings.model_copy(update={"gm_role": ""})
+    async with world.running():
+        resp, text = await world.answer(world.stranger, "game new", {"name": "mine", "variant": "crusader"})
+        assert "created" in text and "prestige rules" in text
+        assert world.service.entry("mine").gm == f"discord:{world.stranger.id}"
+        resp, text = await world.answer(world.gm, "game start", {"game": "mine"})
+        assert text == f"Only the game master of 'mine' (<@{world.stranger.id}>) may do that."
+    world.db.dispose()
+
+
+async def test_deadline_pause_resume_extend_adjudicate_rollback(world):
+    async with world.running():
+        await start_game(world)
+        resp, text = await world.answer(world.gm, "game deadline", {"game": "tannenberg", "after": "12h"})
+        at = int((START + timedelta(hours=12)).timestamp())
+        assert f"<t:{at}:R>" in text
+        assert world.service.status("tannenberg").deadline_at == START + timedelta(hours=12)
+        resp, text = await world.answer(world.gm, "game extend", {"game": "tannenberg", "by": "1d"})
+        assert world.service.status("tannenberg").deadline_at == START + timedelta(hours=36)
+        resp, text = await world.answer(world.gm, "game extend", {"game": "tannenberg", "by": "soon"})
+        assert resp.ephemeral and "duration must look like 48h" in text
+        resp, text = await world.answer(world.gm, "game pause", {"game": "tannenberg"})
+        assert world.service.status("tannenberg").status == "paused"
+        resp, text = await world.answer(world.gm, "game adjudicate", {"game": "tannenberg"})
+        assert "paused; resume it first" in text
+        await world.answer(world.gm, "game resume", {"game": "tannenberg"})
+        await world.dm("FRA", "A par - bur")
+        resp, text = await world.answer(world.gm, "game adjudicate", {"game": "tannenberg"})
+        assert "S1901M of 'tannenberg': adjudicated" in text and "Fall 1901" in text
+        await world.flush()
+        assert any(m["embeds"] for m in world.fake.bot_messages(world.results))
+        resp, text = await world.answer(world.gm, "game rollback", {"game": "tannenberg"})
+        assert "Rolled back" in text and "S1901M" in text
+        mine = world.service.my_orders("tannenberg", f"discord:{world.players['FRA'].id}")
+        assert [o.canonical for o in mine.orders] == ["FRA: A par - bur"]
+
+
+async def test_replace_kick_end_and_export(world):
+    fake = world.fake
+    newcomer = fake.add_user("newcomer")
+    fake.add_member(world.guild, newcomer)
+    async with world.running():
+        await start_game(world)
+        await world.dm("FRA", "A par - bur")
+        resp, text = await world.answer(world.gm, "game replace", {"game": "tannenberg", "power": "italy",
+                                                                   "player": newcomer})
+        assert text == f"Italy in 'tannenberg' is now played by <@{newcomer.id}>."
+        assert "Italy" in await world.dm(newcomer, "A ven H")
+        resp, text = await world.answer(world.gm, "game kick", {"game": "tannenberg", "power": "TUR"})
+        assert "Turkey's player has been removed" in text
+        assert world.service.status("tannenberg").player_of("TUR").status == "removed"
+        resp, text = await world.answer(world.gm, "game export", {"game": "tannenberg"})
+        assert resp.ephemeral
+        doc = json.loads(fake.file_bytes(resp.message["attachments"][0]))
+        assert doc["game"]["name"] == "tannenberg" and doc["orders"] == []  # this phase's orders stay private
+        resp, text = await world.answer(world.gm, "game end", {"game": "tannenberg", "reason": "time's up"})
+        assert text == "'tannenberg' has ended: time's up."
+        await world.flush()
+        assert any("ended by the game master: time's up" in m["content"] for m in fake.bot_messages(world.results))
+
+
+async def test_autocomplete_for_games_powers_and_provinces(world):
+    fake = world.fake
+    async with world.running():
+        await start_game(world)
+        await world.answer(world.gm, "game new", {"name": "outremer", "variant": "crusader"})
+        inter = await fake.autocomplete(world.gm, "game pause", {"game": "tan"}, focused="game", guild=world.guild)
+        resp = await fake.wait_for_interaction_response(inter)
+        assert [c["value"] for c in resp.choices] == ["tannenberg"]
+        inter = await fake.autocomplete(world.players["FRA"], "join", {"game": "outremer", "power": "jer"},
+                                        focused="power", guild=world.guild)
+        resp = await fake.wait_for_interaction_response(inter)
+        assert [c["value"] for c in resp.choices] == ["JER"]
+        inter = await fake.autocomplete(world.players["FRA"], "orders clear", {"game": "tannenberg", "province": "bur"},
+                                        focused="province", guild=world.guild)
+        resp = await fake.wait_for_interaction_response(inter)
+        assert resp.choices[0] == {"name": "Burgundy (bur)", "value": "bur"}
+        # a province transformed on the way in: clear one unit's order
+        await world.dm("FRA", "A par - bur\nF bre - mao")
+        resp, text = await world.answer(world.players["FRA"], "orders clear", {"game": "tannenberg",
+                                                                                "province": "Paris"})
+        assert resp.ephemeral and "Mid-Atlantic Ocean" in text and "Burgundy" not in text
+        resp, text = await world.answer(world.players["FRA"], "orders clear", {"game": "tannenberg",
+                                                                                "province": "Atlantis"})
+        assert resp.ephemeral and "Atlantis" in text
