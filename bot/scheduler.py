@@ -33,6 +33,7 @@ class TimerScheduler:
         self.horizon = horizon
         self.scheduler = AsyncIOScheduler(timezone="UTC")
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._running: set[asyncio.Task] = set()
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -40,15 +41,26 @@ class TimerScheduler:
         self.scheduler.add_job(self._poll, "interval", seconds=self.poll_interval, id="poll",
                                next_run_time=utcnow(), max_instances=1, coalesce=True)
 
-    def shutdown(self) -> None:
+    async def stop(self, timeout: float = 60.0) -> None:
+        """Stop arming jobs and let the runs in progress finish (each commits or rolls back whole)."""
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
+        running = [t for t in self._running if not t.done()]
+        if running:
+            await asyncio.wait(running, timeout=timeout)
+
+    def _track(self) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
 
     def _pending(self) -> list[tuple[int, datetime]]:
         with self.db.session() as session:
             return [(t.id, t.due_at) for t in storage.pending_timers(session, due_before=utcnow() + self.horizon)]
 
     async def _poll(self) -> None:
+        self._track()
         try:
             for timer_id, due_at in await asyncio.to_thread(self._pending):
                 self._add(timer_id, due_at)
@@ -72,6 +84,7 @@ class TimerScheduler:
                                    misfire_grace_time=None, replace_existing=True)
 
     async def _fire(self, timer_id: int) -> None:
+        self._track()
         try:
             await self.handler(timer_id)
         except Exception:

@@ -69,9 +69,12 @@ def build_app(settings: Settings) -> App:
     return App(settings, db, service, dispatcher)
 
 
-def _front_end_factories() -> list[Callable[[App], "FrontEnd | None"]]:
+def _front_end_factories(wanted: str = "auto") -> list[Callable[[App], "FrontEnd | None"]]:
     factories = list(_extra_factories)
+    choice = {w.strip() for w in wanted.split(",") if w.strip()}
     for name in FRONT_END_MODULES:
+        if "auto" not in choice and name.rsplit(".", 1)[1] not in choice:
+            continue
         if importlib.util.find_spec(name) is not None:
             module = importlib.import_module(name)
             if hasattr(module, "create_front_end"):
@@ -100,7 +103,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
 
     scheduler = TimerScheduler(app.db, on_timer, sweep=sweep, poll_interval=settings.poll_interval)
     app.service.timer_listeners.append(scheduler.arm)
-    for factory in _front_end_factories():
+    for factory in _front_end_factories(settings.front_ends):
         front_end = factory(app)
         if front_end is not None:
             await front_end.start()
@@ -112,7 +115,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         await stop.wait()
     finally:
         log.info("stopping", node=settings.node_name)
-        scheduler.shutdown()
+        await scheduler.stop()
         for front_end in reversed(app.front_ends):
             try:
                 await front_end.stop()

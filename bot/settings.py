@@ -27,6 +27,8 @@ class Settings(BaseSettings):
     outbox_lease: float = Field(30.0, gt=0, description="seconds a server keeps its claim on announcements it is "
                                 "delivering; a crashed server's claims lapse after this")
     announce_jsonl: Path | None = Field(None, description="also write every announcement to this JSONL file")
+    front_ends: str = Field("auto", description="front ends serve starts: auto (each one configured), none, "
+                            "or a comma list of mail, site, discord")
     host: str = Field("127.0.0.1", description="address for the e-mail listener and the archive site")
     discord_token: SecretStr | None = Field(None, description="the Discord front end starts when set")
     archive_host: str | None = Field(None, description="address of the archive site (default: host)")

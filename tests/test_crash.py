@@ -35,10 +35,10 @@ ORDERS = {"ENG": ("ed", "F lon - nth\nA lvp - yor"), "FRA": ("flo", "A par - bur
 
 
 def start_server(tmp_path: Path, url: str, name: str, **env) -> subprocess.Popen:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("CRUSADER_")}
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("CRUSADER_", "DISCORD_"))}
     environ.update(CRUSADER_DATABASE_URL=url, CRUSADER_DATA_DIR=str(tmp_path / "data"),
                    CRUSADER_ANNOUNCE_JSONL=str(tmp_path / "announcements.jsonl"), CRUSADER_POLL_INTERVAL="0.5", CRUSADER_OUTBOX_LEASE="2",
-                   CRUSADER_LOG_FORMAT="json", CRUSADER_NODE_NAME=name, **env)
+                   CRUSADER_LOG_FORMAT="json", CRUSADER_FRONT_ENDS="none", CRUSADER_NODE_NAME=name, **env)
     log = (tmp_path / f"{name}.log").open("ab")
     return subprocess.Popen([sys.executable, "-m", "bot.cli", "serve"], cwd=ROOT, env=environ,
                             stdout=log, stderr=subprocess.STDOUT)
