@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Iterable, Mapping
@@ -70,18 +71,11 @@ class Position:
     prestige: PrestigeState | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "units", tuple(self.units))
-        object.__setattr__(self, "dislodged", tuple(self.dislodged))
-        object.__setattr__(self, "standoffs", frozenset(self.standoffs))
-        object.__setattr__(self, "rules", frozenset(self.rules))
-        object.__setattr__(self, "eliminated", frozenset(self.eliminated))
-        object.__setattr__(self, "supply_centers", _frozen(self.supply_centers))
-        index: dict[ProvinceId, Unit] = {}
-        for unit in self.units:
-            if unit.province in index:
-                raise ValueError(f"two units in {unit.province}: {index[unit.province]} and {unit}")
-            index[unit.province] = unit
-        object.__setattr__(self, "_index", index)
+        fields = self.__dict__
+        for name, value in tuple(fields.items()):
+            if name in _NORMALISE:
+                fields[name] = _NORMALISE[name](value)
+        fields["_index"] = _unit_index(fields["units"])
 
     def unit_at(self, province: ProvinceId) -> Unit | None:
         return self._index.get(province)  # type: ignore[attr-defined]
@@ -100,11 +94,40 @@ class Position:
         return counts
 
     def with_changes(self, **changes) -> Position:
-        return replace(self, **changes)
+        """A copy with ``changes`` (field name -> value), checked as the constructor checks them."""
+        unknown = set(changes) - _FIELD_NAMES
+        if unknown:
+            return replace(self, **changes)     # raises the usual TypeError for the unknown name
+        fields = dict(self.__dict__)
+        for name, value in changes.items():
+            normalise = _NORMALISE.get(name)
+            fields[name] = value if normalise is None else normalise(value)
+        if "units" in changes:
+            fields["_index"] = _unit_index(fields["units"])
+        copy = object.__new__(Position)
+        copy.__dict__.update(fields)
+        return copy
 
     @property
     def has_prestige(self) -> bool:
         return "prestige" in self.rules
+
+
+def _unit_index(units: tuple[Unit, ...]) -> dict[ProvinceId, Unit]:
+    """Each unit by its province; two units in one province are an error."""
+    index: dict[ProvinceId, Unit] = {}
+    for unit in units:
+        province = unit.location.province
+        if province in index:
+            raise ValueError(f"two units in {province}: {index[province]} and {unit}")
+        index[province] = unit
+    return index
+
+
+# How each field of a Position is stored, whatever iterable or mapping it was given as.
+_NORMALISE = {"units": tuple, "dislodged": tuple, "standoffs": frozenset, "rules": frozenset,
+              "eliminated": frozenset, "supply_centers": _frozen}
+_FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(Position))
 
 
 def starting_position(variant, rules: Iterable[str] = ()) -> Position:

@@ -16,6 +16,7 @@ from typing import Mapping
 
 from .orders import (PRESTIGE_ORDER_TYPES, Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                      SupportMove, UnitOrder, Waive)
+from .maptables import map_tables
 from .position import Dislodgement, Position
 from .vocab import Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
 
@@ -25,48 +26,32 @@ _MOVEMENT_TYPES = (Hold, Move, SupportHold, SupportMove, Convoy)
 # -- the map questions every check asks (cached per variant) ------------------------------
 
 
-@functools.lru_cache(maxsize=8)
-def neighbours(variant) -> dict[ProvinceId, frozenset[ProvinceId]]:
+def neighbours(variant) -> Mapping[ProvinceId, frozenset[ProvinceId]]:
     """Every province touching each province, for any unit type and coast."""
-    return {p: variant.province_neighbours(p) for p in variant.provinces}
+    return map_tables(variant).neighbours
 
 
-@functools.lru_cache(maxsize=8)
 def seas(variant) -> frozenset[ProvinceId]:
-    return frozenset(p for p, prov in variant.provinces.items() if prov.kind is ProvinceKind.SEA)
+    return map_tables(variant).seas
 
 
-@functools.lru_cache(maxsize=8)
 def shores(variant) -> frozenset[ProvinceId]:
     """Provinces an army may be convoyed from or to: land that touches a sea."""
-    sea = seas(variant)
-    nb = neighbours(variant)
-    return frozenset(p for p, prov in variant.provinces.items()
-                     if prov.kind is ProvinceKind.COAST and nb[p] & sea)
+    return map_tables(variant).shores
 
 
-@functools.lru_cache(maxsize=4096)
 def fleet_reach(variant, source: Location, province: ProvinceId) -> tuple[str | None, ...]:
-    """The coasts of ``province`` a fleet at ``source`` can move to (cached)."""
-    return variant.fleet_can_reach(source, province)
+    """The coasts of ``province`` a fleet at ``source`` can move to."""
+    return map_tables(variant).fleet_coasts(source, province)
 
 
-@functools.lru_cache(maxsize=4096)
 def province_name(variant, province: ProvinceId) -> str:
     """``Picardy``, ``the North Sea``: the name as it reads inside a sentence."""
-    prov = variant.provinces.get(province)
-    if prov is None:
-        return province
-    return f"the {prov.name}" if prov.kind is ProvinceKind.SEA and not prov.name.startswith("the ") else prov.name
+    return map_tables(variant).name(province)
 
 
-@functools.lru_cache(maxsize=4096)
 def location_name(variant, location: Location) -> str:
-    name = province_name(variant, location.province)
-    coasts = {"nc": "north", "sc": "south", "ec": "east", "wc": "west"}
-    if location.coast:
-        return f"the {coasts.get(location.coast, location.coast)} coast of {name}"
-    return name
+    return map_tables(variant).location_name(location)
 
 
 def power_adjective(variant, power: Power) -> str:
@@ -86,16 +71,23 @@ class Board:
         self.position = position
         self.commander = commander or {}
         self.hooks = hooks
-        self.nb = neighbours(variant)
-        self.shores = shores(variant)
-        sea = seas(variant)
-        self.fleet_seas = frozenset(u.province for u in position.units
-                                    if u.type is UnitType.FLEET and u.province in sea)
+        self.tables = map_tables(variant)
+        self.nb = self.tables.neighbours
+        self.shores = self.tables.shores
+        self.kind = position.phase.kind
+        self.checks = _CHECKS[self.kind]
+        self.unit_at = position.unit_at
         self._dislodged = {d.unit.province: d for d in position.dislodged}
         self._minimal: dict[tuple[ProvinceId, ProvinceId], frozenset[ProvinceId]] = {}
 
+    @functools.cached_property
+    def fleet_seas(self) -> frozenset[ProvinceId]:
+        """The seas where a fleet stands (the only places a convoy can pass)."""
+        sea = self.tables.seas
+        return frozenset(u.province for u in self.position.units if u.type is UnitType.FLEET and u.province in sea)
+
     def name(self, province: ProvinceId) -> str:
-        return province_name(self.variant, province)
+        return self.tables.name(province)
 
     def home_centers(self, power: Power) -> tuple[ProvinceId, ...]:
         if self.hooks is not None:
@@ -166,9 +158,17 @@ class Board:
 
 def check(board: Board, order: Order) -> tuple[Order | None, str | None]:
     """``(order as understood, None)`` when legal in this phase, else ``(None, reason)``."""
+    checker = board.checks.get(type(order))
+    if checker is not None:
+        return checker(board, order)
+    return _check_by_kind(board, order)
+
+
+def _check_by_kind(board: Board, order: Order) -> tuple[Order | None, str | None]:
+    """:func:`check` for an order of a type the phase does not take (or of a subclass)."""
     if isinstance(order, PRESTIGE_ORDER_TYPES):
         return None, "prestige orders need the prestige rules"
-    kind = board.position.phase.kind
+    kind = board.kind
     if kind is PhaseKind.MOVEMENT:
         if not isinstance(order, _MOVEMENT_TYPES):
             return None, _wrong_phase(order, "a movement phase")
@@ -194,10 +194,11 @@ def _wrong_phase(order: Order, phase: str) -> str:
 def _unit(board: Board, order: UnitOrder, unit: Unit | None, entitled: Power | None = None) -> str | None:
     """Why ``order`` may not be given to ``unit`` (missing, other type, someone else's), or None."""
     if unit is None:
-        return f"there is no unit in {board.name(order.province)}"
+        return f"there is no unit in {board.name(order.location.province)}"
     if order.unit_type is not None and order.unit_type is not unit.type:
-        return f"the unit in {board.name(order.province)} is {_a(unit.type.noun)}, not {_a(order.unit_type.noun)}"
-    entitled = entitled or board.entitled(unit)
+        return (f"the unit in {board.name(order.location.province)} is {_a(unit.type.noun)}, "
+                f"not {_a(order.unit_type.noun)}")
+    entitled = entitled or board.commander.get(unit.location.province, unit.power)
     if order.power != entitled:
         owner = power_adjective(board.variant, unit.power)
         return f"not your unit: {unit.short} is {owner}"
@@ -206,6 +207,15 @@ def _unit(board: Board, order: UnitOrder, unit: Unit | None, entitled: Power | N
 
 def _a(noun: str) -> str:
     return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
+
+
+def _same_place(a: Location, b: Location) -> bool:
+    return a is b or (a.province == b.province and a.coast == b.coast)
+
+
+def _names_unit(order: UnitOrder, unit: Unit) -> bool:
+    """Does ``order`` name ``unit`` exactly as it stands (type and coast)?"""
+    return order.unit_type is unit.type and _same_place(order.location, unit.location)
 
 
 def _understood(order: UnitOrder, unit: Unit, **changes) -> UnitOrder:
@@ -217,123 +227,191 @@ def _understood(order: UnitOrder, unit: Unit, **changes) -> UnitOrder:
     return type(order)(**fields)
 
 
+def _province_only(location: Location) -> Location:
+    """``location`` without its coast."""
+    return location if location.coast is None else Location(location.province)
+
+
 def fleet_destination(board: Board, source: Location, dest: Location) -> Location | str:
     """Where a fleet at ``source`` ordered to ``dest`` goes (coast settled), or why it cannot."""
-    v = board.variant
-    prov = v.provinces[dest.province]
-    if prov.kind is ProvinceKind.LAND:
-        return f"a fleet cannot go to {board.name(dest.province)}, which is inland"
-    reach = fleet_reach(v, source, dest.province)
+    tables = board.tables
+    province = dest.province
+    if tables.kind[province] is ProvinceKind.LAND:
+        return f"a fleet cannot go to {tables.name(province)}, which is inland"
+    reach = tables.fleet_coasts(source, province)
     if not reach:
-        if dest.province in v.army_neighbours(source.province):
-            return (f"no coast leads from {location_name(v, source)} to {board.name(dest.province)}, "
+        if province in tables.army_adjacent.get(source.province, ()):
+            return (f"no coast leads from {tables.location_name(source)} to {tables.name(province)}, "
                     f"so a fleet cannot move there")
-        return f"not adjacent: {board.name(dest.province)} is not adjacent to {location_name(v, source)}"
-    if not prov.coasts:
-        return Location(dest.province)
+        return f"not adjacent: {tables.name(province)} is not adjacent to {tables.location_name(source)}"
+    if not tables.coasts[province]:
+        return _province_only(dest)
     if dest.coast:
         if dest.coast not in reach:
-            return f"a fleet in {location_name(v, source)} cannot reach {location_name(v, dest)}"
+            return f"a fleet in {tables.location_name(source)} cannot reach {tables.location_name(dest)}"
         return dest
     if len(reach) == 1:
-        return Location(dest.province, reach[0])
-    coasts = " or ".join(f"{dest.province}/{c}" for c in reach)
+        return Location(province, reach[0])
+    coasts = " or ".join(f"{province}/{c}" for c in reach)
     return f"name the coast: {coasts}"
 
 
+def _ordered_unit(board: Board, order: UnitOrder) -> Unit | str:
+    """The unit ``order`` commands, or why it commands none."""
+    unit = board.unit_at(order.location.province)
+    if unit is None or (order.unit_type is not None and order.unit_type is not unit.type) \
+            or order.power != board.commander.get(unit.location.province, unit.power):
+        return _unit(board, order, unit)
+    return unit
+
+
 def _check_movement(board: Board, order: UnitOrder) -> tuple[Order | None, str | None]:
-    unit = board.position.unit_at(order.province)
-    why = _unit(board, order, unit)
-    if why:
-        return None, why
+    """Any movement-phase order, whatever its class (subclasses included)."""
     if isinstance(order, Hold):
-        return _understood(order, unit), None
+        return _check_hold(board, order)
     if isinstance(order, Move):
-        dest = _move_destination(board, unit, order.destination, order.via_convoy)
-        if isinstance(dest, str):
-            return None, dest
-        return _understood(order, unit, destination=dest), None
+        return _check_move(board, order)
     if isinstance(order, Convoy):
-        return _check_convoy(board, order, unit)
-    return _check_support(board, order, unit)
+        return _check_convoy_order(board, order)
+    if isinstance(order, SupportHold):
+        return _check_support_hold(board, order)
+    return _check_support_move(board, order)
+
+
+def _check_hold(board: Board, order: Hold) -> tuple[Order | None, str | None]:
+    unit = _ordered_unit(board, order)
+    if isinstance(unit, str):
+        return None, unit
+    if type(order) is Hold and _names_unit(order, unit):
+        return order, None
+    return _understood(order, unit), None
+
+
+def _check_move(board: Board, order: Move) -> tuple[Order | None, str | None]:
+    unit = _ordered_unit(board, order)
+    if isinstance(unit, str):
+        return None, unit
+    dest = _move_destination(board, unit, order.destination, order.via_convoy)
+    if isinstance(dest, str):
+        return None, dest
+    if type(order) is Move:
+        if _names_unit(order, unit) and _same_place(order.destination, dest):
+            return order, None
+        return Move(order.power, unit.type, unit.location, dest, order.via_convoy), None
+    return _understood(order, unit, destination=dest), None
 
 
 def _move_destination(board: Board, unit: Unit, dest: Location, via_convoy: bool = False,
                       without: ProvinceId | None = None) -> Location | str:
-    v, src = board.variant, unit.province
-    if dest.province not in v.provinces:
-        return f"there is no province {dest.province!r}"
-    if dest.province == src:
-        return f"{unit.short} is in {board.name(src)} already; a unit cannot move to where it stands"
+    tables, src, province = board.tables, unit.location.province, dest.province
+    kind = tables.kind.get(province)
+    if kind is None:
+        return f"there is no province {province!r}"
+    if province == src:
+        return f"{unit.short} is in {tables.name(src)} already; a unit cannot move to where it stands"
     if unit.type is UnitType.FLEET:
         if via_convoy:
             return "only armies can be convoyed"
         return fleet_destination(board, unit.location, dest)
-    if v.provinces[dest.province].kind is ProvinceKind.SEA:
-        return f"an army cannot go to {board.name(dest.province)}, which is a sea"
-    adjacent = v.army_adjacent(src, dest.province)
+    if kind is ProvinceKind.SEA:
+        return f"an army cannot go to {tables.name(province)}, which is a sea"
+    adjacent = province in tables.army_adjacent.get(src, ())
     if adjacent and not via_convoy:
-        return Location(dest.province)
-    if board.convoy_possible(src, dest.province, without):
-        return Location(dest.province)
+        return _province_only(dest)
+    if board.convoy_possible(src, province, without):
+        return _province_only(dest)
     if adjacent:
-        return f"no fleet could convoy {unit.short} to {board.name(dest.province)}"
-    if without and board.convoy_possible(src, dest.province):
-        return (f"the only convoy route for {unit.short} to {board.name(dest.province)} "
+        return f"no fleet could convoy {unit.short} to {tables.name(province)}"
+    if without and board.convoy_possible(src, province):
+        return (f"the only convoy route for {unit.short} to {tables.name(province)} "
                 f"runs through the supporting fleet")
-    return (f"not adjacent: {board.name(dest.province)} is not adjacent to {board.name(src)}, "
+    return (f"not adjacent: {tables.name(province)} is not adjacent to {tables.name(src)}, "
             f"and no fleets at sea could convoy {unit.short} there")
 
 
 def _target(board: Board, order: SupportHold | SupportMove | Convoy, verb: str) -> Unit | str:
-    target = board.position.unit_at(order.target.province)
-    where = board.name(order.target.province)
+    province = order.target.province
+    target = board.unit_at(province)
     if target is None:
-        return f"there is no unit in {where} to {verb}"
+        return f"there is no unit in {board.name(province)} to {verb}"
     if order.target_type is not None and order.target_type is not target.type:
-        return f"the unit in {where} is {_a(target.type.noun)}, not {_a(order.target_type.noun)}"
+        return f"the unit in {board.name(province)} is {_a(target.type.noun)}, not {_a(order.target_type.noun)}"
     return target
 
 
 def _can_reach(board: Board, unit: Unit, province: ProvinceId) -> bool:
     if unit.type is UnitType.ARMY:
-        return board.variant.army_adjacent(unit.province, province)
-    return bool(fleet_reach(board.variant, unit.location, province))
+        return province in board.tables.army_adjacent.get(unit.location.province, ())
+    return bool(board.tables.fleet_coasts(unit.location, province))
 
 
-def _check_support(board: Board, order: SupportHold | SupportMove, unit: Unit) -> tuple[Order | None, str | None]:
+def _supporter_and_target(board: Board, order: SupportHold | SupportMove) -> tuple[Unit, Unit] | str:
+    unit = _ordered_unit(board, order)
+    if isinstance(unit, str):
+        return unit
     target = _target(board, order, "support")
     if isinstance(target, str):
-        return None, target
-    if target.province == unit.province:
-        return None, "a unit cannot support itself"
-    if isinstance(order, SupportHold):
-        if not _can_reach(board, unit, target.province):
-            return None, (f"{unit.short} cannot support a unit in {board.name(target.province)}: "
-                          f"it could not move there itself")
-        return _understood(order, unit, target_type=target.type, target=target.location), None
-    dest = order.destination
-    if dest.province == unit.province:
-        return None, f"{unit.short} cannot support a move into {board.name(unit.province)}, where it stands itself"
+        return target
+    if target.location.province == unit.location.province:
+        return "a unit cannot support itself"
+    return unit, target
+
+
+def _check_support_hold(board: Board, order: SupportHold) -> tuple[Order | None, str | None]:
+    found = _supporter_and_target(board, order)
+    if isinstance(found, str):
+        return None, found
+    unit, target = found
+    if not _can_reach(board, unit, target.location.province):
+        return None, (f"{unit.short} cannot support a unit in {board.name(target.location.province)}: "
+                      f"it could not move there itself")
+    if type(order) is SupportHold:
+        if _names_unit(order, unit) and order.target_type is target.type and _same_place(order.target, target.location):
+            return order, None
+        return SupportHold(order.power, unit.type, unit.location, target.type, target.location), None
+    return _understood(order, unit, target_type=target.type, target=target.location), None
+
+
+def _check_support_move(board: Board, order: SupportMove) -> tuple[Order | None, str | None]:
+    found = _supporter_and_target(board, order)
+    if isinstance(found, str):
+        return None, found
+    unit, target = found
+    dest, here = order.destination, unit.location.province
+    if dest.province == here:
+        return None, f"{unit.short} cannot support a move into {board.name(here)}, where it stands itself"
     if not _can_reach(board, unit, dest.province):
         return None, (f"{unit.short} cannot support a move to {board.name(dest.province)}: "
                       f"it could not move there itself")
     # a support need not name the coast of a supported fleet move (DATC 6.B.7, 6.B.8, 6.B.15)
-    supported = _move_destination(board, target, Location(dest.province), without=unit.province) \
-        if target.type is UnitType.ARMY or not dest.coast else _move_destination(board, target, dest)
+    army = target.type is UnitType.ARMY
+    supported = _move_destination(board, target, _province_only(dest), without=here) \
+        if army or not dest.coast else _move_destination(board, target, dest)
     if isinstance(supported, str) and not supported.startswith("name the coast"):
         return None, f"the supported move is impossible ({supported})"
-    if target.type is UnitType.ARMY or not board.variant.provinces[dest.province].coasts:
-        dest = Location(dest.province)
+    if army or not board.tables.coasts[dest.province]:
+        dest = _province_only(dest)
+    if type(order) is SupportMove:
+        if _names_unit(order, unit) and order.target_type is target.type \
+                and _same_place(order.target, target.location) and _same_place(order.destination, dest):
+            return order, None
+        return SupportMove(order.power, unit.type, unit.location, target.type, target.location, dest), None
     return _understood(order, unit, target_type=target.type, target=target.location, destination=dest), None
+
+
+def _check_convoy_order(board: Board, order: Convoy) -> tuple[Order | None, str | None]:
+    unit = _ordered_unit(board, order)
+    if isinstance(unit, str):
+        return None, unit
+    return _check_convoy(board, order, unit)
 
 
 def _check_convoy(board: Board, order: Convoy, unit: Unit) -> tuple[Order | None, str | None]:
     if unit.type is not UnitType.FLEET:
         return None, "only fleets convoy"
-    if unit.province not in seas(board.variant):
+    if unit.province not in board.tables.seas:
         return None, f"only fleets at sea convoy: {unit.short} is on the coast of {board.name(unit.province)}"
-    target = board.position.unit_at(order.target.province)
+    target = board.unit_at(order.target.province)
     if target is not None and target.type is not UnitType.ARMY:
         return None, f"only armies can be convoyed: the unit in {board.name(target.province)} is a fleet"
     target = _target(board, order, "convoy")
@@ -482,3 +560,12 @@ def _check_build(board: Board, order: Build, centres: int, units: int) -> tuple[
             return None, f"{name} has no coast {order.location.coast!r}"
         return Build(power, UnitType.FLEET, order.location), None
     return Build(power, UnitType.FLEET, locations[0]), None
+
+
+# Which function checks an order of each type, by the kind of phase (other types: _check_by_kind).
+_CHECKS = {
+    PhaseKind.MOVEMENT: {Hold: _check_hold, Move: _check_move, SupportHold: _check_support_hold,
+                         SupportMove: _check_support_move, Convoy: _check_convoy_order},
+    PhaseKind.RETREAT: {Retreat: _check_retreat, Move: _check_retreat, Disband: _check_retreat},
+    PhaseKind.ADJUSTMENT: {Build: _check_adjustment, Disband: _check_adjustment, Waive: _check_adjustment},
+}

@@ -1,0 +1,88 @@
+"""The map questions the checks and the resolver ask on every order, answered once per variant.
+
+:func:`map_tables` turns a :class:`~adjudicator.variant.Variant` into plain dictionaries keyed
+by province id (and coast), so that a phase's hot loops do string lookups only: no
+:class:`~adjudicator.vocab.Location` is built or hashed to ask who touches whom.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Mapping
+
+from .vocab import Location, ProvinceId, ProvinceKind
+
+_COAST_WORDS = {"nc": "north", "sc": "south", "ec": "east", "wc": "west"}
+
+
+@dataclass(frozen=True, eq=False)
+class MapTables:
+    """Lookup tables of one variant.
+
+    ``kind``: each province's kind. ``coasts``: the named coasts of each province (empty for
+    most). ``army_adjacent``: the provinces an army may move to. ``neighbours``: every province
+    touching each province, for any unit type and coast. ``fleet_reach``: for a fleet at
+    (province, coast), the coasts of each province it can move to (``None`` for a province
+    without named coasts), sorted as :meth:`Variant.fleet_can_reach` sorts them. ``seas``: the
+    sea provinces; ``shores``: land touching a sea (where convoys start and end). ``names``:
+    each province's name as it reads in a sentence ("the North Sea").
+    """
+
+    kind: Mapping[ProvinceId, ProvinceKind]
+    coasts: Mapping[ProvinceId, tuple[str, ...]]
+    army_adjacent: Mapping[ProvinceId, frozenset[ProvinceId]]
+    neighbours: Mapping[ProvinceId, frozenset[ProvinceId]]
+    fleet_reach: Mapping[tuple[ProvinceId, str | None], Mapping[ProvinceId, tuple[str | None, ...]]]
+    seas: frozenset[ProvinceId]
+    shores: frozenset[ProvinceId]
+    names: Mapping[ProvinceId, str]
+
+    def fleet_coasts(self, source: Location, province: ProvinceId) -> tuple[str | None, ...]:
+        """The coasts of ``province`` a fleet at ``source`` can move to (empty: not adjacent)."""
+        return self.fleet_reach.get((source.province, source.coast), _NOWHERE).get(province, ())
+
+    def name(self, province: ProvinceId) -> str:
+        return self.names.get(province, province)
+
+    def location_name(self, location: Location) -> str:
+        """``the north coast of Spain``, ``Picardy``."""
+        name = self.names.get(location.province, location.province)
+        if location.coast:
+            return f"the {_COAST_WORDS.get(location.coast, location.coast)} coast of {name}"
+        return name
+
+
+_NOWHERE: Mapping = {}
+
+
+@functools.lru_cache(maxsize=8)
+def map_tables(variant) -> MapTables:
+    """The lookup tables of ``variant`` (built on first use, then shared)."""
+    provinces = variant.provinces
+    neighbours = {p: variant.province_neighbours(p) for p in provinces}
+    seas = frozenset(p for p, prov in provinces.items() if prov.kind is ProvinceKind.SEA)
+    shores = frozenset(p for p, prov in provinces.items()
+                       if prov.kind is ProvinceKind.COAST and neighbours[p] & seas)
+    fleet_reach: dict[tuple[ProvinceId, str | None], dict[ProvinceId, tuple[str | None, ...]]] = {}
+    for p in provinces:
+        for source in variant.fleet_locations(p):
+            targets = {x.province for x in variant.fleet_neighbours(source)}
+            fleet_reach[(source.province, source.coast)] = {t: variant.fleet_can_reach(source, t) for t in targets}
+    return MapTables(
+        kind={p: prov.kind for p, prov in provinces.items()},
+        coasts={p: prov.coasts for p, prov in provinces.items()},
+        army_adjacent={p: variant.army_neighbours(p) for p in provinces},
+        neighbours=neighbours,
+        fleet_reach=fleet_reach,
+        seas=seas,
+        shores=shores,
+        names={p: _in_sentence(prov) for p, prov in provinces.items()},
+    )
+
+
+def _in_sentence(province) -> str:
+    """``Picardy``, ``the North Sea``."""
+    if province.kind is ProvinceKind.SEA and not province.name.startswith("the "):
+        return f"the {province.name}"
+    return province.name
