@@ -1,0 +1,116 @@
+"""Archives: the season report, the files written after each results announcement, export and
+import of a whole game, and ``crusader verify`` finding every season identical (or not)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from bot.archive import ArchiveWriter, export_game, import_game, season_report, verify_export
+from bot.cli import main
+from bot.outbox import OutboxDispatcher, RecordingNotifier
+from bot.service import GameService
+from tests.service_support import sqlite_db  # noqa: F401
+
+MOVES = [
+    {"ed": "F lon - nth\nF edi - nwg\nA lvp - yor", "flo": "A par - bur\nA mar - spa\nF bre - mao",
+     "gus": "A mun - ruh\nA ber - kie\nF kie - den"},
+    {"ed": "F nth - nwy\nA yor H\nF nwg H", "flo": "A bur - bel\nA spa H\nF mao - por",
+     "gus": "A ruh - hol\nA kie H\nF den - swe"},
+]
+
+
+@pytest.fixture
+def played(sqlite_db, tmp_path):
+    service = GameService(sqlite_db)
+    service.create_game("archive", "standard", "gm", seed=11)
+    for player, power in (("ed", "ENG"), ("flo", "FRA"), ("gus", "GER")):
+        service.join("archive", player, power)
+    service.start("archive", "gm")
+    for season in MOVES:
+        for player, text in season.items():
+            report = service.submit_orders("archive", player, text)
+            assert not report.rejected, report.to_text()
+        assert service.force_adjudicate("archive", "gm") == "adjudicated"
+    while service.status("archive").phase.startswith("W"):
+        service.force_adjudicate("archive", "gm")
+    return service, sqlite_db
+
+
+def test_every_season_verifies_identical_after_export(played):
+    service, db = played
+    doc = json.loads(json.dumps(export_game(db, "archive")))
+    checks = verify_export(doc)
+    assert [c.phase for c in checks][:2] == ["S1901M", "F1901M"]
+    assert all(c.identical for c in checks), checks
+    assert doc["seasons"][0]["orders"][0]["text"]  # as written
+    assert all(o["canonical"].startswith(("ENG: ", "FRA: ", "GER: ")) for o in doc["seasons"][0]["orders"])
+
+
+def test_a_tampered_result_is_caught(played):
+    _, db = played
+    doc = export_game(db, "archive")
+    doc["seasons"][1]["result"]["results"][0]["result"] = "fails" \
+        if doc["seasons"][1]["result"]["results"][0]["result"] != "fails" else "succeeds"
+    checks = verify_export(doc)
+    assert checks[0].identical and not checks[1].identical
+    assert "results[0].result" in checks[1].detail
+
+
+def test_import_restores_the_whole_game(played):
+    service, db = played
+    doc = export_game(db, "archive")
+    assert import_game(db, doc, name="archive-copy") == "archive-copy"
+    copy = export_game(db, "archive-copy")
+    assert copy["seasons"] == doc["seasons"] and copy["players"] == doc["players"]
+    assert {k: v for k, v in copy["game"].items() if k != "name"} == {k: v for k, v in doc["game"].items() if k != "name"}
+    assert service.status("archive-copy").phase == service.status("archive").phase
+    with pytest.raises(ValueError, match="already a game"):
+        import_game(db, doc)
+
+
+def test_season_report_reads_like_a_judge(played):
+    _, db = played
+    season = export_game(db, "archive")["seasons"][0]
+    text = season_report("archive", season)
+    assert "S1901M" in text and "ENG:" in text and "F lon - nth" in text
+    assert "Units after the phase:" in text and "Seed: " in text
+
+
+def test_results_are_archived_to_files(sqlite_db, tmp_path):
+    service = GameService(sqlite_db)
+    service.create_game("files", "standard", "gm")
+    service.join("files", "ed", "ENG")
+    service.start("files", "gm")
+    service.submit_orders("files", "ed", "F lon - nth")
+    service.force_adjudicate("files", "gm")
+    sink = RecordingNotifier()
+    asyncio.run(OutboxDispatcher(sqlite_db, [sink, ArchiveWriter(sqlite_db, tmp_path / "archive")]).flush())
+    files = sorted(p.name for p in (tmp_path / "archive" / "files").iterdir())
+    assert files == ["0000-S1901M.json", "0000-S1901M.txt"]
+    stored = json.loads((tmp_path / "archive" / "files" / "0000-S1901M.json").read_text())
+    assert stored["orders"][0]["canonical"] == "ENG: F lon - nth"
+
+
+def test_the_shell_commands_export_import_and_verify(tmp_path, capsys):
+    data = ["--data-dir", str(tmp_path / "data")]
+    assert main(["game", "create", "shell", "--variant", "standard", "--gm", "gm", "--movement", "1h", *data]) == 0
+    assert main(["game", "join", "shell", "ed", "--power", "ENG", *data]) == 0
+    assert main(["game", "start", "shell", *data]) == 0
+    assert main(["game", "adjudicate", "shell", *data]) == 0
+    out = tmp_path / "shell.json"
+    assert main(["game", "export", "shell", "-o", str(out), *data]) == 0
+    assert main(["verify", str(out)]) == 0
+    assert "1 of 1 seasons identical" in capsys.readouterr().out
+    assert main(["game", "import", str(out), "--name", "shell2", *data]) == 0
+    assert main(["game", "status", "shell2", "--format", "json", *data]) == 0
+    status = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert status["phase"] == "F1901M" and status["players"][0]["power"] == "ENG"
+    assert main(["game", "status", "nosuch", *data]) == 2
+    assert "no game 'nosuch'" in capsys.readouterr().err
+    doc = json.loads(out.read_text())
+    doc["seasons"][0]["result"]["position"]["phase"] = "F1905M"
+    out.write_text(json.dumps(doc))
+    assert main(["verify", str(out)]) == 1
