@@ -265,3 +265,21 @@ def test_the_templates_ship_with_the_package():
                 for pattern in config.get("bot.site", []))
         assert covered, (f"pyproject.toml's [tool.setuptools.package-data] does not ship {rel}: "
                          f'add "bot.site" = ["templates/*.html.j2"]')
+
+
+def test_crusader_serve_starts_the_site_unless_its_port_is_zero(tmp_path):
+    from bot.serve import build_app
+    from bot.settings import Settings
+    from bot.site import create_front_end
+    from bot.site.writer import game_slug
+
+    app = build_app(Settings(data_dir=tmp_path, archive_port=0))
+    assert create_front_end(app) is None
+    app.db.dispose()
+    app = build_app(Settings(data_dir=tmp_path))
+    site = create_front_end(app)
+    assert (site.host, site.port, site.root) == ("127.0.0.1", 8080, tmp_path / "site")
+    assert site.notifier in app.dispatcher.notifiers
+    app.db.dispose()
+    assert [game_slug(n) for n in ("acre", "Siege of Acre!", "../x", "index.html")] == \
+        ["acre", "Siege_of_Acre_", "_x", "_index.html"]

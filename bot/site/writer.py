@@ -45,7 +45,7 @@ _FILE_MODE, _DIR_MODE = 0o644, 0o755
 def game_slug(name: str) -> str:
     """The directory of a game under the site's root: its name, anything unusual made ``_``."""
     slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip(".")
-    return slug or "_"
+    return slug if slug and slug != "index.html" else f"_{slug}"
 
 
 def _phase_name(text: str | None) -> str:
