@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 
 import discord
 from discord import app_commands
@@ -36,7 +35,7 @@ def is_gm(*, new_game: bool = False):
                 return True
             raise NotGameMaster(f"Only holders of the game-master role ({roles}) may create games.")
         name = getattr(interaction.namespace, "game", None)
-        games = await asyncio.to_thread(client.service.directory)
+        games = await client.call(client.service.directory)
         game = next((g for g in games if name and g.name.lower() == str(name).strip().lower()), None)
         if game is None:
             return True  # the game option's own transformer says what is wrong with the name

@@ -7,8 +7,10 @@ loads one extension per feature in ``setup_hook`` and syncs its slash commands.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, TypeVar
 
 import discord
 from discord import app_commands
@@ -19,6 +21,8 @@ from ..service import GameService
 from .config import DiscordSettings
 
 log = logging.getLogger("crusader.discord")
+
+T = TypeVar("T")
 
 EXTENSIONS = ("bot.discord.cogs.orders", "bot.discord.cogs.player", "bot.discord.cogs.gm",
               "bot.discord.cogs.announce")
@@ -64,10 +68,20 @@ class JudgeBotMixin:
         self.dispatcher = dispatcher
         self.extensions_to_load = extensions
         self._background: set[asyncio.Task] = set()
+        # The service blocks (database, parsing): it runs in worker threads. One worker on SQLite,
+        # which admits one writer at a time anyway: requests queue in order instead of spinning
+        # in SQLite's busy handler.
+        db = getattr(service, "db", None)
+        workers = 1 if db is None or db.is_sqlite else 8
+        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="crusader-service")
 
     @property
     def gm_roles(self) -> tuple[str, ...]:
         return self.settings.gm_roles
+
+    async def call(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """Run a (blocking) service call in the service's worker threads."""
+        return await asyncio.get_running_loop().run_in_executor(self.executor, functools.partial(fn, *args, **kwargs))
 
     async def setup_hook(self) -> None:
         for name in self.extensions_to_load:
@@ -105,6 +119,7 @@ class JudgeBotMixin:
     async def close(self) -> None:
         await self.drain()
         await super().close()
+        self.executor.shutdown(wait=False)
 
 
 class JudgeBot(JudgeBotMixin, commands.Bot):

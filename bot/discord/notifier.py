@@ -55,7 +55,7 @@ class DiscordNotifier:
         entry = None
         if announcement.game_id is not None:
             try:
-                entry = await asyncio.to_thread(self.service.entry, announcement.game_id)
+                entry = await self.bot.call(self.service.entry, announcement.game_id)
             except NotFoundError:
                 return  # the game was deleted: nobody to tell
         if announcement.audience == "players":
@@ -82,12 +82,12 @@ class DiscordNotifier:
             raise DeliveryDeferred(f"{a.key}: {exc}") from exc
 
     async def _post_results(self, a: Announcement, entry: GameEntry, place: dict) -> None:
-        season = await asyncio.to_thread(self.service.season, entry.id, a.data.get("version"))
+        season = await self.bot.call(self.service.season, entry.id, a.data.get("version"))
         if season is None:
             return  # rolled back since
         channel = await self._channel(place.get("channel"), entry, a, "results channel", RESULTS_NEEDS)
         variant = get_variant(entry.variant)
-        view = await asyncio.to_thread(self.service.status, entry.id)
+        view = await self.bot.call(self.service.status, entry.id)
         current = view.version == a.data.get("version", -1) + 1 and view.status == "active"
         embeds = results_embeds(season, variant, next_phase=view.phase if current else None,
                                 deadline=view.deadline_at if current else None)

@@ -7,7 +7,6 @@ cannot resolve.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 
 import discord
@@ -31,9 +30,9 @@ async def _entry_for(interaction: discord.Interaction, name: str | None) -> Game
     """The game named ``name``, or the asker's only running game when none is named."""
     service = _service(interaction)
     if name:
-        matches = [g for g in await asyncio.to_thread(service.directory) if g.name.lower() == name.strip().lower()]
+        matches = [g for g in await interaction.client.call(service.directory) if g.name.lower() == name.strip().lower()]
         return matches[0] if matches else None
-    mine = await asyncio.to_thread(service.directory, player=player_key(interaction.user),
+    mine = await interaction.client.call(service.directory, player=player_key(interaction.user),
                                    statuses=("active", "paused"))
     return mine[0] if len(mine) == 1 else None
 
@@ -45,7 +44,7 @@ class GameTransformer(app_commands.Transformer):
         self.statuses = statuses
 
     async def transform(self, interaction: discord.Interaction, value: str) -> GameEntry:
-        games = await asyncio.to_thread(_service(interaction).directory, statuses=self.statuses)
+        games = await interaction.client.call(_service(interaction).directory, statuses=self.statuses)
         wanted = value.strip().lower()
         for game in games:
             if game.name.lower() == wanted:
@@ -55,8 +54,8 @@ class GameTransformer(app_commands.Transformer):
 
     async def autocomplete(self, interaction: discord.Interaction, value: str) -> list[app_commands.Choice[str]]:
         service = _service(interaction)
-        mine = {g.name for g in await asyncio.to_thread(service.directory, player=player_key(interaction.user))}
-        games = await asyncio.to_thread(service.directory, statuses=self.statuses)
+        mine = {g.name for g in await interaction.client.call(service.directory, player=player_key(interaction.user))}
+        games = await interaction.client.call(service.directory, statuses=self.statuses)
         typed = value.strip().lower()
         hits = [g for g in games if typed in g.name.lower()]
         hits.sort(key=lambda g: (g.name not in mine, not g.name.lower().startswith(typed), g.name.lower()))
@@ -136,7 +135,7 @@ async def my_game(interaction: discord.Interaction, game: GameEntry | None) -> G
     """The game a player command is about: the one named, or the asker's only running game."""
     if game is not None:
         return game
-    mine = await asyncio.to_thread(_service(interaction).directory, player=player_key(interaction.user),
+    mine = await interaction.client.call(_service(interaction).directory, player=player_key(interaction.user),
                                    statuses=("active", "paused", "forming"))
     if len(mine) == 1:
         return mine[0]

@@ -6,7 +6,6 @@ game-master role (:func:`bot.discord.checks.is_gm`).
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import discord
@@ -55,7 +54,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
         target = channel or interaction.channel
         if not isinstance(target, discord.TextChannel):
             raise ServiceError("results need a text channel: run /game new in one, or give the channel option")
-        games = await asyncio.to_thread(self.service.directory)
+        games = await self.bot.call(self.service.directory)
         if any(g.name.lower() == name.strip().lower() for g in games):
             raise ServiceError(f"there is already a game called {name.strip()!r}; choose another name")
         await interaction.response.defer()
@@ -67,7 +66,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
                                 extra={"discord": {"guild": interaction.guild_id, "channel": target.id,
                                                    "archive": archive.id}})
         rules = ("prestige",) if (prestige if prestige is not None else variant == "crusader") else ()
-        view = await asyncio.to_thread(self.service.create_game, name, variant, player_key(interaction.user),
+        view = await self.bot.call(self.service.create_game, name, variant, player_key(interaction.user),
                                        policy=policy, rules=rules)
         await archive.send(f"Archive of '{view.name}': each adjudicated season is filed here.")
         await interaction.followup.send(
@@ -78,7 +77,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
     @app_commands.command(name="start", description="Start the game: powers are drawn, the clock starts")
     @is_gm()
     async def start(self, interaction: discord.Interaction, game: Game) -> None:
-        view = await asyncio.to_thread(self.service.start, game.name, acting_gm(interaction, game))
+        view = await self.bot.call(self.service.start, game.name, acting_gm(interaction, game))
         await self._act(interaction, _started(view))
 
     @app_commands.command(name="deadline", description="Set this phase's deadline to a time from now")
@@ -86,48 +85,48 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
     @is_gm()
     async def deadline(self, interaction: discord.Interaction, game: RunningGame, after: Duration) -> None:
         at = self.service.now() + after
-        view = await asyncio.to_thread(self.service.set_deadline, game.name, acting_gm(interaction, game), at)
+        view = await self.bot.call(self.service.set_deadline, game.name, acting_gm(interaction, game), at)
         await self._act(interaction, f"Deadline for {view.phase} in '{view.name}': {deadline_text(view.deadline_at)}.")
 
     @app_commands.command(name="pause", description="Pause the game (the deadline is suspended)")
     @is_gm()
     async def pause(self, interaction: discord.Interaction, game: RunningGame) -> None:
-        view = await asyncio.to_thread(self.service.pause, game.name, acting_gm(interaction, game))
+        view = await self.bot.call(self.service.pause, game.name, acting_gm(interaction, game))
         await self._act(interaction, f"'{view.name}' is paused.")
 
     @app_commands.command(name="resume", description="Resume a paused game")
     @is_gm()
     async def resume(self, interaction: discord.Interaction, game: RunningGame) -> None:
-        view = await asyncio.to_thread(self.service.resume, game.name, acting_gm(interaction, game))
+        view = await self.bot.call(self.service.resume, game.name, acting_gm(interaction, game))
         await self._act(interaction, _started(view))
 
     @app_commands.command(name="extend", description="Push the deadline back")
     @app_commands.describe(by="How much longer, e.g. 24h")
     @is_gm()
     async def extend(self, interaction: discord.Interaction, game: RunningGame, by: Duration) -> None:
-        view = await asyncio.to_thread(self.service.extend, game.name, acting_gm(interaction, game), by)
+        view = await self.bot.call(self.service.extend, game.name, acting_gm(interaction, game), by)
         await self._act(interaction, f"Deadline for {view.phase} in '{view.name}': {deadline_text(view.deadline_at)}.")
 
     @app_commands.command(name="adjudicate", description="Adjudicate now (missing orders count as NMR)")
     @is_gm()
     async def adjudicate(self, interaction: discord.Interaction, game: RunningGame) -> None:
         await interaction.response.defer()
-        outcome = await asyncio.to_thread(self.service.force_adjudicate, game.name, acting_gm(interaction, game))
-        view = await asyncio.to_thread(self.service.status, game.name)
+        outcome = await self.bot.call(self.service.force_adjudicate, game.name, acting_gm(interaction, game))
+        view = await self.bot.call(self.service.status, game.name)
         await interaction.followup.send(f"{game.phase} of '{game.name}': {outcome}. {_started(view)}")
         self.bot.kick_outbox()
 
     @app_commands.command(name="rollback", description="Undo the last adjudication")
     @is_gm()
     async def rollback(self, interaction: discord.Interaction, game: Game) -> None:
-        view = await asyncio.to_thread(self.service.rollback, game.name, acting_gm(interaction, game))
+        view = await self.bot.call(self.service.rollback, game.name, acting_gm(interaction, game))
         await self._act(interaction, f"Rolled back. {_started(view)}")
 
     @app_commands.command(name="replace", description="Give a power to another player")
     @app_commands.describe(power="The power", player="Its new player")
     @is_gm()
     async def replace(self, interaction: discord.Interaction, game: Game, power: PowerArg, player: discord.User) -> None:
-        await asyncio.to_thread(self.service.replace_player, game.name, acting_gm(interaction, game), power,
+        await self.bot.call(self.service.replace_player, game.name, acting_gm(interaction, game), power,
                                 player_key(player))
         await self._act(interaction, f"{get_variant(game.variant).power_name(power)} in '{game.name}' is now played "
                                      f"by {player.mention}.")
@@ -135,7 +134,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
     @app_commands.command(name="kick", description="Remove a power's player (the power goes into civil disorder)")
     @is_gm()
     async def kick(self, interaction: discord.Interaction, game: Game, power: PowerArg) -> None:
-        await asyncio.to_thread(self.service.remove_player, game.name, acting_gm(interaction, game), power)
+        await self.bot.call(self.service.remove_player, game.name, acting_gm(interaction, game), power)
         await self._act(interaction, f"{get_variant(game.variant).power_name(power)}'s player has been removed from "
                                      f"'{game.name}'; the power is in civil disorder.")
 
@@ -143,13 +142,13 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
     @app_commands.describe(reason="Why (shown to the players)")
     @is_gm()
     async def end(self, interaction: discord.Interaction, game: Game, reason: str = "") -> None:
-        await asyncio.to_thread(self.service.end_game, game.name, acting_gm(interaction, game), reason)
+        await self.bot.call(self.service.end_game, game.name, acting_gm(interaction, game), reason)
         await self._act(interaction, f"'{game.name}' has ended{': ' + reason if reason else ''}.")
 
     @app_commands.command(name="export", description="The whole game as one JSON file (for `crusader verify`)")
     @is_gm()
     async def export(self, interaction: discord.Interaction, game: Game) -> None:
-        doc = await asyncio.to_thread(export_game, self.service.db, game.name)
+        doc = await self.bot.call(export_game, self.service.db, game.name)
         if doc["game"]["status"] in ("active", "paused"):  # this phase's orders stay private until adjudicated
             current = doc["game"]["version"]
             doc["orders"] = []

@@ -6,7 +6,6 @@ game from a menu. Only the sender's own orders ever appear in the answer.
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import dataclass
 
@@ -84,7 +83,7 @@ class Orders(commands.Cog):
         if message.guild is not None or message.author.bot or not message.content.strip():
             return
         player = player_key(message.author)
-        outcome = await asyncio.to_thread(self.submit, player, message.content)
+        outcome = await self.bot.call(self.submit, player, message.content)
         if isinstance(outcome, Ambiguous):
             view = GamePicker(self, player, outcome)
             await message.channel.send("You play in several games. Which one are these orders for? "
@@ -115,7 +114,7 @@ class GamePicker(discord.ui.View):
             await interaction.response.send_message("This menu is for someone else's orders.", ephemeral=True)
             return
         game = self.games[self.select.values[0]]
-        outcome = await asyncio.to_thread(self.cog.submit, self.player, self.text, game)
+        outcome = await self.cog.bot.call(self.cog.submit, self.player, self.text, game)
         pieces = chunks(outcome.text)
         await interaction.response.edit_message(content=pieces[0], view=None)
         for piece in pieces[1:]:

@@ -29,7 +29,7 @@ class Player(commands.Cog):
     @app_commands.describe(game="The game (default: your only running game)")
     async def orders_show(self, interaction: discord.Interaction, game: RunningGame | None = None) -> None:
         entry = await my_game(interaction, game)
-        mine = await asyncio.to_thread(self.service.my_orders, entry.name, player_key(interaction.user))
+        mine = await self.bot.call(self.service.my_orders, entry.name, player_key(interaction.user))
         await reply(interaction, my_orders_text(mine, get_variant(entry.variant)))
 
     @orders.command(name="clear", description="Withdraw your orders for this phase (all, or one unit's)")
@@ -38,7 +38,7 @@ class Player(commands.Cog):
     async def orders_clear(self, interaction: discord.Interaction, game: RunningGame | None = None,
                            province: ProvinceArg | None = None) -> None:
         entry = await my_game(interaction, game)
-        mine = await asyncio.to_thread(self.service.clear_orders, entry.name, player_key(interaction.user),
+        mine = await self.bot.call(self.service.clear_orders, entry.name, player_key(interaction.user),
                                        province.province if province is not None else None)
         await reply(interaction, "Withdrawn.\n" + my_orders_text(mine, get_variant(entry.variant)))
 
@@ -46,7 +46,7 @@ class Player(commands.Cog):
     @app_commands.describe(game="The game (default: your only game)")
     async def status(self, interaction: discord.Interaction, game: Game | None = None) -> None:
         entry = await my_game(interaction, game)
-        view = await asyncio.to_thread(self.service.status, entry.name)
+        view = await self.bot.call(self.service.status, entry.name)
         await reply(interaction, status_text(view, get_variant(entry.variant)), ephemeral=False)
 
     @app_commands.command(name="map", description="The board as it stands")
@@ -54,7 +54,7 @@ class Player(commands.Cog):
     async def map(self, interaction: discord.Interaction, game: Game | None = None) -> None:
         entry = await my_game(interaction, game)
         await interaction.response.defer(thinking=True)
-        variant, position = await asyncio.to_thread(self.service.board, entry.name)
+        variant, position = await self.bot.call(self.service.board, entry.name)
         png = await asyncio.to_thread(board_png, variant, position)
         if png is None:
             await interaction.followup.send("The map picture is not available on this judge; `/status` has the "
@@ -67,13 +67,13 @@ class Player(commands.Cog):
     @app_commands.describe(game="The game (default: your only running game)")
     async def prestige(self, interaction: discord.Interaction, game: RunningGame | None = None) -> None:
         entry = await my_game(interaction, game)
-        variant, position = await asyncio.to_thread(self.service.board, entry.name)
+        variant, position = await self.bot.call(self.service.board, entry.name)
         if position.prestige is None:
             await reply(interaction, f"'{entry.name}' is not played with the prestige rules.")
             return
         me = entry.power
         if me is None:
-            mine = [g for g in await asyncio.to_thread(self.service.directory, player=player_key(interaction.user))
+            mine = [g for g in await self.bot.call(self.service.directory, player=player_key(interaction.user))
                     if g.id == entry.id]
             me = mine[0].power if mine else None
         lines = [f"**Prestige in {entry.name}, {position.phase}**"]
@@ -85,7 +85,7 @@ class Player(commands.Cog):
     @app_commands.command(name="join", description="Join a game that has not started yet")
     @app_commands.describe(game="A game that is forming", power="The power you would like (default: drawn at start)")
     async def join(self, interaction: discord.Interaction, game: FormingGame, power: PowerArg | None = None) -> None:
-        view = await asyncio.to_thread(self.service.join, game.name, player_key(interaction.user), power)
+        view = await self.bot.call(self.service.join, game.name, player_key(interaction.user), power)
         as_power = f" as {get_variant(game.variant).power_name(power)}" if power else ""
         await reply(interaction, f"{interaction.user.mention} joined '{view.name}'{as_power}; "
                                  f"{len(view.players)} player(s) so far.", ephemeral=False)
@@ -94,7 +94,7 @@ class Player(commands.Cog):
     @app_commands.describe(game="The game (default: your only running game)", vote="True to vote for, False to withdraw")
     async def draw(self, interaction: discord.Interaction, game: RunningGame | None = None, vote: bool = True) -> None:
         entry = await my_game(interaction, game)
-        view = await asyncio.to_thread(self.service.vote_draw, entry.name, player_key(interaction.user), vote)
+        view = await self.bot.call(self.service.vote_draw, entry.name, player_key(interaction.user), vote)
         if view.status == "ended":
             text = f"'{view.name}' has ended in a draw."
         else:

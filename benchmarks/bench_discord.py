@@ -1,0 +1,198 @@
+"""Orders by DM under load: 100 players send their orders to the bot at once.
+
+The real discord.py bot runs against the local fake Discord (``tests/fakediscord``, TLS on
+127.0.0.1) over a judge on a SQLite file: 100 players in 15 games of the classic map, each
+sending one DM with an order for every unit. Latency is measured per DM from the moment the
+fake Discord sends the message to the bot over the gateway to the moment it receives the bot's
+answer (``POST /channels/{dm}/messages``): parsing, checking and storing the orders, and the
+reply with the player's whole order set.
+
+Scenarios: ``burst`` (all 100 DMs in the same instant), ``paced`` (the same 100 spread evenly
+over ``--spread`` seconds) and ``single`` (one DM at a time: the floor). The service's own
+share (``submit_orders`` alone, no Discord) is measured too.
+
+By default the bot runs in a process of its own, as in production (pointed at the fake with
+``DISCORD_API_BASE``/``DISCORD_GATEWAY_URL``, plain HTTP), so that the fake's work does not
+count as the bot's; ``--in-process`` runs both in one event loop (TLS), as the tests do.
+
+Run: ``python benchmarks/bench_discord.py [--players 100 --spread 5 --in-process]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from adjudicator.variant import get_variant  # noqa: E402
+from bot.discord import DiscordSettings, make_bot  # noqa: E402
+from bot.outbox import OutboxDispatcher  # noqa: E402
+from bot.service import DeadlinePolicy, GameService  # noqa: E402
+from bot.storage import Database  # noqa: E402
+from tests.fakediscord import FakeDiscord  # noqa: E402
+
+ROUTE = "POST /channels/{channel_id}/messages"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
+
+
+def orders_for(power: str) -> str:
+    """One order per unit: fleets hold, armies hold, written in long form to make the parser work."""
+    variant = get_variant("standard")
+    lines = []
+    for unit in variant.powers[power].units:
+        noun = "Army" if unit.type.value == "A" else "Fleet"
+        lines.append(f"{noun} {variant.provinces[unit.location.province].name} holds")
+    return "\n".join(lines)
+
+
+def set_up(service: GameService, fake: FakeDiscord, players: int) -> list[tuple[object, str]]:
+    powers = list(get_variant("standard").powers)
+    seats = []
+    game_no = 0
+    while len(seats) < players:
+        name = f"bench{game_no:02d}"
+        service.create_game(name, "standard", "discord:1", policy=DeadlinePolicy(movement=timedelta(days=7)), seed=game_no)
+        for power in powers[: min(len(powers), players - len(seats))]:
+            user = fake.add_user(f"p{len(seats):03d}")
+            service.join(name, f"discord:{user.id}", power)
+            seats.append((user, power))
+        service.start(name, None)
+        game_no += 1
+    return seats
+
+
+async def send_all(fake: FakeDiscord, seats, *, spread: float, bot) -> list[float]:
+    loop = asyncio.get_running_loop()
+    start_idx = {user.id: len(fake.requests_to(ROUTE)) for user, _ in seats}  # noqa: F841
+    sent: dict[int, float] = {}
+    channels = {fake.dm_channel(user).id: user for user, _ in seats}
+    before = {cid: len(fake.bot_messages(fake.channels[cid])) for cid in channels}
+
+    async def one(i: int, user, power: str) -> None:
+        if spread:
+            await asyncio.sleep(spread * i / len(seats))
+        cid = fake.dm_channel(user).id
+        sent[cid] = loop.time()
+        await fake.user_sends_dm(user, orders_for(power))
+
+    await asyncio.gather(*(one(i, u, p) for i, (u, p) in enumerate(seats)))
+    await fake.wait_until(lambda: all(len(fake.bot_messages(fake.channels[c])) > before[c] for c in channels),
+                          timeout=120, what="every answer")
+    latencies = []
+    for rec in fake.requests_to(ROUTE):
+        cid = int(rec.params["channel_id"])
+        if cid in sent and rec.time >= sent[cid] and rec.status == 200:
+            latencies.append((rec.time - sent.pop(cid)) * 1000)
+    return latencies
+
+
+def service_only(service: GameService, seats, rounds: int = 1) -> list[float]:
+    out = []
+    for _ in range(rounds):
+        for user, power in seats:
+            game = service.directory(player=f"discord:{user.id}", statuses=("active",))[0]
+            t0 = time.perf_counter()
+            service.submit_orders(game.name, f"discord:{user.id}", orders_for(power))
+            out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def report(name: str, values: list[float]) -> str:
+    return (f"{name:>14}: n={len(values):3d}  p50 {statistics.median(values):7.1f} ms  "
+            f"p99 {percentile(values, 99):7.1f} ms  max {max(values):7.1f} ms")
+
+
+async def scenarios(fake: FakeDiscord, seats, spread: float, bot=None) -> dict[str, list[float]]:
+    await send_all(fake, seats[:3], spread=0, bot=bot)  # warm-up: grammar, caches, connections
+    single: list[float] = []
+    for seat in seats[:20]:
+        single += await send_all(fake, [seat], spread=0, bot=bot)
+    burst = await send_all(fake, seats, spread=0, bot=bot)
+    paced = await send_all(fake, seats, spread=spread, bot=bot)
+    return {"single": single, "burst": burst, "paced": paced}
+
+
+async def run_bot_process(db_path: str) -> None:
+    """The bot alone, configured from the environment like ``crusader serve`` (``--serve-bot``)."""
+    from bot.discord import point_discord_at
+
+    settings = DiscordSettings()
+    point_discord_at(settings.api_base, settings.gateway_url)
+    db = Database(f"sqlite:///{db_path}")
+    bot = make_bot(GameService(db), settings=settings, dispatcher=OutboxDispatcher(db, []), guild_ready_timeout=0.05)
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(bot.close()))
+    await bot.start(settings.token.get_secret_value())
+
+
+async def main(players: int, spread: float, in_process: bool) -> None:
+    logging.getLogger("discord").setLevel(logging.WARNING)
+    with tempfile.TemporaryDirectory() as tmp:
+        db_path = Path(tmp) / "bench.db"
+        db = Database.sqlite_file(db_path)
+        db.migrate()
+        service = GameService(db)
+        fake = await FakeDiscord().start(tls=in_process)
+        try:
+            seats = set_up(service, fake, players)
+            if in_process:
+                bot = make_bot(service, settings=DiscordSettings(token=None), dispatcher=OutboxDispatcher(db, []),
+                               **fake.client_kwargs())
+                async with fake.run(bot):
+                    results = await scenarios(fake, seats, spread, bot)
+                    await bot.drain()
+            else:
+                env = {**os.environ, "DISCORD_TOKEN": fake.token, "DISCORD_API_BASE": fake.api_base,
+                       "DISCORD_GATEWAY_URL": fake.gateway_url, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+                proc = await asyncio.create_subprocess_exec(sys.executable, __file__, "--serve-bot", str(db_path),
+                                                            env=env, stdout=subprocess.DEVNULL)
+                try:
+                    await fake.wait_until(lambda: fake.identifies and fake.session and fake.session.conn,
+                                          timeout=30, what="the bot process to connect")
+                    await asyncio.sleep(0.5)
+                    results = await scenarios(fake, seats, spread)
+                finally:
+                    proc.send_signal(signal.SIGTERM)
+                    await asyncio.wait_for(proc.wait(), 15)
+            own = await asyncio.to_thread(service_only, service, seats[:20])
+            problems = fake.problems()
+        finally:
+            await fake.stop()
+            db.dispose()
+    single, burst, paced = results["single"], results["burst"], results["paced"]
+    where = "bot and fake Discord in one process" if in_process else "bot in its own process"
+    print(f"{players} players in {(players + 6) // 7} games, {where}; DM received -> answer sent:")
+    print(report("single", single))
+    print(report("burst", burst))
+    print(report(f"paced {spread:g}s", paced))
+    print(report("service only", own))
+    if problems:
+        print("fake Discord problems:", *problems, sep="\n  ")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=100)
+    parser.add_argument("--spread", type=float, default=5.0, help="seconds over which the paced DMs arrive")
+    parser.add_argument("--in-process", action="store_true", help="run the bot in the benchmark's event loop")
+    parser.add_argument("--serve-bot", metavar="DB", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_bot:
+        asyncio.run(run_bot_process(args.serve_bot))
+    else:
+        asyncio.run(main(args.players, args.spread, args.in_process))
