@@ -15,14 +15,14 @@ from typing import Any, Mapping
 from adjudicator.orders import PRESTIGE_ORDER_TYPES, Order
 from adjudicator.position import Position
 from adjudicator.results import OrderResult, Outcome
-from adjudicator.variant import Variant, get_variant
-from adjudicator.vocab import Phase, Power
+from adjudicator.variant import Variant
+from adjudicator.vocab import NEUTRAL, Phase, Power
 
 from ..documents import position_from_dict
 
 
 @dataclass(frozen=True)
-class OrderLine:
+class SeasonOrder:
     """One order of a season: as the player wrote it, as the judge understood it, and its result.
 
     ``written`` is empty for an order the judge supplied (a unit left without orders holds).
@@ -69,7 +69,7 @@ class SeasonRecord:
     variant: Variant
     before: Position
     after: Position
-    orders: tuple[OrderLine, ...]
+    orders: tuple[SeasonOrder, ...]
     results: tuple[OrderResult, ...]
     """The orders the judge understood, as domain values, for the map picture."""
     bids: tuple[Bid, ...]
@@ -101,11 +101,11 @@ class SeasonRecord:
         bribed = self.events.get("bribed")
         return dict(bribed) if isinstance(bribed, Mapping) and bribed else None
 
-    def orders_by_power(self) -> list[tuple[str, list[OrderLine]]]:
-        by_power: dict[str, list[OrderLine]] = {}
+    def orders_by_power(self) -> list[tuple[str, list[SeasonOrder]]]:
+        by_power: dict[str, list[SeasonOrder]] = {}
         for line in self.orders:
             by_power.setdefault(line.power, []).append(line)
-        return sorted(by_power.items())
+        return sorted(by_power.items(), key=lambda item: (item[0] == NEUTRAL, item[0]))  # neutrals last
 
     def legend_lines(self) -> list[str]:
         """Who won which bid, in a line each, for the legend of the map picture."""
@@ -170,14 +170,14 @@ def season_record(season: Mapping[str, Any]) -> SeasonRecord:
     entries = list(result.get("results") or [])
     paired = len(written) == len(entries)
     by_canonical = {o.get("canonical"): o.get("text", "") for o in written}
-    lines: list[OrderLine] = []
+    lines: list[SeasonOrder] = []
     results: list[OrderResult] = []
     bids: list[Bid] = []
     for i, entry in enumerate(entries):
         understood = entry.get("canonical") or ""
         text = written[i].get("text", "") if paired else by_canonical.get(understood, entry.get("order", ""))
         power = (written[i].get("power") if paired else None) or _split_power(understood or entry["order"])[0]
-        lines.append(OrderLine(power, text, understood, entry["result"], entry.get("reason") or ""))
+        lines.append(SeasonOrder(power, text, understood, entry["result"], entry.get("reason") or ""))
         order = _parse(understood, variant, before.phase) if understood else None
         if order is None:
             continue
@@ -188,7 +188,7 @@ def season_record(season: Mapping[str, Any]) -> SeasonRecord:
             bids.append(Bid(power, str(order), entry["result"], entry.get("reason") or "", spent))
     for entry in result.get("implicit") or []:
         power, _ = _split_power(entry["canonical"])
-        lines.append(OrderLine(power, "", entry["canonical"], entry["result"], entry.get("reason") or "", implicit=True))
+        lines.append(SeasonOrder(power, "", entry["canonical"], entry["result"], entry.get("reason") or "", implicit=True))
         order = _parse(entry["canonical"], variant, before.phase)
         if order is not None:
             results.append(OrderResult(order, Outcome(entry["result"]), entry.get("reason") or ""))
@@ -212,6 +212,6 @@ def game_record(export: Mapping[str, Any]) -> GameRecord:
         variant = seasons[0].variant
     else:
         variant, start = position_from_dict({k: v for k, v in game["position"].items() if k != "orders"})
-    return GameRecord(name=game["name"], variant=variant if isinstance(variant, Variant) else get_variant(variant),
+    return GameRecord(name=game["name"], variant=variant,
                       status=game.get("status", ""), phase=game.get("phase"), outcome=game.get("outcome"),
                       start=start, seasons=seasons)
