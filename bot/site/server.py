@@ -29,6 +29,7 @@ class SiteNotifier:
     """A notifier: after the announcements that change a game's record, bring its pages up to date.
 
     Idempotent: a repeated delivery writes no season page twice and the same index pages again.
+    It never fails a delivery: the pages it could not write are written on its next call.
     """
 
     def __init__(self, db: Database, writer: SiteWriter) -> None:
@@ -40,7 +41,12 @@ class SiteNotifier:
         if announcement.kind not in UPDATING_KINDS or announcement.game_id is None:
             return
         async with self._lock:
-            await asyncio.to_thread(self.update, announcement.game_id)
+            try:
+                await asyncio.to_thread(self.update, announcement.game_id)
+            except Exception:
+                # never hold back the results for the other front ends: a page missing now is
+                # written with the game's next announcement, or when the server starts
+                log.exception("archive pages not written", game=announcement.game, key=announcement.key)
 
     def update(self, game_id: int) -> None:
         try:
