@@ -169,3 +169,31 @@ async def test_a_result_is_posted_once_even_when_delivered_again(world):
         await notifier.deliver(results)
         assert len(fake.bot_messages(world.results)) == count
         assert len(fake.bot_messages(thread)) == archived
+
+
+async def test_a_crusader_game_with_prestige_bids_by_dm_and_results_that_say_who_won(world):
+    fake = world.fake
+    crusaders = dict(zip(["ANT", "BYZ", "EDE", "FAT", "JER", "SEL", "RUM"], world.players.values()))
+    async with world.running():
+        resp, text = await world.answer(world.gm, "game new", {"name": "outremer", "variant": "crusader"})
+        assert "prestige rules" in text
+        for power, user in crusaders.items():
+            await world.answer(user, "join", {"game": "outremer", "power": power})
+        await world.answer(world.gm, "game start", {"game": "outremer"})
+        answer = await world.dm(crusaders["ANT"], "VASSAL A ale BID 2\nA ant H")
+        assert "✅ VASSAL A Aleppo BID 2" in answer and "✅ A Antioch H" in answer
+        answer = await world.dm(crusaders["JER"], "vassal A ale bid 1")
+        assert "VASSAL A Aleppo BID 1" in answer  # the minimum is checked at adjudication
+        resp, text = await world.answer(crusaders["ANT"], "prestige", {"game": "outremer"})
+        assert resp.ephemeral and "The Principality of Antioch (you): 2" in text
+        assert "VASSAL" not in text  # bids stay private
+        resp, text = await world.answer(world.gm, "game adjudicate", {"game": "outremer"})
+        await world.flush()
+        embeds = [e for m in fake.bot_messages(world.results) if m["embeds"] for e in m["embeds"]]
+        summary = embeds[0]["description"]
+        assert "**Bids**" in summary and "ANT: VASSAL A Aleppo BID 2 — won" in summary
+        assert "JER: VASSAL A Aleppo BID 1 — lost" in summary
+        assert "Vassals: Aleppo → ANT" in summary
+        assert "**Prestige for next year**: ANT 0, BYZ 2" in summary
+        by_title = {e["title"]: e["description"] for e in embeds}
+        assert "takes A Aleppo as vassal" in by_title["The Principality of Antioch"]

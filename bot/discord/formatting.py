@@ -180,7 +180,7 @@ def results_embeds(season: dict, variant: Variant, *, next_phase: str | None, de
     for entry in result.get("results", []):
         power, order = without_power(entry.get("canonical") or entry["order"])
         line = f"{MARK.get(entry['result'], '•')} {long_order(order, variant)}"
-        if entry.get("reason") and entry["result"] != "succeeds":
+        if entry.get("reason"):
             line += f" — {entry['reason']}"
         by_power.setdefault(power or "?", []).append(line)
     for entry in result.get("implicit", []):
@@ -195,7 +195,7 @@ def results_embeds(season: dict, variant: Variant, *, next_phase: str | None, de
     embeds = _split_embed(title[:TITLE_LIMIT], summary, None)
     for power in sorted(by_power):
         colour = _colour(variant, power) if colours else None
-        name = variant.power_name(power) if power in variant.powers else power
+        name = variant.power_name(power) if power in variant.powers else ("Neutral units" if power == "NEU" else power)
         embeds += _split_embed(name, by_power[power], colour)
     return embeds
 
