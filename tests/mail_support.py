@@ -143,7 +143,7 @@ class MailRig:
         for name, value in headers.items():
             msg[name.replace("_", "-")] = value
         msg.set_content(body)
-        code = self.send_raw(msg.as_bytes(), mail_from=envelope or sender)
+        code = self.send_raw(msg.as_bytes(policy=policy.SMTP), mail_from=envelope or sender)
         assert code == 250, f"the listener answered {code}"
         return msg["Message-ID"]
 

@@ -12,7 +12,7 @@ from sqlmodel import SQLModel
 
 from bot import storage
 from bot.mail import passwords, store
-from bot.mail.accounts import MailAccounts, SignonRefused
+from bot.mail.accounts import ForeignSender, MailAccounts, SignonRefused
 from bot.mail.addresses import AddressError
 from bot.migrations import alembic_config
 from bot.service import GameService, NotAllowedError
@@ -57,7 +57,7 @@ def test_only_the_hash_is_stored(accounts, sqlite_db):
     assert len(rows) == 1
     assert "open-sesame" not in repr(dict(rows[0]))
     assert rows[0]["address"] == "ant@players.test" and rows[0]["power"] == "ANT"
-    me = accounts.authenticate("crusade1", "ANT", "open-sesame")
+    me = accounts.authenticate("crusade1", "ANT", "open-sesame", "ant@players.test")
     assert (me.power, me.player, me.address) == ("ANT", "discord:77", "ant@players.test")
 
 
@@ -72,28 +72,47 @@ def test_the_game_master_or_the_powers_player_sets_a_password(accounts):
         accounts.set_power_address("crusade1", "gm", "ANT", "a@b.test, c@d.test")
     with pytest.raises(ValueError, match="not a power"):
         accounts.set_power_password("crusade1", "gm", "XYZ", "whatever")
-    assert accounts.authenticate("crusade1", "ANT", "mine-now").power == "ANT"
+    accounts.set_power_address("crusade1", "gm", "ANT", "ant@players.test")
+    assert accounts.authenticate("crusade1", "ANT", "mine-now", "ant@players.test").power == "ANT"
 
 
 def test_refusals_say_what_was_wrong_and_never_the_password(accounts):
     accounts.register("crusade1", "gm", "ANT", address="ant@players.test", password="right-one")
     cases = [("nosuchgame", "ANT", "right-one", "no game called 'nosuchgame'"),
              ("crusade1", "XYZ", "right-one", "not a power of game 'crusade1'"),
-             ("crusade1", "BYZ", "right-one", "no password is set for BYZ"),
+             ("crusade1", "BYZ", "right-one", "BYZ in game 'crusade1' cannot be played by mail yet"),
              ("crusade1", "ANT", "wrong-one", "not the password of ANT")]
     for game, power, password, expected in cases:
         with pytest.raises(SignonRefused, match=expected) as refused:
-            accounts.authenticate(game, power, password)
+            accounts.authenticate(game, power, password, "ant@players.test")
         assert password not in str(refused.value)
 
 
-def test_too_many_wrong_passwords_lock_the_power_for_a_while(accounts):
+def test_another_address_learns_nothing_about_the_password(accounts):
     accounts.register("crusade1", "gm", "ANT", address="ant@players.test", password="right-one")
+    refusals = []
+    for password in ("right-one", "wrong-one"):
+        with pytest.raises(ForeignSender) as refused:
+            accounts.authenticate("crusade1", "ANT", password, "someone@else.test")
+        refusals.append(refused.value)
+    assert str(refusals[0]) == str(refusals[1])
+    assert "did not come from the address registered for ANT" in str(refusals[0])
+    assert "ant@players.test" not in str(refusals[0])
+    assert [r.password_right for r in refusals] == [True, False]
+
+
+def test_too_many_wrong_passwords_lock_the_power_until_a_new_one_is_set(accounts):
+    accounts.register("crusade1", "gm", "ANT", address="ant@players.test", password="right-one")
+    for _ in range(5):  # from elsewhere: refused, and not counted (nobody locks a player out from afar)
+        with pytest.raises(ForeignSender):
+            accounts.authenticate("crusade1", "ANT", "guess", "rival@players.test")
     for _ in range(3):
         with pytest.raises(SignonRefused, match="not the password"):
-            accounts.authenticate("crusade1", "ANT", "guess")
+            accounts.authenticate("crusade1", "ANT", "guess", "ant@players.test")
     with pytest.raises(SignonRefused, match="too many wrong passwords"):
-        accounts.authenticate("crusade1", "ANT", "right-one")
+        accounts.authenticate("crusade1", "ANT", "right-one", "ant@players.test")
+    accounts.set_power_password("crusade1", "gm", "ANT", "fresh-one")
+    assert accounts.authenticate("crusade1", "ANT", "fresh-one", "ant@players.test").power == "ANT"
 
 
 def test_deleting_a_game_deletes_its_mail_identities(accounts, sqlite_db):

@@ -152,13 +152,14 @@ def test_resigning_leaves_the_power_in_civil_disorder(rig):
 def test_an_html_only_reply_with_quotes_and_a_signature_is_read(rig):
     html = ("<html><body><p>SIGNON EDEcrusade1 pw-EDE</p><div>A ede - dia<br>A rab H</div>"
             "<p>SIGNOFF</p><blockquote>A tur - rav</blockquote></body></html>")
+    from email import policy
     from email.message import EmailMessage
     from email.utils import make_msgid
     msg = EmailMessage()
     msg["From"], msg["To"], msg["Subject"] = ADDRESSES["EDE"], JUDGE, "Re: spring"
     msg["Message-ID"] = make_msgid(domain="players.test")
     msg.set_content(html, subtype="html")
-    assert rig.send_raw(msg.as_bytes(), mail_from=ADDRESSES["EDE"]) == 250
+    assert rig.send_raw(msg.as_bytes(policy=policy.SMTP), mail_from=ADDRESSES["EDE"]) == 250
     reply = rig.reply(msg["Message-ID"])
     assert "its HTML was read as text" in reply.text
     assert "accepted: EDE: A ede - dia" in reply.text and "accepted: EDE: A rab H" in reply.text

@@ -24,6 +24,15 @@ class SignonRefused(ValueError):
     """A sign-on that is not accepted; the message is safe to mail back (never a password)."""
 
 
+class ForeignSender(SignonRefused):
+    """A sign-on from an address other than the power's registered one (``registered``)."""
+
+    def __init__(self, message: str, *, registered: str, password_right: bool) -> None:
+        super().__init__(message)
+        self.registered = registered
+        self.password_right = password_right
+
+
 @dataclass(frozen=True)
 class Identity:
     """A power of a game as the mail front end knows it."""
@@ -52,6 +61,7 @@ class MailAccounts:
             row = self._row(session, view.id, power)
             row.password_hash, row.updated_at = digest, utcnow()
             session.add(row)
+        self._failures.pop((view.id, power), None)  # a new password lifts a lock
 
     def set_power_address(self, game: str | int, actor: str | None, power: str, address: str) -> None:
         """Register the address that may sign on for ``power`` and that receives the game's mail."""
@@ -78,8 +88,15 @@ class MailAccounts:
 
     # -- the player's side ---------------------------------------------------------------------
 
-    def authenticate(self, game: str, power: str, password: str) -> Identity:
-        """The identity of ``power`` in ``game`` if ``password`` is right; :class:`SignonRefused` otherwise."""
+    def authenticate(self, game: str, power: str, password: str, sender: str | None) -> Identity:
+        """The identity of ``power`` in ``game`` if ``sender`` is its registered address and ``password`` is right.
+
+        Otherwise :class:`SignonRefused`. A sender that is not the registered address is refused
+        with the same words whether the password was right or not (no oracle for guessing it);
+        :class:`ForeignSender` says whether to warn the registered address. Only wrong passwords
+        from the registered address count towards the hourly limit, so that nobody can lock a
+        player out by writing from their own address.
+        """
         try:
             view = self.service.status(game)
         except ServiceError:
@@ -91,13 +108,18 @@ class MailAccounts:
             row = store.identity(session, view.id, power)
             stored = row.password_hash if row is not None else None
             address = row.address if row is not None else None
-        if stored is None:
-            raise SignonRefused(f"no password is set for {power} in game '{view.name}'; "
-                                f"the game master ({view.gm}) sets one")
+        if stored is None or address is None:
+            raise SignonRefused(f"{power} in game '{view.name}' cannot be played by mail yet: the game master "
+                                f"({view.gm}) registers its address and password")
+        if sender != address:
+            raise ForeignSender(
+                f"this message did not come from the address registered for {power} in game '{view.name}'; "
+                f"write from that address, or ask the game master ({view.gm}) to register this one",
+                registered=address, password_right=verify_password(password, stored))
         failures = self._recent_failures(view.id, power)
         if len(failures) >= self.failures_per_hour:
             raise SignonRefused(f"too many wrong passwords for {power} in game '{view.name}' in the last hour; "
-                                f"try again later or ask the game master ({view.gm})")
+                                f"try again later or ask the game master ({view.gm}) for a new password")
         if not verify_password(password, stored):
             failures.append(time.monotonic())
             raise SignonRefused(f"that is not the password of {power} in game '{view.name}'; "
@@ -113,7 +135,8 @@ class MailAccounts:
 
     # -- inside --------------------------------------------------------------------------------
 
-    def _authorise(self, game: str | int, actor: str | None, power: str, *, gm_only: bool = False) -> tuple[GameView, str]:
+    def _authorise(self, game: str | int, actor: str | None, power: str, *,
+                   gm_only: bool = False) -> tuple[GameView, str]:
         view = self.service.status(game)
         power = power.strip().upper()
         powers = list(get_variant(view.variant).powers)

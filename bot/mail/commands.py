@@ -72,7 +72,8 @@ def read_line(line: str) -> Command:
         return _set(args)
     if keyword in ("SIGNOFF", "RESIGN", "HELP"):
         if args:
-            return Command(keyword.lower(), keyword, args, error=f"{keyword} takes nothing after it; write just {keyword}")
+            return Command(keyword.lower(), keyword, args,
+                           error=f"{keyword} takes nothing after it; write just {keyword}")
         return Command(keyword.lower(), keyword)
     if keyword == "LIST":
         if len(args) > 1:

@@ -26,7 +26,7 @@ from adjudicator.vocab import Phase
 
 from ..service import GameService, GameView, PlayerOrders, ServiceError
 from . import commands
-from .accounts import Identity, MailAccounts, SignonRefused
+from .accounts import ForeignSender, Identity, MailAccounts, SignonRefused
 from .addresses import may_reply_to
 from .commands import SIGNON_USAGE, Command
 from .reading import InboundMail
@@ -143,20 +143,17 @@ class _Session:
         token, password = command.args
         try:
             power, game = self._split(token)
-            me = self.accounts.authenticate(game, power, password)
-        except SignonRefused as exc:
-            self.talk.echoes.append(Echo(command.echo, f"not signed on: {exc}", ok=False))
-            return False
-        if me.address is None or me.address != self.mail.sender:
-            self.talk.echoes.append(Echo(command.echo, (
-                f"not signed on: this message did not come from the address registered for {me.power} in game "
-                f"'{me.game}'; nothing was changed. Write from that address, or ask the game master to "
-                f"register this one"), ok=False))
-            if me.address is not None:
-                self.talk.alert = (me.address, (
-                    f"A message signed on as {me.power} in game '{me.game}' with the right password came from "
+            me = self.accounts.authenticate(game, power, password, self.mail.sender)
+        except ForeignSender as exc:
+            self.talk.echoes.append(Echo(command.echo, f"not signed on: {exc}; nothing was changed", ok=False))
+            if exc.password_right:
+                self.talk.alert = (exc.registered, (
+                    f"A message signed on as {power} in game '{game}' with the right password came from "
                     f"{self.mail.sender or 'an unknown sender'}, not from this address, and was refused. Nothing "
                     f"was changed. If you did not send it, ask the game master for a new password.\n"))
+            return False
+        except SignonRefused as exc:
+            self.talk.echoes.append(Echo(command.echo, f"not signed on: {exc}", ok=False))
             return False
         self.me = me
         view = self.service.status(me.game)
@@ -297,7 +294,8 @@ class _Session:
                 echo.answer = f"accepted: {line.canonical}"
                 continue
             line = _take(rejected, echo.written)
-            echo.answer, echo.ok = (f"REJECTED: {_reason(line.reason)}", False) if line else ("not an order; ignored", False)
+            echo.ok = False
+            echo.answer = f"REJECTED: {_reason(line.reason)}" if line else "not an order; ignored"
         for line in accepted:  # read by the service together with another line (a BRIBE and its order)
             self.talk.echoes.append(Echo(line.written, f"accepted: {line.canonical}"))
         for line in rejected:

@@ -49,4 +49,4 @@ def html_to_text(html: str) -> str:
     except Exception:  # html.parser is lenient; this is only a last guard
         pass
     lines = (" ".join(line.replace("\xa0", " ").split()) for line in "".join(collector.parts).split("\n"))
-    return "\n".join(lines).strip("\n") + "\n"
+    return "\n".join(line for line in lines if line) + "\n"

@@ -10,6 +10,7 @@ that is refused during the SMTP exchange (``552``) without being kept in memory.
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import structlog
 from aiosmtpd.smtp import SMTP, Envelope, Session
@@ -25,6 +26,16 @@ from .reading import read_mail
 from .replies import alert_message, reply_message
 
 log = structlog.get_logger("crusader.mail")
+
+AIOSMTPD_LOGGERS = ("mail.log", "mail.debug")
+
+
+def quiet_aiosmtpd() -> None:
+    """aiosmtpd logs every line of every message at DEBUG, passwords included: never below INFO."""
+    for name in AIOSMTPD_LOGGERS:
+        logger = logging.getLogger(name)
+        if logger.level < logging.INFO:  # NOTSET included: the root's level must not decide
+            logger.setLevel(logging.INFO)
 
 
 class MailHandler:
@@ -89,6 +100,7 @@ class MailFrontEnd:
         return self._server.sockets[0].getsockname()[1]
 
     async def start(self) -> None:
+        quiet_aiosmtpd()
         loop = asyncio.get_running_loop()
         s = self.settings
         self._server = await loop.create_server(

@@ -76,19 +76,28 @@ class MailNotifier:
             return None
 
     def _draw(self, render_png, announcement: Announcement) -> bytes | None:
+        """Results: the season's picture (orders drawn with their outcomes) when the archive site's
+        drawing is there, else the board after; a start: the opening board."""
         from ..service import engine
 
         with self.db.session() as session:
             game = session.get(storage.GameRow, announcement.game_id)
             if game is None:
                 return None
-            doc = game.position
+            variant_name, doc = game.variant, game.position
+            season = None
             version = announcement.data.get("version")
             if announcement.kind == "results" and version is not None:
                 season = next((s for s in storage.seasons_of(session, game.id) if s.version == version), None)
                 if season is None:
                     return None  # rolled back since
+        if season is not None:
+            try:
+                from ..site.pictures import season_picture
+            except ImportError:
                 doc = season.result.get("position", doc)
+            else:
+                return season_picture(variant_name, season.position, season.result)
         if doc is None:
             return None
         variant, position = engine.load(doc)

@@ -72,8 +72,12 @@ def read_mail(raw: bytes, *, envelope_sender: str | None = None, max_bytes: int 
     return InboundMail(sender, subject, message_id, text, notes=notes, automatic=automatic)
 
 
-_BROKEN = ("the judge could not read this message as e-mail (its MIME structure is broken); "
-           "send your orders as a plain-text message")
+def _broken(detail: str = "") -> str:
+    return ("the judge could not read this message as e-mail: its MIME structure is broken"
+            + (f" ({detail})" if detail else "") + "; send your orders as a plain-text message")
+
+
+_BROKEN = _broken()
 
 
 class _Unreadable(ValueError):
@@ -149,6 +153,10 @@ def _body_text(msg: EmailMessage) -> tuple[str, tuple[str, ...]]:
         for part in msg.iter_attachments():
             name = part.get_filename() or part.get_content_type()
             notes.append(f"the attachment {_CONTROL.sub('', str(name))[:80]!r} was ignored")
+    if body is None and msg.defects:
+        details = "; ".join(dict.fromkeys((type(d).__doc__ or type(d).__name__).strip().split("\n")[0].rstrip(".")
+                                          for d in msg.defects))
+        raise _Unreadable(_broken(details[:200].lower()))
     if body is None:
         kind = msg.get_content_type()
         raise _Unreadable(f"the message has no plain-text or HTML part (it is {kind}); "
