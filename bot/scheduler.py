@@ -43,11 +43,13 @@ class TimerScheduler:
 
     async def stop(self, timeout: float = 60.0) -> None:
         """Stop arming jobs and let the runs in progress finish (each commits or rolls back whole)."""
-        if self.scheduler.running:
-            self.scheduler.shutdown(wait=False)
+        if not self.scheduler.running:
+            return
+        self.scheduler.pause()  # no new runs; shutting the executor down would cancel those in progress
         running = [t for t in self._running if not t.done()]
         if running:
             await asyncio.wait(running, timeout=timeout)
+        self.scheduler.shutdown(wait=False)
 
     def _track(self) -> None:
         task = asyncio.current_task()
