@@ -58,8 +58,12 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
         if any(g.name.lower() == name.strip().lower() for g in games):
             raise ServiceError(f"there is already a game called {name.strip()!r}; choose another name")
         await interaction.response.defer()
-        archive = await target.create_thread(name=f"{name.strip()} archive"[:100],
-                                             type=discord.ChannelType.public_thread, auto_archive_duration=10080)
+        try:
+            archive = await target.create_thread(name=f"{name.strip()} archive"[:100],
+                                                 type=discord.ChannelType.public_thread, auto_archive_duration=10080)
+        except discord.HTTPException as exc:
+            raise ServiceError(f"I cannot open the archive thread in {target.mention} ({exc.text or exc}); "
+                               "I need Create Public Threads and Send Messages in Threads there") from None
         defaults = DeadlinePolicy()
         policy = DeadlinePolicy(movement=movement or defaults.movement, retreat=retreat or defaults.retreat,
                                 adjustment=adjustment or defaults.adjustment,
