@@ -92,6 +92,38 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 @_guarded
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """Bring the database schema up to date (``serve`` does this too, at start)."""
+    _, db = _service(args)
+    print(f"database schema up to date: {db.engine.url.render_as_string(hide_password=True)}")
+    return EXIT_OK
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    """Exit 0 when the database answers and its schema is the newest; for container healthchecks."""
+    from alembic.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    from .migrations import alembic_config
+    from .storage import Database
+
+    try:
+        db = Database(_settings(args).url)
+        with db.engine.connect() as connection:
+            current = set(MigrationContext.configure(connection).get_current_heads())
+        heads = set(ScriptDirectory.from_config(alembic_config()).get_heads())
+    except Exception as exc:
+        print(f"crusader: unhealthy: the database does not answer: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if current != heads:
+        print(f"crusader: unhealthy: schema at {sorted(current)}, expected {sorted(heads)}; run 'crusader migrate'",
+              file=sys.stderr)
+        return EXIT_FAILED
+    print("healthy")
+    return EXIT_OK
+
+
+@_guarded
 def cmd_create(args: argparse.Namespace) -> int:
     from .service import DeadlinePolicy, parse_duration
 
@@ -234,6 +266,12 @@ def add_serve_parser(subparsers) -> None:
     p = subparsers.add_parser("serve", help="run the judge: deadlines, adjudication, announcements, front ends")
     _db_options(p)
     p.set_defaults(func=cmd_serve)
+    p = subparsers.add_parser("migrate", help="bring the database schema up to date")
+    _db_options(p)
+    p.set_defaults(func=cmd_migrate)
+    p = subparsers.add_parser("health", help="exit 0 when the database answers with the newest schema")
+    _db_options(p)
+    p.set_defaults(func=cmd_health)
     p = subparsers.add_parser("verify", help="re-adjudicate an exported game and confirm every season is identical")
     p.add_argument("file", help="a file written by 'crusader game export' (- for standard input)")
     p.set_defaults(func=cmd_verify)
