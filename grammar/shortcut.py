@@ -1,0 +1,221 @@
+"""A quick reader for the short notations most lines use, that either agrees or stands aside.
+
+Most order lines are short and plain: ``FRA: A PAR - BUR``, ``F NTH C A LON - NWY``,
+``A MUN S A BER - SIL H``, ``F STP/SC - BOT``, ``A LON - NWY VIA``, ``F stp/nc build``.
+:func:`read_short` reads such a line with one regular expression and a few dictionary
+look-ups, and builds exactly the :class:`~grammar.transform.Reading` the Lark grammar and
+:class:`~grammar.transform.OrderBuilder` would build from it (the same name matching, the
+same order values, the same spans).
+
+It answers ``None`` for everything else: any character outside ASCII letters, spaces, tabs
+and ``: / ( ) - ->``; a keyword where it does not expect one (so a word the grammar might
+read as a keyword is never taken for a name); an owner's name before a unit; a name that
+does not resolve. The grammar then reads the line, so every other notation and every error
+message stay the grammar's own. ``tests/test_grammar_shortcut.py`` checks the agreement.
+"""
+
+from __future__ import annotations
+
+import re
+
+from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Retreat, SupportHold, SupportMove, Waive
+from adjudicator.vocab import Location, UnitType
+
+from .errors import OrderError
+from .names import NameIndex, resolve_location, resolve_power
+from .transform import NO_POWER, Reading, Span
+
+_PLAIN = re.compile(r"[A-Za-z \t:/()>\-]+").fullmatch
+"""The only characters a line read here may hold."""
+_TOKENS = re.compile(r"->|[-/()>:]|[A-Za-z]+").findall
+_PREFIX = re.compile(r"[ \t]*([A-Za-z]+(?:[ \t]+[A-Za-z]+)*)[ \t]*").fullmatch
+
+# Token kinds: keywords and punctuation are small ints, a unit type is its UnitType, a
+# word of a name is the word itself (a str).
+HOLD, MOVE, SUPPORT, CONVOY, VIA, RETREAT, BUILD, DISBAND, WAIVE, SLASH, LPAR, RPAR = range(12)
+_PUNCTUATION = {"-": MOVE, "->": MOVE, "/": SLASH, "(": LPAR, ")": RPAR}
+
+# The first word of every keyword of ``orders.lark``, lower-cased, and what it is here.
+# ``None``: a keyword (or the start of one) this reader does not take; it stands aside.
+_WORDS: dict[str, object] = {
+    **dict.fromkeys(("a", "army"), UnitType.ARMY),
+    **dict.fromkeys(("f", "fleet"), UnitType.FLEET),
+    **dict.fromkeys(("h", "hold", "holds", "stand", "stands"), HOLD),
+    **dict.fromkeys(("m", "to", "into", "move", "moves", "attack", "attacks", "go", "goes"), MOVE),
+    **dict.fromkeys(("s", "sup", "supp", "support", "supports"), SUPPORT),
+    **dict.fromkeys(("c", "convoy", "convoys", "transport", "transports"), CONVOY),
+    **dict.fromkeys(("via", "by"), VIA),
+    **dict.fromkeys(("r", "retreat", "retreats"), RETREAT),
+    **dict.fromkeys(("b", "build", "builds", "place"), BUILD),
+    **dict.fromkeys(("d", "disband", "disbands", "remove", "removes", "destroy", "destroys"), DISBAND),
+    **dict.fromkeys(("waive", "waives"), WAIVE),
+    **dict.fromkeys(("in", "at", "vassal", "bribe", "seize", "rebel", "secure", "lend", "lends", "bid",
+                     "bids", "prestige"), None),
+}
+# Keywords of two words (any spacing between): the first word, and the second words that
+# join it. "by" is VIA only as "by convoy"; alone it is a word the grammar reads as a name.
+_JOINS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("move", "moves", "attack", "attacks", "go", "goes", "retreat", "retreats"),
+                    frozenset({"to", "into"})),
+    "via": frozenset({"convoy"}),
+    "by": frozenset({"convoy"}),
+    **dict.fromkeys(("waive", "waives"), frozenset({"build", "builds"})),
+}
+
+
+class _Decline(Exception):
+    """The line is not one this reader takes."""
+
+
+def read_short(line: str, index: NameIndex) -> Reading | None:
+    """The reading of ``line`` (already respelled) if it is a short notation, else ``None``."""
+    if not _PLAIN(line):
+        return None
+    head, colon, body = line.partition(":")
+    try:
+        if not colon:
+            return _Reader(_kinds(_TOKENS(line)), index).line()
+        reading = _Reader(_kinds(_TOKENS(body)), index).line()
+        m = _PREFIX(head)
+        if m is None:
+            return None
+        words = m.group(1).split()
+        if any(w.lower() in _WORDS for w in words):
+            return None
+        power = resolve_power(index, " ".join(words))
+    except (_Decline, OrderError):
+        return None
+    return Reading(reading.order, prefix=power, prefix_span=Span(m.start(1), m.end(1)))
+
+
+def _kinds(tokens: list[str]) -> list:
+    """Tokens as kinds, two-word keywords joined; :class:`_Decline` for what is not taken."""
+    out: list = []
+    i, n = 0, len(tokens)
+    while i < n:
+        tok = tokens[i]
+        i += 1
+        kind = _PUNCTUATION.get(tok)
+        if kind is not None:
+            out.append(kind)
+            continue
+        if tok == ">" or tok == ":":
+            raise _Decline
+        low = tok.lower()
+        if low not in _WORDS:
+            out.append(tok)
+            continue
+        kind = _WORDS[low]
+        if kind is None:
+            raise _Decline
+        joins = _JOINS.get(low)
+        if joins is not None:
+            if i < n and tokens[i].lower() in joins:
+                i += 1
+            elif low == "by":
+                raise _Decline
+        out.append(kind)
+    return out
+
+
+class _Reader:
+    """Recursive descent over the kinds, building what OrderBuilder builds."""
+
+    __slots__ = ("kinds", "pos", "index")
+
+    def __init__(self, kinds: list, index: NameIndex) -> None:
+        self.kinds = kinds
+        self.pos = 0
+        self.index = index
+
+    def _peek(self):
+        return self.kinds[self.pos] if self.pos < len(self.kinds) else None
+
+    def _take(self, kind: int) -> bool:
+        if self.pos < len(self.kinds) and self.kinds[self.pos] == kind:
+            self.pos += 1
+            return True
+        return False
+
+    def _end(self) -> None:
+        if self.pos != len(self.kinds):
+            raise _Decline
+
+    def _words(self) -> tuple[str, ...]:
+        kinds, start = self.kinds, self.pos
+        pos = start
+        while pos < len(kinds) and type(kinds[pos]) is str:
+            pos += 1
+        if pos == start:
+            raise _Decline
+        self.pos = pos
+        return tuple(kinds[start:pos])
+
+    def _place(self) -> Location:
+        words = self._words()
+        coast = None
+        if self._take(SLASH):
+            coast = self._words()
+        elif self._take(LPAR):
+            coast = self._words()
+            if not self._take(RPAR):
+                raise _Decline
+        return resolve_location(self.index, words, coast)
+
+    def _unit(self) -> tuple[UnitType | None, Location]:
+        unit_type = self._peek()
+        if type(unit_type) is UnitType:
+            self.pos += 1
+        else:
+            unit_type = None
+        return unit_type, self._place()
+
+    def _tail(self) -> Location:
+        """``- place`` with an optional VIA (read and dropped, as the grammar does), to the end."""
+        if not self._take(MOVE):
+            raise _Decline
+        destination = self._place()
+        self._take(VIA)
+        self._end()
+        return destination
+
+    def line(self) -> Reading:
+        first = self._peek()
+        if first == BUILD or first == DISBAND:
+            self.pos += 1
+            unit_type, location = self._unit()
+            self._end()
+            return Reading((Build if first == BUILD else Disband)(NO_POWER, unit_type, location))
+        if first == WAIVE:
+            self.pos += 1
+            self._end()
+            return Reading(Waive(NO_POWER))
+        unit_type, location = self._unit()
+        verb = self._peek()
+        self.pos += 1
+        if verb == HOLD or verb == BUILD or verb == DISBAND:
+            self._end()
+            cls = Hold if verb == HOLD else Build if verb == BUILD else Disband
+            return Reading(cls(NO_POWER, unit_type, location))
+        if verb == MOVE:
+            destination = self._place()
+            via = self._take(VIA)
+            self._end()
+            return Reading(Move(NO_POWER, unit_type, location, destination, via))
+        if verb == SUPPORT:
+            target_type, target = self._unit()
+            if self._peek() == MOVE:
+                destination = self._tail()
+                return Reading(SupportMove(NO_POWER, unit_type, location, target_type, target, destination))
+            self._take(HOLD)
+            self._end()
+            return Reading(SupportHold(NO_POWER, unit_type, location, target_type, target))
+        if verb == CONVOY:
+            target_type, target = self._unit()
+            destination = self._tail()
+            return Reading(Convoy(NO_POWER, unit_type, location, target_type, target, destination))
+        if verb == RETREAT:
+            destination = self._place()
+            self._end()
+            return Reading(Retreat(NO_POWER, unit_type, location, destination))
+        raise _Decline

@@ -1,0 +1,224 @@
+"""The quick reader of short notations agrees with the grammar, or stands aside.
+
+For every generated line, :func:`grammar.shortcut.read_short` either answers ``None`` or
+the very :class:`~grammar.transform.Reading` (order, prefix, spans) the Lark grammar reads;
+and :func:`parse_order` gives the same order or the same error with the shortcut on and off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import grammar.parser as parser_module
+from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Retreat, SupportHold, SupportMove, Waive
+from adjudicator.variant import get_variant
+from adjudicator.vocab import Location, UnitType
+from grammar import OrderError, parse_order
+from grammar.names import name_index
+from grammar.parser import read_line
+from grammar.shortcut import read_short
+from grammar.transform import NO_POWER, Reading, Span
+
+VARIANTS = {name: get_variant(name) for name in ("standard", "crusader")}
+SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@contextlib.contextmanager
+def grammar_only():
+    """Read lines with the Lark grammar alone."""
+    saved = parser_module.SHORTCUT
+    parser_module.SHORTCUT = False
+    try:
+        yield
+    finally:
+        parser_module.SHORTCUT = saved
+
+
+def grammar_reading(line: str, variant) -> Reading | OrderError:
+    with grammar_only():
+        try:
+            return read_line(line, name_index(variant))
+        except OrderError as err:
+            return err
+
+
+def outcome(line: str, variant, power):
+    """What parse_order answers: the order, or the error's kind, column and whole text."""
+    try:
+        return parse_order(line, variant, power)
+    except OrderError as err:
+        return (type(err).__name__, err.column, err.end_column, str(err))
+
+
+def assert_agrees(line: str, variant_name: str = "standard", power: str | None = None) -> Reading | None:
+    variant = VARIANTS[variant_name]
+    index = name_index(variant)
+    quick = read_short(index.respell(line), index)
+    if quick is not None:
+        assert quick == grammar_reading(line, variant), line
+    fast = outcome(line, variant, power)
+    with grammar_only():
+        slow = outcome(line, variant, power)
+    assert fast == slow, line
+    return quick
+
+
+# -- generated lines ------------------------------------------------------------------------
+
+
+def _case(word: str) -> st.SearchStrategy[str]:
+    return st.sampled_from([word, word.lower(), word.upper(), word.title()])
+
+
+@st.composite
+def places(draw, variant_name: str) -> str:
+    variant = VARIANTS[variant_name]
+    pid = draw(st.sampled_from(sorted(variant.provinces)))
+    prov = variant.provinces[pid]
+    name = draw(_case(draw(st.sampled_from((pid, prov.name, *prov.aliases)))))
+    if not prov.coasts:  # mostly plain, now and then a coast it does not have
+        return name + draw(st.sampled_from([""] * 12 + ["/nc", " nc"]))
+    coast = draw(st.sampled_from(prov.coasts))
+    form = draw(st.sampled_from(["", "/{c}", "/{c}", "({c})", " ({c})", " {c}", " / {c}", "/{C}",
+                                 " (north coast)", " south coast", "(nc", "/xc"]))
+    return name + form.format(c=coast, C=coast.upper())
+
+
+UNIT_TYPES = ["", "", "A ", "F ", "a ", "f ", "Army ", "FLEET ", "army\t"]
+MOVES = [" - ", "-", " -> ", "->", " – ", " to ", " m ", " moves to ", " MOVES ", " into ", " goes into ",
+         " attacks ", " --> ", " - > ", " => "]
+VIAS = ["", "", " via", " VIA", " via convoy", " by convoy", " by", " via convoys"]
+SPACE = st.sampled_from(["", " ", "  ", "\t"])
+
+
+@st.composite
+def units(draw, variant_name: str) -> str:
+    return draw(st.sampled_from(UNIT_TYPES)) + draw(places(variant_name))
+
+
+@st.composite
+def canonical_lines(draw, variant_name: str) -> str:
+    unit, place = units(variant_name), places(variant_name)
+    kind = draw(st.sampled_from(["hold", "move", "support_hold", "support_move", "convoy", "retreat",
+                                 "build", "disband", "waive"]))
+    u = draw(unit)
+    if kind == "hold":
+        body = u + draw(st.sampled_from([" H", " h", " holds", " STANDS", "H"]))
+    elif kind == "move":
+        body = u + draw(st.sampled_from(MOVES)) + draw(place) + draw(st.sampled_from(VIAS))
+    elif kind == "support_hold":
+        body = (u + draw(st.sampled_from([" S ", " s ", " supports ", " SUPP "])) + draw(unit)
+                + draw(st.sampled_from(["", " H", " hold"])))
+    elif kind == "support_move":
+        body = (u + draw(st.sampled_from([" S ", " supports "])) + draw(unit) + draw(st.sampled_from(MOVES))
+                + draw(place) + draw(st.sampled_from(VIAS)))
+    elif kind == "convoy":
+        body = (u + draw(st.sampled_from([" C ", " c ", " convoys ", " transports "])) + draw(unit)
+                + draw(st.sampled_from(MOVES)) + draw(place) + draw(st.sampled_from(VIAS)))
+    elif kind == "retreat":
+        body = u + draw(st.sampled_from([" R ", " r ", " retreats to ", " RETREAT "])) + draw(place)
+    elif kind in ("build", "disband"):
+        words = [" build", " B", " place"] if kind == "build" else [" disband", " D", " remove", " destroys"]
+        word = draw(st.sampled_from(words))
+        body = u + word if draw(st.booleans()) else word.strip() + " " + u
+    else:
+        body = draw(st.sampled_from(["waive", "WAIVE build", "waives  builds", "waive b"]))
+    return draw(SPACE) + draw(prefixes(variant_name)) + body + draw(SPACE)
+
+
+@st.composite
+def prefixes(draw, variant_name: str) -> str:
+    variant = VARIANTS[variant_name]
+    code = draw(st.sampled_from(sorted(variant.powers)))
+    info = variant.powers[code]
+    name = draw(_case(draw(st.sampled_from([code, info.name, info.adjective, "Neutral", "Nobody"]))))
+    form = draw(st.sampled_from(["", "{p}: ", "{p}:", "{p} : ", " {p}:\t", "{p} ", ": "]))
+    return form.format(p=name)
+
+
+TOKENS = ["A", "F", "a", "army", "Fleet", "par", "Paris", "bur", "spa", "nc", "sc", "(", ")", "/", "stp",
+          "St", "Petersburg", "north", "coast", "North", "Sea", "Mid-Atlantic", "Ocean", "-", "->", ">",
+          "to", "m", "moves", "into", "H", "hold", "S", "supp", "C", "convoy", "via", "by", "R", "retreats",
+          "b", "build", "place", "d", "remove", "waive", "VASSAL", "BRIBE", "BID", "in", "at", "ENG", "ENG:",
+          "England", "English", ":", "Burgandy", "Gulf", "of", "Lyon", "the", "lon", "nth", "nwy", "FRA",
+          "Russia", "nao", "mao", "bot", "lvp", "edi", "Heligo", "Den", "the", "Neutral", "go", "goes",
+          "attack", "2", ".", "xyz"]
+token_lines = st.lists(st.tuples(st.sampled_from(TOKENS), SPACE), max_size=12).map(
+    lambda parts: "".join(tok + (sep or " ") for tok, sep in parts))
+
+
+@SETTINGS
+@given(canonical_lines("standard"), st.sampled_from([None, "ENG", "FRA", "RUS"]))
+def test_shortcut_agrees_on_standard_notations(line, power):
+    assert_agrees(line, "standard", power)
+
+
+@SETTINGS
+@given(canonical_lines("crusader"), st.sampled_from([None, "ANT", "BYZ"]))
+def test_shortcut_agrees_on_crusader_notations(line, power):
+    assert_agrees(line, "crusader", power)
+
+
+@SETTINGS
+@given(token_lines, st.sampled_from([None, "ENG"]))
+def test_shortcut_agrees_on_lines_built_from_tokens(line, power):
+    assert_agrees(line, "standard", power)
+
+
+@SETTINGS
+@given(st.text(alphabet="AFSCHRBDafmsp -:/()>\t", max_size=30))
+def test_shortcut_agrees_on_scrambled_short_lines(line):
+    assert_agrees(line, "standard", "ENG")
+
+
+# -- the shortcut does take the common lines --------------------------------------------------
+
+A, F = UnitType.ARMY, UnitType.FLEET
+
+
+def loc(text: str) -> Location:
+    return Location.parse(text)
+
+
+COMMON = [
+    ("FRA: A PAR - BUR", Move(NO_POWER, A, loc("par"), loc("bur"), False), "FRA"),
+    ("ENG: F NTH C A LON - NWY", Convoy(NO_POWER, F, loc("nth"), A, loc("lon"), loc("nwy")), "ENG"),
+    ("GER: A MUN S A BER - SIL", SupportMove(NO_POWER, A, loc("mun"), A, loc("ber"), loc("sil")), "GER"),
+    ("RUS: F STP/SC - BOT", Move(NO_POWER, F, loc("stp/sc"), loc("bot"), False), "RUS"),
+    ("ENG: A LON - NWY VIA", Move(NO_POWER, A, loc("lon"), loc("nwy"), True), "ENG"),
+    ("ITA: A VEN H", Hold(NO_POWER, A, loc("ven")), "ITA"),
+    ("TUR: A CON S A BUL", SupportHold(NO_POWER, A, loc("con"), A, loc("bul")), "TUR"),
+    ("AUS: A VIE R BOH", Retreat(NO_POWER, A, loc("vie"), loc("boh")), "AUS"),
+    ("RUS: F STP/NC B", Build(NO_POWER, F, loc("stp/nc")), "RUS"),
+    ("FRA: A PAR D", Disband(NO_POWER, A, loc("par")), "FRA"),
+    ("A par-bur", Move(NO_POWER, A, loc("par"), loc("bur"), False), None),
+    ("F spa(sc) - wes", Move(NO_POWER, F, loc("spa/sc"), loc("wes"), False), None),
+    ("England: F North Sea convoys A Yorkshire to Norway via convoy",
+     Convoy(NO_POWER, F, loc("nth"), A, loc("yor"), loc("nwy")), "ENG"),
+    ("build F stp nc", Build(NO_POWER, F, loc("stp/nc")), None),
+    ("F Mid-Atlantic Ocean - Spain (north coast)", Move(NO_POWER, F, loc("mao"), loc("spa/nc"), False), None),
+    ("waive", Waive(NO_POWER), None),
+]
+
+
+@pytest.mark.parametrize("line,order,prefix", COMMON, ids=[c[0] for c in COMMON])
+def test_shortcut_reads_the_common_notations(line, order, prefix):
+    quick = assert_agrees(line, "standard")
+    assert quick is not None, f"the shortcut stood aside for {line!r}"
+    assert quick.order == order
+    assert quick.prefix == prefix
+    if prefix:
+        assert quick.prefix_span == Span(0, line.index(":"))
+
+
+@pytest.mark.parametrize("line", [
+    "A par - bur.", "A par at bur", "English A lon - nth", "A lon - nwy by", "A par R bur via",
+    "F nth C A lon", "A par -- bur", "A par - Burgandy", "A par", "ENG: FRA: A par H", "A paris - bür",
+    "VASSAL A nwy BID 2", "F spa(nc - mao", "A to - bur",
+])
+def test_shortcut_stands_aside_for_other_lines(line):
+    assert assert_agrees(line, "standard", "ENG") is None
