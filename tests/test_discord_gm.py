@@ -134,3 +134,29 @@ async def test_autocomplete_for_games_powers_and_provinces(world):
         resp, text = await world.answer(world.players["FRA"], "orders clear", {"game": "tannenberg",
                                                                                 "province": "Atlantis"})
         assert resp.ephemeral and "Atlantis" in text
+
+
+async def test_player_commands_map_orders_and_a_draw_by_everyone(world):
+    fake = world.fake
+    async with world.running():
+        await start_game(world)
+        await world.dm("FRA", "A par - bur")
+        resp, text = await world.answer(world.players["FRA"], "orders show")  # the player's only game
+        assert resp.ephemeral and "A Paris - Burgundy" in text
+        inter = await world.slash(world.players["FRA"], "map", {"game": "tannenberg"})
+        resp = await fake.wait_for_interaction_response(inter, timeout=30)
+        assert resp.type == 5
+        followup = await fake.wait_for_followup(inter, timeout=30)
+        if followup["attachments"]:
+            assert fake.file_bytes(followup["attachments"][0]).startswith(b"\x89PNG")
+            assert followup["content"] == "tannenberg, S1901M"
+        else:
+            assert "not available" in followup["content"]
+        resp, text = await world.answer(world.stranger, "orders show", {"game": "tannenberg"})
+        assert resp.ephemeral and text == f"<@{world.stranger.id}> is not a player of game 'tannenberg'"
+        for power, user in world.players.items():
+            resp, text = await world.answer(user, "draw", {"game": "tannenberg"})
+        assert text == "'tannenberg' has ended in a draw."
+        await world.flush()
+        assert world.service.status("tannenberg").outcome == {"draw": sorted(world.players)}
+        assert any("a draw shared by AUS, ENG, FRA" in m["content"] for m in fake.bot_messages(world.results))

@@ -37,7 +37,9 @@ class JudgeTree(app_commands.CommandTree):
             await super().on_error(interaction, error)  # a bug: logged, and the user is told it failed
             await reply(interaction, "Something went wrong on the judge's side; the error has been logged.")
             return
-        await reply(interaction, str(original) or type(original).__name__)
+        from .identity import mentionify
+
+        await reply(interaction, mentionify(str(original)) or type(original).__name__)
 
 
 async def reply(interaction: discord.Interaction, text: str, *, ephemeral: bool = True, **kwargs: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 PREFIX = "discord:"
-_KEY_RE = re.compile(r"discord:(\d{15,22})")
+_KEY_RE = re.compile(r"'?discord:(\d{15,22})'?")
 
 
 def player_key(user) -> str:

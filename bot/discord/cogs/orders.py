@@ -16,7 +16,7 @@ from adjudicator.variant import get_variant
 
 from ...service import GameEntry, ServiceError
 from ..formatting import chunks, submission_text
-from ..identity import player_key
+from ..identity import mentionify, player_key
 
 _GAME_LINE = re.compile(r"^\s*game\s*[:=]\s*(?P<name>.+?)\s*$", re.IGNORECASE)
 RUNNING = ("active", "paused")
@@ -73,7 +73,7 @@ class Orders(commands.Cog):
         try:
             report = self.service.submit_orders(game.name, player, body)
         except ServiceError as exc:
-            return Answer(str(exc))
+            return Answer(mentionify(str(exc)))
         return Answer(submission_text(report, get_variant(game.variant)))
 
     # -- Discord ------------------------------------------------------------------------------
