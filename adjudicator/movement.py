@@ -33,10 +33,11 @@ from typing import Mapping
 from .orders import Convoy, Hold, Move, MovementOrder, SupportHold, SupportMove
 from .position import Dislodgement
 from .results import Outcome
-from .validate import location_name, neighbours, province_name
+from .maptables import map_tables
 from .vocab import Location, Power, ProvinceId, Unit, UnitType
 
 UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
+SUCCEEDS, FAILS = Outcome.SUCCEEDS, Outcome.FAILS
 HOLD, MOVE, SUPPORT, CONVOY = 0, 1, 2, 3
 _NONE = 1 << 30     # no guess consulted
 
@@ -68,33 +69,50 @@ def resolve_movement(variant, units: Mapping[ProvinceId, Unit] | tuple[Unit, ...
     return _Resolver(variant, units, orders, commander or {}).run()
 
 
+_KIND_OF = {Hold: HOLD, Move: MOVE, SupportHold: SUPPORT, SupportMove: SUPPORT, Convoy: CONVOY}
+_NO_FLEETS: frozenset[ProvinceId] = frozenset()
+
+
+def _kind_of(order: MovementOrder) -> int:
+    kind = _KIND_OF.get(type(order))
+    if kind is not None:
+        return kind
+    if isinstance(order, Move):     # subclasses of the order types
+        return MOVE
+    if isinstance(order, (SupportHold, SupportMove)):
+        return SUPPORT
+    return CONVOY if isinstance(order, Convoy) else HOLD
+
+
 class _Resolver:
     def __init__(self, variant, units: Mapping[ProvinceId, Unit], orders: Mapping[ProvinceId, MovementOrder],
                  commander: Mapping[ProvinceId, Power]):
         self.variant = variant
+        self.tables = map_tables(variant)
         self.units = units
-        self.nb = neighbours(variant)
+        self.nb = self.tables.neighbours
         self.orders: dict[ProvinceId, MovementOrder] = {}
         self.kind: dict[ProvinceId, int] = {}
         self.cmd: dict[ProvinceId, Power] = {}
         self.dest: dict[ProvinceId, ProvinceId] = {}       # move: destination province
         self.moves_to: dict[ProvinceId, list[ProvinceId]] = {}
+        supports, convoys = [], []
         for p, unit in units.items():
             order = orders.get(p) or Hold(unit.power, unit.type, unit.location)
             self.orders[p] = order
             self.cmd[p] = commander.get(p, unit.power)
-            if isinstance(order, Move):
-                self.kind[p] = MOVE
-                d = order.destination.province
-                self.dest[p] = d
-                self.moves_to.setdefault(d, []).append(p)
-            elif isinstance(order, (SupportHold, SupportMove)):
-                self.kind[p] = SUPPORT
-            elif isinstance(order, Convoy):
-                self.kind[p] = CONVOY
-            else:
-                self.kind[p] = HOLD
-        self._match_orders()
+            kind = self.kind[p] = _kind_of(order)
+            if kind == MOVE:
+                d = self.dest[p] = order.destination.province
+                if d in self.moves_to:
+                    self.moves_to[d].append(p)
+                else:
+                    self.moves_to[d] = [p]
+            elif kind == SUPPORT:
+                supports.append(p)
+            elif kind == CONVOY:
+                convoys.append(p)
+        self._match_orders(supports, convoys)
         self.state: dict[ProvinceId, int] = dict.fromkeys(self.orders, UNRESOLVED)
         self.res: dict[ProvinceId, bool] = dict.fromkeys(self.orders, False)
         self.deps: list[ProvinceId] = []
@@ -102,48 +120,49 @@ class _Resolver:
         self.counter = 0
         self.low = _NONE
         self.paradox: set[ProvinceId] = set()
+        self._short: dict[ProvinceId, str] = {}
 
     # -- what matches what (fixed before anything is resolved) -----------------------------
 
-    def _match_orders(self) -> None:
-        orders, kind, dest = self.orders, self.kind, self.dest
+    def _match_orders(self, supports: list[ProvinceId], convoys: list[ProvinceId]) -> None:
+        orders, kind, dest, cmd = self.orders, self.kind, self.dest, self.cmd
         convoy_orders: dict[tuple[ProvinceId, ProvinceId], list[ProvinceId]] = {}
-        for p, o in orders.items():
-            if kind[p] == CONVOY:
-                convoy_orders.setdefault((o.target.province, o.destination.province), []).append(p)
+        for p in convoys:
+            o = orders[p]
+            convoy_orders.setdefault((o.target.province, o.destination.province), []).append(p)
+        army_adjacent = self.tables.army_adjacent
         self.convoyed: dict[ProvinceId, bool] = {}
         self.convoyers: dict[ProvinceId, frozenset[ProvinceId]] = {}
         for p, d in dest.items():
-            fleets = frozenset(convoy_orders.get((p, d), ()))
-            unit = self.units[p]
-            by_convoy = unit.type is UnitType.ARMY and (
-                orders[p].via_convoy or not self.variant.army_adjacent(p, d)
-                or any(self.cmd[f] == self.cmd[p] for f in fleets))
+            fleets = frozenset(convoy_orders[(p, d)]) if (p, d) in convoy_orders else _NO_FLEETS
+            by_convoy = self.units[p].type is UnitType.ARMY and (
+                orders[p].via_convoy or d not in army_adjacent.get(p, ())
+                or any(cmd[f] == cmd[p] for f in fleets))
             self.convoyed[p] = by_convoy
-            self.convoyers[p] = fleets if by_convoy else frozenset()
+            self.convoyers[p] = fleets if by_convoy else _NO_FLEETS
+        convoyed = self.convoyed
         self.h2h: dict[ProvinceId, ProvinceId | None] = {}
         for p, d in dest.items():
-            self.h2h[p] = d if (dest.get(d) == p and not self.convoyed[p] and not self.convoyed[d]) else None
+            self.h2h[p] = d if (dest.get(d) == p and not convoyed[p] and not convoyed[d]) else None
         self.move_supports: dict[ProvinceId, list[ProvinceId]] = {p: [] for p in dest}
         self.hold_supports: dict[ProvinceId, list[ProvinceId]] = {}
         self.matched: dict[ProvinceId, bool] = {}
-        for p, o in orders.items():
-            if kind[p] == SUPPORT:
-                t = o.target.province
-                if isinstance(o, SupportHold):
-                    ok = t in kind and kind[t] != MOVE
-                    if ok:
-                        self.hold_supports.setdefault(t, []).append(p)
-                else:
-                    d = o.destination
-                    ok = (kind.get(t) == MOVE and dest[t] == d.province
-                          and (d.coast is None or d.coast == orders[t].destination.coast))
-                    if ok:
-                        self.move_supports[t].append(p)
-                self.matched[p] = ok
-            elif kind[p] == CONVOY:
-                t = o.target.province
-                self.matched[p] = p in self.convoyers.get(t, ())
+        for p in supports:
+            o = orders[p]
+            t = o.target.province
+            if isinstance(o, SupportHold):
+                ok = t in kind and kind[t] != MOVE
+                if ok:
+                    self.hold_supports.setdefault(t, []).append(p)
+            else:
+                d = o.destination
+                ok = (kind.get(t) == MOVE and dest[t] == d.province
+                      and (d.coast is None or d.coast == orders[t].destination.coast))
+                if ok:
+                    self.move_supports[t].append(p)
+            self.matched[p] = ok
+        for p in convoys:
+            self.matched[p] = p in self.convoyers.get(orders[p].target.province, ())
 
     # -- the guess-and-check engine ---------------------------------------------------------
 
@@ -323,23 +342,30 @@ class _Resolver:
         for p, k in self.kind.items():
             if k != HOLD:
                 self.resolve(p)
-        moved = {p: self.orders[p].destination for p in self.dest if self.res[p]}
-        winner = {self.dest[p]: p for p in moved}
+        units, res, dest = self.units, self.res, self.dest
+        moved = {p: self.orders[p].destination for p in dest if res[p]}
+        winner = {dest[p]: p for p in moved}
         dislodged, dislodged_by = [], {}
         for d, p in winner.items():
-            if d in self.units and d not in moved:
-                dislodged.append(Dislodgement(self.units[d], p, self.convoyed[p]))
+            if d in units and d not in moved:
+                dislodged.append(Dislodgement(units[d], p, self.convoyed[p]))
                 dislodged_by[d] = self.cmd[p]
-        gone = set(moved) | set(dislodged_by)
-        after = [u for p, u in self.units.items() if p not in gone]
-        after += [Unit(self.units[p].power, self.units[p].type, loc) for p, loc in moved.items()]
-        occupied = {u.province for u in after}
+        after = [u for p, u in units.items() if p not in moved and p not in dislodged_by]
+        after += [Unit(units[p].power, units[p].type, loc) for p, loc in moved.items()]
         standoffs = frozenset(d for d, movers in self.moves_to.items()
-                              if d not in occupied and sum(1 for q in movers if self.has_path(q)) >= 2)
+                              if len(movers) >= 2 and d not in winner and (d not in units or d in moved)
+                              and sum(1 for q in movers if self.has_path(q)) >= 2)
         words = _Words(self, winner)
-        results = {p: (self.orders[p],) + words.result(p) for p in self.orders}
+        results = {p: words.result(p) for p in self.orders}
         return MovementOutcome(results=results, units=tuple(after), dislodged=tuple(dislodged),
                                dislodged_by=dislodged_by, standoffs=standoffs, moved=moved)
+
+    def short(self, p: ProvinceId) -> str:
+        """``A mun``: the unit in ``p``, as reasons name it."""
+        text = self._short.get(p)
+        if text is None:
+            text = self._short[p] = self.units[p].short
+        return text
 
 
 class _Words:
@@ -348,12 +374,8 @@ class _Words:
     def __init__(self, r: _Resolver, winner: dict[ProvinceId, ProvinceId]):
         self.r = r
         self.winner = winner
-
-    def unit(self, p: ProvinceId) -> str:
-        return self.r.units[p].short
-
-    def name(self, p: ProvinceId) -> str:
-        return province_name(self.r.variant, p)
+        self.unit = r.short
+        self.name = r.tables.name
 
     def dislodged(self, p: ProvinceId) -> str | None:
         w = self.winner.get(p)
@@ -369,20 +391,24 @@ class _Words:
             return 1 + r.given(r.move_supports[opp])
         return r.hold_strength(r.dest[w])
 
-    def result(self, p: ProvinceId) -> tuple[Outcome, str]:
-        k = self.r.kind[p]
+    def result(self, p: ProvinceId) -> tuple[MovementOrder, Outcome, str]:
+        """``(order, outcome, reason)`` of the unit in ``p``."""
+        r = self.r
+        k, order = r.kind[p], r.orders[p]
         if k == MOVE:
-            return self.move(p)
-        hit = self.dislodged(p)
+            return (order,) + self.move(p)
+        hit = self.dislodged(p) if p in self.winner else None
         if k == HOLD:
-            return (Outcome.FAILS, hit) if hit else (Outcome.SUCCEEDS, "holds")
+            return (order, FAILS, hit) if hit else (order, SUCCEEDS, "holds")
         if k == SUPPORT:
-            return self.support(p, hit)
-        return self.convoy(p, hit)
+            if hit is None and r.res[p]:
+                return order, SUCCEEDS, "support given"
+            return (order,) + self.support(p, hit)
+        return (order,) + self.convoy(p, hit)
 
     def move(self, p: ProvinceId) -> tuple[Outcome, str]:
         r, d = self.r, self.r.dest[p]
-        where = location_name(r.variant, r.orders[p].destination)
+        where = r.tables.location_name(r.orders[p].destination)
         if r.res[p]:
             if d in r.units and not (r.kind[d] == MOVE and r.res[d]):
                 return Outcome.SUCCEEDS, f"moves to {where}, dislodging {self.unit(d)}"
