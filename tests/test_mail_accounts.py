@@ -122,3 +122,26 @@ def test_deleting_a_game_deletes_its_mail_identities(accounts, sqlite_db):
         storage.delete_game(session, game.id)
     with sqlite_db.session() as session:
         assert store.identities_of(session, game.id) == []
+
+
+def test_the_operator_registers_a_power_from_the_shell(tmp_path, monkeypatch, capsys):
+    import io
+
+    from bot.mail.__main__ import main
+
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
+    monkeypatch.setenv("CRUSADER_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("CRUSADER_DATABASE_URL", raising=False)
+    db = storage.Database.sqlite_file(tmp_path / "crusader.db")
+    db.migrate()
+    service = GameService(db)
+    service.create_game("crusade1", "crusader", "gm", seed=3)
+    monkeypatch.setattr("sys.stdin", io.StringIO("from-stdin\n"))
+    assert main(["register", "crusade1", "ant", "Ant@Players.test", "--password-stdin"]) == 0
+    assert "from-stdin" not in capsys.readouterr().out
+    me = MailAccounts(service).authenticate("crusade1", "ANT", "from-stdin", "ant@players.test")
+    assert me.address == "ant@players.test"
+    monkeypatch.setattr("sys.stdin", io.StringIO("x\n"))
+    assert main(["password", "crusade1", "ANT", "--password-stdin"]) == 2
+    assert "4 to 64 characters" in capsys.readouterr().err
+    db.dispose()

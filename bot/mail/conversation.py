@@ -164,7 +164,7 @@ class _Session:
         return True
 
     def _split(self, token: str) -> tuple[str, str]:
-        games = self.service.games()
+        games = self.service.directory()
         powers = {g.name: list(get_variant(g.variant).powers) for g in games}
         found = commands.split_signon(token, [g.name for g in games], powers)
         if found is not None:

@@ -120,4 +120,4 @@ class MailFrontEnd:
             except asyncio.TimeoutError:
                 pass
             self._server = None
-        await self.mailer.drain()
+        await self.mailer.drain(timeout=min(self.settings.relay_timeout, 10.0))

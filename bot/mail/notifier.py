@@ -14,8 +14,8 @@ import importlib
 
 import structlog
 
-from .. import storage
 from ..outbox import Announcement
+from ..service import engine
 from ..storage import Database, utcnow
 from . import store
 from .accounts import MailAccounts
@@ -78,27 +78,17 @@ class MailNotifier:
     def _draw(self, render_png, announcement: Announcement) -> bytes | None:
         """Results: the season's picture (orders drawn with their outcomes) when the archive site's
         drawing is there, else the board after; a start: the opening board."""
-        from ..service import engine
-
-        with self.db.session() as session:
-            game = session.get(storage.GameRow, announcement.game_id)
-            if game is None:
-                return None
-            variant_name, doc = game.variant, game.position
-            season = None
-            version = announcement.data.get("version")
-            if announcement.kind == "results" and version is not None:
-                season = next((s for s in storage.seasons_of(session, game.id) if s.version == version), None)
-                if season is None:
-                    return None  # rolled back since
-        if season is not None:
+        service = self.accounts.service
+        version = announcement.data.get("version")
+        if announcement.kind == "results" and version is not None:
+            season = service.season(announcement.game_id, version)
+            if season is None:
+                return None  # rolled back since
             try:
                 from ..site.pictures import season_picture
             except ImportError:
-                doc = season.result.get("position", doc)
-            else:
-                return season_picture(variant_name, season.position, season.result)
-        if doc is None:
-            return None
-        variant, position = engine.load(doc)
+                variant, position = engine.load(season["result"]["position"])
+                return render_png(variant, position)
+            return season_picture(season["variant"], season["position"], season["result"])
+        variant, position = service.board(announcement.game_id)
         return render_png(variant, position)

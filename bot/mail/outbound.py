@@ -52,7 +52,17 @@ class Mailer:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def drain(self) -> None:
-        """Wait for every background send to finish."""
+    async def drain(self, timeout: float | None = None) -> None:
+        """Wait for every background send to finish; after ``timeout`` seconds, give the rest up (logged)."""
+        try:
+            await asyncio.wait_for(self._wait_all(), timeout)
+        except asyncio.TimeoutError:
+            pending = list(self._tasks)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+            log.error("mail given up at shutdown", count=len(pending))
+
+    async def _wait_all(self) -> None:
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
