@@ -91,8 +91,9 @@ def test_later_orders_replace_earlier_ones_whoever_sends_them(rig):
     rig.ask(ADDRESSES["ANT"], signed("ANT", "A ant - ata\nA tar - tam"))
     # the same power's player on Discord changes one order through the service
     rig.service.submit_orders("crusade1", "discord:1001", "A ant - ala")
-    reply = rig.ask(ADDRESSES["ANT"], signed("ANT", "A tar - sel\nLIST"))
-    assert "accepted: ANT: A tar - sel" in reply.text
+    reply = rig.ask(ADDRESSES["ANT"], signed("ANT", "A tar - cap\nA tar - sel\nLIST"))
+    assert "accepted: ANT: A tar - cap (then replaced by a later order for the same unit)" in reply.text
+    assert "    accepted: ANT: A tar - sel" in reply.text.splitlines()
     assert "  ANT: A ant - ala" in reply.text and "  ANT: A tar - sel" in reply.text
     assert "A tar - tam" not in reply.text.split("Orders standing")[1]
     mine = rig.service.my_orders("crusade1", "discord:1001")

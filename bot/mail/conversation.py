@@ -260,8 +260,8 @@ class _Session:
 
     def _order(self, command: Command) -> bool:
         if self.me is None:
-            self.talk.echoes.append(Echo(command.echo, f"not read: orders come after a SIGNON line ({SIGNON_USAGE})",
-                                         ok=False))
+            self.talk.echoes.append(Echo(command.echo, f"not read: it comes before a SIGNON line; orders come after "
+                                                       f"one ({SIGNON_USAGE})", ok=False))
         elif self.skipping is not None:
             self.talk.echoes.append(Echo(command.echo, f"not read: an order for {self.skipping}", ok=False))
         else:
@@ -288,10 +288,13 @@ class _Session:
             return
         self.talk.changed = self.talk.changed or bool(report.accepted)
         accepted, rejected = list(report.accepted), list(report.rejected)
+        standing = {line.canonical for line in report.standing}
         for echo in batch:
             line = _take(accepted, echo.written)
             if line is not None:
                 echo.answer = f"accepted: {line.canonical}"
+                if line.canonical not in standing:
+                    echo.answer += " (then replaced by a later order for the same unit)"
                 continue
             line = _take(rejected, echo.written)
             echo.ok = False
