@@ -37,6 +37,8 @@ for _code, _word in (("nc", "north"), ("sc", "south"), ("ec", "east"), ("wc", "w
         _COASTS[_spelling] = _code
 COAST_NAMES = {"nc": "north coast", "sc": "south coast", "ec": "east coast", "wc": "west coast"}
 
+_INNER_HYPHEN = re.compile(r"\w-\w").search
+
 _POWER_STOPWORDS = frozenset(
     "the of and kingdom empire principality county caliphate sultanate duchy republic".split())
 _NEUTRAL_NAMES = ("NEU", "Neutral", "Neutrals")
@@ -62,12 +64,16 @@ class NameIndex:
     power_keys: tuple[str, ...]
     power_spellings: tuple[tuple[str, Power], ...]
     hyphenated: re.Pattern[str] | None
+    hyphens_inside_words: bool = False
+    """Every hyphenated name has its hyphen between two word characters ("Mid-Atlantic")."""
 
     def respell(self, text: str) -> str:
         """Replace the hyphen of hyphenated names by a space ("Mid-Atlantic" stays one name
         while "par-bur" is a move). The text keeps its length, so columns stay right."""
         if self.hyphenated is None or "-" not in text:
             return text
+        if self.hyphens_inside_words and _INNER_HYPHEN(text) is None:
+            return text  # "A par - bur": no hyphenated name can stand here
         return self.hyphenated.sub(lambda m: m.group(0).replace("-", " "), text)
 
     def province_name(self, pid: ProvinceId) -> str:
@@ -132,6 +138,7 @@ def name_index(variant: Variant) -> NameIndex:
         power_keys=tuple(sorted(powers)),
         power_spellings=tuple(power_spellings),
         hyphenated=pattern,
+        hyphens_inside_words=all(_INNER_HYPHEN(h) for h in hyphenated),
     )
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Retreat, SupportHold, SupportMove, Waive
+from adjudicator.orders import Build, Order, Convoy, Disband, Hold, Move, Retreat, SupportHold, SupportMove, Waive
 from adjudicator.vocab import Location, UnitType
 
 from .errors import OrderError
@@ -74,18 +74,19 @@ def read_short(line: str, index: NameIndex) -> Reading | None:
     head, colon, body = line.partition(":")
     try:
         if not colon:
-            return _Reader(_kinds(_TOKENS(line)), index).line()
-        reading = _Reader(_kinds(_TOKENS(body)), index).line()
+            return Reading(_Reader(_kinds(_TOKENS(line)), index).line())
+        order = _Reader(_kinds(_TOKENS(body)), index).line()
         m = _PREFIX(head)
         if m is None:
             return None
         words = m.group(1).split()
-        if any(w.lower() in _WORDS for w in words):
-            return None
+        for word in words:
+            if word.lower() in _WORDS:
+                return None
         power = resolve_power(index, " ".join(words))
     except (_Decline, OrderError):
         return None
-    return Reading(reading.order, prefix=power, prefix_span=Span(m.start(1), m.end(1)))
+    return Reading(order, power, Span(m.start(1), m.end(1)))
 
 
 def _kinds(tokens: list[str]) -> list:
@@ -179,43 +180,43 @@ class _Reader:
         self._end()
         return destination
 
-    def line(self) -> Reading:
+    def line(self) -> Order:
         first = self._peek()
         if first == BUILD or first == DISBAND:
             self.pos += 1
             unit_type, location = self._unit()
             self._end()
-            return Reading((Build if first == BUILD else Disband)(NO_POWER, unit_type, location))
+            return (Build if first == BUILD else Disband)(NO_POWER, unit_type, location)
         if first == WAIVE:
             self.pos += 1
             self._end()
-            return Reading(Waive(NO_POWER))
+            return Waive(NO_POWER)
         unit_type, location = self._unit()
         verb = self._peek()
         self.pos += 1
         if verb == HOLD or verb == BUILD or verb == DISBAND:
             self._end()
             cls = Hold if verb == HOLD else Build if verb == BUILD else Disband
-            return Reading(cls(NO_POWER, unit_type, location))
+            return cls(NO_POWER, unit_type, location)
         if verb == MOVE:
             destination = self._place()
             via = self._take(VIA)
             self._end()
-            return Reading(Move(NO_POWER, unit_type, location, destination, via))
+            return Move(NO_POWER, unit_type, location, destination, via)
         if verb == SUPPORT:
             target_type, target = self._unit()
             if self._peek() == MOVE:
                 destination = self._tail()
-                return Reading(SupportMove(NO_POWER, unit_type, location, target_type, target, destination))
+                return SupportMove(NO_POWER, unit_type, location, target_type, target, destination)
             self._take(HOLD)
             self._end()
-            return Reading(SupportHold(NO_POWER, unit_type, location, target_type, target))
+            return SupportHold(NO_POWER, unit_type, location, target_type, target)
         if verb == CONVOY:
             target_type, target = self._unit()
             destination = self._tail()
-            return Reading(Convoy(NO_POWER, unit_type, location, target_type, target, destination))
+            return Convoy(NO_POWER, unit_type, location, target_type, target, destination)
         if verb == RETREAT:
             destination = self._place()
             self._end()
-            return Reading(Retreat(NO_POWER, unit_type, location, destination))
+            return Retreat(NO_POWER, unit_type, location, destination)
         raise _Decline

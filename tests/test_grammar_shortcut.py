@@ -222,3 +222,23 @@ def test_shortcut_reads_the_common_notations(line, order, prefix):
 ])
 def test_shortcut_stands_aside_for_other_lines(line):
     assert assert_agrees(line, "standard", "ENG") is None
+
+
+def test_with_power_gives_what_dataclasses_replace_gives():
+    import dataclasses
+
+    from adjudicator.orders import Bribe, Lend, SecureLoyalty, Vassal
+    from grammar import with_power
+
+    orders = [order for _, order, _ in COMMON] + [
+        Vassal(NO_POWER, A, loc("nwy"), 2), SecureLoyalty(NO_POWER, 1), Lend(NO_POWER, "ENG", 3),
+        Bribe(NO_POWER, A, loc("rum"), 1, owner="RUS", order=Hold(NO_POWER, A, loc("rum"))),
+    ]
+    for order in orders:
+        given = with_power(order, "TUR")
+        expected = dataclasses.replace(order, power="TUR")
+        if isinstance(order, Bribe):
+            expected = dataclasses.replace(expected, order=dataclasses.replace(order.order, power="TUR"))
+        assert given == expected and type(given) is type(order)
+        assert hash(given) == hash(expected) and repr(given) == repr(expected)
+        assert order.power == NO_POWER  # the original is untouched
