@@ -43,9 +43,20 @@ def test_a_refused_signon_changes_nothing_and_says_why_politely(rig, signon, exp
     reply = rig.ask(ADDRESSES["ANT"], f"{signon}\nA ant - ata\nA tar - tam\nSIGNOFF")
     assert reply.rcpt_tos == (ADDRESSES["ANT"],)
     assert expected in " ".join(reply.text.split())
-    assert "the 3 line(s) after the SIGNON line were not read" in reply.text
+    assert "the 3 other line(s) of the message were not read" in reply.text
     assert "A ant - ata" not in reply.text and "wrong-password" not in reply.text and SECRET not in reply.text
     assert nothing_changed(rig)
+
+
+def test_a_strangers_text_is_never_mailed_back(rig):
+    spam = "Cheap pills at http://spam.test\nBuy now!\nSIGNON ANTcrusade1 guess\nMore spam here"
+    reply = rig.ask("victim@elsewhere.test", spam, subject="CHEAP PILLS http://spam.test")
+    assert reply.rcpt_tos == ("victim@elsewhere.test",)
+    assert "spam" not in reply.text.lower() and "pills" not in str(reply.message["Subject"]).lower()
+    assert "the 3 other line(s) of the message were not read" in reply.text
+    greeting = rig.ask(ADDRESSES["ANT"], "Hello judge, how are you?\nvisit http://spam.test")
+    assert "spam.test" not in greeting.text and "Hello" not in greeting.text
+    assert "2 line(s) came before any SIGNON line and were not read" in greeting.text
 
 
 def test_the_right_password_from_another_address_is_refused_and_the_owner_told(rig):

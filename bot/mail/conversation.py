@@ -11,6 +11,8 @@ Where answers go (the rule that keeps outbound mail from going where a player's 
 - A sender whose address is not the one registered for the power signed on gets a refusal that
   echoes nothing but the masked SIGNON line; nothing is changed, and the registered address is
   told that a correct password came from elsewhere.
+- Until someone has signed on, nothing of the message's own text (or subject) is mailed back:
+  lines are counted, not quoted, so a forged sender cannot make the judge mail its words.
 - Automatic mail (bounces with an empty envelope sender, ``Auto-Submitted``, list or bulk mail)
   and daemon addresses get no answer at all, so two robots cannot mail each other forever.
 """
@@ -105,6 +107,7 @@ class _Session:
         self.me: Identity | None = None
         self.batch: list[Echo] = []
         self.skipping: str | None = None  # a later phase named by PHASE: its lines are not read
+        self.unsigned = 0  # lines that were neither a command nor after a SIGNON
 
     def run(self, script: commands.Script) -> None:
         for index, command in enumerate(script.commands):
@@ -118,6 +121,9 @@ class _Session:
             if handler(command) is False:
                 return self._stop(script, index)
         self._flush()
+        if self.unsigned:
+            self.talk.notes.append(f"{self.unsigned} line(s) came before any SIGNON line and were not read; "
+                                   f"orders follow a line {SIGNON_USAGE}")
         if script.ignored_after_signoff:
             self.talk.echoes[-1].answer += (f"; the {script.ignored_after_signoff} line(s) after it were ignored")
         if self.me is not None and self.me.player is not None:
@@ -128,10 +134,10 @@ class _Session:
 
     def _stop(self, script: commands.Script, index: int) -> None:
         """A refused sign-on: the rest of the message is not read (nor echoed)."""
-        rest = len(script.commands) - index - 1 + script.ignored_after_signoff
+        rest = len(script.commands) - index - 1 + script.ignored_after_signoff + self.unsigned
         self.talk.refused = self.talk.echoes[-1].answer
         if rest:
-            self.talk.notes.append(f"the {rest} line(s) after the SIGNON line were not read")
+            self.talk.notes.append(f"the {rest} other line(s) of the message were not read")
 
     # -- commands ----------------------------------------------------------------------------
 
@@ -259,9 +265,8 @@ class _Session:
         return True
 
     def _order(self, command: Command) -> bool:
-        if self.me is None:
-            self.talk.echoes.append(Echo(command.echo, f"not read: it comes before a SIGNON line; orders come after "
-                                                       f"one ({SIGNON_USAGE})", ok=False))
+        if self.me is None:  # counted, not echoed: a stranger's text is never mailed back
+            self.unsigned += 1
         elif self.skipping is not None:
             self.talk.echoes.append(Echo(command.echo, f"not read: an order for {self.skipping}", ok=False))
         else:

@@ -66,18 +66,20 @@ def _status(view: GameView) -> list[str]:
     return out + [""]
 
 
-def subject_line(text: str, *, prefix: str = "") -> str:
-    text = " ".join(_UNSAFE.sub(" ", text).split())[:150]
-    return f"{prefix}{text}" if text else prefix.rstrip(": ") or "Crusader Judge"
+def subject_line(text: str) -> str:
+    """``text`` on one line, without control characters, at most 150 characters."""
+    return " ".join(_UNSAFE.sub(" ", text).split())[:150] or "Crusader Judge"
 
 
 def reply_message(talk: Conversation, judge_address: str) -> EmailMessage:
     """The answer to ``talk``'s sender; only call with ``talk.to`` set."""
     if talk.to is None:
         raise ValueError("this message has no sender the judge may answer")
-    subject = talk.subject if talk.subject.lower().startswith("re:") else f"Re: {talk.subject}" if talk.subject else ""
-    msg = _message(judge_address, talk.to, subject_line(subject or "your message to the judge",
-                                                        prefix="" if subject else "Crusader Judge: "),
+    if talk.identity is not None and talk.subject:  # a stranger's subject is not mailed back either
+        subject = talk.subject if talk.subject.lower().startswith("re:") else f"Re: {talk.subject}"
+    else:
+        subject = "Crusader Judge: your message"
+    msg = _message(judge_address, talk.to, subject_line(subject),
                    reply_text(talk), auto="auto-replied")
     if talk.in_reply_to:
         msg["In-Reply-To"] = talk.in_reply_to
@@ -92,7 +94,7 @@ def alert_message(judge_address: str, to: str, text: str) -> EmailMessage:
 
 def announcement_message(judge_address: str, to: str, subject: str, body: str, *,
                          picture: bytes | None = None, picture_name: str = "map.png") -> EmailMessage:
-    msg = _message(judge_address, to, subject_line(subject, prefix=""), body.rstrip("\n") + "\n\n" + SIGNATURE,
+    msg = _message(judge_address, to, subject_line(subject), body.rstrip("\n") + "\n\n" + SIGNATURE,
                    auto="auto-generated")
     if picture is not None:
         msg.add_attachment(picture, maintype="image", subtype="png", filename=picture_name)
