@@ -300,7 +300,7 @@ def delete_orders(session: Session, game_id: int, version: int, power: str, keys
                                      OrderRow.power == power)
     if keys is not None:
         stmt = stmt.where(OrderRow.key.in_(keys))
-    session.exec(stmt)
+    session.exec(stmt.execution_options(synchronize_session=False))
 
 
 def next_order_seq(session: Session, game_id: int, version: int, power: str) -> int:
@@ -339,7 +339,7 @@ def pending_timers(session: Session, *, due_before: datetime | None = None, limi
 def cancel_timers(session: Session, game_id: int, when: datetime) -> None:
     """Mark every pending timer of the game as spent (a new phase, pause or end)."""
     session.exec(sa.update(TimerRow).where(TimerRow.game_id == game_id, TimerRow.fired_at.is_(None))
-                 .values(fired_at=when))
+                 .values(fired_at=when).execution_options(synchronize_session=False))
 
 
 def claim_outbox(session: Session, node: str, now: datetime, until: datetime, limit: int = 200) -> list[OutboxRow]:
@@ -359,7 +359,8 @@ def claim_outbox(session: Session, node: str, now: datetime, until: datetime, li
 
 def mark_delivered(session: Session, ids: list[int], when: datetime) -> None:
     if ids:
-        session.exec(sa.update(OutboxRow).where(OutboxRow.id.in_(ids)).values(delivered_at=when))
+        session.exec(sa.update(OutboxRow).where(OutboxRow.id.in_(ids)).values(delivered_at=when)
+                     .execution_options(synchronize_session=False))
 
 
 def outbox_of(session: Session, game_id: int | None = None) -> list[OutboxRow]:

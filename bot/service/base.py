@@ -7,6 +7,8 @@ from typing import Callable
 
 from sqlmodel import Session
 
+from adjudicator.vocab import Phase
+
 from .. import storage
 from ..outbox import Announcement, outbox_row
 from ..storage import Database, GameRow, PlayerRow, TimerRow, utcnow
@@ -120,8 +122,7 @@ class ServiceBase:
         return timers
 
     def _phase_deadline(self, game: GameRow, now: datetime) -> datetime:
-        variant, position = engine.load(game.position)
-        return now + self.policy(game).length(position.phase.kind)
+        return now + self.policy(game).length(Phase.parse(game.phase).kind)
 
     def _announce(self, session: Session, game: GameRow, kind: str, audience: str, subject: str, body: str,
                   *, key: str | None = None, powers: list[str] = (), recipients: list[str] = (),

@@ -119,8 +119,13 @@ def survivors(variant: Variant, position: Position) -> list[Power]:
                   if p not in position.eliminated and (counts.get(p, 0) or position.units_of(p)))
 
 
-def winner(variant: Variant, position: Position) -> Power | None:
-    for power, n in position.center_counts().items():
-        if n >= variant.victory_centers:
-            return power
-    return None
+def winner(doc: dict[str, Any]) -> Power | None:
+    """The power holding enough centres to win in a position document, if any (without parsing it)."""
+    from adjudicator.variant import get_variant
+
+    variant = get_variant(doc["variant"])
+    owners = {**variant.starting_owners, **doc.get("supply_centers", {})}
+    counts: dict[str, int] = {}
+    for owner in owners.values():
+        counts[owner] = counts.get(owner, 0) + 1
+    return next((Power(p) for p, n in sorted(counts.items()) if p != NEUTRAL and n >= variant.victory_centers), None)

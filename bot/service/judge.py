@@ -40,6 +40,8 @@ class Judge(ServiceBase):
             timer = session.get(TimerRow, timer_id)
             if timer is None or timer.fired_at is not None:
                 return "spent"
+            if timer.due_at > self.now():
+                return "not due"
             kind, game_id, version = timer.kind, timer.game_id, timer.version
         if kind == "reminder":
             return self._remind(timer_id)
@@ -47,7 +49,7 @@ class Judge(ServiceBase):
 
     def _claim_timer(self, session, timer_id: int) -> bool:
         result = session.exec(sa.update(TimerRow).where(TimerRow.id == timer_id, TimerRow.fired_at.is_(None))
-                              .values(fired_at=self.now()))
+                              .values(fired_at=self.now()).execution_options(synchronize_session=False))
         return result.rowcount == 1
 
     def _missing(self, session, game: GameRow) -> tuple[list[str], dict[str, str]]:
@@ -148,8 +150,7 @@ class Judge(ServiceBase):
             deadline_at=game.deadline_at, adjudicated_at=now, adjudicated_by=f"{self.node}:{trigger}"))
         phase, version = game.phase, game.version
         game.position, game.phase, game.version = result["position"], result["position"]["phase"], version + 1
-        next_variant, next_position = engine.load(game.position)
-        winner = engine.winner(next_variant, next_position)
+        winner = engine.winner(game.position)
         timers: list[TimerRow] = []
         if winner:
             game.status, game.outcome, game.ended_at = "ended", {"winner": winner}, now
