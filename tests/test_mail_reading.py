@@ -127,3 +127,9 @@ def test_the_signon_word_splits_into_power_and_game():
     assert split_signon("JERCrusade", games, powers) == ("JER", "Crusade")
     assert split_signon("XYZcrusade1", games, powers) is None
     assert split_signon("crusade1", games, powers) is None
+
+
+def test_a_strangers_long_words_are_echoed_cut_short():
+    long_word = "visit-my-shop-at-spam.test-" * 5
+    assert read_line(f"SIGNON {long_word} pw").echo == f"SIGNON {long_word[:40]}... {MASK}"
+    assert read_line(f"LIST {long_word}").echo == f"LIST {long_word[:40]}..."

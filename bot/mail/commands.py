@@ -77,8 +77,8 @@ def read_line(line: str) -> Command:
         return Command(keyword.lower(), keyword)
     if keyword == "LIST":
         if len(args) > 1:
-            return Command("list", line, args, error="write LIST (once signed on) or LIST <game name>")
-        return Command("list", line, args)
+            return Command("list", "LIST ...", args, error="write LIST (once signed on) or LIST <game name>")
+        return Command("list", "LIST" + "".join(f" {_short(a)}" for a in args), args)
     if keyword == "PHASE":
         if len(args) != 1:
             return Command("phase", line, args, error="write PHASE and one phase, like PHASE F1901M")
@@ -86,12 +86,17 @@ def read_line(line: str) -> Command:
     return Command("order", line, (line,))
 
 
+def _short(word: str) -> str:
+    """A word as echoed before anyone signed on: no more of a stranger's text than a typo needs."""
+    return word if len(word) <= 40 else word[:40] + "..."
+
+
 def _signon(args: tuple[str, ...]) -> Command:
     if len(args) == 2:
-        return Command("signon", f"SIGNON {args[0]} {MASK}", (args[0], args[1]))
+        return Command("signon", f"SIGNON {_short(args[0])} {MASK}", (args[0], args[1]))
     if len(args) == 3:  # SIGNON ANT crusade1 secret: power and game apart
-        return Command("signon", f"SIGNON {args[0]} {args[1]} {MASK}", (args[0] + args[1], args[2]))
-    shown = f"SIGNON {args[0]} {MASK}" if args else "SIGNON"
+        return Command("signon", f"SIGNON {_short(args[0])} {_short(args[1])} {MASK}", (args[0] + args[1], args[2]))
+    shown = f"SIGNON {_short(args[0])} {MASK}" if args else "SIGNON"
     return Command("signon", shown, (), error=f"a sign-on line reads {SIGNON_USAGE}")
 
 

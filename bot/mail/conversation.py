@@ -177,10 +177,10 @@ class _Session:
             return found
         for game in games:
             if len(game.name) < len(token) and token.lower().endswith(game.name.lower()):
-                prefix = token[: len(token) - len(game.name)]
+                prefix = token[: len(token) - len(game.name)][:40]
                 raise SignonRefused(f"{prefix!r} is not a power of game '{game.name}'; its powers are "
                                     f"{', '.join(powers[game.name])} (write {SIGNON_USAGE})")
-        raise SignonRefused(f"{token!r} is not a power code followed by the name of a game on this judge "
+        raise SignonRefused(f"{token[:40]!r} is not a power code followed by the name of a game on this judge "
                             f"(write {SIGNON_USAGE})")
 
     def _signoff(self, command: Command) -> bool:
@@ -202,8 +202,9 @@ class _Session:
             return True
         try:
             self.talk.status = self.service.status(name)
-        except ServiceError as exc:
-            self.talk.echoes.append(Echo(command.echo, str(exc), ok=False))
+        except ServiceError:
+            self.talk.echoes.append(Echo(command.echo, "there is no game of that name on this judge; "
+                                                       "LIST <game name> names one of its games", ok=False))
             return True
         mine = self.me is not None and self.talk.status.id == self.me.game_id
         self.talk.echoes.append(Echo(command.echo, "the game's status" + (" and your orders" if mine else "")
