@@ -199,3 +199,52 @@ def test_replace_and_remove_players(game):
         service.submit_orders("tannenberg", "ed", "F lon - nth")
     view = service.remove_player("tannenberg", "gm", "ITA")
     assert view.player_of("ITA").status == "removed"
+
+
+def test_grace_period_tells_the_late_powers_then_adjudicates(sqlite_db, clock):
+    service, dispatcher, sink = make_service(sqlite_db)
+    service.create_game("grace", "standard", "gm", seed=3,
+                        policy=DeadlinePolicy(movement=timedelta(hours=24), grace=timedelta(hours=6), reminders=()))
+    service.join("grace", "ed", "ENG")
+    service.join("grace", "flo", "FRA")
+    service.start("grace", "gm")
+    service.submit_orders("grace", "ed", "F lon - nth")
+    clock.shift(timedelta(hours=24))
+    service.fire_due()
+    flush(dispatcher)
+    view = service.status("grace")
+    assert view.phase == "S1901M" and view.deadline_at == START + timedelta(hours=30)
+    [late] = sink.of_kind("late")
+    assert late.powers == ("FRA",) and late.recipients == ("flo",)
+    service.submit_orders("grace", "flo", "A par - bur")  # in time for the grace deadline
+    clock.shift(timedelta(hours=6))
+    service.fire_due()
+    flush(dispatcher)
+    view = service.status("grace")
+    assert view.phase == "F1901M" and view.player_of("FRA").nmr_count == 0
+    [results] = sink.of_kind("results")
+    assert results.data["nmr"] == []
+
+
+def test_early_adjudication_once_every_power_has_ordered(sqlite_db, clock):
+    service, dispatcher, sink = make_service(sqlite_db)
+    service.create_game("early", "standard", "gm", policy=DeadlinePolicy(early=True))
+    service.join("early", "ed", "ENG")
+    service.join("early", "flo", "FRA")
+    service.start("early", "gm")
+    service.submit_orders("early", "ed", "F lon - nth")
+    assert service.status("early").phase == "S1901M"
+    service.submit_orders("early", "flo", "A par - bur")
+    view = service.status("early")
+    assert view.phase == "F1901M" and view.version == 1
+    assert service.fire_due() == 0  # the spring deadline was spent with the phase
+
+
+def test_a_timer_of_an_earlier_phase_never_adjudicates_the_next(sqlite_db, clock):
+    service, _, _ = make_service(sqlite_db)
+    service.create_game("stale", "standard", "gm")
+    service.join("stale", "ed", "ENG")
+    service.start("stale", "gm")
+    assert service.adjudicate(service.status("stale").id, 0, trigger="forced") == "adjudicated"
+    assert service.adjudicate(service.status("stale").id, 0, trigger="forced") == "stale"
+    assert service.status("stale").version == 1
