@@ -234,3 +234,33 @@ def test_make_bot_passes_client_options_through():
     bot = make_bot(None, settings=DiscordSettings(token=None), guild_ready_timeout=0.25, max_messages=None)
     assert bot._connection.guild_ready_timeout == 0.25 and bot._connection.max_messages is None
     asyncio.run(bot.close())
+
+
+async def test_results_adjudicated_while_the_bot_was_away_are_posted_when_it_comes_back_once(world):
+    fake = world.fake
+    async with world.running():
+        await start_game(world)
+        await world.dm("FRA", "A par - bur")
+    assert world.dispatcher.notifiers == [world.recorder]  # the sink left with the bot
+    world.clock.advance(timedelta(hours=48))
+    world.service.fire_due()  # nobody posts: the announcements wait in the outbox
+    from bot import storage
+    with world.db.session() as session:
+        assert "results" in [r.kind for r in storage.outbox_of(session) if r.delivered_at is None]
+    assert not [m for m in fake.bot_messages(world.results) if m["embeds"]]
+    async with world.running():  # back: on_ready delivers what is pending
+        await fake.wait_until(lambda: [m for m in fake.bot_messages(world.results) if m["embeds"]],
+                              timeout=60, what="the results")
+        await world.bot.drain()
+    posted = len(fake.bot_messages(world.results))
+    dms = {power: len(fake.bot_messages(user)) for power, user in world.players.items()}
+    with world.db.session() as session:
+        for row in storage.outbox_of(session):
+            row.delivered_at = None  # as if the server died before marking them: all delivered again
+            session.add(row)
+    async with world.running():
+        await world.flush()
+    assert len(fake.bot_messages(world.results)) == posted
+    assert {power: len(fake.bot_messages(user)) for power, user in world.players.items()} == dms
+    embeds = [e for m in fake.bot_messages(world.results) if m["embeds"] for e in m["embeds"]]
+    assert sum(1 for e in embeds if e["title"].startswith("tannenberg: results of")) == 1

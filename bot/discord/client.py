@@ -94,6 +94,10 @@ class JudgeBotMixin:
         log.info("connected to Discord as %s (%s guilds)", self.user, len(self.guilds))
         self.kick_outbox()  # whatever could not be posted while away
 
+    async def on_resumed(self) -> None:
+        log.info("gateway session resumed")
+        self.kick_outbox()
+
     def spawn(self, coro) -> asyncio.Task:
         task = asyncio.get_running_loop().create_task(coro)
         self._background.add(task)
@@ -120,6 +124,9 @@ class JudgeBotMixin:
 
     async def close(self) -> None:
         await self.drain()
+        for name in reversed(self.extensions_to_load):  # the outbox sink leaves the dispatcher
+            if name in self.extensions:
+                await self.unload_extension(name)
         await super().close()
         self.executor.shutdown(wait=False)
 
