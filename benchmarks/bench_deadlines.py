@@ -20,7 +20,6 @@ import argparse
 import asyncio
 import contextlib
 import multiprocessing
-import os
 import resource
 import secrets
 import sys
