@@ -23,12 +23,18 @@ from typing import Any, Sequence
 from .adjustment import resolve_adjustments
 from .hooks import CLASSIC, RuleHooks, rules_for
 from .movement import resolve_movement
-from .orders import PRESTIGE_ORDER_TYPES, Order, Retreat
+from .orders import (PRESTIGE_ORDER_TYPES, Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
+                     SupportMove, Waive)
 from .position import Position
 from .results import Adjudication, OrderResult, Outcome
 from .retreat import resolve_retreats
 from .validate import Board, check, retreat_options
 from .vocab import NEUTRAL, PhaseKind, ProvinceId, Season
+
+# Enum members as module constants: looking one up on its class is slow in a hot loop.
+SUCCEEDS, FAILS, INVALID = Outcome.SUCCEEDS, Outcome.FAILS, Outcome.INVALID
+MOVEMENT, RETREAT = PhaseKind.MOVEMENT, PhaseKind.RETREAT
+FALL = Season.FALL
 
 
 def adjudicate(variant, position: Position, orders: Sequence[Order]) -> Adjudication:
@@ -36,9 +42,9 @@ def adjudicate(variant, position: Position, orders: Sequence[Order]) -> Adjudica
     orders = tuple(orders)
     hooks = rules_for(position)
     kind = position.phase.kind
-    if kind is PhaseKind.MOVEMENT:
+    if kind is MOVEMENT:
         adjudication = _movement(variant, position, orders, hooks)
-    elif kind is PhaseKind.RETREAT:
+    elif kind is RETREAT:
         adjudication = _retreats(variant, position, orders, hooks)
     else:
         adjudication = _adjustments(variant, position, orders, hooks)
@@ -48,16 +54,24 @@ def adjudicate(variant, position: Position, orders: Sequence[Order]) -> Adjudica
 def validate(variant, position: Position, order: Order) -> str | None:
     """Why ``order`` cannot be given in ``position`` (one sentence), or None when it can."""
     hooks = rules_for(position)
-    if isinstance(order, PRESTIGE_ORDER_TYPES):
+    if _is_prestige(order):
         return _prestige_reason(position)
     _, reason = check(_board(variant, position, hooks), order)
     return reason
 
 
+_CLASSIC_ORDER_TYPES = frozenset({Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build, Waive})
+
+
+def _is_prestige(order: Order) -> bool:
+    """Is ``order`` one of the prestige rule module's own orders?"""
+    return type(order) not in _CLASSIC_ORDER_TYPES and isinstance(order, PRESTIGE_ORDER_TYPES)
+
+
 def _prestige_reason(position: Position) -> str | None:
     if "prestige" not in position.rules:
         return "prestige orders need the prestige rules"
-    if position.phase.kind is not PhaseKind.MOVEMENT:
+    if position.phase.kind is not MOVEMENT:
         return "prestige cannot be spent in retreat or adjustment phases"
     return None
 
@@ -70,19 +84,19 @@ def _choose(board: Board, candidates, results: list) -> dict[ProvinceId, tuple[i
     """Check each (index, order); the last legal order to a unit replaces earlier ones."""
     chosen: dict[ProvinceId, tuple[int | None, Order]] = {}
     for i, order in candidates:
-        if isinstance(order, PRESTIGE_ORDER_TYPES):
+        if _is_prestige(order):
             understood, why = None, _prestige_reason(board.position) or "prestige orders are settled elsewhere"
         else:
             understood, why = check(board, order)
         if why is not None:
             if i is not None:
-                results[i] = OrderResult(order, Outcome.INVALID, why)
+                results[i] = OrderResult(order, INVALID, why)
             continue
-        key = understood.province
+        key = understood.location.province
         if key in chosen:
             j, earlier = chosen[key]
             if j is not None:
-                results[j] = OrderResult(earlier, Outcome.FAILS,
+                results[j] = OrderResult(earlier, FAILS,
                                          f"replaced by a later order for {earlier.unit_text}")
         chosen[key] = (i, understood)
     return chosen
@@ -111,7 +125,7 @@ def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
     candidates += [(i, fixed.get(i, o)) for i, o in enumerate(orders) if results[i] is None]
     board = _board(variant, pos, hooks, setup.commander)
     chosen = _choose(board, candidates, results)
-    outcome = resolve_movement(variant, pos.units, {p: o for p, (i, o) in chosen.items()}, setup.commander)
+    outcome = resolve_movement(variant, pos.unit_index, {p: o for p, (i, o) in chosen.items()}, setup.commander)
     implicit: list[OrderResult] = []
     _collect(results, implicit, chosen, outcome.results)
 
@@ -130,8 +144,9 @@ def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
             annihilated.append((d.unit, outcome.dislodged_by.get(d.unit.province)))
             events.setdefault("annihilated", []).append(
                 {"unit": str(d.unit), "by": outcome.dislodged_by[d.unit.province]})
-    moved = {pos.unit_at(p).location: loc for p, loc in outcome.moved.items()}
-    after = hooks.units_moved(variant, after, moved, annihilated)
+    if hooks is not CLASSIC:    # the classic rules keep no books of their own
+        moved = {pos.unit_at(p).location: loc for p, loc in outcome.moved.items()}
+        after = hooks.units_moved(variant, after, moved, annihilated)
     if keep:
         nxt = after.with_changes(dislodged=tuple(keep))
     else:
@@ -159,7 +174,7 @@ def _retreats(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
     events["disbanded"] = [str(u) for u in outcome.disbanded]
     after = position.with_changes(units=outcome.units, dislodged=(), standoffs=())
     moved = {o.location: o.destination for p, (o, result, _) in outcome.results.items()
-             if isinstance(o, Retreat) and result is Outcome.SUCCEEDS}
+             if isinstance(o, Retreat) and result is SUCCEEDS}
     after = hooks.units_moved(variant, after, moved, ())
     nxt = _season_over(variant, after, hooks, events)
     return Adjudication(results=tuple(results), position=_eliminate(variant, nxt, events),
@@ -171,7 +186,7 @@ def _retreats(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
 
 def _season_over(variant, position: Position, hooks: RuleHooks, events: dict) -> Position:
     """The position after a season's movement (and retreats): spring -> fall, fall -> winter."""
-    if position.phase.season is not Season.FALL:
+    if position.phase.season is not FALL:
         return position.with_changes(phase=position.phase.next_movement())
     owners = dict(position.supply_centers)
     centres = variant.supply_centers
@@ -229,12 +244,12 @@ def _adjustments(variant, position: Position, orders: tuple, hooks: RuleHooks) -
     board = _board(variant, position, hooks)
     legal = []      # every legal order counts, in the order given (a repeated one fails, DATC 6.I.7, 6.J.2)
     for i, order in enumerate(orders):
-        if isinstance(order, PRESTIGE_ORDER_TYPES):
+        if _is_prestige(order):
             understood, why = None, _prestige_reason(position)
         else:
             understood, why = check(board, order)
         if why is not None:
-            results[i] = OrderResult(order, Outcome.INVALID, why)
+            results[i] = OrderResult(order, INVALID, why)
         else:
             legal.append((i, understood))
     outcome = resolve_adjustments(variant, position, legal)

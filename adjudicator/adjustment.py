@@ -22,6 +22,10 @@ from .results import Outcome
 from .validate import adjustment_count, province_name
 from .vocab import NEUTRAL, Power, Unit, UnitType
 
+# Enum members as module constants: looking one up on its class is slow in a hot loop.
+FLEET = UnitType.FLEET
+SUCCEEDS, FAILS = Outcome.SUCCEEDS, Outcome.FAILS
+
 
 @dataclass(frozen=True)
 class AdjustmentOutcome:
@@ -50,29 +54,29 @@ def resolve_adjustments(variant, position: Position,
         if isinstance(order, Build):
             where = province_name(variant, order.province)
             if order.province in built_in:
-                results[i] = (order, Outcome.FAILS, f"a unit is already being built in {where}")
+                results[i] = (order, FAILS, f"a unit is already being built in {where}")
             elif left[power] <= 0:
-                results[i] = (order, Outcome.FAILS, "no builds left: the others were used by earlier orders")
+                results[i] = (order, FAILS, "no builds left: the others were used by earlier orders")
             else:
                 left[power] -= 1
                 built_in.add(order.province)
                 built.append(Unit(power, order.unit_type, order.location))
-                results[i] = (order, Outcome.SUCCEEDS, f"builds {order.unit_text} in {where}")
+                results[i] = (order, SUCCEEDS, f"builds {order.unit_text} in {where}")
         elif isinstance(order, Waive):
             if left[power] <= 0:
-                results[i] = (order, Outcome.FAILS, "no builds left to waive")
+                results[i] = (order, FAILS, "no builds left to waive")
             else:
                 left[power] -= 1
-                results[i] = (order, Outcome.SUCCEEDS, "a build waived")
+                results[i] = (order, SUCCEEDS, "a build waived")
         else:
             if order.province in removed:
-                results[i] = (order, Outcome.FAILS, f"{order.unit_text} is already removed")
+                results[i] = (order, FAILS, f"{order.unit_text} is already removed")
             elif left[power] <= 0:
-                results[i] = (order, Outcome.FAILS, "no removals left: the others were made by earlier orders")
+                results[i] = (order, FAILS, "no removals left: the others were made by earlier orders")
             else:
                 left[power] -= 1
                 removed[order.province] = position.unit_at(order.province)
-                results[i] = (order, Outcome.SUCCEEDS, "removed")
+                results[i] = (order, SUCCEEDS, "removed")
     implicit = []
     for power in _powers_in(position):
         centres, units = adjustment_count(position, power)
@@ -85,7 +89,7 @@ def resolve_adjustments(variant, position: Position,
             moves = f"{distance} move{'s' if distance != 1 else ''}"
             why = (f"civil disorder: {unit.short} is {moves} from the nearest centre {owner} owns"
                    if distance != math.inf else f"civil disorder: {owner} owns no centre")
-            implicit.append((Disband(power, unit.type, unit.location), Outcome.SUCCEEDS, why))
+            implicit.append((Disband(power, unit.type, unit.location), SUCCEEDS, why))
     after = tuple(u for u in position.units if u.province not in removed) + tuple(built)
     return AdjustmentOutcome(results=results, implicit=tuple(implicit), units=after, built=tuple(built),
                              removed=tuple(removed.values()))
@@ -108,6 +112,6 @@ def civil_disorder(variant, position: Position, power: Power, count: int,
             continue
         distance = distances[unit.type].get(unit.province, math.inf)
         name = variant.provinces[unit.province].name.lower()
-        ranked.append(((-distance, unit.type is not UnitType.FLEET, name), unit, distance))
+        ranked.append(((-distance, unit.type is not FLEET, name), unit, distance))
     ranked.sort(key=lambda item: item[0])
     return [(unit, distance) for _, unit, distance in ranked[:count]]

@@ -36,8 +36,11 @@ from .results import Outcome
 from .maptables import map_tables
 from .vocab import Location, Power, ProvinceId, Unit, UnitType
 
-UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
+# Enum members as module constants: looking one up on its class is slow in a hot loop.
+ARMY = UnitType.ARMY
 SUCCEEDS, FAILS = Outcome.SUCCEEDS, Outcome.FAILS
+
+UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
 HOLD, MOVE, SUPPORT, CONVOY = 0, 1, 2, 3
 _NONE = 1 << 30     # no guess consulted
 
@@ -115,6 +118,7 @@ class _Resolver:
         self._match_orders(supports, convoys)
         self.state: dict[ProvinceId, int] = dict.fromkeys(self.orders, UNRESOLVED)
         self.res: dict[ProvinceId, bool] = dict.fromkeys(self.orders, False)
+        self._settle_lone_supports(supports)
         self.deps: list[ProvinceId] = []
         self.seq: dict[ProvinceId, int] = {}
         self.counter = 0
@@ -135,7 +139,7 @@ class _Resolver:
         self.convoyers: dict[ProvinceId, frozenset[ProvinceId]] = {}
         for p, d in dest.items():
             fleets = frozenset(convoy_orders[(p, d)]) if (p, d) in convoy_orders else _NO_FLEETS
-            by_convoy = self.units[p].type is UnitType.ARMY and (
+            by_convoy = self.units[p].type is ARMY and (
                 orders[p].via_convoy or d not in army_adjacent.get(p, ())
                 or any(cmd[f] == cmd[p] for f in fleets))
             self.convoyed[p] = by_convoy
@@ -163,6 +167,19 @@ class _Resolver:
             self.matched[p] = ok
         for p in convoys:
             self.matched[p] = p in self.convoyers.get(orders[p].target.province, ())
+
+    def _settle_lone_supports(self, supports: list[ProvinceId]) -> None:
+        """Settle at once the supports that depend on no other decision.
+
+        A support that matches no order is not given; one that no unit moves against is given.
+        Resolving either later would consult no guess, so settling them first changes nothing.
+        """
+        for p in supports:
+            if not self.matched[p]:
+                self.state[p] = RESOLVED
+            elif p not in self.moves_to:
+                self.state[p] = RESOLVED
+                self.res[p] = True
 
     # -- the guess-and-check engine ---------------------------------------------------------
 
@@ -281,7 +298,7 @@ class _Resolver:
         for a in self.moves_to.get(p, ()):
             if self.cmd[a] == me or a == shielded:
                 continue
-            if self.has_path(a):
+            if not self.convoyed[a] or self.has_path(a):
                 return False    # cut
         if shielded is not None and self.dest.get(shielded) == p and self.cmd[shielded] != me:
             if self.resolve(shielded):
@@ -290,13 +307,14 @@ class _Resolver:
 
     def given(self, supporters: list[ProvinceId], against: Power | None = None) -> int:
         n = 0
+        state, res = self.state, self.res
         for s in supporters:
-            if self.resolve(s) and (against is None or self.cmd[s] != against):
+            if (res[s] if state[s] == RESOLVED else self.resolve(s)) and (against is None or self.cmd[s] != against):
                 n += 1
         return n
 
     def attack_strength(self, p: ProvinceId) -> int:
-        if not self.has_path(p):
+        if self.convoyed[p] and not self.has_path(p):
             return 0
         d = self.dest[p]
         if d not in self.units or (self.kind[d] == MOVE and self.h2h[p] is None and self.resolve(d)):
@@ -313,7 +331,7 @@ class _Resolver:
         return 1 + self.given(self.hold_supports.get(d, []))
 
     def prevent_strength(self, q: ProvinceId) -> int:
-        if not self.has_path(q):
+        if self.convoyed[q] and not self.has_path(q):
             return 0
         opp = self.h2h[q]
         if opp is not None and self.resolve(opp):
@@ -321,7 +339,7 @@ class _Resolver:
         return 1 + self.given(self.move_supports[q])
 
     def move_succeeds(self, p: ProvinceId) -> bool:
-        if not self.has_path(p):
+        if self.convoyed[p] and not self.has_path(p):
             return False
         attack = self.attack_strength(p)
         d = self.dest[p]
@@ -411,64 +429,64 @@ class _Words:
         where = r.tables.location_name(r.orders[p].destination)
         if r.res[p]:
             if d in r.units and not (r.kind[d] == MOVE and r.res[d]):
-                return Outcome.SUCCEEDS, f"moves to {where}, dislodging {self.unit(d)}"
-            return Outcome.SUCCEEDS, f"moves to {where}"
+                return SUCCEEDS, f"moves to {where}, dislodging {self.unit(d)}"
+            return SUCCEEDS, f"moves to {where}"
         if not r.has_path(p):
             if p in r.paradox:
-                return Outcome.FAILS, "a convoy paradox: the convoy is disregarded and the army holds (Szykman rule)"
+                return FAILS, "a convoy paradox: the convoy is disregarded and the army holds (Szykman rule)"
             if not r.convoyers[p]:
-                return Outcome.FAILS, f"no convoy path: no fleet is ordered to convoy {self.unit(p)} to {where}"
-            return Outcome.FAILS, "no convoy path: the convoying fleets were dislodged"
+                return FAILS, f"no convoy path: no fleet is ordered to convoy {self.unit(p)} to {where}"
+            return FAILS, "no convoy path: the convoying fleets were dislodged"
         attack = r.attack_strength(p)
         opp = r.h2h[p]
         stays = d in r.units and (opp is not None or r.kind[d] != MOVE or not r.res[d])
         if stays and r.cmd[d] == r.cmd[p]:
-            return Outcome.FAILS, f"cannot dislodge {self.unit(d)}, a unit of the same power"
+            return FAILS, f"cannot dislodge {self.unit(d)}, a unit of the same power"
         if opp is not None:
             defend = 1 + r.given(r.move_supports[opp])
             if attack < defend:
-                return Outcome.FAILS, f"beaten by {self.unit(opp)} moving the other way, {attack} against {defend}"
+                return FAILS, f"beaten by {self.unit(opp)} moving the other way, {attack} against {defend}"
             if attack == defend:
-                return Outcome.FAILS, f"bounced with {self.unit(opp)} moving the other way, {attack} against {defend}"
+                return FAILS, f"bounced with {self.unit(opp)} moving the other way, {attack} against {defend}"
         for q in r.moves_to[d]:
             if q != p:
                 prevent = r.prevent_strength(q)
                 if attack <= prevent:
-                    return Outcome.FAILS, f"bounced with {self.unit(q)}, {attack} against {prevent}"
+                    return FAILS, f"bounced with {self.unit(q)}, {attack} against {prevent}"
         if stays and opp is None:
             if r.kind[d] == MOVE:
-                return Outcome.FAILS, f"bounced: {self.unit(d)} could not leave, {attack} against 1"
-            return Outcome.FAILS, f"bounced: {self.unit(d)} holds, {attack} against {r.hold_strength(d)}"
-        return Outcome.FAILS, "bounced"
+                return FAILS, f"bounced: {self.unit(d)} could not leave, {attack} against 1"
+            return FAILS, f"bounced: {self.unit(d)} holds, {attack} against {r.hold_strength(d)}"
+        return FAILS, "bounced"
 
     def support(self, p: ProvinceId, hit: str | None) -> tuple[Outcome, str]:
         r, o = self.r, self.r.orders[p]
         t = o.target.province
         if not r.matched[p]:
             if isinstance(o, SupportHold):
-                return Outcome.FAILS, f"{self.unit(t)} moves, so it cannot be supported to hold"
-            return Outcome.FAILS, f"{self.unit(t)} does not move to {o.destination}"
+                return FAILS, f"{self.unit(t)} moves, so it cannot be supported to hold"
+            return FAILS, f"{self.unit(t)} does not move to {o.destination}"
         if hit:
-            return Outcome.FAILS, f"support cut: {hit}"
+            return FAILS, f"support cut: {hit}"
         if not r.res[p]:
             shielded = o.destination.province if isinstance(o, SupportMove) else None
             for a in r.moves_to.get(p, ()):
                 if r.cmd[a] != r.cmd[p] and a != shielded and r.has_path(a):
-                    return Outcome.FAILS, f"support cut by {self.unit(a)}"
-            return Outcome.FAILS, "support cut"
-        return Outcome.SUCCEEDS, "support given"
+                    return FAILS, f"support cut by {self.unit(a)}"
+            return FAILS, "support cut"
+        return SUCCEEDS, "support given"
 
     def convoy(self, p: ProvinceId, hit: str | None) -> tuple[Outcome, str]:
         r, o = self.r, self.r.orders[p]
         t = o.target.province
         if hit:
-            return Outcome.FAILS, hit
+            return FAILS, hit
         if not r.matched[p]:
             if r.kind.get(t) == MOVE and r.dest[t] == o.destination.province:
-                return Outcome.FAILS, f"{self.unit(t)} moves over land, not by convoy"
-            return Outcome.FAILS, f"{self.unit(t)} does not move to {o.destination}"
+                return FAILS, f"{self.unit(t)} moves over land, not by convoy"
+            return FAILS, f"{self.unit(t)} does not move to {o.destination}"
         if t in r.paradox:
-            return Outcome.FAILS, "a convoy paradox: the convoy is disregarded (Szykman rule)"
+            return FAILS, "a convoy paradox: the convoy is disregarded (Szykman rule)"
         if not r.has_path(t):
-            return Outcome.FAILS, "the convoy route is broken elsewhere"
-        return Outcome.SUCCEEDS, "convoys"
+            return FAILS, "the convoy route is broken elsewhere"
+        return SUCCEEDS, "convoys"

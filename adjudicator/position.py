@@ -80,6 +80,11 @@ class Position:
     def unit_at(self, province: ProvinceId) -> Unit | None:
         return self._index.get(province)  # type: ignore[attr-defined]
 
+    @property
+    def unit_index(self) -> Mapping[ProvinceId, Unit]:
+        """Each unit by its province, in the order of ``units`` (read-only)."""
+        return MappingProxyType(self._index)  # type: ignore[attr-defined]
+
     def units_of(self, power: Power) -> list[Unit]:
         return [u for u in self.units if u.power == power]
 

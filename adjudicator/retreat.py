@@ -18,6 +18,9 @@ from .results import Outcome
 from .validate import province_name
 from .vocab import ProvinceId, Unit
 
+# Enum members as module constants: looking one up on its class is slow in a hot loop.
+SUCCEEDS, FAILS = Outcome.SUCCEEDS, Outcome.FAILS
+
 
 @dataclass(frozen=True)
 class RetreatOutcome:
@@ -38,18 +41,18 @@ def resolve_retreats(variant, position: Position, orders: Mapping[ProvinceId, Re
         unit, p = d.unit, d.unit.province
         order = orders.get(p)
         if order is None:
-            results[p] = (Disband(unit.power, unit.type, unit.location), Outcome.SUCCEEDS,
+            results[p] = (Disband(unit.power, unit.type, unit.location), SUCCEEDS,
                           "no retreat ordered: the unit is disbanded")
             disbanded.append(unit)
         elif isinstance(order, Disband):
-            results[p] = (order, Outcome.SUCCEEDS, "disbanded")
+            results[p] = (order, SUCCEEDS, "disbanded")
             disbanded.append(unit)
         elif wanted[order.destination.province] > 1:
             where = province_name(variant, order.destination.province)
-            results[p] = (order, Outcome.FAILS, f"bounced: another unit also retreated to {where}; disbanded")
+            results[p] = (order, FAILS, f"bounced: another unit also retreated to {where}; disbanded")
             disbanded.append(unit)
         else:
-            results[p] = (order, Outcome.SUCCEEDS, f"retreats to {province_name(variant, order.destination.province)}")
+            results[p] = (order, SUCCEEDS, f"retreats to {province_name(variant, order.destination.province)}")
             units.append(Unit(unit.power, unit.type, order.destination))
     return RetreatOutcome(results=results, units=tuple(units), disbanded=tuple(disbanded),
                           ordered=frozenset(orders))

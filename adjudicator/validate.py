@@ -20,6 +20,11 @@ from .maptables import map_tables
 from .position import Dislodgement, Position
 from .vocab import Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
 
+# Enum members as module constants: looking one up on its class is slow in a hot loop.
+ARMY, FLEET = UnitType.ARMY, UnitType.FLEET
+SEA, LAND = ProvinceKind.SEA, ProvinceKind.LAND
+MOVEMENT, RETREAT, ADJUSTMENT = PhaseKind.MOVEMENT, PhaseKind.RETREAT, PhaseKind.ADJUSTMENT
+
 _MOVEMENT_TYPES = (Hold, Move, SupportHold, SupportMove, Convoy)
 
 
@@ -76,7 +81,7 @@ class Board:
         self.shores = self.tables.shores
         self.kind = position.phase.kind
         self.checks = _CHECKS[self.kind]
-        self.unit_at = position.unit_at
+        self.units = position.unit_index
         self._dislodged = {d.unit.province: d for d in position.dislodged}
         self._minimal: dict[tuple[ProvinceId, ProvinceId], frozenset[ProvinceId]] = {}
 
@@ -84,7 +89,7 @@ class Board:
     def fleet_seas(self) -> frozenset[ProvinceId]:
         """The seas where a fleet stands (the only places a convoy can pass)."""
         sea = self.tables.seas
-        return frozenset(u.province for u in self.position.units if u.type is UnitType.FLEET and u.province in sea)
+        return frozenset(u.province for u in self.position.units if u.type is FLEET and u.province in sea)
 
     def name(self, province: ProvinceId) -> str:
         return self.tables.name(province)
@@ -169,11 +174,11 @@ def _check_by_kind(board: Board, order: Order) -> tuple[Order | None, str | None
     if isinstance(order, PRESTIGE_ORDER_TYPES):
         return None, "prestige orders need the prestige rules"
     kind = board.kind
-    if kind is PhaseKind.MOVEMENT:
+    if kind is MOVEMENT:
         if not isinstance(order, _MOVEMENT_TYPES):
             return None, _wrong_phase(order, "a movement phase")
         return _check_movement(board, order)
-    if kind is PhaseKind.RETREAT:
+    if kind is RETREAT:
         if isinstance(order, (Retreat, Move, Disband)):
             return _check_retreat(board, order)
         return None, _wrong_phase(order, "a retreat phase")
@@ -236,7 +241,7 @@ def fleet_destination(board: Board, source: Location, dest: Location) -> Locatio
     """Where a fleet at ``source`` ordered to ``dest`` goes (coast settled), or why it cannot."""
     tables = board.tables
     province = dest.province
-    if tables.kind[province] is ProvinceKind.LAND:
+    if tables.kind[province] is LAND:
         return f"a fleet cannot go to {tables.name(province)}, which is inland"
     reach = tables.fleet_coasts(source, province)
     if not reach:
@@ -258,7 +263,7 @@ def fleet_destination(board: Board, source: Location, dest: Location) -> Locatio
 
 def _ordered_unit(board: Board, order: UnitOrder) -> Unit | str:
     """The unit ``order`` commands, or why it commands none."""
-    unit = board.unit_at(order.location.province)
+    unit = board.units.get(order.location.province)
     if unit is None or (order.unit_type is not None and order.unit_type is not unit.type) \
             or order.power != board.commander.get(unit.location.province, unit.power):
         return _unit(board, order, unit)
@@ -309,11 +314,11 @@ def _move_destination(board: Board, unit: Unit, dest: Location, via_convoy: bool
         return f"there is no province {province!r}"
     if province == src:
         return f"{unit.short} is in {tables.name(src)} already; a unit cannot move to where it stands"
-    if unit.type is UnitType.FLEET:
+    if unit.type is FLEET:
         if via_convoy:
             return "only armies can be convoyed"
         return fleet_destination(board, unit.location, dest)
-    if kind is ProvinceKind.SEA:
+    if kind is SEA:
         return f"an army cannot go to {tables.name(province)}, which is a sea"
     adjacent = province in tables.army_adjacent.get(src, ())
     if adjacent and not via_convoy:
@@ -331,7 +336,7 @@ def _move_destination(board: Board, unit: Unit, dest: Location, via_convoy: bool
 
 def _target(board: Board, order: SupportHold | SupportMove | Convoy, verb: str) -> Unit | str:
     province = order.target.province
-    target = board.unit_at(province)
+    target = board.units.get(province)
     if target is None:
         return f"there is no unit in {board.name(province)} to {verb}"
     if order.target_type is not None and order.target_type is not target.type:
@@ -340,7 +345,7 @@ def _target(board: Board, order: SupportHold | SupportMove | Convoy, verb: str) 
 
 
 def _can_reach(board: Board, unit: Unit, province: ProvinceId) -> bool:
-    if unit.type is UnitType.ARMY:
+    if unit.type is ARMY:
         return province in board.tables.army_adjacent.get(unit.location.province, ())
     return bool(board.tables.fleet_coasts(unit.location, province))
 
@@ -384,7 +389,7 @@ def _check_support_move(board: Board, order: SupportMove) -> tuple[Order | None,
         return None, (f"{unit.short} cannot support a move to {board.name(dest.province)}: "
                       f"it could not move there itself")
     # a support need not name the coast of a supported fleet move (DATC 6.B.7, 6.B.8, 6.B.15)
-    army = target.type is UnitType.ARMY
+    army = target.type is ARMY
     supported = _move_destination(board, target, _province_only(dest), without=here) \
         if army or not dest.coast else _move_destination(board, target, dest)
     if isinstance(supported, str) and not supported.startswith("name the coast"):
@@ -407,12 +412,12 @@ def _check_convoy_order(board: Board, order: Convoy) -> tuple[Order | None, str 
 
 
 def _check_convoy(board: Board, order: Convoy, unit: Unit) -> tuple[Order | None, str | None]:
-    if unit.type is not UnitType.FLEET:
+    if unit.type is not FLEET:
         return None, "only fleets convoy"
     if unit.province not in board.tables.seas:
         return None, f"only fleets at sea convoy: {unit.short} is on the coast of {board.name(unit.province)}"
-    target = board.unit_at(order.target.province)
-    if target is not None and target.type is not UnitType.ARMY:
+    target = board.units.get(order.target.province)
+    if target is not None and target.type is not ARMY:
         return None, f"only armies can be convoyed: the unit in {board.name(target.province)} is a fleet"
     target = _target(board, order, "convoy")
     if isinstance(target, str):
@@ -425,7 +430,7 @@ def _check_convoy(board: Board, order: Convoy, unit: Unit) -> tuple[Order | None
     if not board.on_minimal_route(unit.province, src, dst):
         return None, (f"{unit.short} is not needed on any convoy route from {board.name(src)} "
                       f"to {board.name(dst)}")
-    return _understood(order, unit, target_type=UnitType.ARMY, target=target.location,
+    return _understood(order, unit, target_type=ARMY, target=target.location,
                        destination=Location(dst)), None
 
 
@@ -435,7 +440,7 @@ def _check_convoy(board: Board, order: Convoy, unit: Unit) -> tuple[Order | None
 def retreat_options(board: Board, dislodgement: Dislodgement) -> dict[ProvinceId, tuple[Location, ...]]:
     """Where a dislodged unit may retreat: province -> the locations (coasts) it can reach there."""
     v, unit = board.variant, dislodgement.unit
-    if unit.type is UnitType.ARMY:
+    if unit.type is ARMY:
         reach = [Location(p) for p in v.army_neighbours(unit.province)]
     else:
         reach = list(v.fleet_neighbours(unit.location))
@@ -477,7 +482,7 @@ def _check_retreat(board: Board, order: Retreat | Move | Disband) -> tuple[Order
         return Disband(order.power, unit.type, unit.location), None
     if isinstance(order, Move) and order.via_convoy:
         return None, "no convoys in a retreat phase"
-    dest = _move_destination(board, unit, order.destination) if unit.type is UnitType.FLEET \
+    dest = _move_destination(board, unit, order.destination) if unit.type is FLEET \
         else _army_retreat(board, unit, order.destination)
     if isinstance(dest, str):
         return None, dest
@@ -494,7 +499,7 @@ def _army_retreat(board: Board, unit: Unit, dest: Location) -> Location | str:
         return f"{unit.short} cannot retreat to where it stands"
     if board.variant.provinces.get(dest.province) is None:
         return f"there is no province {dest.province!r}"
-    if board.variant.provinces[dest.province].kind is ProvinceKind.SEA:
+    if board.variant.provinces[dest.province].kind is SEA:
         return f"an army cannot go to {board.name(dest.province)}, which is a sea"
     if not board.variant.army_adjacent(unit.province, dest.province):
         return f"not adjacent: {board.name(dest.province)} is not adjacent to {board.name(unit.province)}"
@@ -547,8 +552,8 @@ def _check_build(board: Board, order: Build, centres: int, units: int) -> tuple[
         return None, f"{name} is occupied by {occupant.short}"
     if order.unit_type is None:
         return None, f"say which unit to build: A {prov} build or F {prov} build"
-    if order.unit_type is UnitType.ARMY:
-        return Build(power, UnitType.ARMY, Location(prov)), None
+    if order.unit_type is ARMY:
+        return Build(power, ARMY, Location(prov)), None
     if not v.can_build_fleet(prov):
         return None, f"a fleet cannot be built in {name}: it has no coast"
     locations = v.fleet_locations(prov)
@@ -558,14 +563,14 @@ def _check_build(board: Board, order: Build, centres: int, units: int) -> tuple[
             return None, f"name the coast for a fleet in {name}: {coasts}"
         if order.location not in locations:
             return None, f"{name} has no coast {order.location.coast!r}"
-        return Build(power, UnitType.FLEET, order.location), None
-    return Build(power, UnitType.FLEET, locations[0]), None
+        return Build(power, FLEET, order.location), None
+    return Build(power, FLEET, locations[0]), None
 
 
 # Which function checks an order of each type, by the kind of phase (other types: _check_by_kind).
 _CHECKS = {
-    PhaseKind.MOVEMENT: {Hold: _check_hold, Move: _check_move, SupportHold: _check_support_hold,
+    MOVEMENT: {Hold: _check_hold, Move: _check_move, SupportHold: _check_support_hold,
                          SupportMove: _check_support_move, Convoy: _check_convoy_order},
-    PhaseKind.RETREAT: {Retreat: _check_retreat, Move: _check_retreat, Disband: _check_retreat},
-    PhaseKind.ADJUSTMENT: {Build: _check_adjustment, Disband: _check_adjustment, Waive: _check_adjustment},
+    RETREAT: {Retreat: _check_retreat, Move: _check_retreat, Disband: _check_retreat},
+    ADJUSTMENT: {Build: _check_adjustment, Disband: _check_adjustment, Waive: _check_adjustment},
 }

@@ -163,7 +163,7 @@ class Unit:
         return self.location.province
 
     def __str__(self) -> str:
-        return f"{self.power}: {self.type.value} {self.location}"
+        return f"{self.power}: {self.type._value_} {self.location}"
 
     def __repr__(self) -> str:
         return f"Unit.parse({str(self)!r})"
@@ -171,4 +171,4 @@ class Unit:
     @property
     def short(self) -> str:
         """``A mun``: the unit without its power."""
-        return f"{self.type.value} {self.location}"
+        return f"{self.type._value_} {self.location}"
