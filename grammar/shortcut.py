@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from adjudicator.orders import Build, Order, Convoy, Disband, Hold, Move, Retreat, SupportHold, SupportMove, Waive
+from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive
 from adjudicator.vocab import Location, UnitType
 
 from .errors import OrderError
@@ -69,6 +69,22 @@ class _Decline(Exception):
 
 def read_short(line: str, index: NameIndex) -> Reading | None:
     """The reading of ``line`` (already respelled) if it is a short notation, else ``None``."""
+    return read_one_word_names(line, index) or read_tokens(line, index)
+
+
+def read_one_word_names(line: str, index: NameIndex) -> Reading | None:
+    """:func:`read_short` for the lines where every name is one word (one regex match)."""
+    m = _ONE_WORD_NAMES(line)
+    if m is None:
+        return None
+    try:
+        return _read_match(m, index)
+    except (_Decline, OrderError):
+        return None
+
+
+def read_tokens(line: str, index: NameIndex) -> Reading | None:
+    """:func:`read_short` for every line it takes, names of several words too (token by token)."""
     if not _PLAIN(line):
         return None
     head, colon, body = line.partition(":")
@@ -87,6 +103,95 @@ def read_short(line: str, index: NameIndex) -> Reading | None:
     except (_Decline, OrderError):
         return None
     return Reading(order, power, Span(m.start(1), m.end(1)))
+
+
+# The commonest lines, where every name is one word: ``FRA: A PAR - BUR``, ``F STP/SC - BOT
+# VIA``, ``A MUN S A BER - SIL``, ``F NTH C A LON - NWY``, ``A VEN H``, ``A PAR R BUR``. One
+# match takes the line apart; :func:`_read_match` then checks each word in its role, as the
+# token reader would, and stands aside (to the token reader) at the first doubt.
+_W, _S = r"[A-Za-z]+", r"[ \t]"
+
+
+def _place_pattern(name: str) -> str:
+    return rf"(?P<{name}>{_W})(?:{_S}*/{_S}*(?P<{name}_c>{_W})|{_S}*\({_S}*(?P<{name}_p>{_W}){_S}*\))?"
+
+
+_ONE_WORD_NAMES = re.compile(rf"""
+    {_S}*(?:(?P<power>{_W}){_S}*:{_S}*)?               # FRA:
+    (?:(?P<type>{_W}){_S}+)?{_place_pattern('at')}      # A par, F stp/sc, F spa(nc)
+    (?:
+        {_S}*(?:->|-){_S}*{_place_pattern('to')}        # - bur
+        (?:{_S}+(?P<via>{_W}))?                         #   via
+      | {_S}+(?P<verb>{_W})                             # H, S, C, R, B, D...
+        (?:{_S}+(?:(?P<other_type>{_W}){_S}+)?{_place_pattern('other')}   # ... A ber
+            (?:{_S}*(?:->|-){_S}*{_place_pattern('other_to')}          # - sil
+               (?:{_S}+(?P<other_via>{_W}))?)?)?                        #   via
+    ){_S}*""", re.VERBOSE).fullmatch
+
+
+def _read_match(m: re.Match, index: NameIndex) -> Reading:
+    power, unit_type, at, at_c, at_p, to, to_c, to_p, via, verb, other_type, other, other_c, other_p, \
+        other_to, other_to_c, other_to_p, other_via = m.groups()
+    unit_type = _unit_type(unit_type)
+    location = _one_word_place(index, at, at_c or at_p)
+    if to is not None:
+        destination = _one_word_place(index, to, to_c or to_p)
+        if via is not None and via.lower() != "via":
+            raise _Decline
+        order = Move(NO_POWER, unit_type, location, destination, via is not None)
+    else:
+        kind = _WORDS.get(verb.lower(), verb)
+        if other is None:
+            if kind == HOLD:
+                order = Hold(NO_POWER, unit_type, location)
+            elif kind == BUILD:
+                order = Build(NO_POWER, unit_type, location)
+            elif kind == DISBAND:
+                order = Disband(NO_POWER, unit_type, location)
+            else:
+                raise _Decline
+        elif kind == SUPPORT or kind == CONVOY:
+            target_type = _unit_type(other_type)
+            target = _one_word_place(index, other, other_c or other_p)
+            if other_via is not None and other_via.lower() != "via":
+                raise _Decline
+            if other_to is not None:
+                destination = _one_word_place(index, other_to, other_to_c or other_to_p)
+                cls = SupportMove if kind == SUPPORT else Convoy
+                order = cls(NO_POWER, unit_type, location, target_type, target, destination)
+            elif kind == SUPPORT:
+                order = SupportHold(NO_POWER, unit_type, location, target_type, target)
+            else:
+                raise _Decline
+        elif (kind == MOVE or kind == RETREAT) and other_type is None and other_to is None:
+            destination = _one_word_place(index, other, other_c or other_p)
+            order = (Move(NO_POWER, unit_type, location, destination, False) if kind == MOVE
+                     else Retreat(NO_POWER, unit_type, location, destination))
+        else:
+            raise _Decline
+    if power is None:
+        return Reading(order)
+    low = power.lower()
+    if low in _WORDS:
+        raise _Decline
+    found = index.powers.get(low)
+    code = next(iter(found)) if found is not None and len(found) == 1 else resolve_power(index, power)
+    return Reading(order, code, Span(m.start("power"), m.end("power")))
+
+
+def _unit_type(word: str | None) -> UnitType | None:
+    if word is None:
+        return None
+    unit_type = _WORDS.get(word.lower())
+    if unit_type.__class__ is not UnitType:
+        raise _Decline
+    return unit_type
+
+
+def _one_word_place(index: NameIndex, word: str, coast: str | None) -> Location:
+    if word.lower() in _WORDS or coast is not None and coast.lower() in _WORDS:
+        raise _Decline
+    return resolve_location(index, (word,), None if coast is None else (coast,))
 
 
 def _kinds(tokens: list[str]) -> list:

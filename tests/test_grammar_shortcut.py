@@ -20,7 +20,7 @@ from adjudicator.vocab import Location, UnitType
 from grammar import OrderError, parse_order
 from grammar.names import name_index
 from grammar.parser import read_line
-from grammar.shortcut import read_short
+from grammar.shortcut import read_one_word_names, read_short, read_tokens
 from grammar.transform import NO_POWER, Reading, Span
 
 VARIANTS = {name: get_variant(name) for name in ("standard", "crusader")}
@@ -57,7 +57,12 @@ def outcome(line: str, variant, power):
 def assert_agrees(line: str, variant_name: str = "standard", power: str | None = None) -> Reading | None:
     variant = VARIANTS[variant_name]
     index = name_index(variant)
-    quick = read_short(index.respell(line), index)
+    spelled = index.respell(line)
+    quick = read_short(spelled, index)
+    for reader in (read_one_word_names, read_tokens):  # each way on its own, too
+        reading = reader(spelled, index)
+        if reading is not None:
+            assert reading == quick, (reader.__name__, line)
     if quick is not None:
         assert quick == grammar_reading(line, variant), line
     fast = outcome(line, variant, power)
@@ -213,6 +218,18 @@ def test_shortcut_reads_the_common_notations(line, order, prefix):
     assert quick.prefix == prefix
     if prefix:
         assert quick.prefix_span == Span(0, line.index(":"))
+
+
+@pytest.mark.parametrize("line,order,prefix", COMMON, ids=[c[0] for c in COMMON])
+def test_the_token_reader_reads_the_common_notations_on_its_own(line, order, prefix):
+    index = name_index(VARIANTS["standard"])
+    assert read_tokens(index.respell(line), index) == read_short(index.respell(line), index)
+
+
+@pytest.mark.parametrize("line,order,prefix", COMMON[:12], ids=[c[0] for c in COMMON[:12]])
+def test_lines_of_one_word_names_take_one_match(line, order, prefix):
+    index = name_index(VARIANTS["standard"])
+    assert read_one_word_names(line, index) == read_short(line, index) is not None
 
 
 @pytest.mark.parametrize("line", [
