@@ -8,6 +8,7 @@ Every problem with a document is a :class:`DocumentError` with a one-line reason
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Iterable, Mapping
 
@@ -40,6 +41,8 @@ def _expect(cond: bool, message: str) -> None:
 
 
 def _power(variant: Variant, code: Any, where: str) -> Power:
+    if code.__class__ is str and (code in variant.powers or code == NEUTRAL):
+        return code
     _expect(isinstance(code, str), f"{where}: a power code must be a string, got {code!r}")
     _expect(code == NEUTRAL or code in variant.powers,
             f"{where}: unknown power {code!r}; {variant.name} has {', '.join(sorted(variant.powers))} and NEU")
@@ -47,14 +50,48 @@ def _power(variant: Variant, code: Any, where: str) -> Power:
 
 
 def _province(variant: Variant, pid: Any, where: str) -> ProvinceId:
+    if pid.__class__ is str and pid in variant.provinces:
+        return pid
     _expect(isinstance(pid, str), f"{where}: a province id must be a string, got {pid!r}")
     key = pid.strip().lower()
     _expect(key in variant.provinces, f"{where}: unknown province {pid!r}")
     return ProvinceId(key)
 
 
+@functools.cache
+def _unit_table(variant: Variant) -> dict[tuple[str, str, str | None], tuple[UnitType, Location]]:
+    """Every unit a province of ``variant`` can hold, as written in a document: (type letter
+    as written, province id as written in lower case, coast as written or ``None``) -> (unit
+    type, location). Armies are listed without a coast (a coast written for one is dropped)."""
+    table = {}
+    for pid, prov in variant.provinces.items():
+        if not prov.is_sea:
+            for letter in "Aa":
+                table[letter, pid, None] = (UnitType.ARMY, Location(pid))
+        for location in variant.fleet_locations(pid):
+            coasts = (None,) if location.coast is None else (location.coast, location.coast.upper(),
+                                                               location.coast.capitalize())
+            for letter in "Ff":
+                for coast in coasts:
+                    table[letter, pid, coast] = (UnitType.FLEET, location)
+    return table
+
+
 def parse_unit(variant: Variant, text: Any, where: str = "units") -> Unit:
     """``"ENG: F lon"`` (also ``"FRA: F spa/sc"``, ``"FRA: F spa(sc)"``) checked against the map."""
+    m = _UNIT_RE.match(text) if text.__class__ is str else None
+    if m is not None:
+        code, letter, pid, coast = m.groups()
+        if letter in "Aa":
+            coast = None
+        known = _unit_table(variant).get((letter, pid.lower(), coast))
+        if known is not None and (code in variant.powers or code == NEUTRAL):
+            return Unit(code, known[0], known[1])
+    return _parse_unit_checked(variant, text, where)
+
+
+def _parse_unit_checked(variant: Variant, text: Any, where: str) -> Unit:
+    """:func:`parse_unit` for a unit the table does not know: the checks one by one."""
     _expect(isinstance(text, str), f"{where}: a unit must be a string like 'ENG: F lon', got {text!r}")
     m = _UNIT_RE.match(text)
     _expect(m is not None, f"{where}: a unit must look like 'ENG: F lon' or 'FRA: F spa/sc', got {text!r}")
@@ -92,6 +129,11 @@ def _int(value: Any, where: str) -> int:
     return value
 
 
+@functools.cache
+def _supply_centres(variant: Variant) -> frozenset[ProvinceId]:
+    return frozenset(pid for pid, prov in variant.provinces.items() if prov.supply_center)
+
+
 def position_from_dict(doc: Any) -> tuple[Variant, Position]:
     """Read a position document (without looking at its ``orders``)."""
     _expect(isinstance(doc, dict), "a position document must be a JSON object")
@@ -120,11 +162,16 @@ def position_from_dict(doc: Any) -> tuple[Variant, Position]:
     units = [parse_unit(variant, u) for u in _list(doc, "units")]
     seen: dict[ProvinceId, Unit] = {}
     for unit in units:
-        _expect(unit.province not in seen, f"units: two units in {unit.province}: {seen.get(unit.province)} and {unit}")
-        seen[unit.province] = unit
+        if unit.location.province in seen:
+            raise DocumentError(f"units: two units in {unit.province}: {seen[unit.province]} and {unit}")
+        seen[unit.location.province] = unit
 
     owners = dict(variant.starting_owners)
+    centres = _supply_centres(variant)
     for pid, owner in _dict(doc, "supply_centers").items():
+        if pid in centres and owner.__class__ is str and (owner in variant.powers or owner == NEUTRAL):
+            owners[pid] = owner
+            continue
         province = _province(variant, pid, "supply_centers")
         _expect(variant.provinces[province].supply_center, f"supply_centers: {pid!r} is not a supply centre")
         owners[province] = _power(variant, owner, f"supply_centers[{pid!r}]")
