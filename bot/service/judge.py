@@ -36,16 +36,19 @@ class Judge(ServiceBase):
         return len(due)
 
     def fire_timer(self, timer_id: int) -> str:
+        """Run one timer (a deadline, grace end or reminder) in one transaction; say what happened."""
+        now = self.now()
         with self.db.session() as session:
             timer = session.get(TimerRow, timer_id)
             if timer is None or timer.fired_at is not None:
                 return "spent"
-            if timer.due_at > self.now():
+            if timer.due_at > now:
                 return "not due"
-            kind, game_id, version = timer.kind, timer.game_id, timer.version
-        if kind == "reminder":
-            return self._remind(timer_id)
-        return self.adjudicate(game_id, version, trigger=kind, timer_id=timer_id)
+            if timer.kind == "reminder":
+                return self._remind(session, timer)
+            game_id, version, trigger = timer.game_id, timer.version, timer.kind
+            outcome, timers = self._run(session, game_id, version, trigger, timer_id, now)
+        return self._after(outcome, timers, game_id, version, trigger)
 
     def _claim_timer(self, session, timer_id: int) -> bool:
         result = session.exec(sa.update(TimerRow).where(TimerRow.id == timer_id, TimerRow.fired_at.is_(None))
@@ -61,52 +64,56 @@ class Judge(ServiceBase):
         missing = sorted(p for p in engine.powers_to_order(variant, position) if p in playing and p not in have)
         return missing, playing
 
-    def _remind(self, timer_id: int) -> str:
-        with self.db.session() as session:
-            timer = session.get(TimerRow, timer_id)
-            game = storage.lock_game(session, timer.game_id)
-            if game is None:
-                return "busy"
-            if not self._claim_timer(session, timer_id):
-                return "spent"
-            if game.version != timer.version or game.status != "active":
-                return "stale"
-            missing, playing = self._missing(session, game)
-            if missing:
-                before = int(timer.payload.get("before", 0))
-                self._announce(session, game, "reminder", "players", f"{game.name}: orders due for {game.phase}",
-                               texts.reminder(game.name, game.phase, game.deadline_at, missing),
-                               key=f"{game.id}:{game.version}:reminder:{before}", powers=missing,
-                               recipients=[playing[p] for p in missing], data={"before": before})
-            return "reminded"
+    def _remind(self, session, timer: TimerRow) -> str:
+        game = storage.lock_game(session, timer.game_id)
+        if game is None:
+            return "busy"
+        if not self._claim_timer(session, timer.id):
+            return "spent"
+        if game.version != timer.version or game.status != "active":
+            return "stale"
+        missing, playing = self._missing(session, game)
+        if missing:
+            before = int(timer.payload.get("before", 0))
+            self._announce(session, game, "reminder", "players", f"{game.name}: orders due for {game.phase}",
+                           texts.reminder(game.name, game.phase, game.deadline_at, missing),
+                           key=f"{game.id}:{game.version}:reminder:{before}", powers=missing,
+                           recipients=[playing[p] for p in missing], data={"before": before})
+        return "reminded"
 
     def adjudicate(self, game_id: int, version: int, *, trigger: str = "deadline", timer_id: int | None = None) -> str:
-        """Adjudicate ``game_id`` if it still stands at ``version``; ``adjudicated``, ``busy`` or ``stale``."""
+        """Adjudicate ``game_id`` if it still stands at ``version``; ``adjudicated``, ``grace``, ``busy`` or ``stale``."""
         now = self.now()
-        timers: list[TimerRow] = []
         with self.db.session() as session:
-            game = storage.lock_game(session, game_id)
-            if game is None:
-                return "busy"
-            if timer_id is not None and not self._claim_timer(session, timer_id):
-                return "stale"
-            if game.version != version or game.status != "active":
-                return "stale"
-            policy = self.policy(game)
-            outcome = "adjudicated"
-            if trigger == "deadline" and policy.grace > timedelta(0):
-                missing, playing = self._missing(session, game)
-                if missing:
-                    timers = self._grace(session, game, now, policy.grace, missing, playing)
-                    outcome = "grace"
-            if outcome == "adjudicated":
-                crash_point("before_adjudication")
-                timers = self._adjudicate_locked(session, game, now, trigger)
-                session.flush()
-                crash_point("after_results")
+            outcome, timers = self._run(session, game_id, version, trigger, timer_id, now)
+        return self._after(outcome, timers, game_id, version, trigger)
+
+    def _after(self, outcome: str, timers: list[TimerRow], game_id: int, version: int, trigger: str) -> str:
+        """After the commit: arm the new timers, say what happened."""
         self._notify(timers)
-        log.info("phase run", game=game_id, version=version, trigger=trigger, outcome=outcome, node=self.node)
+        if outcome in ("adjudicated", "grace"):
+            log.info("phase run", game=game_id, version=version, trigger=trigger, outcome=outcome, node=self.node)
         return outcome
+
+    def _run(self, session, game_id: int, version: int, trigger: str, timer_id: int | None,
+             now) -> tuple[str, list[TimerRow]]:
+        game = storage.lock_game(session, game_id)
+        if game is None:
+            return "busy", []
+        if timer_id is not None and not self._claim_timer(session, timer_id):
+            return "stale", []
+        if game.version != version or game.status != "active":
+            return "stale", []
+        policy = self.policy(game)
+        if trigger == "deadline" and policy.grace > timedelta(0):
+            missing, playing = self._missing(session, game)
+            if missing:
+                return "grace", self._grace(session, game, now, policy.grace, missing, playing)
+        crash_point("before_adjudication")
+        timers = self._adjudicate_locked(session, game, now, trigger)
+        session.flush()
+        crash_point("after_results")
+        return "adjudicated", timers
 
     def _grace(self, session, game: GameRow, now, grace, missing, playing) -> list[TimerRow]:
         storage.cancel_timers(session, game.id, now)
