@@ -7,9 +7,10 @@ are settled against the power the caller says is writing.
 
 from __future__ import annotations
 
+import functools
 from importlib import resources
 
-from lark import Lark, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark import Lark, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.exceptions import VisitError
 from rapidfuzz import fuzz, process
 
@@ -205,12 +206,7 @@ def syntax_error(exc: UnexpectedInput, line: str, index: NameIndex) -> OrderSynt
     else:
         expected = getattr(exc, "expected", ()) or ()
         reason = "the order stops too soon"
-    try:
-        # use_accepts=False: with it, lark 1.3.1 formats a debug message with "%d" on a
-        # ParserState and raises TypeError whenever two examples share a state.
-        label = exc.match_examples(PARSER.parse, MISTAKES, use_accepts=False)
-    except (AssertionError, UnexpectedInput):
-        label = None
+    label = _mistake(exc)
     if label:
         reason = label
     if at_end:
@@ -222,6 +218,38 @@ def syntax_error(exc: UnexpectedInput, line: str, index: NameIndex) -> OrderSynt
     words = tuple(EXPECTED[t] for t in EXPECTED if t in set(expected))
     return OrderSyntaxError(reason, text=line, column=column, expected=words,
                             suggestions=_keyword_suggestions(line, index), context=context)
+
+
+def _mistake(exc: UnexpectedInput) -> str | None:
+    """The label of :data:`MISTAKES` that explains ``exc``: lark's ``match_examples`` (with
+    ``use_accepts=False``: with it, lark 1.3.1 formats a debug message with "%d" on a
+    ParserState and raises TypeError whenever two examples share a state), run over the
+    examples' errors parsed once rather than at every error."""
+    if exc.state is None:
+        return None
+    candidate = None
+    for label, example in _example_errors():
+        if example.state == exc.state:
+            if (isinstance(exc, (UnexpectedToken, UnexpectedEOF))
+                    and isinstance(example, (UnexpectedToken, UnexpectedEOF))
+                    and example.token == exc.token):
+                return label
+            if candidate is None:
+                candidate = label
+    return candidate
+
+
+@functools.cache
+def _example_errors() -> tuple[tuple[str, UnexpectedInput], ...]:
+    """Each example of :data:`MISTAKES` with the error the parser raises for it."""
+    out = []
+    for label, examples in MISTAKES.items():
+        for example in examples:
+            try:
+                PARSER.parse(example)
+            except UnexpectedInput as exc:
+                out.append((label, exc))
+    return tuple(out)
 
 
 def _keyword_suggestions(line: str, index: NameIndex) -> tuple[str, ...]:

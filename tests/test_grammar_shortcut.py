@@ -259,3 +259,20 @@ def test_with_power_gives_what_dataclasses_replace_gives():
         assert given == expected and type(given) is type(order)
         assert hash(given) == hash(expected) and repr(given) == repr(expected)
         assert order.power == NO_POWER  # the original is untouched
+
+
+@SETTINGS
+@given(st.one_of(token_lines, st.text(alphabet="AFSCHRBDafmsp -:/()>\t.VIBnw2", max_size=30)))
+def test_mistakes_are_named_as_lark_match_examples_names_them(line):
+    from lark import UnexpectedInput
+
+    from grammar.parser import MISTAKES, PARSER, _mistake
+
+    try:
+        PARSER.parse(name_index(VARIANTS["standard"]).respell(line))
+    except UnexpectedInput as exc:
+        try:
+            expected = exc.match_examples(PARSER.parse, MISTAKES, use_accepts=False)
+        except AssertionError:
+            expected = None
+        assert _mistake(exc) == expected
