@@ -54,9 +54,18 @@ def season_report(game: str, season: dict[str, Any]) -> str:
         out += [f"  {prov}: {owner}" for prov, owner in sorted(position["supply_centers"].items())]
     if "prestige" in position:
         out += ["", "Prestige:"] + [f"  {p}: {n}" for p, n in sorted(position["prestige"].items())]
-    ledger = (result.get("events") or {}).get("prestige_ledger") or (result.get("events") or {}).get("ledger")
-    if ledger:
-        out += ["", "Prestige ledger:", "  " + json.dumps(ledger, ensure_ascii=False, sort_keys=True)]
+    ledger = (result.get("events") or {}).get("prestige")
+    if isinstance(ledger, dict) and ledger:
+        out += ["", "Prestige ledger:"]
+        for power, entry in sorted(ledger.items()):
+            if not isinstance(entry, dict):
+                out.append(f"  {power}: {json.dumps(entry, ensure_ascii=False)}")
+                continue
+            spent = entry.get("spent") or []
+            detail = "; ".join(f"{s.get('order')} {s.get('amount')}" for s in spent if isinstance(s, dict))
+            out.append(f"  {power}: start {entry.get('start')}, received {entry.get('received')}, "
+                       f"spent {sum(s.get('amount', 0) for s in spent if isinstance(s, dict))}"
+                       f"{' (' + detail + ')' if detail else ''}, left {entry.get('left')}")
     out += ["", f"Seed: {season.get('seed', 0)}", ""]
     return "\n".join(out)
 

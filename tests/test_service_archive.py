@@ -114,3 +114,23 @@ def test_the_shell_commands_export_import_and_verify(tmp_path, capsys):
     doc["seasons"][0]["result"]["position"]["phase"] = "F1905M"
     out.write_text(json.dumps(doc))
     assert main(["verify", str(out)]) == 1
+
+
+def test_an_outremer_game_keeps_bids_private_and_archives_the_prestige_ledger(sqlite_db):
+    from adjudicator.variant import get_variant
+
+    service = GameService(sqlite_db)
+    service.create_game("outremer", "crusader", "gm", seed=5)
+    for i, power in enumerate(get_variant("crusader").powers):
+        service.join("outremer", f"p{i}", power)
+    service.start("outremer", "gm")
+    mine = service.my_orders("outremer", "p0")
+    assert mine.power == "ANT" and mine.prestige == 2
+    report = service.submit_orders("outremer", "p0", "SECURE LOYALTY BID 1\nA ant H")
+    assert [line.canonical for line in report.accepted] == ["ANT: SECURE LOYALTY BID 1", "ANT: A ant H"]
+    assert service.force_adjudicate("outremer", "gm") == "adjudicated"
+    assert service.my_orders("outremer", "p0").prestige == 1
+    doc = export_game(sqlite_db, "outremer")
+    assert all(c.identical for c in verify_export(doc))
+    text = season_report("outremer", doc["seasons"][0])
+    assert "Prestige ledger:" in text and "ANT: start 2" in text and "SECURE LOYALTY BID 1 1" in text
