@@ -26,7 +26,7 @@ from .movement import resolve_movement
 from .orders import (PRESTIGE_ORDER_TYPES, Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                      SupportMove, Waive)
 from .position import Position
-from .results import Adjudication, OrderResult, Outcome
+from .results import Adjudication, OrderResult, Outcome, order_result
 from .retreat import resolve_retreats
 from .validate import Board, check, retreat_options
 from .vocab import NEUTRAL, PhaseKind, ProvinceId, Season
@@ -106,9 +106,9 @@ def _collect(results: list, implicit: list, chosen, outcomes) -> None:
     for p, (order, outcome, reason) in outcomes.items():
         i = chosen[p][0] if p in chosen else None
         if i is None:
-            implicit.append(OrderResult(order, outcome, reason))
+            implicit.append(order_result(order, outcome, reason))
         else:
-            results[i] = OrderResult(order, outcome, reason)
+            results[i] = order_result(order, outcome, reason)
 
 
 # -- movement ---------------------------------------------------------------------------------

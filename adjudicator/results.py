@@ -16,7 +16,7 @@ class Outcome(enum.Enum):
     INVALID = "invalid"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OrderResult:
     """The outcome of one order, with one sentence a player can act on."""
 
@@ -27,6 +27,22 @@ class OrderResult:
     @property
     def succeeded(self) -> bool:
         return self.outcome is Outcome.SUCCEEDS
+
+
+def order_result(order: Order, outcome: Outcome, reason: str) -> OrderResult:
+    """``OrderResult(order, outcome, reason)``, made faster: the slots are filled directly.
+
+    For the engine's loops, which make one result per order of every phase.
+    """
+    result = _new(OrderResult)
+    _set_order(result, order)
+    _set_outcome(result, outcome)
+    _set_reason(result, reason)
+    return result
+
+
+_new = object.__new__
+_set_order, _set_outcome, _set_reason = OrderResult.order.__set__, OrderResult.outcome.__set__, OrderResult.reason.__set__
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ class Phase:
 _LOCATION_RE = re.compile(r"^([a-z][a-z0-9]*)(?:\s*(?:/|\()\s*([a-z]{2})\s*\)?)?$")
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class Location:
     """A province, and for a fleet on a split coast, the coast: ``spa/nc``."""
 
@@ -141,7 +141,7 @@ class Location:
         return Location(self.province) if self.coast else self
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Unit:
     """A unit on the board: whose it is, what it is, where it stands."""
 
