@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 import time_machine
 
+from bot.archive import export_game
 from bot.service import DeadlinePolicy, NotAllowedError, WrongStateError
 from tests.service_support import START, make_service, sqlite_db  # noqa: F401
 
@@ -149,11 +150,17 @@ def test_rollback_restores_the_previous_season_exactly(game, clock):
     service.submit_orders("tannenberg", "flo", "A par - bur\nF bre - mao")
     service.submit_orders("tannenberg", "ed", "F lon - nth")
     before = service.status("tannenberg")
+    saved = export_game(service.db, "tannenberg")
     service.force_adjudicate("tannenberg", "gm")
     after = service.status("tannenberg")
     assert after.phase == "F1901M" and after.version == before.version + 1
     clock.shift(timedelta(hours=1))
     rolled = service.rollback("tannenberg", "gm")
+    restored = export_game(service.db, "tannenberg")
+    assert restored["game"]["position"] == saved["game"]["position"]
+    assert restored["players"] == saved["players"]
+    assert [{k: o[k] for k in ("power", "key", "seq", "text", "canonical", "submitted_at")} for o in restored["orders"]] \
+        == [{k: o[k] for k in ("power", "key", "seq", "text", "canonical", "submitted_at")} for o in saved["orders"]]
     assert rolled.phase == "S1901M" and rolled.centers == before.centers
     assert [(p.power, p.status, p.nmr_count) for p in rolled.players] == \
            [(p.power, p.status, p.nmr_count) for p in before.players]
