@@ -136,6 +136,8 @@ def cmd_create(args: argparse.Namespace) -> int:
     if args.nmr_limit is not None:
         kw["nmr_limit"] = args.nmr_limit
     kw["early"] = args.early
+    if args.timezone:
+        kw["timezone"] = args.timezone
     service, _ = _service(args)
     view = service.create_game(args.name, args.variant, args.gm, policy=DeadlinePolicy(**kw), rules=args.rule or (),
                                seed=args.seed)
@@ -300,6 +302,7 @@ def add_game_parser(subparsers) -> None:
     q.add_argument("--reminder", action="append", help="a reminder this long before the deadline; repeat (default 24h and 1h; 'none')")
     q.add_argument("--nmr-limit", type=int, help="consecutive NMRs before civil disorder (default 2; 0 never)")
     q.add_argument("--early", action="store_true", help="adjudicate as soon as every power has orders in")
+    q.add_argument("--timezone", help="how announcements show deadlines, e.g. Europe/Paris (default UTC)")
     q.add_argument("--seed", type=int, help="the game's random seed")
     q = cmd("list", cmd_list, "list the games", fmt=True)
     q.add_argument("--status", choices=("forming", "active", "paused", "ended"))

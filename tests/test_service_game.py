@@ -256,3 +256,17 @@ def test_a_timer_of_an_earlier_phase_never_adjudicates_the_next(sqlite_db, clock
     assert service.adjudicate(service.status("stale").id, 0, trigger="forced") == "adjudicated"
     assert service.adjudicate(service.status("stale").id, 0, trigger="forced") == "stale"
     assert service.status("stale").version == 1
+
+
+def test_deadlines_are_stored_in_utc_and_shown_in_the_games_time_zone(sqlite_db, clock):
+    service, dispatcher, sink = make_service(sqlite_db)
+    service.create_game("paris", "standard", "gm",
+                        policy=DeadlinePolicy(movement=timedelta(hours=48), timezone="Europe/Paris"))
+    service.join("paris", "flo", "FRA")
+    view = service.start("paris", "gm")
+    assert view.deadline_at.utcoffset() == timedelta(0)
+    flush(dispatcher)
+    [started] = sink.of_kind("started")
+    assert "Mon 03 Mar 2031 13:00 CET (Mon 03 Mar 2031 12:00 UTC)" in started.body
+    with pytest.raises(ValueError, match="unknown time zone"):
+        DeadlinePolicy(timezone="Mars/Olympus")

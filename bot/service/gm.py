@@ -40,7 +40,7 @@ class GameMasterActions(ServiceBase):
             row.status, row.paused_remaining = "active", None
             timers = self._arm(session, row, deadline, now)
             self._announce(session, row, "resumed", "public", f"{row.name}: resumed",
-                           f"'{row.name}' has resumed; orders for {row.phase} are due by {texts.when(deadline)}.\n",
+                           f"'{row.name}' has resumed; orders for {row.phase} are due by {texts.when(deadline, self.policy(row).timezone)}.\n",
                            key=f"{row.id}:{row.version}:resumed:{now.isoformat()}")
             session.add(row)
             view = self._view(session, row)
@@ -58,7 +58,7 @@ class GameMasterActions(ServiceBase):
             deadline = max(row.deadline_at or now, now) + by
             timers = self._arm(session, row, deadline, now)
             self._announce(session, row, "extended", "public", f"{row.name}: deadline extended",
-                           f"The deadline for {row.phase} in '{row.name}' is now {texts.when(deadline)}.\n",
+                           f"The deadline for {row.phase} in '{row.name}' is now {texts.when(deadline, self.policy(row).timezone)}.\n",
                            key=f"{row.id}:{row.version}:extended:{now.isoformat()}")
             session.add(row)
             view = self._view(session, row)
@@ -76,7 +76,7 @@ class GameMasterActions(ServiceBase):
             self._require_status(row, "active")
             timers = self._arm(session, row, at, now)
             self._announce(session, row, "extended", "public", f"{row.name}: new deadline",
-                           f"The deadline for {row.phase} in '{row.name}' is now {texts.when(at)}.\n",
+                           f"The deadline for {row.phase} in '{row.name}' is now {texts.when(at, self.policy(row).timezone)}.\n",
                            key=f"{row.id}:{row.version}:deadline:{now.isoformat()}")
             session.add(row)
             view = self._view(session, row)
@@ -121,7 +121,7 @@ class GameMasterActions(ServiceBase):
             timers = self._arm(session, row, self._phase_deadline(row, now), now)
             self._announce(session, row, "rolled_back", "public", f"{row.name}: {season.phase} rolled back",
                            f"The game master has rolled '{row.name}' back from {undone} to {season.phase}. "
-                           f"Standing orders are restored; the new deadline is {texts.when(row.deadline_at)}.\n")
+                           f"Standing orders are restored; the new deadline is {texts.when(row.deadline_at, self.policy(row).timezone)}.\n")
             session.add(row)
             view = self._view(session, row)
         self._notify(timers)

@@ -76,7 +76,7 @@ class Judge(ServiceBase):
         if missing:
             before = int(timer.payload.get("before", 0))
             self._announce(session, game, "reminder", "players", f"{game.name}: orders due for {game.phase}",
-                           texts.reminder(game.name, game.phase, game.deadline_at, missing),
+                           texts.reminder(game.name, game.phase, game.deadline_at, missing, self.policy(game).timezone),
                            key=f"{game.id}:{game.version}:reminder:{before}", powers=missing,
                            recipients=[playing[p] for p in missing], data={"before": before})
         return "reminded"
@@ -121,7 +121,7 @@ class Judge(ServiceBase):
         timer = TimerRow(game_id=game.id, version=game.version, kind="grace", due_at=game.deadline_at, payload={})
         session.add_all([timer, game])
         self._announce(session, game, "late", "players", f"{game.name}: orders late for {game.phase}",
-                       texts.late(game.name, game.phase, game.deadline_at, missing),
+                       texts.late(game.name, game.phase, game.deadline_at, missing, self.policy(game).timezone),
                        powers=missing, recipients=[playing[p] for p in missing])
         session.flush()
         return [timer]
@@ -169,7 +169,7 @@ class Judge(ServiceBase):
         key = f"{game.id}:{version}"
         self._announce(session, game, "results", "public", f"{game.name}: results of {phase}",
                        texts.results(game.name, phase, result, sorted(nmr), None if winner else game.phase,
-                                     game.deadline_at, game.outcome),
+                                     game.deadline_at, game.outcome, self.policy(game).timezone),
                        key=f"{key}:results", data={"phase": phase, "next_phase": game.phase, "nmr": sorted(nmr),
                                                    "version": version})
         for p in disorder:

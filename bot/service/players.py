@@ -150,7 +150,8 @@ class PlayerActions(ServiceBase):
             timers = self._arm(session, row, self._phase_deadline(row, now), now)
             assignments = {pl.power: pl.player for pl in players}
             self._announce(session, row, "started", "public", f"{row.name}: the game has started",
-                           texts.started(row.name, row.variant, row.phase, row.deadline_at, assignments),
+                           texts.started(row.name, row.variant, row.phase, row.deadline_at, assignments,
+                                         self.policy(row).timezone),
                            data={"assignments": assignments})
             view = self._view(session, row)
         self._notify(timers)

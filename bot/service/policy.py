@@ -6,6 +6,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from adjudicator.vocab import PhaseKind
 
@@ -40,6 +41,8 @@ class DeadlinePolicy:
 
     ``nmr_limit`` consecutive phases without orders put a power in civil disorder (0: never).
     ``early`` adjudicates as soon as every power that must order has orders in.
+    ``timezone`` (an IANA name) is how announcements show deadlines, next to UTC; times are
+    always stored in UTC.
     """
 
     movement: timedelta = timedelta(hours=48)
@@ -49,7 +52,14 @@ class DeadlinePolicy:
     reminders: tuple[timedelta, ...] = (timedelta(hours=24), timedelta(hours=1))
     nmr_limit: int = 2
     early: bool = False
+    timezone: str = "UTC"
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            ZoneInfo(self.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {self.timezone!r}; use an IANA name like Europe/Paris or UTC") from None
 
     def length(self, kind: PhaseKind) -> timedelta:
         return {PhaseKind.MOVEMENT: self.movement, PhaseKind.RETREAT: self.retreat,
@@ -64,7 +74,7 @@ class DeadlinePolicy:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> DeadlinePolicy:
-        known = {"movement", "retreat", "adjustment", "grace", "reminders", "nmr_limit", "early", "extra"}
+        known = {"movement", "retreat", "adjustment", "grace", "reminders", "nmr_limit", "early", "timezone", "extra"}
         unknown = sorted(set(d) - known)
         if unknown:
             raise ValueError(f"unknown deadline policy key {unknown[0]!r}; known: {', '.join(sorted(known))}")
@@ -78,6 +88,8 @@ class DeadlinePolicy:
             kw["nmr_limit"] = int(d["nmr_limit"])
         if "early" in d:
             kw["early"] = bool(d["early"])
+        if "timezone" in d:
+            kw["timezone"] = str(d["timezone"])
         if "extra" in d:
             kw["extra"] = dict(d["extra"])
         return cls(**kw)
