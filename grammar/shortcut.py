@@ -25,14 +25,17 @@ from .errors import OrderError
 from .names import NameIndex, resolve_location, resolve_power
 from .transform import NO_POWER, Reading, Span
 
-_PLAIN = re.compile(r"[A-Za-z \t:/()>\-]+").fullmatch
+_PLAIN = re.compile(r"[A-Za-z \t:/()>\-.,;!]+").fullmatch
 """The only characters a line read here may hold."""
-_TOKENS = re.compile(r"->|[-/()>:]|[A-Za-z]+").findall
+_TOKENS = re.compile(r"->|[-/()>:.,;!]|[A-Za-z]+(?:\.[A-Za-z]+)*\.?").findall
+"""Punctuation, and words as the grammar's WORD reads them ("St.", "n.c.", "bur.")."""
+_IGNORED = frozenset(".,;!")
+"""What the grammar passes over between tokens."""
 _PREFIX = re.compile(r"[ \t]*([A-Za-z]+(?:[ \t]+[A-Za-z]+)*)[ \t]*").fullmatch
 
 # Token kinds: keywords and punctuation are small ints, a unit type is its UnitType, a
 # word of a name is the word itself (a str).
-HOLD, MOVE, SUPPORT, CONVOY, VIA, RETREAT, BUILD, DISBAND, WAIVE, SLASH, LPAR, RPAR = range(12)
+HOLD, MOVE, SUPPORT, CONVOY, VIA, RETREAT, BUILD, DISBAND, WAIVE, AT, SLASH, LPAR, RPAR = range(13)
 _PUNCTUATION = {"-": MOVE, "->": MOVE, "/": SLASH, "(": LPAR, ")": RPAR}
 
 # The first word of every keyword of ``orders.lark``, lower-cased, and what it is here.
@@ -49,7 +52,8 @@ _WORDS: dict[str, object] = {
     **dict.fromkeys(("b", "build", "builds", "place"), BUILD),
     **dict.fromkeys(("d", "disband", "disbands", "remove", "removes", "destroy", "destroys"), DISBAND),
     **dict.fromkeys(("waive", "waives"), WAIVE),
-    **dict.fromkeys(("in", "at", "vassal", "bribe", "seize", "rebel", "secure", "lend", "lends", "bid",
+    **dict.fromkeys(("in", "at"), AT),
+    **dict.fromkeys(("vassal", "bribe", "seize", "rebel", "secure", "lend", "lends", "bid",
                      "bids", "prestige"), None),
 }
 # Keywords of two words (any spacing between): the first word, and the second words that
@@ -195,7 +199,12 @@ def _one_word_place(index: NameIndex, word: str, coast: str | None) -> Location:
 
 
 def _kinds(tokens: list[str]) -> list:
-    """Tokens as kinds, two-word keywords joined; :class:`_Decline` for what is not taken."""
+    """Tokens as kinds, two-word keywords joined; :class:`_Decline` for what is not taken.
+
+    As in the grammar, a keyword is a whole word, perhaps with one dot after it ("H."), never
+    one with a dot inside ("s.c." is a word), and the two words of a keyword have only
+    spaces between them ("via convoy", not "via. convoy").
+    """
     out: list = []
     i, n = 0, len(tokens)
     while i < n:
@@ -205,9 +214,12 @@ def _kinds(tokens: list[str]) -> list:
         if kind is not None:
             out.append(kind)
             continue
+        if tok in _IGNORED:
+            continue
         if tok == ">" or tok == ":":
             raise _Decline
-        low = tok.lower()
+        word = tok[:-1] if tok[-1] == "." else tok
+        low = word.lower()
         if low not in _WORDS:
             out.append(tok)
             continue
@@ -216,7 +228,8 @@ def _kinds(tokens: list[str]) -> list:
             raise _Decline
         joins = _JOINS.get(low)
         if joins is not None:
-            if i < n and tokens[i].lower() in joins:
+            after = tokens[i].lower() if i < n and word is tok else ""
+            if after in joins or after[-1:] == "." and after[:-1] in joins:
                 i += 1
             elif low == "by":
                 raise _Decline
@@ -272,6 +285,7 @@ class _Reader:
         unit_type = self._peek()
         if type(unit_type) is UnitType:
             self.pos += 1
+            self._take(AT)
         else:
             unit_type = None
         return unit_type, self._place()

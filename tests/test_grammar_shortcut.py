@@ -93,10 +93,13 @@ def places(draw, variant_name: str) -> str:
     return name + form.format(c=coast, C=coast.upper())
 
 
-UNIT_TYPES = ["", "", "A ", "F ", "a ", "f ", "Army ", "FLEET ", "army\t"]
+UNIT_TYPES = ["", "", "A ", "F ", "a ", "f ", "Army ", "FLEET ", "army\t", "Fleet in ", "A at the ", "A. ", "F.",
+              "in "]
 MOVES = [" - ", "-", " -> ", "->", " – ", " to ", " m ", " moves to ", " MOVES ", " into ", " goes into ",
-         " attacks ", " --> ", " - > ", " => "]
-VIAS = ["", "", " via", " VIA", " via convoy", " by convoy", " by", " via convoys"]
+         " attacks ", " --> ", " - > ", " => ",
+         " moves to. ", " moves. to ", " -. ", ", to "]
+VIAS = ["", "", " via", " VIA", " via convoy", " by convoy", " by", " via convoys", " via. convoy", " via convoy.",
+        " by convoy!", ".", " ,via"]
 SPACE = st.sampled_from(["", " ", "  ", "\t"])
 
 
@@ -132,7 +135,7 @@ def canonical_lines(draw, variant_name: str) -> str:
         body = u + word if draw(st.booleans()) else word.strip() + " " + u
     else:
         body = draw(st.sampled_from(["waive", "WAIVE build", "waives  builds", "waive b"]))
-    return draw(SPACE) + draw(prefixes(variant_name)) + body + draw(SPACE)
+    return draw(SPACE) + draw(prefixes(variant_name)) + body + draw(st.sampled_from(["", "", " ", ".", " .", ";"]))
 
 
 @st.composite
@@ -151,7 +154,8 @@ TOKENS = ["A", "F", "a", "army", "Fleet", "par", "Paris", "bur", "spa", "nc", "s
           "b", "build", "place", "d", "remove", "waive", "VASSAL", "BRIBE", "BID", "in", "at", "ENG", "ENG:",
           "England", "English", ":", "Burgandy", "Gulf", "of", "Lyon", "the", "lon", "nth", "nwy", "FRA",
           "Russia", "nao", "mao", "bot", "lvp", "edi", "Heligo", "Den", "the", "Neutral", "go", "goes",
-          "attack", "2", ".", "xyz"]
+          "attack", "2", ".", "xyz", "St.", "n.c.", "H.", "bur.", ",", "via.", "to.", "s.c", "!", ";", "A.",
+          "s.", "convoy.", "par.bur", "in."]
 token_lines = st.lists(st.tuples(st.sampled_from(TOKENS), SPACE), max_size=12).map(
     lambda parts: "".join(tok + (sep or " ") for tok, sep in parts))
 
@@ -171,6 +175,25 @@ def test_shortcut_agrees_on_crusader_notations(line, power):
 @SETTINGS
 @given(token_lines, st.sampled_from([None, "ENG"]))
 def test_shortcut_agrees_on_lines_built_from_tokens(line, power):
+    assert_agrees(line, "standard", power)
+
+
+@st.composite
+def mutated_lines(draw) -> str:
+    """A standard line with one word replaced, or one token put in, somewhere."""
+    words = draw(canonical_lines("standard")).split(" ")
+    at = draw(st.integers(0, len(words)))
+    token = draw(st.sampled_from(TOKENS))
+    if at < len(words) and draw(st.booleans()):
+        words[at] = token
+    else:
+        words.insert(at, token)
+    return draw(st.sampled_from([" ", "", "\t"])).join(words) if draw(st.booleans()) else " ".join(words)
+
+
+@SETTINGS
+@given(mutated_lines(), st.sampled_from([None, "ENG"]))
+def test_shortcut_agrees_on_lines_with_a_token_changed(line, power):
     assert_agrees(line, "standard", power)
 
 
@@ -207,6 +230,10 @@ COMMON = [
     ("build F stp nc", Build(NO_POWER, F, loc("stp/nc")), None),
     ("F Mid-Atlantic Ocean - Spain (north coast)", Move(NO_POWER, F, loc("mao"), loc("spa/nc"), False), None),
     ("waive", Waive(NO_POWER), None),
+    ("Fleet in the North Sea convoys army London to Norway.",
+     Convoy(NO_POWER, F, loc("nth"), A, loc("lon"), loc("nwy")), None),
+    ("F St. Petersburg north coast - Barents Sea", Move(NO_POWER, F, loc("stp/nc"), loc("bar"), False), None),
+    ("A par H.", Hold(NO_POWER, A, loc("par")), None),
 ]
 
 
@@ -233,7 +260,7 @@ def test_lines_of_one_word_names_take_one_match(line, order, prefix):
 
 
 @pytest.mark.parametrize("line", [
-    "A par - bur.", "A par at bur", "English A lon - nth", "A lon - nwy by", "A par R bur via",
+    "A par at bur", "English A lon - nth", "A par - bur via .convoy", "A.par H", "A lon - nwy by", "A par R bur via",
     "F nth C A lon", "A par -- bur", "A par - Burgandy", "A par", "ENG: FRA: A par H", "A paris - bür",
     "VASSAL A nwy BID 2", "F spa(nc - mao", "A to - bur",
 ])
