@@ -334,6 +334,3 @@ def add_game_parser(subparsers) -> None:
     q.add_argument("file")
     q.add_argument("--name", help="import under another name")
 
-
-def add_parsers(subparsers) -> None:  # pragma: no cover - the lead's CLI calls the two above
-    pass
