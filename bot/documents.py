@@ -13,7 +13,9 @@ import re
 from typing import Any, Iterable, Mapping
 
 from adjudicator.adjudicate import adjudicate
-from adjudicator.orders import canonical
+from adjudicator.orders import (
+    Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, canonical,
+)
 from adjudicator.position import Dislodgement, Position, PrestigeState, starting_position
 from adjudicator.results import Adjudication
 from adjudicator.variant import UnknownVariantError, Variant, get_variant
@@ -275,6 +277,35 @@ def position_to_dict(position: Position, variant: Variant | None = None) -> dict
     return doc
 
 
+_TYPE = {UnitType.ARMY: "A ", UnitType.FLEET: "F ", None: ""}
+
+
+def _at(location: Location) -> str:
+    return f"{location.province}/{location.coast}" if location.coast else location.province
+
+
+_TEXTS = {
+    Hold: lambda o: f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} H",
+    Move: lambda o: (f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} - {_at(o.destination)}"
+                     + (" via convoy" if o.via_convoy else "")),
+    SupportHold: lambda o: f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} S {_TYPE[o.target_type]}{_at(o.target)}",
+    SupportMove: lambda o: (f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} S {_TYPE[o.target_type]}"
+                            f"{_at(o.target)} - {_at(o.destination)}"),
+    Convoy: lambda o: (f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} C {_TYPE[o.target_type]}"
+                       f"{_at(o.target)} - {_at(o.destination)}"),
+    Retreat: lambda o: f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} - {_at(o.destination)}",
+    Disband: lambda o: f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} disband",
+    Build: lambda o: f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} build",
+}
+
+
+def order_text(order: Order) -> str:
+    """``canonical(order)`` (``ENG: F nth - pic``), written here without the enum and
+    property look-ups of ``str(order)`` for the orders every phase is full of."""
+    text = _TEXTS.get(order.__class__)
+    return canonical(order) if text is None else text(order)
+
+
 def result_to_dict(adjudication: Adjudication, order_texts: Iterable[str], parse_errors: Mapping[int, str],
                    variant: Variant) -> dict[str, Any]:
     """The result document: one entry per input order string, in input order."""
@@ -286,14 +317,14 @@ def result_to_dict(adjudication: Adjudication, order_texts: Iterable[str], parse
             entries.append({"order": text, "canonical": None, "result": "invalid", "reason": parse_errors[i]})
             continue
         r = next(results_iter)
-        entries.append({"order": text, "canonical": canonical(r.order), "result": r.outcome.value,
+        entries.append({"order": text, "canonical": order_text(r.order), "result": r.outcome.value,
                         "reason": r.reason})
     doc: dict[str, Any] = {
         "results": entries,
         "position": position_to_dict(adjudication.position, variant),
     }
     if adjudication.implicit:
-        doc["implicit"] = [{"canonical": canonical(r.order), "result": r.outcome.value, "reason": r.reason}
+        doc["implicit"] = [{"canonical": order_text(r.order), "result": r.outcome.value, "reason": r.reason}
                            for r in adjudication.implicit]
     if adjudication.events:
         doc["events"] = adjudication.events
@@ -308,7 +339,8 @@ def adjudicate_document(doc: Any) -> dict[str, Any]:
     texts = _list(doc, "orders")
     orders, errors = [], {}
     for i, text in enumerate(texts):
-        _expect(isinstance(text, str), f"orders: each order must be a string like 'ENG: F nth - nwy', got {text!r}")
+        if not isinstance(text, str):
+            raise DocumentError(f"orders: each order must be a string like 'ENG: F nth - nwy', got {text!r}")
         try:
             order = parse_order(text, variant, phase=position.phase)
         except OrderError as exc:
