@@ -303,13 +303,6 @@ def delete_orders(session: Session, game_id: int, version: int, power: str, keys
     session.exec(stmt.execution_options(synchronize_session=False))
 
 
-def next_order_seq(session: Session, game_id: int, version: int, power: str) -> int:
-    stmt = select(sa.func.max(OrderRow.seq)).where(
-        OrderRow.game_id == game_id, OrderRow.version == version, OrderRow.power == power)
-    current = session.exec(stmt).first()
-    return (current or 0) + 1
-
-
 def submissions_of(session: Session, game_id: int, version: int | None = None) -> list[SubmissionRow]:
     stmt = select(SubmissionRow).where(SubmissionRow.game_id == game_id)
     if version is not None:

@@ -179,38 +179,41 @@ class PlayerActions(ServiceBase):
                 rejected=[{"written": ln.written, "reason": ln.reason} for ln in rejected], at=now)
             session.add(submission)
             session.flush()
-            self._store(session, row, me.power, accepted, submission.id, now)
+            standing = self._store(session, row, me.power, accepted, submission.id, now)
             if me.status == "civil_disorder" and accepted:
                 me.status, me.nmr_count = "active", 0
                 session.add(me)
-            standing = [OrderLine(o.text, o.canonical) for o in storage.orders_of(session, row.id, row.version, me.power)]
             report = SubmissionReport(
                 game=row.name, phase=row.phase, power=me.power,
                 accepted=tuple(OrderLine(ln.written, ln.canonical) for ln in accepted),
                 rejected=tuple(OrderLine(ln.written, reason=ln.reason) for ln in rejected),
-                standing=tuple(standing), deadline_at=row.deadline_at)
-            early = self._everyone_ordered(session, row, variant, position) if row.status == "active" else False
+                standing=tuple(OrderLine(o.text, o.canonical) for o in standing), deadline_at=row.deadline_at)
+            early = (row.status == "active" and self.policy(row).early
+                     and self._everyone_ordered(session, row, players, variant, position))
             game_id, version = row.id, row.version
-        if early and self.policy_of(game_id).early:
+        if early:
             self.adjudicate(game_id, version, trigger="early")
         return report
 
-    def _store(self, session, game: GameRow, power: str, lines, submission_id: int, now) -> None:
-        keyed = [(engine.order_key(ln.order, i), ln) for i, ln in enumerate(lines)]
-        keys = [k for k, _ in keyed]
-        if any(k.startswith("waive:") for k in keys):
-            keys += [o.key for o in storage.orders_of(session, game.id, game.version, power) if o.key.startswith("waive:")]
-        storage.delete_orders(session, game.id, game.version, power, keys)
-        session.flush()
-        seq = storage.next_order_seq(session, game.id, game.version, power)
-        latest = dict(keyed)  # a unit ordered twice in one message: the later line stands
-        for i, (key, line) in enumerate(latest.items()):
-            session.add(OrderRow(game_id=game.id, version=game.version, phase=game.phase, power=power, key=key,
-                                 seq=seq + i, text=line.written, canonical=line.canonical,
-                                 submission_id=submission_id, submitted_at=now))
+    def _store(self, session, game: GameRow, power: str, lines, submission_id: int, now) -> list[OrderRow]:
+        """Replace the power's standing orders for the same units (bids, build sites); the standing set."""
+        existing = storage.orders_of(session, game.id, game.version, power)
+        keyed = dict((engine.order_key(ln.order, i), ln) for i, ln in enumerate(lines))  # the later line stands
+        replaced = set(keyed)
+        if any(k.startswith("waive:") for k in keyed):
+            replaced |= {o.key for o in existing if o.key.startswith("waive:")}
+        if replaced & {o.key for o in existing}:
+            storage.delete_orders(session, game.id, game.version, power, sorted(replaced))
+            session.flush()
+        seq = max((o.seq for o in existing), default=0) + 1
+        added = [OrderRow(game_id=game.id, version=game.version, phase=game.phase, power=power, key=key,
+                          seq=seq + i, text=line.written, canonical=line.canonical,
+                          submission_id=submission_id, submitted_at=now)
+                 for i, (key, line) in enumerate(keyed.items())]
+        session.add_all(added)
+        return [o for o in existing if o.key not in replaced] + added
 
-    def _everyone_ordered(self, session, game: GameRow, variant, position) -> bool:
-        players = storage.players_of(session, game.id)
+    def _everyone_ordered(self, session, game: GameRow, players, variant, position) -> bool:
         playing = {p.power for p in players if p.status not in CIVIL_DISORDER_STATES}
         need = engine.powers_to_order(variant, position) & playing
         have = {o.power for o in storage.orders_of(session, game.id, game.version)}
