@@ -270,3 +270,15 @@ def test_deadlines_are_stored_in_utc_and_shown_in_the_games_time_zone(sqlite_db,
     assert "Mon 03 Mar 2031 13:00 CET (Mon 03 Mar 2031 12:00 UTC)" in started.body
     with pytest.raises(ValueError, match="unknown time zone"):
         DeadlinePolicy(timezone="Mars/Olympus")
+
+
+def test_every_submission_is_kept_in_the_audit_log(game):
+    service, _, _ = game
+    service.submit_orders("tannenberg", "flo", "A par - bur")
+    service.submit_orders("tannenberg", "flo", "A par - pic\nA zzz - bur")
+    log = export_game(service.db, "tannenberg")["submissions"]
+    assert [(s["player"], s["power"], s["phase"], s["text"]) for s in log] == [
+        ("flo", "FRA", "S1901M", "A par - bur"), ("flo", "FRA", "S1901M", "A par - pic\nA zzz - bur")]
+    assert log[1]["accepted"] == [{"written": "A par - pic", "canonical": "FRA: A par - pic"}]
+    assert log[1]["rejected"][0]["written"] == "A zzz - bur" and log[1]["rejected"][0]["reason"]
+    assert log[0]["at"].endswith("+00:00")
