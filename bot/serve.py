@@ -94,7 +94,10 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     app = build_app(settings)
 
     async def on_timer(timer_id: int) -> None:
-        await asyncio.to_thread(app.service.fire_timer, timer_id)
+        for attempt in range(5):  # "busy": a player's submission holds the game row for a moment
+            if await asyncio.to_thread(app.service.fire_timer, timer_id) != "busy":
+                break
+            await asyncio.sleep(0.2 * (attempt + 1))
         await app.dispatcher.flush()
 
     async def sweep() -> None:
