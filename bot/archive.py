@@ -70,7 +70,9 @@ def season_report(game: str, season: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, text: str, *, mode: int = 0o644) -> None:
+    """Write ``text`` to ``path`` atomically (a temporary file beside it, then a rename): a
+    reader sees the old file or the new one, never half of one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
@@ -78,6 +80,7 @@ def write_atomically(path: Path, text: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)

@@ -29,6 +29,7 @@ import jinja2
 
 from adjudicator.vocab import Phase
 
+from ..archive import write_atomically
 from ..render import DEFAULT_SIZE
 from .chart import centre_chart
 from .model import GameRecord, game_record
@@ -88,19 +89,8 @@ def environment() -> jinja2.Environment:
 
 
 def write_file(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temporary file, then rename), readable by all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, _FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    """Write ``text`` to ``path`` atomically, readable by all."""
+    write_atomically(path, text, mode=_FILE_MODE)
 
 
 def _powers(record: GameRecord) -> list[dict[str, str]]:
