@@ -78,7 +78,6 @@ def set_up(service: GameService, fake: FakeDiscord, players: int) -> list[tuple[
 
 async def send_all(fake: FakeDiscord, seats, *, spread: float, bot) -> list[float]:
     loop = asyncio.get_running_loop()
-    start_idx = {user.id: len(fake.requests_to(ROUTE)) for user, _ in seats}  # noqa: F841
     sent: dict[int, float] = {}
     channels = {fake.dm_channel(user).id: user for user, _ in seats}
     before = {cid: len(fake.bot_messages(fake.channels[cid])) for cid in channels}

@@ -208,7 +208,7 @@ class _Settler:
                 return f"{self.unit_words(unit)} is already your vassal"
             if lord is None:
                 if unit.province != neutral_home(state, unit):
-                    return f"a neutral unit can be bribed only in its home centre (rule 2.5.4)"
+                    return "a neutral unit can be bribed only in its home centre (rule 2.5.4)"
             elif is_home_center(state, lord, unit.province):
                 return (f"{self.unit_words(unit)} stands in a home centre of its lord {self.pw(lord)} "
                         f"and cannot be bribed (rule 2.8.4)")
