@@ -134,3 +134,13 @@ def test_an_outremer_game_keeps_bids_private_and_archives_the_prestige_ledger(sq
     assert all(c.identical for c in verify_export(doc))
     text = season_report("outremer", doc["seasons"][0])
     assert "Prestige ledger:" in text and "ANT: start 2" in text and "SECURE LOYALTY BID 1 1" in text
+
+
+def test_the_games_seed_drives_the_prestige_rules(sqlite_db):
+    from bot.service import GameService
+
+    service = GameService(sqlite_db)
+    service.create_game("seeded", "crusader", "gm", seed=11)
+    service.create_game("other", "crusader", "gm", seed=12)
+    assert service.board("seeded")[1].prestige.seed == 11
+    assert service.board("other")[1].prestige.seed == 12

@@ -30,14 +30,16 @@ class PlayerActions(ServiceBase):
             doc = new_game_document(variant, list(rules))
         except (UnknownVariantError, DocumentError) as exc:
             raise ServiceError(str(exc)) from None
+        seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+        if "seed" in doc:  # the prestige rules draw the neutrals' random retreats from it (3.4)
+            doc["seed"] = seed
         now = self.now()
         with self.db.session() as session:
             if storage.game_by_name(session, name) is not None:
                 raise ServiceError(f"there is already a game called {name!r}; choose another name")
             game = GameRow(name=name, variant=variant, rules=sorted(rules), gm=gm, status="forming",
                            policy=(policy or DeadlinePolicy()).to_dict(), position=doc, phase=doc["phase"],
-                           seed=seed if seed is not None else random.SystemRandom().randrange(2**31),
-                           created_at=now)
+                           seed=seed, created_at=now)
             session.add(game)
             session.flush()
             return self._view(session, game)
