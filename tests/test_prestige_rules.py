@@ -170,3 +170,14 @@ def test_victory_counts_only_directly_owned_centres():
     p = board("F1907M", units=["FRA: F nth", "FRA: A par"], centers=seventeen)
     adj = play(p, "FRA: F nth - nwy")
     assert adj.events["victory"] == ["FRA"]
+
+
+def test_a_move_written_with_a_bribe_is_refused_and_the_unit_holds():
+    from bot.documents import adjudicate_document
+
+    result = adjudicate_document({"variant": "crusader", "phase": "S1101M", "units": ["NEU: A phr", "BYZ: A nic"],
+                                  "orders": ["BYZ: BRIBE A phr BID 1 A phr - myr"]})
+    entry = result["results"][0]
+    assert entry["result"] == "succeeds"
+    assert "may only hold, support or convoy" in entry["reason"] and "so it holds" in entry["reason"]
+    assert "NEU: A phr" in result["position"]["units"]

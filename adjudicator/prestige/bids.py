@@ -475,6 +475,9 @@ class _Settler:
                               f"a minimum of {minimum} ({words})")
                     if rivals:
                         reason += f", beating {max(rivals)}"
+                    if isinstance(key, Move):
+                        reason += ("; a bribed unit may only hold, support or convoy (rules 2.5.3, 2.8.2), "
+                                   "so it holds")
                     ok = Outcome.SUCCEEDS
                 else:
                     winner = " and ".join(self.pw(c.order.power) for c in pools[best[0]])
