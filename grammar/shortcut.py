@@ -16,13 +16,15 @@ message stay the grammar's own. ``tests/test_grammar_shortcut.py`` checks the ag
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import NamedTuple
 
 from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive
 from adjudicator.vocab import Location, UnitType
 
 from .errors import OrderError
-from .names import NameIndex, resolve_location, resolve_power
+from .names import _COASTS, NameIndex, resolve_location, resolve_power
 from .transform import NO_POWER, Reading, Span
 
 _PLAIN = re.compile(r"[A-Za-z \t:/()>\-.,;!]+").fullmatch
@@ -133,13 +135,40 @@ _ONE_WORD_NAMES = re.compile(rf"""
     ){_S}*""", re.VERBOSE).fullmatch
 
 
+class _Table(NamedTuple):
+    """One-word names of one variant, lower-cased, that name exactly one thing and are no
+    keyword: what :func:`~grammar.names.resolve_location` and
+    :func:`~grammar.names.resolve_power` answer for them, looked up in one step."""
+
+    places: dict[str, Location]
+    coasts: dict[tuple[str, str], Location]
+    powers: dict[str, str]
+
+
+@functools.cache
+def _table(index: NameIndex) -> _Table:
+    places, coasts, powers = {}, {}, {}
+    for key, pids in index.provinces.items():
+        if len(pids) == 1 and key.isascii() and key.isalpha() and key not in _WORDS:
+            pid = next(iter(pids))
+            places[key] = Location(pid)
+            for spelling, coast in _COASTS.items():
+                if coast in index.variant.provinces[pid].coasts:
+                    coasts[key, spelling] = Location(pid, coast)
+    for key, codes in index.powers.items():
+        if len(codes) == 1 and key.isascii() and key.isalpha() and key not in _WORDS:
+            powers[key] = next(iter(codes))
+    return _Table(places, coasts, powers)
+
+
 def _read_match(m: re.Match, index: NameIndex) -> Reading:
     power, unit_type, at, at_c, at_p, to, to_c, to_p, via, verb, other_type, other, other_c, other_p, \
         other_to, other_to_c, other_to_p, other_via = m.groups()
+    table = _table(index)
     unit_type = _unit_type(unit_type)
-    location = _one_word_place(index, at, at_c or at_p)
+    location = _one_word_place(table, index, at, at_c or at_p)
     if to is not None:
-        destination = _one_word_place(index, to, to_c or to_p)
+        destination = _one_word_place(table, index, to, to_c or to_p)
         if via is not None and via.lower() != "via":
             raise _Decline
         order = Move(NO_POWER, unit_type, location, destination, via is not None)
@@ -156,11 +185,11 @@ def _read_match(m: re.Match, index: NameIndex) -> Reading:
                 raise _Decline
         elif kind == SUPPORT or kind == CONVOY:
             target_type = _unit_type(other_type)
-            target = _one_word_place(index, other, other_c or other_p)
+            target = _one_word_place(table, index, other, other_c or other_p)
             if other_via is not None and other_via.lower() != "via":
                 raise _Decline
             if other_to is not None:
-                destination = _one_word_place(index, other_to, other_to_c or other_to_p)
+                destination = _one_word_place(table, index, other_to, other_to_c or other_to_p)
                 cls = SupportMove if kind == SUPPORT else Convoy
                 order = cls(NO_POWER, unit_type, location, target_type, target, destination)
             elif kind == SUPPORT:
@@ -168,31 +197,38 @@ def _read_match(m: re.Match, index: NameIndex) -> Reading:
             else:
                 raise _Decline
         elif (kind == MOVE or kind == RETREAT) and other_type is None and other_to is None:
-            destination = _one_word_place(index, other, other_c or other_p)
+            destination = _one_word_place(table, index, other, other_c or other_p)
             order = (Move(NO_POWER, unit_type, location, destination, False) if kind == MOVE
                      else Retreat(NO_POWER, unit_type, location, destination))
         else:
             raise _Decline
     if power is None:
         return Reading(order)
-    low = power.lower()
-    if low in _WORDS:
-        raise _Decline
-    found = index.powers.get(low)
-    code = next(iter(found)) if found is not None and len(found) == 1 else resolve_power(index, power)
+    code = table.powers.get(power.lower())
+    if code is None:
+        if power.lower() in _WORDS:
+            raise _Decline
+        code = resolve_power(index, power)
     return Reading(order, code, Span(m.start("power"), m.end("power")))
+
+
+_UNIT_WORDS = {spelling: kind for word, kind in _WORDS.items() if kind.__class__ is UnitType
+               for spelling in (word, word.upper(), word.title())}
 
 
 def _unit_type(word: str | None) -> UnitType | None:
     if word is None:
         return None
-    unit_type = _WORDS.get(word.lower())
+    unit_type = _UNIT_WORDS.get(word) or _WORDS.get(word.lower())
     if unit_type.__class__ is not UnitType:
         raise _Decline
     return unit_type
 
 
-def _one_word_place(index: NameIndex, word: str, coast: str | None) -> Location:
+def _one_word_place(table: _Table, index: NameIndex, word: str, coast: str | None) -> Location:
+    location = table.places.get(word.lower()) if coast is None else table.coasts.get((word.lower(), coast.lower()))
+    if location is not None:
+        return location
     if word.lower() in _WORDS or coast is not None and coast.lower() in _WORDS:
         raise _Decline
     return resolve_location(index, (word,), None if coast is None else (coast,))

@@ -26,8 +26,7 @@ NO_POWER = Power("")
 """The power of an order whose line did not say whose it is."""
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(NamedTuple):
     """Where some words stood in the line: 0-based start, end exclusive."""
 
     start: int
