@@ -303,3 +303,20 @@ def test_mistakes_are_named_as_lark_match_examples_names_them(line):
         except AssertionError:
             expected = None
         assert _mistake(exc) == expected
+
+
+@pytest.mark.parametrize("variant_name", sorted(VARIANTS))
+def test_the_one_word_table_answers_as_the_name_matching_does(variant_name):
+    from grammar.names import resolve_location, resolve_power
+    from grammar.shortcut import _table
+
+    index = name_index(VARIANTS[variant_name])
+    table = _table(index)
+    assert table.places and table.powers
+    for word, location in table.places.items():
+        for spelling in (word, word.upper(), word.title()):
+            assert resolve_location(index, (spelling,)) == location
+    for (word, coast), location in table.coasts.items():
+        assert resolve_location(index, (word,), (coast,)) == location
+    for word, power in table.powers.items():
+        assert resolve_power(index, word) == power
