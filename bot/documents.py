@@ -79,9 +79,27 @@ def _unit_table(variant: Variant) -> dict[tuple[str, str, str | None], tuple[Uni
     return table
 
 
+@functools.cache
+def _units_as_written(variant: Variant) -> dict[str, Unit]:
+    """Every unit of ``variant`` in the spelling :func:`position_to_dict` writes
+    (``"ENG: F stp/nc"``): the documents this judge writes are read back with one look-up."""
+    table = {}
+    for (letter, _, coast), (unit_type, location) in _unit_table(variant).items():
+        if letter in "AF" and (coast is None or coast == location.coast):
+            for power in (*variant.powers, NEUTRAL):
+                unit = Unit(power, unit_type, location)
+                table[str(unit)] = unit
+    return table
+
+
 def parse_unit(variant: Variant, text: Any, where: str = "units") -> Unit:
     """``"ENG: F lon"`` (also ``"FRA: F spa/sc"``, ``"FRA: F spa(sc)"``) checked against the map."""
-    m = _UNIT_RE.match(text) if text.__class__ is str else None
+    if text.__class__ is not str:
+        return _parse_unit_checked(variant, text, where)
+    unit = _units_as_written(variant).get(text)
+    if unit is not None:
+        return unit
+    m = _UNIT_RE.match(text)
     if m is not None:
         code, letter, pid, coast = m.groups()
         if letter in "Aa":

@@ -1,4 +1,4 @@
-"""The result documents write each order exactly as ``canonical(order)`` does."""
+"""The documents write orders exactly as ``canonical(order)`` does, and read back the units they write."""
 
 from __future__ import annotations
 
@@ -39,3 +39,15 @@ orders = st.one_of(
 @given(orders)
 def test_order_text_is_canonical(order):
     assert order_text(order) == canonical(order)
+
+
+def test_units_as_written_read_back_as_the_checks_read_them():
+    from bot.documents import _parse_unit_checked, _units_as_written
+
+    for name in ("standard", "crusader"):
+        variant = get_variant(name)
+        table = _units_as_written(variant)
+        assert len(table) > 100
+        for text, unit in table.items():
+            assert str(unit) == text
+            assert _parse_unit_checked(variant, text, "units") == unit
