@@ -64,6 +64,9 @@ class NameIndex:
     power_keys: tuple[str, ...]
     power_spellings: tuple[tuple[str, Power], ...]
     hyphenated: re.Pattern[str] | None
+    province_spelling_keys: tuple[str, ...] = ()
+    """``normalize`` of each of ``province_spellings``, for the fuzzy suggestions."""
+    power_spelling_keys: tuple[str, ...] = ()
     hyphens_inside_words: bool = False
     """Every hyphenated name has its hyphen between two word characters ("Mid-Atlantic")."""
 
@@ -138,6 +141,8 @@ def name_index(variant: Variant) -> NameIndex:
         power_keys=tuple(sorted(powers)),
         power_spellings=tuple(power_spellings),
         hyphenated=pattern,
+        province_spelling_keys=tuple(normalize(s) for s, _ in spellings),
+        power_spelling_keys=tuple(normalize(s) for s, _ in power_spellings),
         hyphens_inside_words=all(_INNER_HYPHEN(h) for h in hyphenated),
     )
 
@@ -151,16 +156,18 @@ def _starting_with(keys: Sequence[str], table: Mapping[str, frozenset], prefix: 
     return found
 
 
-def _fuzzy(query: str, spellings: Sequence[tuple[str, str]], names: callable, limit: int) -> tuple[str, ...]:
-    """The names (deduplicated, best first) whose spellings look most like ``query``."""
-    return tuple(names(code) for code in _closest(query, spellings, limit))
+def _fuzzy(query: str, spellings: Sequence[tuple[str, str]], keys: Sequence[str], names: callable,
+           limit: int) -> tuple[str, ...]:
+    """The names (deduplicated, best first) whose spellings look most like ``query``;
+    ``keys`` are the spellings normalized."""
+    return tuple(names(code) for code in _closest(query, spellings, keys, limit))
 
 
-def _closest(query: str, spellings: Sequence[tuple[str, str]], limit: int) -> list:
+def _closest(query: str, spellings: Sequence[tuple[str, str]], keys: Sequence[str], limit: int) -> list:
     key = normalize(query)
     if len(key) < 2:
         return []
-    matches = process.extract(key, [normalize(s) for s, _ in spellings], scorer=fuzz.ratio,
+    matches = process.extract(key, keys, scorer=fuzz.ratio,
                               limit=limit * 4, score_cutoff=FUZZY_CUTOFF)
     out: list = []
     best = matches[0][1] if matches else 0
@@ -189,7 +196,7 @@ def province_candidates(index: NameIndex, text: str) -> tuple[frozenset[Province
 
 def suggest_provinces(index: NameIndex, text: str, limit: int = 3) -> tuple[str, ...]:
     """Province names close to ``text``, best first, for a "did you mean"."""
-    return _fuzzy(text, index.province_spellings, index.province_name, limit)
+    return _fuzzy(text, index.province_spellings, index.province_spelling_keys, index.province_name, limit)
 
 
 def _readings(words: Sequence[str]) -> list[tuple[tuple[str, ...], str | None]]:
@@ -295,7 +302,7 @@ def resolve_power(index: NameIndex, text: str) -> Power:
     raise UnknownNameError(
         f"{text!r} is not a power of this map",
         expected=(_power_list(index),),
-        suggestions=_fuzzy(text, index.power_spellings, index.power_name, 3))
+        suggestions=_fuzzy(text, index.power_spellings, index.power_spelling_keys, index.power_name, 3))
 
 
 def _power_list(index: NameIndex) -> str:
@@ -315,5 +322,5 @@ def province_suggestions(index: NameIndex, text: str, limit: int = 3) -> list[Pr
     found, exact = province_candidates(index, text)
     add(sorted(found, key=lambda p: index.province_name(p)))
     if len(out) < limit:
-        add(_closest(text, index.province_spellings, limit))
+        add(_closest(text, index.province_spellings, index.province_spelling_keys, limit))
     return out
