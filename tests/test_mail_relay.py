@@ -84,7 +84,7 @@ def test_results_carry_the_map_picture(sqlite_db, monkeypatch):
         rig.close()
 
 
-def test_serve_starts_the_mail_front_end_only_when_the_judge_has_an_address(sqlite_db, monkeypatch):
+def test_serve_starts_the_mail_front_end_unless_the_judge_address_is_empty(sqlite_db, monkeypatch):
     class App:  # what crusader serve hands a front end
         from bot.service import GameService
         service = GameService(sqlite_db)
@@ -92,6 +92,8 @@ def test_serve_starts_the_mail_front_end_only_when_the_judge_has_an_address(sqli
 
     for name in ("ADDRESS", "LISTEN_PORT", "RELAY_HOST"):
         monkeypatch.delenv(f"CRUSADER_MAIL_{name}", raising=False)
+    assert create_front_end(App).settings.address == "judge@localhost"  # on by default
+    monkeypatch.setenv("CRUSADER_MAIL_ADDRESS", "")
     assert create_front_end(App) is None
     monkeypatch.setenv("CRUSADER_MAIL_ADDRESS", "judge@example.org")
     monkeypatch.setenv("CRUSADER_MAIL_LISTEN_PORT", "2626")

@@ -59,7 +59,7 @@ def server(tmp_path_factory):
     db, service = played_game(data / "crusader.db")
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CRUSADER_")}
-    env.update(CRUSADER_DATA_DIR=str(data), CRUSADER_ARCHIVE_PORT=str(port), CRUSADER_POLL_INTERVAL="0.3",
+    env.update(CRUSADER_DATA_DIR=str(data), CRUSADER_ARCHIVE_PORT=str(port), CRUSADER_MAIL_LISTEN_PORT="0", CRUSADER_POLL_INTERVAL="0.3",
                CRUSADER_LOG_FORMAT="json", CRUSADER_NODE_NAME="site-test")
     log = (data / "serve.log").open("w")
     proc = subprocess.Popen([*_crusader(), "serve"], cwd=data, env=env, stdout=log, stderr=subprocess.STDOUT)

@@ -1,7 +1,7 @@
 """Play by e-mail: the judge's mailbox, over the same service as every other front end.
 
 - :mod:`~bot.mail.listener`: the SMTP listener (aiosmtpd) and :class:`MailFrontEnd`, which
-  ``crusader serve`` starts when ``CRUSADER_MAIL_ADDRESS`` is set (settings:
+  ``crusader serve`` starts unless ``CRUSADER_MAIL_ADDRESS`` is set empty (settings:
   :class:`~bot.mail.config.MailSettings`).
 - :mod:`~bot.mail.reading`: a message's MIME to the lines a player meant.
 - :mod:`~bot.mail.commands`: the judges' conventions (SIGNON, orders, LIST, SET PASSWORD,
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 
 def create_front_end(app):
-    """``crusader serve``'s hook: the e-mail front end, or ``None`` when no judge address is set."""
+    """``crusader serve``'s hook: the e-mail front end, or ``None`` when the judge's address is set empty."""
     from .config import MailSettings
     from .listener import MailFrontEnd
 

@@ -1,7 +1,7 @@
 """Settings of the e-mail front end, from the environment (prefix ``CRUSADER_MAIL_``).
 
-The front end starts in ``crusader serve`` when ``CRUSADER_MAIL_ADDRESS`` (the judge's own
-address) is set. Players' mail arrives at the listener (``listen_host:listen_port``, by default
+The front end starts in ``crusader serve`` unless ``CRUSADER_MAIL_ADDRESS`` (the judge's own
+address, ``judge@localhost`` by default) is set empty. Players' mail arrives at the listener (``listen_host:listen_port``, by default
 127.0.0.1:2525, meant to sit behind the site's real mail server); replies and announcements
 leave through the relay (``relay_host:relay_port``), with STARTTLS or TLS and a login when set.
 """
@@ -15,8 +15,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class MailSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CRUSADER_MAIL_", extra="ignore")
 
-    address: str | None = Field(None, description="the judge's own address, the From of every mail it sends; "
-                                                  "the e-mail front end starts when set")
+    address: str | None = Field("judge@localhost", description="the judge's own address, the From of every mail "
+                                                               "it sends; empty turns the e-mail front end off")
     listen_host: str = Field("127.0.0.1", description="address the SMTP listener binds")
     listen_port: int = Field(2525, ge=0, le=65535, description="port of the SMTP listener (0: any free port)")
     max_bytes: int = Field(256_000, gt=1000, description="largest message read; larger ones get a refusal")
