@@ -18,7 +18,7 @@ Rule modules plug in through :mod:`.hooks`. ``events`` is plain JSON-ready data:
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from .adjustment import resolve_adjustments
 from .hooks import CLASSIC, RuleHooks, rules_for
@@ -29,7 +29,7 @@ from .position import Position
 from .results import Adjudication, OrderResult, Outcome, order_result
 from .retreat import resolve_retreats
 from .validate import Board, check, retreat_options
-from .vocab import NEUTRAL, PhaseKind, ProvinceId, Season
+from .vocab import NEUTRAL, PhaseKind, Power, ProvinceId, Season
 
 # Enum members as module constants: looking one up on its class is slow in a hot loop.
 SUCCEEDS, FAILS, INVALID = Outcome.SUCCEEDS, Outcome.FAILS, Outcome.INVALID
@@ -51,12 +51,17 @@ def adjudicate(variant, position: Position, orders: Sequence[Order]) -> Adjudica
     return hooks.after_phase(variant, position, adjudication)
 
 
-def validate(variant, position: Position, order: Order) -> str | None:
-    """Why ``order`` cannot be given in ``position`` (one sentence), or None when it can."""
+def validate(variant, position: Position, order: Order, *,
+             commander: Mapping[ProvinceId, Power] | None = None) -> str | None:
+    """Why ``order`` cannot be given in ``position`` (one sentence), or None when it can.
+
+    ``commander`` names who would command a unit other than its owner (a unit its power bids
+    for, with VASSAL or BRIBE, is ordered on the chance that the bid wins).
+    """
     hooks = rules_for(position)
     if _is_prestige(order):
         return _prestige_reason(position)
-    _, reason = check(_board(variant, position, hooks), order)
+    _, reason = check(_board(variant, position, hooks, commander), order)
     return reason
 
 

@@ -144,3 +144,26 @@ def test_the_games_seed_drives_the_prestige_rules(sqlite_db):
     service.create_game("other", "crusader", "gm", seed=12)
     assert service.board("seeded")[1].prestige.seed == 11
     assert service.board("other")[1].prestige.seed == 12
+
+
+def test_a_vassal_bid_takes_the_units_order_written_with_it(sqlite_db):
+    """Rule 2.4.1: the bidder writes the neutral's order with the bid; the judge accepts that
+    order (in the same message or a later one) and carries it out when the bid wins."""
+    from adjudicator.variant import get_variant
+
+    service = GameService(sqlite_db)
+    service.create_game("leash", "crusader", "gm", seed=5)
+    for i, power in enumerate(get_variant("crusader").powers):
+        service.join("leash", f"p{i}", power)
+    service.start("leash", "gm")
+    report = service.submit_orders("leash", "p0", "VASSAL A ale BID 2\nA ale - ala\nA phr - lyd")
+    assert [line.canonical for line in report.accepted] == ["ANT: VASSAL A ale BID 2", "ANT: A ale - ala"]
+    assert "not your unit" in report.rejected[0].reason  # no bid on Phrygia
+    report = service.submit_orders("leash", "p0", "A ale - tur")  # a later line replaces it
+    assert [line.canonical for line in report.accepted] == ["ANT: A ale - tur"]
+    assert [line.canonical for line in report.standing] == ["ANT: VASSAL A ale BID 2", "ANT: A ale - tur"]
+    service.submit_orders("leash", "p0", "A ale - ala")
+    assert service.force_adjudicate("leash", "gm") == "adjudicated"
+    _, position = service.board("leash")
+    assert position.unit_at("ala") is not None and position.unit_at("ala").power == "NEU"
+    assert position.prestige.vassals == {"ale": "ANT"}

@@ -7,13 +7,13 @@ stores is exactly what ``crusader adjudicate`` and ``crusader verify`` read.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 from adjudicator.orders import (Bribe, Build, Disband, Lend, Order, Rebel, SecureLoyalty, SeizeFief, Vassal, Waive,
                                 canonical)
 from adjudicator.position import Position
 from adjudicator.variant import Variant
-from adjudicator.vocab import NEUTRAL, PhaseKind, Power
+from adjudicator.vocab import NEUTRAL, PhaseKind, Power, ProvinceId
 
 from ..documents import adjudicate_document, position_from_dict, position_to_dict
 
@@ -39,17 +39,21 @@ def dump(position: Position, variant: Variant) -> dict[str, Any]:
     return position_to_dict(position, variant)
 
 
-def read_orders(text: str, variant: Variant, position: Position, power: Power) -> list[Line]:
+def read_orders(text: str, variant: Variant, position: Position, power: Power,
+                bids: Iterable[ProvinceId] = ()) -> list[Line]:
     """Every order line of ``text`` read as ``power``'s and checked against ``position``.
 
     The grammar passes over what is not meant as orders (greetings, quoted replies, the
     signature); each line it could not read, and each order illegal here, comes back with
-    the reason.
+    the reason. A unit ``power`` bids for with VASSAL or BRIBE (in ``text``, or ``bids``: the
+    provinces of its standing bids) may be ordered too: the order is carried out if the bid
+    wins (rule 2.4.1).
     """
     from grammar import parse_message
     from adjudicator.adjudicate import validate
 
     parsed = parse_message(text, variant, power, phase=position.phase)
+    bid_on = set(bids) | {ln.order.location.province for ln in parsed.lines if isinstance(ln.order, (Vassal, Bribe))}
     out = []
     for line in parsed.lines:
         if line.joined_to is not None:
@@ -57,7 +61,11 @@ def read_orders(text: str, variant: Variant, position: Position, power: Power) -
         if line.order is None:
             out.append(Line(line.text.strip(), reason=str(line.error)))
             continue
-        reason = validate(variant, position, line.order)
+        province = getattr(line.order, "location", None)
+        commander = ({province.province: power}
+                     if province is not None and province.province in bid_on
+                     and not isinstance(line.order, (Vassal, Bribe)) else None)
+        reason = validate(variant, position, line.order, commander=commander)
         out.append(Line(line.text.strip(), order=line.order) if reason is None
                    else Line(line.text.strip(), reason=reason))
     return out

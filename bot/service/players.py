@@ -172,7 +172,9 @@ class PlayerActions(ServiceBase):
             if me.status == "removed" or me.power is None:
                 raise NotAllowedError(f"{player!r} no longer plays a power in '{row.name}'")
             variant, position = engine.load(row.position)
-            lines = engine.read_orders(text, variant, position, me.power)
+            bids = [o.key.split(":", 1)[1] for o in storage.orders_of(session, row.id, row.version, me.power)
+                    if o.key.startswith(("vassal:", "bribe:"))]
+            lines = engine.read_orders(text, variant, position, me.power, bids)
             accepted = [line for line in lines if line.order is not None]
             rejected = [line for line in lines if line.order is None]
             submission = SubmissionRow(
