@@ -364,17 +364,23 @@ class _Settler:
                           f"{self.pv(prov)} rebelled this turn: it cannot be taken as vassal or bribed in the same "
                           f"turn (rule 2.7.4)")
 
-    def settle_vassals(self, claims: list[_Claim], pos: Position, rebellions: list[ProvinceId],
-                       vassals: dict[ProvinceId, Power]) -> None:
+    def claims_by_unit(self, claims: list[_Claim], rebellions: list[ProvinceId]):
+        """The VASSAL or BRIBE claims on each unit, in order; those on a unit whose centre
+        rebels this turn are wasted (2.7.4) and not given."""
         by_unit: dict[ProvinceId, list[_Claim]] = defaultdict(list)
         for c in claims:
             by_unit[c.order.location.province].append(c)
         for prov, group in by_unit.items():
-            unit = pos.unit_at(prov)
             if prov in rebellions:
                 for c in group:
                     self.wasted_on_rebel(c, prov)
                 continue
+            yield prov, group
+
+    def settle_vassals(self, claims: list[_Claim], pos: Position, rebellions: list[ProvinceId],
+                       vassals: dict[ProvinceId, Power]) -> None:
+        for prov, group in self.claims_by_unit(claims, rebellions):
+            unit = pos.unit_at(prov)
             if unit is None or unit.power != NEUTRAL:
                 for c in group:
                     self.settle_claim(c, False, Outcome.FAILS,
@@ -424,17 +430,10 @@ class _Settler:
 
     def settle_bribes(self, claims: list[_Claim], pos: Position, rebellions: list[ProvinceId],
                       vassals: Mapping[ProvinceId, Power]) -> tuple[dict[ProvinceId, Power], dict]:
-        by_unit: dict[ProvinceId, list[_Claim]] = defaultdict(list)
-        for c in claims:
-            by_unit[c.order.location.province].append(c)
         bribed: dict[ProvinceId, Power] = {}
         chosen: dict[ProvinceId, UnitOrder] = {}
-        for prov, group in by_unit.items():
+        for prov, group in self.claims_by_unit(claims, rebellions):
             unit = pos.unit_at(prov)
-            if prov in rebellions:
-                for c in group:
-                    self.wasted_on_rebel(c, prov)
-                continue
             if unit.power == NEUTRAL:
                 controller = vassals.get(neutral_home(self.state, unit))
             else:
