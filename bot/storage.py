@@ -13,7 +13,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Collection, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -286,6 +286,73 @@ def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = (
     if statuses:
         stmt = stmt.where(GameRow.status.in_(statuses))
     return [(g, p) for g, p in session.exec(stmt)]
+
+
+def games_of_players(session: Session, players: Collection[str],
+                     statuses: tuple[str, ...] = ()) -> list[tuple[GameRow, PlayerRow]]:
+    """``games_of_player`` for several players in one query (the rows in game order)."""
+    stmt = (select(GameRow, PlayerRow).join(PlayerRow, PlayerRow.game_id == GameRow.id)
+            .where(PlayerRow.player.in_(sorted(set(players)))).order_by(GameRow.id))
+    if statuses:
+        stmt = stmt.where(GameRow.status.in_(statuses))
+    return [(g, p) for g, p in session.exec(stmt)]
+
+
+def lock_games(session: Session, names: Collection[str] = (), ids: Collection[int] = ()) -> list[GameRow]:
+    """The games called one of ``names`` or numbered one of ``ids``, locked for this transaction.
+
+    PostgreSQL locks them in id order (``ORDER BY id FOR UPDATE``), so that two transactions
+    locking overlapping sets cannot deadlock; on SQLite ``BEGIN IMMEDIATE`` already serialises writers.
+    """
+    stmt = (select(GameRow).where(sa.or_(GameRow.name.in_(sorted(set(names))), GameRow.id.in_(sorted(set(ids)))))
+            .order_by(GameRow.id))
+    if session.get_bind().dialect.name != "sqlite":
+        stmt = stmt.with_for_update()
+    return list(session.exec(stmt))
+
+
+def player_rows(session: Session, game_ids: Collection[int]) -> list[sa.Row]:
+    """The players of these games as plain rows (read-only: no ORM objects on the orders' hot path)."""
+    table = PlayerRow.__table__
+    stmt = sa.select(table).where(table.c.game_id.in_(sorted(set(game_ids)))).order_by(table.c.id)
+    return list(session.connection().execute(stmt))
+
+
+def standing_order_rows(session: Session, phases: Collection[tuple[int, int]]) -> list[sa.Row]:
+    """The standing orders of every power in these ``(game id, version)`` phases, as plain rows
+    in ``orders_of``'s order (power, then the order they were given in)."""
+    table = OrderRow.__table__
+    stmt = (sa.select(table).where(sa.tuple_(table.c.game_id, table.c.version).in_(sorted(set(phases))))
+            .order_by(table.c.game_id, table.c.power, table.c.seq))
+    return list(session.connection().execute(stmt))
+
+
+def add_submissions(session: Session, rows: list[dict[str, Any]]) -> list[int]:
+    """Insert audit-log rows in one statement; their ids, in the order given."""
+    if not rows:
+        return []
+    table = SubmissionRow.__table__
+    stmt = sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
+    return list(session.connection().execute(stmt, rows).scalars())
+
+
+def add_orders(session: Session, rows: list[dict[str, Any]]) -> None:
+    """Insert standing-order rows in one statement (``OrderRow``'s columns as keys)."""
+    if rows:
+        session.connection().execute(sa.insert(OrderRow.__table__), rows)
+
+
+def delete_orders_by_id(session: Session, ids: Collection[int]) -> None:
+    if ids:
+        session.connection().execute(sa.delete(OrderRow.__table__).where(OrderRow.__table__.c.id.in_(sorted(ids))))
+
+
+def reactivate_players(session: Session, ids: Collection[int]) -> None:
+    """Players back from civil disorder (they sent orders): active, the count of missed phases cleared."""
+    if ids:
+        table = PlayerRow.__table__
+        session.connection().execute(sa.update(table).where(table.c.id.in_(sorted(ids)))
+                                     .values(status="active", nmr_count=0))
 
 
 def orders_of(session: Session, game_id: int, version: int, power: str | None = None) -> list[OrderRow]:

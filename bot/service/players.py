@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import random
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from adjudicator.variant import UnknownVariantError, get_variant
 
 from .. import storage
 from ..documents import DocumentError, new_game_document
-from ..storage import GameRow, OrderRow, PlayerRow, SubmissionRow
+from ..storage import GameRow, PlayerRow
 from . import engine, texts
 from .base import CIVIL_DISORDER_STATES, ServiceBase
 from .errors import NotAllowedError, ServiceError, WrongStateError
 from .policy import DeadlinePolicy
+from .submissions import Batch
 from .views import GameEntry, GameView, OrderLine, PlayerOrders, SubmissionReport
 
 
@@ -163,65 +164,51 @@ class PlayerActions(ServiceBase):
 
     def submit_orders(self, game: str | int, player: str, text: str) -> SubmissionReport:
         """Parse and check every line; accepted orders replace earlier ones for the same unit."""
-        now = self.now()
+        [answer] = self.submit_many([(game, player, text)])
+        if isinstance(answer, ServiceError):
+            raise answer
+        return answer
+
+    def submit_many(self, messages: Sequence[tuple[str | int, str, str]]) -> list[SubmissionReport | ServiceError]:
+        """Several messages of orders ``(game, player, text)`` in one transaction (a group commit).
+
+        Each is answered as ``submit_orders`` would answer it alone, in the order given: its report,
+        or the refusal (``ServiceError``) that concerns it only. Phases every player has now
+        ordered for are adjudicated after the commit when the game's policy says so.
+        """
+        answers: list[SubmissionReport | ServiceError] = []
         with self.db.session() as session:
-            row = self._game(session, game, lock=True)
-            self._require_status(row, "active", "paused")
-            players = storage.players_of(session, row.id)
-            me = self._player(players, player, row)
-            if me.status == "removed" or me.power is None:
-                raise NotAllowedError(f"{player!r} no longer plays a power in '{row.name}'")
-            variant, position = engine.load(row.position)
-            bids = [o.key.split(":", 1)[1] for o in storage.orders_of(session, row.id, row.version, me.power)
-                    if o.key.startswith(("vassal:", "bribe:"))]
-            lines = engine.read_orders(text, variant, position, me.power, bids)
-            accepted = [line for line in lines if line.order is not None]
-            rejected = [line for line in lines if line.order is None]
-            submission = SubmissionRow(
-                game_id=row.id, version=row.version, phase=row.phase, power=me.power, player=player, text=text,
-                accepted=[{"written": ln.written, "canonical": ln.canonical} for ln in accepted],
-                rejected=[{"written": ln.written, "reason": ln.reason} for ln in rejected], at=now)
-            session.add(submission)
-            session.flush()
-            standing = self._store(session, row, me.power, accepted, submission.id, now)
-            if me.status == "civil_disorder" and accepted:
-                me.status, me.nmr_count = "active", 0
-                session.add(me)
-            report = SubmissionReport(
-                game=row.name, phase=row.phase, power=me.power,
-                accepted=tuple(OrderLine(ln.written, ln.canonical) for ln in accepted),
-                rejected=tuple(OrderLine(ln.written, reason=ln.reason) for ln in rejected),
-                standing=tuple(OrderLine(o.text, o.canonical) for o in standing), deadline_at=row.deadline_at)
-            early = (row.status == "active" and self.policy(row).early
-                     and self._everyone_ordered(session, row, players, variant, position))
-            game_id, version = row.id, row.version
-        if early:
+            batch = Batch(session, [game for game, _, _ in messages])
+            for game, player, text in messages:
+                try:
+                    answers.append(self._take(batch, game, player, text))
+                except ServiceError as exc:
+                    answers.append(exc)
+            batch.write()
+            early = [(p.game.id, p.game.version) for p in batch.phases.values()
+                     if p.ordered_here and p.game.status == "active" and self.policy(p.game).early
+                     and p.everyone_ordered()]
+        for game_id, version in early:
             self.adjudicate(game_id, version, trigger="early")
-        return report
+        return answers
 
-    def _store(self, session, game: GameRow, power: str, lines, submission_id: int, now) -> list[OrderRow]:
-        """Replace the power's standing orders for the same units (bids, build sites); the standing set."""
-        existing = storage.orders_of(session, game.id, game.version, power)
-        keyed = dict((engine.order_key(ln.order, i), ln) for i, ln in enumerate(lines))  # the later line stands
-        replaced = set(keyed)
-        if any(k.startswith("waive:") for k in keyed):
-            replaced |= {o.key for o in existing if o.key.startswith("waive:")}
-        if replaced & {o.key for o in existing}:
-            storage.delete_orders(session, game.id, game.version, power, sorted(replaced))
-            session.flush()
-        seq = max((o.seq for o in existing), default=0) + 1
-        added = [OrderRow(game_id=game.id, version=game.version, phase=game.phase, power=power, key=key,
-                          seq=seq + i, text=line.written, canonical=line.canonical,
-                          submission_id=submission_id, submitted_at=now)
-                 for i, (key, line) in enumerate(keyed.items())]
-        session.add_all(added)
-        return [o for o in existing if o.key not in replaced] + added
-
-    def _everyone_ordered(self, session, game: GameRow, players, variant, position) -> bool:
-        playing = {p.power for p in players if p.status not in CIVIL_DISORDER_STATES}
-        need = engine.powers_to_order(variant, position) & playing
-        have = {o.power for o in storage.orders_of(session, game.id, game.version)}
-        return bool(need) and need <= have
+    def _take(self, batch: Batch, game: str | int, player: str, text: str) -> SubmissionReport:
+        phase = batch.phase(game)
+        row = phase.game
+        self._require_status(row, "active", "paused")
+        me = self._player(phase.players, player, row)
+        if me.status == "removed" or me.power is None:
+            raise NotAllowedError(f"{player!r} no longer plays a power in '{row.name}'")
+        variant, position = phase.board
+        bids = [o.key.split(":", 1)[1] for o in phase.standing.get(me.power, [])
+                if o.key.startswith(("vassal:", "bribe:"))]
+        lines = engine.read_orders(text, variant, position, me.power, bids)
+        standing = batch.take(phase, me, lines, text, self.now())
+        return SubmissionReport(
+            game=row.name, phase=row.phase, power=me.power,
+            accepted=tuple(OrderLine(ln.written, ln.canonical) for ln in lines if ln.order is not None),
+            rejected=tuple(OrderLine(ln.written, reason=ln.reason) for ln in lines if ln.order is None),
+            standing=tuple(OrderLine(o.text, o.canonical) for o in standing), deadline_at=row.deadline_at)
 
     def clear_orders(self, game: str | int, player: str, province: str | None = None) -> PlayerOrders:
         """Withdraw the asker's standing orders for this phase (all, or the one for ``province``)."""
