@@ -1,4 +1,8 @@
-"""Structured logs (structlog): JSON lines, or readable lines on a terminal."""
+"""Structured logs (structlog): JSON lines, or readable lines on a terminal.
+
+The judge's own events and the libraries' standard-library log records (Alembic, APScheduler,
+discord.py, aiosmtpd) go through the same renderer, so every line of the log has one format.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,9 @@ import logging
 import sys
 
 import structlog
+
+# Libraries whose routine INFO lines would drown the judge's own (every poll, every plugin).
+QUIET = {"alembic": logging.WARNING, "alembic.runtime.migration": logging.INFO, "apscheduler": logging.WARNING}
 
 
 def configure(level: str = "INFO", fmt: str = "auto") -> None:
@@ -15,11 +22,22 @@ def configure(level: str = "INFO", fmt: str = "auto") -> None:
     numeric = logging.getLevelName(level.upper())
     if not isinstance(numeric, int):
         raise ValueError(f"log level must be DEBUG, INFO, WARNING or ERROR: {level!r}")
-    logging.basicConfig(level=numeric, stream=sys.stderr, format="%(message)s")
+    shared = [structlog.contextvars.merge_contextvars, structlog.processors.add_log_level,
+              structlog.processors.TimeStamper(fmt="iso", utc=True)]
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                    structlog.processors.format_exc_info, renderer]))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(numeric)
+    for name, quiet in QUIET.items():
+        logging.getLogger(name).setLevel(max(quiet, numeric))
+
     structlog.configure(
-        processors=[structlog.contextvars.merge_contextvars, structlog.processors.add_log_level,
-                    structlog.processors.TimeStamper(fmt="iso", utc=True),
-                    structlog.processors.format_exc_info, renderer],
+        processors=[*shared, structlog.processors.format_exc_info, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         logger_factory=structlog.WriteLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=False,
