@@ -74,8 +74,10 @@ class JudgeBotMixin:
         # which admits one writer at a time anyway: requests queue in order instead of spinning
         # in SQLite's busy handler.
         db = getattr(service, "db", None)
-        workers = 1 if db is None or db.is_sqlite else 8
-        self.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="crusader-service")
+        self.workers = 1 if db is None or db.is_sqlite else 8
+        self.executor = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="crusader-service")
+        self._flusher: asyncio.Task | None = None
+        self._flush_again = False
 
     @property
     def gm_roles(self) -> tuple[str, ...]:
@@ -105,15 +107,24 @@ class JudgeBotMixin:
         return task
 
     def kick_outbox(self) -> None:
-        """Deliver pending announcements now (after a command that made some), in the background."""
-        if self.dispatcher is not None:
-            self.spawn(self._flush())
+        """Deliver pending announcements now (after a command that made some), in the background.
+
+        Kicks that come while a flush runs make one more flush after it, not one each: a
+        hundred answered messages cost two looks at the outbox, not a hundred.
+        """
+        if self.dispatcher is None:
+            return
+        self._flush_again = True
+        if self._flusher is None or self._flusher.done():
+            self._flusher = self.spawn(self._flush())
 
     async def _flush(self) -> None:
-        try:
-            await self.dispatcher.flush()
-        except Exception:
-            log.warning("outbox flush failed; the next sweep retries", exc_info=True)
+        while self._flush_again:
+            self._flush_again = False
+            try:
+                await self.dispatcher.flush()
+            except Exception:
+                log.warning("outbox flush failed; the next sweep retries", exc_info=True)
 
     async def drain(self, timeout: float = 10.0) -> None:
         """Wait (at most ``timeout`` seconds) for the background work started so far."""

@@ -59,6 +59,15 @@ class PlayerActions(ServiceBase):
                 rows = storage.games_of_player(session, player, statuses)
             return [self._entry(g, p.power if p is not None else None) for g, p in rows]
 
+    def directories(self, players: Iterable[str], *, statuses: Iterable[str] = ()) -> dict[str, list[GameEntry]]:
+        """``directory(player=...)`` for several players in one query: each player's games (maybe none)."""
+        players = list(players)
+        out: dict[str, list[GameEntry]] = {p: [] for p in players}
+        with self.db.session() as session:
+            for g, p in storage.games_of_players(session, players, tuple(statuses)):
+                out[p.player].append(self._entry(g, p.power))
+        return out
+
     def entry(self, game: str | int) -> GameEntry:
         with self.db.session() as session:
             return self._entry(self._game(session, game), None)

@@ -15,6 +15,7 @@ from discord.ext import commands
 from adjudicator.variant import get_variant
 
 from ...service import GameEntry, ServiceError
+from ..batching import Batcher
 from ..formatting import chunks, submission_text
 from ..identity import mentionify, player_key
 
@@ -49,13 +50,39 @@ class Orders(commands.Cog):
     def __init__(self, bot: commands.Bot) -> None:
         self.bot = bot
         self.service = bot.service
+        # Messages arriving while the worker threads are busy are taken together, in one transaction.
+        self.desk: Batcher[tuple[str, str, GameEntry | None], Answer | Ambiguous] = Batcher(
+            lambda messages: bot.call(self.submit_batch, messages), concurrency=bot.workers)
 
     # -- the work, in a worker thread -------------------------------------------------------
 
     def submit(self, player: str, text: str, game: GameEntry | None = None) -> Answer | Ambiguous:
+        [outcome] = self.submit_batch([(player, text, game)])
+        return outcome
+
+    def submit_batch(self, messages: list[tuple[str, str, GameEntry | None]]) -> list[Answer | Ambiguous]:
+        """Messages ``(player, text, game or None)``: each routed to its game, then all taken in one transaction."""
+        unrouted = {player for player, _, game in messages if game is None}
+        directories = self.service.directories(unrouted, statuses=RUNNING) if unrouted else {}
+        outcomes: list[Answer | Ambiguous | None] = []
+        routed: list[tuple[int, GameEntry, str, str]] = []
+        for player, text, game in messages:
+            route = self.route(player, text, game, directories.get(player, []))
+            if isinstance(route, tuple):
+                routed.append((len(outcomes), *route))
+            outcomes.append(route if not isinstance(route, tuple) else None)
+        reports = self.service.submit_many([(game.name, player, body) for _, game, player, body in routed])
+        for (i, game, _, _), report in zip(routed, reports, strict=True):
+            outcomes[i] = Answer(mentionify(str(report)) if isinstance(report, ServiceError)
+                                 else submission_text(report, get_variant(game.variant)))
+        return outcomes
+
+    @staticmethod
+    def route(player: str, text: str, game: GameEntry | None,
+              games: list[GameEntry]) -> Answer | Ambiguous | tuple[GameEntry, str, str]:
+        """``(game, player, orders)``, or the answer when the message cannot go to a game (``games``: the player's)."""
         name, body = split_game_line(text)
         if game is None:
-            games = self.service.directory(player=player, statuses=RUNNING)
             if not games:
                 return Answer("You are not playing in any running game, so there is nothing to order. "
                               "Join one with `/join` in a server where the judge is.")
@@ -70,11 +97,7 @@ class Orders(commands.Cog):
                 return Ambiguous(games, body)
         if not body.strip():
             return Answer(f"No orders after the `game: {game.name}` line. Write one order per line.")
-        try:
-            report = self.service.submit_orders(game.name, player, body)
-        except ServiceError as exc:
-            return Answer(mentionify(str(exc)))
-        return Answer(submission_text(report, get_variant(game.variant)))
+        return game, player, body
 
     # -- Discord ------------------------------------------------------------------------------
 
@@ -83,7 +106,7 @@ class Orders(commands.Cog):
         if message.guild is not None or message.author.bot or not message.content.strip():
             return
         player = player_key(message.author)
-        outcome = await self.bot.call(self.submit, player, message.content)
+        outcome = await self.desk((player, message.content, None))
         if isinstance(outcome, Ambiguous):
             view = GamePicker(self, player, outcome)
             await message.channel.send("You play in several games. Which one are these orders for? "
@@ -114,7 +137,7 @@ class GamePicker(discord.ui.View):
             await interaction.response.send_message("This menu is for someone else's orders.", ephemeral=True)
             return
         game = self.games[self.select.values[0]]
-        outcome = await self.cog.bot.call(self.cog.submit, self.player, self.text, game)
+        outcome = await self.cog.desk((self.player, self.text, game))
         pieces = chunks(outcome.text)
         await interaction.response.edit_message(content=pieces[0], view=None)
         for piece in pieces[1:]:

@@ -1,0 +1,47 @@
+"""Seven players and a stranger DM their orders in the same instant: the messages are taken
+together, and each sender gets the answer to their own message, with their own orders only."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from adjudicator.variant import get_variant
+from tests.discord_support import POWERS, build_world, start_game
+
+pytest_plugins = ["tests.fakediscord.fixtures"]
+
+
+@pytest.fixture
+def world(fake_discord, tmp_path):
+    w = build_world(fake_discord, tmp_path)
+    yield w
+    w.db.dispose()
+
+
+async def test_a_burst_of_dms_answers_each_sender_with_their_own_orders(world):
+    variant = get_variant("standard")
+    units = {power: [variant.provinces[u.location.province].name for u in variant.powers[power].units]
+             for power in POWERS}
+    fake = world.fake
+    async with world.running():
+        await start_game(world)
+        senders = [world.players[p] for p in POWERS] + [world.stranger]
+        before = {u.id: len(fake.bot_messages(u)) for u in senders}
+        texts = [f"{units[p][0]} holds\n{units[p][1]} holds\nzzz - yyy" for p in POWERS] + ["A par - bur"]
+        await asyncio.gather(*(fake.user_sends_dm(u, t) for u, t in zip(senders, texts)))
+        await fake.wait_until(lambda: all(len(fake.bot_messages(u)) > before[u.id] for u in senders),
+                              what="an answer to every sender")
+        await asyncio.sleep(0.05)
+        for power in POWERS:
+            answer = "\n".join(m["content"] for m in fake.bot_messages(world.players[power])[before[world.players[power].id]:])
+            assert "Your orders for S1901M now (2)" in answer and "Not accepted (1)" in answer, (power, answer)
+            others = {name for p, names in units.items() if p != power for name in names}
+            assert f"{units[power][0]} H" in answer and f"{units[power][1]} H" in answer
+            assert not [name for name in others if name in answer], (power, answer)
+        stranger = fake.bot_messages(world.stranger)[before[world.stranger.id]:]
+        assert "not playing in any running game" in stranger[0]["content"]
+        for power, player in POWERS.items():
+            mine = world.service.my_orders("tannenberg", f"discord:{world.players[power].id}")
+            assert len(mine.orders) == 2
