@@ -11,6 +11,8 @@ import sys
 
 import structlog
 
+HANDLER_NAME = "crusader"
+
 # Libraries whose routine INFO lines would drown the judge's own (every poll, every plugin).
 QUIET = {"alembic": logging.WARNING, "alembic.runtime.migration": logging.INFO, "apscheduler": logging.WARNING}
 
@@ -26,12 +28,13 @@ def configure(level: str = "INFO", fmt: str = "auto") -> None:
               structlog.processors.TimeStamper(fmt="iso", utc=True)]
 
     handler = logging.StreamHandler(sys.stderr)
+    handler.set_name(HANDLER_NAME)
     handler.setFormatter(structlog.stdlib.ProcessorFormatter(
         foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
         processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta,
                     structlog.processors.format_exc_info, renderer]))
     root = logging.getLogger()
-    root.handlers[:] = [handler]
+    root.handlers[:] = [handler]  # one format for every line
     root.setLevel(numeric)
     for name, quiet in QUIET.items():
         logging.getLogger(name).setLevel(max(quiet, numeric))
