@@ -28,3 +28,15 @@ def _restore_logging():
     for name, old in levels.items():
         logging.getLogger(name).setLevel(old)
     structlog.configure(**config)
+
+
+@pytest.fixture
+def world(fake_discord, tmp_path):
+    """A Discord server with a game master, seven players and a results channel, the judge's
+    service on SQLite and its bot (see ``tests/discord_support.py``); for the Discord tests,
+    which load the fake Discord's fixtures."""
+    from tests.discord_support import build_world
+
+    w = build_world(fake_discord, tmp_path)
+    yield w
+    w.db.dispose()

@@ -5,19 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from adjudicator.variant import get_variant
-from tests.discord_support import POWERS, build_world, start_game
+from tests.discord_support import POWERS, start_game
 
 pytest_plugins = ["tests.fakediscord.fixtures"]
-
-
-@pytest.fixture
-def world(fake_discord, tmp_path):
-    w = build_world(fake_discord, tmp_path)
-    yield w
-    w.db.dispose()
 
 
 async def test_a_burst_of_dms_answers_each_sender_with_their_own_orders(world):

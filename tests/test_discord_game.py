@@ -6,18 +6,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-
-from tests.discord_support import POWERS, START, build_world, start_game
+from tests.discord_support import POWERS, START, start_game
 
 pytest_plugins = ["tests.fakediscord.fixtures"]
-
-
-@pytest.fixture
-def world(fake_discord, tmp_path):
-    w = build_world(fake_discord, tmp_path)
-    yield w
-    w.db.dispose()
 
 
 async def test_a_game_is_created_joined_and_started_by_slash_commands(world):

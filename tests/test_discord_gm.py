@@ -5,18 +5,9 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-import pytest
-
 from tests.discord_support import START, build_world, start_game
 
 pytest_plugins = ["tests.fakediscord.fixtures"]
-
-
-@pytest.fixture
-def world(fake_discord, tmp_path):
-    w = build_world(fake_discord, tmp_path)
-    yield w
-    w.db.dispose()
 
 
 async def test_a_non_gm_is_refused_with_a_message(world):

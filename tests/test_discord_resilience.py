@@ -19,13 +19,6 @@ pytest_plugins = ["tests.fakediscord.fixtures"]
 MESSAGES = "POST /channels/{channel_id}/messages"
 
 
-@pytest.fixture
-def world(fake_discord, tmp_path):
-    w = build_world(fake_discord, tmp_path)
-    yield w
-    w.db.dispose()
-
-
 async def test_a_429_with_retry_after_is_honoured(world):
     fake = world.fake
     async with world.running():
