@@ -40,8 +40,14 @@ def _load_json(text: str, where: str = "input") -> Any:
         raise CommandError(f"{where} is nested too deeply") from None
 
 
+# Characters that some line readers (Python's str.splitlines, JavaScript) take as a line end.
+# They can only stand inside a JSON string, where an escape means the same character.
+_LINE_BREAKS = str.maketrans({c: f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"})
+
+
 def _dump(doc: Any, out: IO[str], *, pretty: bool) -> None:
-    out.write(json.dumps(doc, ensure_ascii=False, indent=2 if pretty else None, separators=None if pretty else (",", ":")))
+    text = json.dumps(doc, ensure_ascii=False, indent=2 if pretty else None, separators=None if pretty else (",", ":"))
+    out.write(text.translate(_LINE_BREAKS))
     out.write("\n")
 
 
