@@ -10,12 +10,10 @@ picture when :mod:`bot.render` can draw it.
 from __future__ import annotations
 
 import asyncio
-import importlib
 
 import structlog
 
 from ..outbox import Announcement
-from ..service import engine
 from ..storage import Database, utcnow
 from . import store
 from .accounts import MailAccounts
@@ -64,31 +62,23 @@ class MailNotifier:
         if not self.attach_maps:
             return None
         try:
-            render = importlib.import_module("bot.render")
-        except ImportError:
-            return None
-        if not hasattr(render, "render_png"):
-            return None
-        try:
-            return await asyncio.to_thread(self._draw, render.render_png, announcement)
+            return await asyncio.to_thread(self._draw, announcement)
         except Exception:
             log.exception("map picture not drawn; the mail goes without it", key=announcement.key)
             return None
 
-    def _draw(self, render_png, announcement: Announcement) -> bytes | None:
-        """Results: the season's picture (orders drawn with their outcomes) when the archive site's
-        drawing is there, else the board after; a start: the opening board."""
+    def _draw(self, announcement: Announcement) -> bytes | None:
+        """Results: the season's picture (orders drawn with their outcomes, the bids); a start: the
+        opening board."""
+        from ..render import render_png
+        from ..site.pictures import season_picture
+
         service = self.accounts.service
         version = announcement.data.get("version")
         if announcement.kind == "results" and version is not None:
             season = service.season(announcement.game_id, version)
             if season is None:
                 return None  # rolled back since
-            try:
-                from ..site.pictures import season_picture
-            except ImportError:
-                variant, position = engine.load(season["result"]["position"])
-                return render_png(variant, position)
             return season_picture(season["variant"], season["position"], season["result"])
         variant, position = service.board(announcement.game_id)
         return render_png(variant, position)
