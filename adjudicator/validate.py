@@ -31,32 +31,9 @@ _MOVEMENT_TYPES = (Hold, Move, SupportHold, SupportMove, Convoy)
 # -- the map questions every check asks (cached per variant) ------------------------------
 
 
-def neighbours(variant) -> Mapping[ProvinceId, frozenset[ProvinceId]]:
-    """Every province touching each province, for any unit type and coast."""
-    return map_tables(variant).neighbours
-
-
-def seas(variant) -> frozenset[ProvinceId]:
-    return map_tables(variant).seas
-
-
-def shores(variant) -> frozenset[ProvinceId]:
-    """Provinces an army may be convoyed from or to: land that touches a sea."""
-    return map_tables(variant).shores
-
-
-def fleet_reach(variant, source: Location, province: ProvinceId) -> tuple[str | None, ...]:
-    """The coasts of ``province`` a fleet at ``source`` can move to."""
-    return map_tables(variant).fleet_coasts(source, province)
-
-
 def province_name(variant, province: ProvinceId) -> str:
     """``Picardy``, ``the North Sea``: the name as it reads inside a sentence."""
     return map_tables(variant).name(province)
-
-
-def location_name(variant, location: Location) -> str:
-    return map_tables(variant).location_name(location)
 
 
 def power_adjective(variant, power: Power) -> str:
@@ -98,9 +75,6 @@ class Board:
         if self.hooks is not None:
             return tuple(self.hooks.home_centers(self.variant, self.position, power))
         return self.variant.home_centers(power)
-
-    def entitled(self, unit: Unit) -> Power:
-        return self.commander.get(unit.province, unit.power)
 
     def dislodgement(self, province: ProvinceId) -> Dislodgement | None:
         return self._dislodged.get(province)
