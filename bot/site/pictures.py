@@ -38,13 +38,15 @@ def season_picture(variant: Variant | str, position_before: Position | Mapping[s
     :param size: width in pixels (800, the default, is what Discord shows without a click).
     """
     variant = get_variant(variant) if isinstance(variant, str) else variant
-    if isinstance(position_before, Mapping):
-        _, position_before = position_from_dict({k: v for k, v in position_before.items() if k != "orders"})
     if isinstance(results, Mapping):
-        record = season_record({"position": position_to_dict(position_before, variant), "orders": [],
-                                "result": results})
-        results, legend, controllers = record.results, record.legend_lines(), record.controllers
+        document = (position_before if isinstance(position_before, Mapping)
+                    else position_to_dict(position_before, variant))
+        record = season_record({"position": document, "orders": [], "result": results})
+        position_before, results = record.before, record.results
+        legend, controllers = record.legend_lines(), record.controllers
     else:
+        if isinstance(position_before, Mapping):
+            _, position_before = position_from_dict({k: v for k, v in position_before.items() if k != "orders"})
         results = list(results)
         legend, controllers = _bid_lines(results), None
     return render_png(variant, position_before, results=results, controllers=controllers, legend=legend or None,
