@@ -29,6 +29,10 @@ def _started(view: GameView) -> str:
     return f"'{view.name}' is {view.status}: {phase_name(view.phase)}, deadline {deadline_text(view.deadline_at)}."
 
 
+def _deadline(view: GameView) -> str:
+    return f"Deadline for {view.phase} in '{view.name}': {deadline_text(view.deadline_at)}."
+
+
 @app_commands.guild_only()
 class GameMaster(commands.GroupCog, group_name="game", group_description="Run a game (its game master only)"):
     def __init__(self, bot: commands.Bot) -> None:
@@ -90,7 +94,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
     async def deadline(self, interaction: discord.Interaction, game: RunningGame, after: Duration) -> None:
         at = self.service.now() + after
         view = await self.bot.call(self.service.set_deadline, game.name, acting_gm(interaction, game), at)
-        await self._act(interaction, f"Deadline for {view.phase} in '{view.name}': {deadline_text(view.deadline_at)}.")
+        await self._act(interaction, _deadline(view))
 
     @app_commands.command(name="pause", description="Pause the game (the deadline is suspended)")
     @is_gm()
@@ -109,7 +113,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
     @is_gm()
     async def extend(self, interaction: discord.Interaction, game: RunningGame, by: Duration) -> None:
         view = await self.bot.call(self.service.extend, game.name, acting_gm(interaction, game), by)
-        await self._act(interaction, f"Deadline for {view.phase} in '{view.name}': {deadline_text(view.deadline_at)}.")
+        await self._act(interaction, _deadline(view))
 
     @app_commands.command(name="adjudicate", description="Adjudicate now (missing orders count as NMR)")
     @is_gm()
