@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Callable
 
 from sqlmodel import Session
@@ -138,7 +138,3 @@ class ServiceBase:
         if timers:
             for listener in self.timer_listeners:
                 listener(list(timers))
-
-    @staticmethod
-    def _shift(deadline: datetime | None, by: timedelta) -> datetime | None:
-        return deadline + by if deadline else None

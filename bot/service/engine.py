@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from adjudicator.orders import (Bribe, Build, Disband, Lend, Order, Rebel, SecureLoyalty, SeizeFief, Vassal, Waive,
-                                canonical)
+from adjudicator.orders import Bribe, Lend, Order, Rebel, SecureLoyalty, SeizeFief, Vassal, Waive, canonical
 from adjudicator.position import Position
 from adjudicator.variant import Variant
 from adjudicator.vocab import NEUTRAL, PhaseKind, Power, ProvinceId
@@ -88,9 +87,7 @@ def order_key(order: Order, index: int) -> str:
             return "loyalty"
         case Lend():
             return f"lend:{order.to}"
-        case Build() | Disband():
-            return f"unit:{order.location.province}"
-        case _:
+        case _:  # a unit's order, a build or a disband
             return f"unit:{order.location.province}"
 
 
