@@ -85,14 +85,18 @@ def _board(variant, position: Position, hooks: RuleHooks, commander=None) -> Boa
     return Board(variant, position, commander, None if hooks is CLASSIC else hooks)
 
 
+def _check(board: Board, order: Order) -> tuple[Order | None, str | None]:
+    """:func:`check`, with the prestige orders (settled by their rule module, never here) refused."""
+    if _is_prestige(order):
+        return None, _prestige_reason(board.position) or "prestige orders are settled elsewhere"
+    return check(board, order)
+
+
 def _choose(board: Board, candidates, results: list) -> dict[ProvinceId, tuple[int | None, Order]]:
     """Check each (index, order); the last legal order to a unit replaces earlier ones."""
     chosen: dict[ProvinceId, tuple[int | None, Order]] = {}
     for i, order in candidates:
-        if _is_prestige(order):
-            understood, why = None, _prestige_reason(board.position) or "prestige orders are settled elsewhere"
-        else:
-            understood, why = check(board, order)
+        understood, why = _check(board, order)
         if why is not None:
             if i is not None:
                 results[i] = OrderResult(order, INVALID, why)
@@ -249,10 +253,7 @@ def _adjustments(variant, position: Position, orders: tuple, hooks: RuleHooks) -
     board = _board(variant, position, hooks)
     legal = []      # every legal order counts, in the order given (a repeated one fails, DATC 6.I.7, 6.J.2)
     for i, order in enumerate(orders):
-        if _is_prestige(order):
-            understood, why = None, _prestige_reason(position)
-        else:
-            understood, why = check(board, order)
+        understood, why = _check(board, order)
         if why is not None:
             results[i] = OrderResult(order, INVALID, why)
         else:
