@@ -21,7 +21,7 @@ from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from .adjustment import resolve_adjustments
-from .hooks import CLASSIC, RuleHooks, rules_for
+from .hooks import CLASSIC, MovementSetup, RuleHooks, rules_for
 from .movement import resolve_movement
 from .orders import (PRESTIGE_ORDER_TYPES, Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                      SupportMove, Waive)
@@ -111,6 +111,18 @@ def _choose(board: Board, candidates, results: list) -> dict[ProvinceId, tuple[i
     return chosen
 
 
+def _start(setup: MovementSetup, orders: tuple) -> tuple[list, list]:
+    """The results the rule module decided (by index, ``None`` elsewhere), and the unit orders
+    left to check: the module's own orders for its units first, then every other line given."""
+    results: list[OrderResult | None] = [None] * len(orders)
+    for i, r in setup.results.items():
+        results[i] = r
+    fixed = {i: o for i, o in setup.unit_orders.values() if i is not None}
+    candidates = [(None, o) for i, o in setup.unit_orders.values() if i is None]
+    candidates += [(i, fixed.get(i, o)) for i, o in enumerate(orders) if results[i] is None]
+    return results, candidates
+
+
 def _collect(results: list, implicit: list, chosen, outcomes) -> None:
     for p, (order, outcome, reason) in outcomes.items():
         i = chosen[p][0] if p in chosen else None
@@ -126,12 +138,7 @@ def _collect(results: list, implicit: list, chosen, outcomes) -> None:
 def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> Adjudication:
     setup = hooks.before_movement(variant, position, orders)
     pos = setup.position
-    results: list[OrderResult | None] = [None] * len(orders)
-    for i, r in setup.results.items():
-        results[i] = r
-    fixed = {i: o for i, o in setup.unit_orders.values() if i is not None}
-    candidates = [(None, o) for i, o in setup.unit_orders.values() if i is None]
-    candidates += [(i, fixed.get(i, o)) for i, o in enumerate(orders) if results[i] is None]
+    results, candidates = _start(setup, orders)
     board = _board(variant, pos, hooks, setup.commander)
     chosen = _choose(board, candidates, results)
     outcome = resolve_movement(variant, pos.unit_index, {p: o for p, (i, o) in chosen.items()}, setup.commander)
@@ -170,11 +177,7 @@ def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
 def _retreats(variant, position: Position, orders: tuple, hooks: RuleHooks) -> Adjudication:
     setup = hooks.before_retreats(variant, position, orders)
     position = setup.position
-    results: list[OrderResult | None] = [None] * len(orders)
-    for i, r in setup.results.items():
-        results[i] = r
-    candidates = [(None, o) for i, o in setup.unit_orders.values() if i is None]
-    candidates += [(i, o) for i, o in enumerate(orders) if results[i] is None]
+    results, candidates = _start(setup, orders)
     chosen = _choose(_board(variant, position, hooks, setup.commander), candidates, results)
     outcome = resolve_retreats(variant, position, {p: o for p, (i, o) in chosen.items()})
     implicit: list[OrderResult] = []
