@@ -281,16 +281,12 @@ def players_of(session: Session, game_id: int) -> list[PlayerRow]:
 
 def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = ()) -> list[tuple[GameRow, PlayerRow]]:
     """The games ``player`` plays in (optionally only those in ``statuses``), with their player rows."""
-    stmt = (select(GameRow, PlayerRow).join(PlayerRow, PlayerRow.game_id == GameRow.id)
-            .where(PlayerRow.player == player).order_by(GameRow.id))
-    if statuses:
-        stmt = stmt.where(GameRow.status.in_(statuses))
-    return [(g, p) for g, p in session.exec(stmt)]
+    return games_of_players(session, [player], statuses)
 
 
 def games_of_players(session: Session, players: Collection[str],
                      statuses: tuple[str, ...] = ()) -> list[tuple[GameRow, PlayerRow]]:
-    """``games_of_player`` for several players in one query (the rows in game order)."""
+    """The games each of ``players`` plays in, in one query (the rows in game order)."""
     stmt = (select(GameRow, PlayerRow).join(PlayerRow, PlayerRow.game_id == GameRow.id)
             .where(PlayerRow.player.in_(sorted(set(players)))).order_by(GameRow.id))
     if statuses:

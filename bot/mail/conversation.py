@@ -111,8 +111,9 @@ class _Session:
 
     def run(self, script: commands.Script) -> None:
         for index, command in enumerate(script.commands):
-            if command.error:
+            if command.error or command.kind != "order":  # the orders before it are submitted first
                 self._flush()
+            if command.error:
                 self.talk.echoes.append(Echo(command.echo, command.error, ok=False))
                 if command.kind == "signon":
                     return self._stop(script, index)
@@ -142,7 +143,6 @@ class _Session:
     # -- commands ----------------------------------------------------------------------------
 
     def _signon(self, command: Command) -> bool:
-        self._flush()
         if self.me is not None:
             self.talk.echoes.append(Echo(command.echo, "already signed on; one SIGNON per message", ok=False))
             return True
@@ -184,18 +184,15 @@ class _Session:
                             f"(write {SIGNON_USAGE})")
 
     def _signoff(self, command: Command) -> bool:
-        self._flush()
         self.talk.echoes.append(Echo(command.echo, "signed off" if self.me else "end of message"))
         return True
 
     def _help(self, command: Command) -> bool:
-        self._flush()
         self.talk.help = True
         self.talk.echoes.append(Echo(command.echo, "the list of commands is at the end of this reply"))
         return True
 
     def _list(self, command: Command) -> bool:
-        self._flush()
         name = command.args[0] if command.args else (self.me.game if self.me else None)
         if name is None:
             self.talk.echoes.append(Echo(command.echo, "sign on first, or name a game: LIST <game name>", ok=False))
@@ -212,9 +209,7 @@ class _Session:
         return True
 
     def _set_password(self, command: Command) -> bool:
-        self._flush()
-        if self.me is None:
-            self.talk.echoes.append(Echo(command.echo, f"sign on first ({SIGNON_USAGE})", ok=False))
+        if not self._signed_on(command):
             return True
         try:
             self.accounts.set_power_password(self.me.game, None, self.me.power, command.args[0])
@@ -226,9 +221,7 @@ class _Session:
         return True
 
     def _resign(self, command: Command) -> bool:
-        self._flush()
-        if self.me is None:
-            self.talk.echoes.append(Echo(command.echo, f"sign on first ({SIGNON_USAGE})", ok=False))
+        if not self._signed_on(command):
             return True
         try:
             self.service.remove_player(self.me.game, None, self.me.power)
@@ -243,9 +236,7 @@ class _Session:
         return True
 
     def _phase(self, command: Command) -> bool:
-        self._flush()
-        if self.me is None:
-            self.talk.echoes.append(Echo(command.echo, f"sign on first ({SIGNON_USAGE})", ok=False))
+        if not self._signed_on(command):
             return True
         current = self.service.status(self.me.game).phase
         try:
@@ -264,6 +255,12 @@ class _Session:
             f"this judge does not yet accept orders for a later phase ({wanted}); the order lines below are not "
             f"read until SIGNOFF or PHASE {current}, the current phase"), ok=False))
         return True
+
+    def _signed_on(self, command: Command) -> bool:
+        """Whether someone has signed on; if not, ``command`` is answered that it needs it."""
+        if self.me is None:
+            self.talk.echoes.append(Echo(command.echo, f"sign on first ({SIGNON_USAGE})", ok=False))
+        return self.me is not None
 
     def _order(self, command: Command) -> bool:
         if self.me is None:  # counted, not echoed: a stranger's text is never mailed back
