@@ -18,13 +18,13 @@ the layers that validate against a position.
 
 from __future__ import annotations
 
-from adjudicator.variant import Variant, get_variant
+from adjudicator.variant import Variant
 from adjudicator.vocab import Location, Power, ProvinceId
 
 from . import names as _names
 from .errors import AmbiguousNameError, IllegalOrderError, OrderError, OrderSyntaxError, UnknownNameError
 from .message import MessageParse, ParsedLine, parse_message
-from .parser import as_phase_order, parse_order, parse_order_text
+from .parser import _variant, as_phase_order, parse_order, parse_order_text
 from .transform import NO_POWER, with_power
 
 
@@ -55,10 +55,6 @@ def suggestions(name: str, variant: Variant | str, limit: int = 3) -> list[Provi
     then those whose names start so, then those spelled alike (for autocomplete and "did
     you mean")."""
     return _names.province_suggestions(_names.name_index(_variant(variant)), name, limit)
-
-
-def _variant(variant: Variant | str) -> Variant:
-    return get_variant(variant) if isinstance(variant, str) else variant
 
 
 __all__ = [

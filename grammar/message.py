@@ -19,12 +19,12 @@ import re
 from dataclasses import dataclass, replace
 
 from adjudicator.orders import Bribe, Convoy, Hold, Move, Order, SupportHold, SupportMove, canonical
-from adjudicator.variant import Variant, get_variant
+from adjudicator.variant import Variant
 from adjudicator.vocab import Phase, PhaseKind, Power
 
 from .errors import OrderError, OrderSyntaxError
 from .names import find_powers, name_index
-from .parser import as_phase_order, read_line, settle_power
+from .parser import _variant, as_phase_order, read_line, settle_power
 
 _SIGNATURE = re.compile(
     r"^(?:--\s*|_{5,}|-{3,}\s*original message\s*-{3,}|sent from my\b.*|"
@@ -97,8 +97,7 @@ def parse_message(text: str, variant: Variant | str, power: Power | None = None,
     ``power`` is whose message it is (``None``: each line, or a power line before it, must
     say). ``phase``, when given, turns moves into retreats in a retreat phase.
     """
-    variant = get_variant(variant) if isinstance(variant, str) else variant
-    index = name_index(variant)
+    index = name_index(_variant(variant))
     current = power or None
     lines: list[ParsedLine] = []
     for line_no, raw in enumerate(text.splitlines(), start=1):
