@@ -222,7 +222,7 @@ class ArchiveWriter:
         version = announcement.data.get("version")
         with self.db.session() as session:
             game = session.get(GameRow, announcement.game_id)
-            season = next((s for s in storage.seasons_of(session, announcement.game_id) if s.version == version), None)
+            season = storage.season_at(session, announcement.game_id, version)
             if game is None or season is None:
                 return  # rolled back since: nothing to archive
             data = _season_dict(season)

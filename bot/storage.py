@@ -377,6 +377,11 @@ def seasons_of(session: Session, game_id: int) -> list[SeasonRow]:
     return list(session.exec(select(SeasonRow).where(SeasonRow.game_id == game_id).order_by(SeasonRow.version)))
 
 
+def season_at(session: Session, game_id: int, version: int) -> SeasonRow | None:
+    """The archive of the phase adjudicated at ``version`` (``None``: not adjudicated, or rolled back)."""
+    return session.exec(select(SeasonRow).where(SeasonRow.game_id == game_id, SeasonRow.version == version)).first()
+
+
 def last_season(session: Session, game_id: int) -> SeasonRow | None:
     stmt = select(SeasonRow).where(SeasonRow.game_id == game_id).order_by(SeasonRow.version.desc())
     return session.exec(stmt).first()

@@ -86,7 +86,7 @@ class PlayerActions(ServiceBase):
         """The archive of the phase adjudicated at ``version`` (``None`` if rolled back since)."""
         with self.db.session() as session:
             row = self._game(session, game)
-            season = next((s for s in storage.seasons_of(session, row.id) if s.version == version), None)
+            season = storage.season_at(session, row.id, version)
             if season is None:
                 return None
             return {"game": row.name, "variant": row.variant, "phase": season.phase, "version": season.version,
