@@ -91,28 +91,26 @@ def name_index(variant: Variant) -> NameIndex:
     """The name index of ``variant``, built on first use."""
     provinces: dict[str, set[ProvinceId]] = {}
     spellings: list[tuple[str, ProvinceId]] = []
-    hyphenated: set[str] = set()
-    for pid, prov in variant.provinces.items():
-        for spelling in (pid, prov.name, *prov.aliases):
-            key = normalize(spelling)
-            if key:
-                provinces.setdefault(key, set()).add(pid)
-                spellings.append((spelling, pid))
-            if "-" in spelling:
-                hyphenated.add(spelling)
-
     powers: dict[str, set[Power]] = {}
     power_spellings: list[tuple[str, Power]] = []
-    words: dict[str, set[Power]] = {}
+    hyphenated: set[str] = set()
 
-    def add_power(spelling: str, code: Power) -> None:
+    def add(table: dict[str, set[str]], found: list[tuple[str, str]], spelling: str, code: str) -> None:
         key = normalize(spelling)
         if key:
-            powers.setdefault(key, set()).add(code)
-            power_spellings.append((spelling, code))
+            table.setdefault(key, set()).add(code)
+            found.append((spelling, code))
         if "-" in spelling:
             hyphenated.add(spelling)
 
+    def add_power(spelling: str, code: Power) -> None:
+        add(powers, power_spellings, spelling, code)
+
+    for pid, prov in variant.provinces.items():
+        for spelling in (pid, prov.name, *prov.aliases):
+            add(provinces, spellings, spelling, pid)
+
+    words: dict[str, set[Power]] = {}
     for code, info in variant.powers.items():
         for spelling in (code, info.name, info.adjective):
             add_power(spelling, code)
