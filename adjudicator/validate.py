@@ -449,7 +449,7 @@ def _check_retreat(board: Board, order: Retreat | Move | Disband) -> tuple[Order
             return None, f"the unit in {where} was not dislodged: only dislodged units are ordered in a retreat phase"
         return None, f"there is no dislodged unit in {where}"
     unit = dislodgement.unit
-    why = _unit(board, order, unit, board.commander.get(unit.province, unit.power))
+    why = _unit(board, order, unit)
     if why:
         return None, why
     if isinstance(order, Disband):
