@@ -188,6 +188,25 @@ def test_pause_resume_extend_keep_the_remaining_time(game, clock):
     assert view.deadline_at == START + timedelta(hours=10, days=5) + timedelta(hours=50)
 
 
+def test_a_new_deadline_moves_the_reminders_and_is_announced(game, clock):
+    service, dispatcher, sink = game
+    at = START + timedelta(hours=72)
+    with pytest.raises(ValueError, match="timezone-aware time after now"):
+        service.set_deadline("tannenberg", "gm", START - timedelta(hours=1))
+    with pytest.raises(NotAllowedError):
+        service.set_deadline("tannenberg", "anna", at)
+    assert service.set_deadline("tannenberg", "gm", at).deadline_at == at
+    flush(dispatcher)
+    [moved] = [a for a in sink.of_kind("extended") if "new deadline" in a.subject]
+    assert moved.audience == "public" and "Tue 04 Mar 2031 12:00 UTC" in moved.body
+    clock.shift(timedelta(hours=47))  # the reminder 24h before the old deadline is gone
+    assert service.fire_due() == 0
+    clock.shift(timedelta(hours=1))  # 24h before the new one
+    assert service.fire_due() == 1 and service.status("tannenberg").phase == "S1901M"
+    flush(dispatcher)
+    assert len(sink.of_kind("reminder")) == 1
+
+
 def test_draw_when_every_survivor_agrees(game):
     service, dispatcher, sink = game
     for player in list(POWERS.values())[:-1]:
