@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Callable
 
 from .. import storage
-from ..storage import OrderRow
+from ..storage import GameRow, OrderRow
 from . import texts
 from .base import ServiceBase
 from .errors import ServiceError, WrongStateError
@@ -51,33 +52,28 @@ class GameMasterActions(ServiceBase):
         if by <= timedelta(0):
             raise ServiceError(f"an extension must be positive, like 24h: {by}")
         now = self.now()
-        with self.db.session() as session:
-            row = self._game(session, game, lock=True)
-            self._require_gm(row, actor)
-            self._require_status(row, "active")
-            deadline = max(row.deadline_at or now, now) + by
-            timers = self._arm(session, row, deadline, now)
-            self._announce(session, row, "extended", "public", f"{row.name}: deadline extended",
-                           f"The deadline for {row.phase} in '{row.name}' is now {texts.when(deadline, self.policy(row).timezone)}.\n",
-                           key=f"{row.id}:{row.version}:extended:{now.isoformat()}")
-            session.add(row)
-            view = self._view(session, row)
-        self._notify(timers)
-        return view
+        return self._new_deadline(game, actor, now, lambda row: max(row.deadline_at or now, now) + by,
+                                  "deadline extended", "extended")
 
     def set_deadline(self, game: str | int, actor: str | None, at: datetime) -> GameView:
         """Move this phase's deadline to ``at`` (timezone-aware, in the future); reminders follow it."""
         now = self.now()
         if at.tzinfo is None or at <= now:
             raise ServiceError(f"a new deadline must be a timezone-aware time after now ({texts.when(now)}): {at}")
+        return self._new_deadline(game, actor, now, lambda row: at, "new deadline", "deadline")
+
+    def _new_deadline(self, game: str | int, actor: str | None, now: datetime,
+                      deadline_of: Callable[[GameRow], datetime], subject: str, tag: str) -> GameView:
+        """The active game's deadline moved to ``deadline_of(game)``, its reminders re-armed, the players told."""
         with self.db.session() as session:
             row = self._game(session, game, lock=True)
             self._require_gm(row, actor)
             self._require_status(row, "active")
-            timers = self._arm(session, row, at, now)
-            self._announce(session, row, "extended", "public", f"{row.name}: new deadline",
-                           f"The deadline for {row.phase} in '{row.name}' is now {texts.when(at, self.policy(row).timezone)}.\n",
-                           key=f"{row.id}:{row.version}:deadline:{now.isoformat()}")
+            deadline = deadline_of(row)
+            timers = self._arm(session, row, deadline, now)
+            self._announce(session, row, "extended", "public", f"{row.name}: {subject}",
+                           f"The deadline for {row.phase} in '{row.name}' is now {texts.when(deadline, self.policy(row).timezone)}.\n",
+                           key=f"{row.id}:{row.version}:{tag}:{now.isoformat()}")
             session.add(row)
             view = self._view(session, row)
         self._notify(timers)
