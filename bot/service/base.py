@@ -20,6 +20,12 @@ from .views import GameView, PlayerView
 CIVIL_DISORDER_STATES = ("civil_disorder", "removed")
 
 
+def game_not_found(session: Session, ref: str | int) -> NotFoundError:
+    """The error for a game name or number that names no game, with the names that would do."""
+    names = [g.name for g in storage.all_games(session)][:10]
+    return NotFoundError(f"no game {ref!r}; games here: {', '.join(names) or 'none yet'}")
+
+
 class ServiceBase:
     def __init__(self, db: Database, *, clock: Callable[[], datetime] = utcnow, node: str = "local") -> None:
         self.db = db
@@ -44,8 +50,7 @@ class ServiceBase:
             if game is not None and lock:
                 game = storage.lock_game(session, game.id, skip_locked=False)
         if game is None:
-            names = [g.name for g in storage.all_games(session)][:10]
-            raise NotFoundError(f"no game {ref!r}; games here: {', '.join(names) or 'none yet'}")
+            raise game_not_found(session, ref)
         return game
 
     @staticmethod

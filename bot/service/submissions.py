@@ -18,8 +18,7 @@ from sqlmodel import Session
 from .. import storage
 from ..storage import GameRow
 from . import engine
-from .base import CIVIL_DISORDER_STATES
-from .errors import NotFoundError
+from .base import CIVIL_DISORDER_STATES, game_not_found
 
 
 @dataclass
@@ -89,8 +88,7 @@ class Batch:
         if game is None and (isinstance(ref, int) or ref.isdigit()):
             game = self.by_id.get(int(ref))
         if game is None:
-            names = [g.name for g in storage.all_games(self.session)][:10]
-            raise NotFoundError(f"no game {ref!r}; games here: {', '.join(names) or 'none yet'}")
+            raise game_not_found(self.session, ref)
         return self.phases[game.id]
 
     def take(self, phase: Phase, player, lines: list[engine.Line], text: str, now: datetime) -> list[Standing]:
