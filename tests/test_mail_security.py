@@ -124,3 +124,25 @@ def test_passwords_appear_in_no_log_and_nowhere_in_storage(rig, caplog):
         dump = "\n".join(rig.db.engine.raw_connection().driver_connection.iterdump())
         assert password not in dump
         assert not any(password in m.message.as_string() for m in rig.capture.messages)
+
+
+@pytest.mark.parametrize("line", [
+    "Cheap pills at http://spam.test " + "x" * 300,  # too long to be an order
+    "PHASE cheap pills at http://spam.test",  # a keyword, then the stranger's words
+    "PHASE " + "x" * 40 + "-cheap-pills-at-http://spam.test",  # a word: no more of it than a typo needs
+])
+def test_a_strangers_line_is_not_mailed_back_however_it_starts_or_however_long(rig, line):
+    reply = rig.ask("victim@elsewhere.test", line)
+    assert reply.rcpt_tos == ("victim@elsewhere.test",)
+    assert "spam" not in reply.text.lower() and "pills" not in reply.text.lower()
+
+
+@pytest.mark.parametrize("line, password", [
+    (f"SIGNON ANTcrusade1 {SECRET} " + "x" * 300, SECRET),
+    ("SET PASSWORD " + "sesame-" * 50, "sesame-sesame"),
+])
+def test_a_password_on_an_over_long_line_is_not_echoed(rig, line, password):
+    text = f"SIGNON ANTcrusade1 {SECRET}\n{line}" if line.startswith("SET") else line
+    reply = rig.ask(ADDRESSES["ANT"], text)
+    assert "at most 300" in reply.text
+    assert password not in reply.text

@@ -63,9 +63,10 @@ def read_line(line: str) -> Command:
     words = line.split()
     keyword = words[0].upper()
     args = tuple(words[1:])
-    if len(line) > MAX_LINE:
-        return Command("order", line[:60] + " ...", (line,),
-                       error=f"the line is {len(line)} characters long; an order line has at most {MAX_LINE}")
+    if len(line) > MAX_LINE:  # a command's words (a password among them) are not echoed
+        kind, echo = (keyword.lower(), f"{keyword} ...") if keyword in KEYWORDS else ("order", line[:60] + " ...")
+        return Command(kind, echo, (line,),
+                       error=f"the line is {len(line)} characters long; a line has at most {MAX_LINE}")
     if keyword == "SIGNON":
         return _signon(args)
     if keyword == "SET":
@@ -81,8 +82,8 @@ def read_line(line: str) -> Command:
         return Command("list", "LIST" + "".join(f" {_short(a)}" for a in args), args)
     if keyword == "PHASE":
         if len(args) != 1:
-            return Command("phase", line, args, error="write PHASE and one phase, like PHASE F1901M")
-        return Command("phase", line, args)
+            return Command("phase", "PHASE ...", args, error="write PHASE and one phase, like PHASE F1901M")
+        return Command("phase", f"PHASE {_short(args[0])}", args)
     return Command("order", line, (line,))
 
 

@@ -113,6 +113,9 @@ class _Session:
         for index, command in enumerate(script.commands):
             if command.error or command.kind != "order":  # the orders before it are submitted first
                 self._flush()
+            if command.error and command.kind == "order" and self.me is None:
+                self.unsigned += 1  # counted, not echoed: a stranger's text is never mailed back
+                continue
             if command.error:
                 self.talk.echoes.append(Echo(command.echo, command.error, ok=False))
                 if command.kind == "signon":
