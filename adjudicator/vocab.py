@@ -35,6 +35,11 @@ class UnitType(enum.Enum):
     def noun(self) -> str:
         return "army" if self is UnitType.ARMY else "fleet"
 
+    @property
+    def a_noun(self) -> str:
+        """``an army``, ``a fleet``: the noun with its article, as reasons use it."""
+        return "an army" if self is UnitType.ARMY else "a fleet"
+
     def __repr__(self) -> str:
         return f"UnitType.{self.name}"
 

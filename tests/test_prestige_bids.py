@@ -144,6 +144,15 @@ def test_only_an_armed_neutral_can_be_taken_as_vassal():
     assert r[0].outcome is Outcome.INVALID and "only an armed neutral" in r[0].reason
 
 
+@pytest.mark.parametrize("written, there, reason", [
+    ("F", "NEU: A nwy", "there is no fleet in Norway (an army is there); nothing spent"),
+    ("A", "NEU: F nwy", "there is no army in Norway (a fleet is there); nothing spent"),
+])
+def test_a_bid_naming_the_wrong_unit_type_says_which_unit_is_there(written, there, reason):
+    s, r = run(board(units=[there]), f"FRA: VASSAL {written} nwy BID 2")
+    assert r[0].outcome is Outcome.INVALID and r[0].reason == reason
+
+
 def test_a_vassal_cannot_be_taken_again_the_same_year():
     p = board("F1907M", units=["NEU: A nwy"], vassals={"nwy": "FRA"})
     s, r = run(p, "RUS: VASSAL A nwy BID 2")

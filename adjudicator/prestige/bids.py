@@ -151,7 +151,7 @@ class _Settler:
         if unit is None:
             return f"there is no unit in {self.pv(order.location.province)}"
         if order.unit_type is not None and order.unit_type != unit.type:
-            return f"there is no {order.unit_type.noun} in {self.pv(unit.province)} (a {unit.type.noun} is there)"
+            return f"there is no {order.unit_type.noun} in {self.pv(unit.province)} ({unit.type.a_noun} is there)"
         if isinstance(order, Vassal):
             if order.bid < VASSAL_MINIMUM:
                 return f"the minimum bid for VASSAL is {VASSAL_MINIMUM} (rule 2.4.1)"
