@@ -175,17 +175,13 @@ def _unit(board: Board, order: UnitOrder, unit: Unit | None, entitled: Power | N
     if unit is None:
         return f"there is no unit in {board.name(order.location.province)}"
     if order.unit_type is not None and order.unit_type is not unit.type:
-        return (f"the unit in {board.name(order.location.province)} is {_a(unit.type.noun)}, "
-                f"not {_a(order.unit_type.noun)}")
+        return (f"the unit in {board.name(order.location.province)} is {unit.type.a_noun}, "
+                f"not {order.unit_type.a_noun}")
     entitled = entitled or board.commander.get(unit.location.province, unit.power)
     if order.power != entitled:
         owner = power_adjective(board.variant, unit.power)
         return f"not your unit: {unit.short} is {owner}"
     return None
-
-
-def _a(noun: str) -> str:
-    return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
 
 
 def _same_place(a: Location, b: Location) -> bool:
@@ -314,7 +310,7 @@ def _target(board: Board, order: SupportHold | SupportMove | Convoy, verb: str) 
     if target is None:
         return f"there is no unit in {board.name(province)} to {verb}"
     if order.target_type is not None and order.target_type is not target.type:
-        return f"the unit in {board.name(province)} is {_a(target.type.noun)}, not {_a(order.target_type.noun)}"
+        return f"the unit in {board.name(province)} is {target.type.a_noun}, not {order.target_type.a_noun}"
     return target
 
 
