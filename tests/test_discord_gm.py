@@ -151,3 +151,17 @@ async def test_player_commands_map_orders_and_a_draw_by_everyone(world):
         await world.flush()
         assert world.service.status("tannenberg").outcome == {"draw": sorted(world.players)}
         assert any("a draw shared by AUS, ENG, FRA" in m["content"] for m in fake.bot_messages(world.results))
+
+
+async def test_a_gm_role_in_another_server_gives_no_say_over_this_servers_games(fake_discord, tmp_path):
+    world = build_world(fake_discord, tmp_path)
+    elsewhere = fake_discord.add_guild("Elsewhere", text_channels=("general",))
+    fake_discord.add_member(elsewhere, world.stranger, roles=[fake_discord.add_role(elsewhere, "Judge")])
+    async with world.running():
+        await start_game(world)
+        inter = await fake_discord.slash(world.stranger, "game pause", {"game": "tannenberg"}, guild=elsewhere,
+                                         channel=fake_discord.text_channel(elsewhere, "general"))
+        resp = await fake_discord.wait_for_interaction_response(inter)
+        assert resp.ephemeral and resp.content.startswith("Only the game master of 'tannenberg'")
+        assert world.service.status("tannenberg").status == "active"
+    world.db.dispose()

@@ -20,18 +20,17 @@ def holds_gm_role(interaction: discord.Interaction) -> bool:
 
 
 def is_gm(*, new_game: bool = False):
-    """Only the master of the game named in the ``game`` option, or a holder of a configured GM role.
+    """Only the master of the game named in the ``game`` option, or a holder of a configured GM role
+    in the server the game was created in.
 
     With ``new_game`` (no game yet): a GM role holder, or anyone when no GM role is configured.
     """
 
     async def predicate(interaction: discord.Interaction) -> bool:
         client = interaction.client
-        if holds_gm_role(interaction):
-            return True
         roles = ", ".join(client.gm_roles)
         if new_game:
-            if not client.gm_roles:
+            if not client.gm_roles or holds_gm_role(interaction):
                 return True
             raise NotGameMaster(f"Only holders of the game-master role ({roles}) may create games.")
         name = getattr(interaction.namespace, "game", None)
@@ -40,6 +39,10 @@ def is_gm(*, new_game: bool = False):
         if game is None:
             return True  # the game option's own transformer says what is wrong with the name
         if game.gm == player_key(interaction.user):
+            return True
+        # a role is a server's own: it counts for the games of that server (and those of none)
+        home = (game.extra.get("discord") or {}).get("guild")
+        if holds_gm_role(interaction) and (home is None or home == interaction.guild_id):
             return True
         also = f" or holders of the game-master role ({roles})" if roles else ""
         raise NotGameMaster(f"Only the game master of '{game.name}' ({mention(game.gm)}){also} may do that.")
