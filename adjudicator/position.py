@@ -113,10 +113,6 @@ class Position:
         copy.__dict__.update(fields)
         return copy
 
-    @property
-    def has_prestige(self) -> bool:
-        return "prestige" in self.rules
-
 
 def _unit_index(units: tuple[Unit, ...]) -> dict[ProvinceId, Unit]:
     """Each unit by its province; two units in one province are an error."""
