@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from .cli import _load_json, _read_input
+
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
@@ -181,7 +183,7 @@ def cmd_start(args: argparse.Namespace) -> int:
 @_guarded
 def cmd_orders(args: argparse.Namespace) -> int:
     service, _ = _service(args)
-    text = sys.stdin.read() if args.file in (None, "-") else Path(args.file).read_text(encoding="utf-8")
+    text = _read_input(args.file)
     report = service.submit_orders(args.name, args.player, text)
     sys.stdout.write(report.to_text())
     return EXIT_OK if not report.rejected else EXIT_FAILED
@@ -235,13 +237,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def _read_json(path: str):
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-        return json.loads(text)
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    return _load_json(_read_input(path), "standard input" if path == "-" else path)
 
 
 @_guarded

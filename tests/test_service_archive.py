@@ -116,6 +116,23 @@ def test_the_shell_commands_export_import_and_verify(tmp_path, capsys):
     assert main(["verify", str(out)]) == 1
 
 
+def test_the_shell_commands_say_which_file_they_cannot_read(tmp_path, capsys):
+    data = ["--data-dir", str(tmp_path / "data")]
+    assert main(["game", "create", "shell", "--variant", "standard", "--gm", "gm", *data]) == 0
+    assert main(["game", "join", "shell", "ed", "--power", "ENG", *data]) == 0
+    assert main(["game", "start", "shell", *data]) == 0
+    capsys.readouterr()
+    missing, latin1 = tmp_path / "missing.txt", tmp_path / "latin1.txt"
+    latin1.write_bytes("F lon - nth  \u00a9".encode("latin-1"))
+    for command in (["game", "orders", "shell", str(missing), "--player", "ed", *data], ["verify", str(missing)]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert err == f"crusader: cannot read {missing}: No such file or directory\n", err
+    for command in (["game", "orders", "shell", str(latin1), "--player", "ed", *data], ["verify", str(latin1)]):
+        assert main(command) == 2
+        assert capsys.readouterr().err == f"crusader: {latin1} is not UTF-8 text\n"
+
+
 def test_an_outremer_game_keeps_bids_private_and_archives_the_prestige_ledger(sqlite_db):
     from adjudicator.variant import get_variant
 
