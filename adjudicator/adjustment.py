@@ -105,12 +105,13 @@ def civil_disorder(variant, position: Position, power: Power, count: int,
     if count <= 0:
         return []
     owned = position.centers_of(power)
-    distances = {t: variant.distances_to(owned, t) if owned else {} for t in UnitType}
+    # armies and fleets count moves alike (Variant.distances_to): one search serves both
+    distances = variant.distances_to(owned, FLEET) if owned else {}
     ranked = []
     for unit in position.units:
         if unit.power != power or unit.province in exclude:
             continue
-        distance = distances[unit.type].get(unit.province, math.inf)
+        distance = distances.get(unit.province, math.inf)
         name = variant.provinces[unit.province].name.lower()
         ranked.append(((-distance, unit.type is not FLEET, name), unit, distance))
     ranked.sort(key=lambda item: item[0])
