@@ -63,16 +63,18 @@ class GameTransformer(app_commands.Transformer):
                 for g in hits[:MAX_CHOICES]]
 
 
+async def _variant_of_game_option(interaction: discord.Interaction):
+    """The variant of the game named in the ``game`` option (or the asker's only running game), and
+    that game; the classic map when there is none."""
+    entry = await _entry_for(interaction, getattr(interaction.namespace, "game", None))
+    return get_variant(entry.variant if entry else "standard"), entry
+
+
 class PowerTransformer(app_commands.Transformer):
     """A power of the game named in the ``game`` option: code, name or adjective (``France``, ``fra``)."""
 
-    async def _variant(self, interaction: discord.Interaction):
-        game = getattr(interaction.namespace, "game", None)
-        entry = await _entry_for(interaction, game)
-        return get_variant(entry.variant if entry else "standard"), entry
-
     async def transform(self, interaction: discord.Interaction, value: str) -> str:
-        variant, entry = await self._variant(interaction)
+        variant, entry = await _variant_of_game_option(interaction)
         try:
             return resolve_power_name(value, variant)
         except ValueError as exc:
@@ -80,7 +82,7 @@ class PowerTransformer(app_commands.Transformer):
                 f"{exc} Powers of {entry.name if entry else variant.name}: {', '.join(variant.powers)}.") from None
 
     async def autocomplete(self, interaction: discord.Interaction, value: str) -> list[app_commands.Choice[str]]:
-        variant, _ = await self._variant(interaction)
+        variant, _ = await _variant_of_game_option(interaction)
         typed = value.strip().lower()
         return [app_commands.Choice(name=f"{info.name} ({code})"[:100], value=code)
                 for code, info in variant.powers.items()
@@ -92,16 +94,14 @@ class ProvinceTransformer(app_commands.Transformer):
     """A province of the game named in the ``game`` option (id, name, alias or a unique start)."""
 
     async def transform(self, interaction: discord.Interaction, value: str) -> Location:
-        entry = await _entry_for(interaction, getattr(interaction.namespace, "game", None))
-        variant = get_variant(entry.variant if entry else "standard")
+        variant, _ = await _variant_of_game_option(interaction)
         try:
             return resolve_province(value, variant)
         except ValueError as exc:
             raise app_commands.AppCommandError(str(exc)) from None
 
     async def autocomplete(self, interaction: discord.Interaction, value: str) -> list[app_commands.Choice[str]]:
-        entry = await _entry_for(interaction, getattr(interaction.namespace, "game", None))
-        variant = get_variant(entry.variant if entry else "standard")
+        variant, _ = await _variant_of_game_option(interaction)
         typed = value.strip()
         if typed:
             ids = suggestions(typed, variant, limit=MAX_CHOICES)
