@@ -1,13 +1,12 @@
 """The ``crusader`` command. Its stable part is described in ``docs/cli.md``.
 
 Subcommands: ``adjudicate``, ``variant``, ``parse``, ``position`` here; the service's
-``serve``, ``game`` and ``verify`` come from ``bot.cli_game`` when it is installed.
+``serve``, ``game`` and ``verify`` come from ``bot.cli_game``, ``archive`` from ``bot.site.cli``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 from typing import IO, Any, Sequence
@@ -228,17 +227,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("json", "text"), default="text")
     p.set_defaults(func=cmd_parse)
 
-    if importlib.util.find_spec("bot.cli_game") is not None:
-        from . import cli_game
+    from .cli_game import add_game_parser, add_serve_parser
+    from .site.cli import add_archive_parser
 
-        for name in ("add_serve_parser", "add_game_parser", "add_parsers"):
-            add = getattr(cli_game, name, None)
-            if add is not None:
-                add(sub)
-    if importlib.util.find_spec("bot.site.cli") is not None:
-        from .site.cli import add_archive_parser
-
-        add_archive_parser(sub)
+    add_serve_parser(sub)
+    add_game_parser(sub)
+    add_archive_parser(sub)
     return parser
 
 
