@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -12,6 +12,7 @@ from adjudicator.vocab import PhaseKind
 
 _DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([wdhms])")
 _UNIT_SECONDS = {"w": 604800, "d": 86400, "h": 3600, "m": 60, "s": 1}
+_LENGTHS = ("movement", "retreat", "adjustment", "grace")  # stored as seconds
 
 
 def parse_duration(text: str) -> timedelta:
@@ -67,19 +68,19 @@ class DeadlinePolicy:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        for key in ("movement", "retreat", "adjustment", "grace"):
+        for key in _LENGTHS:
             d[key] = d[key].total_seconds()
         d["reminders"] = [r.total_seconds() for r in self.reminders]
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> DeadlinePolicy:
-        known = {"movement", "retreat", "adjustment", "grace", "reminders", "nmr_limit", "early", "timezone", "extra"}
-        unknown = sorted(set(d) - known)
+        known = sorted(f.name for f in fields(cls))
+        unknown = sorted(set(d) - set(known))
         if unknown:
-            raise ValueError(f"unknown deadline policy key {unknown[0]!r}; known: {', '.join(sorted(known))}")
+            raise ValueError(f"unknown deadline policy key {unknown[0]!r}; known: {', '.join(known)}")
         kw: dict[str, Any] = {}
-        for key in ("movement", "retreat", "adjustment", "grace"):
+        for key in _LENGTHS:
             if key in d:
                 kw[key] = timedelta(seconds=float(d[key]))
         if "reminders" in d:
