@@ -18,7 +18,7 @@ from .orders import (PRESTIGE_ORDER_TYPES, Build, Convoy, Disband, Hold, Move, O
                      SupportMove, UnitOrder, Waive)
 from .maptables import map_tables
 from .position import Dislodgement, Position
-from .vocab import Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
+from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
 
 # Enum members as module constants: looking one up on its class is slow in a hot loop.
 ARMY, FLEET = UnitType.ARMY, UnitType.FLEET
@@ -38,7 +38,7 @@ def province_name(variant, province: ProvinceId) -> str:
 
 def power_adjective(variant, power: Power) -> str:
     info = variant.powers.get(power)
-    return info.adjective if info else ("neutral" if power == "NEU" else power)
+    return info.adjective if info else ("neutral" if power == NEUTRAL else power)
 
 
 # -- the board of one phase -----------------------------------------------------------------

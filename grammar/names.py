@@ -41,7 +41,7 @@ _INNER_HYPHEN = re.compile(r"\w-\w").search
 
 _POWER_STOPWORDS = frozenset(
     "the of and kingdom empire principality county caliphate sultanate duchy republic".split())
-_NEUTRAL_NAMES = ("NEU", "Neutral", "Neutrals")
+_NEUTRAL_NAMES = (NEUTRAL, "Neutral", "Neutrals")
 
 
 @functools.lru_cache(maxsize=8192)
