@@ -70,6 +70,11 @@ def test_results_carry_the_map_picture(sqlite_db, monkeypatch):
     rig = MailRig(sqlite_db, Clock(START), attach_maps=True)
     try:
         registered_game(rig, "crusade1", {"ANT": "ant@players.test", "BYZ": "byz@players.test"})
+        rig.flush()
+        started = rig.capture.wait(lambda m: "has started" in str(m.message["Subject"]), count=2)
+        for mail in started:  # the opening board, named after the phase it shows
+            [picture] = mail.attachments
+            assert picture.get_filename() == "crusade1-S1101M.png"
         rig.ask("ant@players.test", "SIGNON ANTcrusade1 pw-ANT\nA ant - ata\nSIGNOFF")
         rig.clock.advance(timedelta(hours=49))
         rig.service.fire_due()
@@ -78,7 +83,7 @@ def test_results_carry_the_map_picture(sqlite_db, monkeypatch):
         for mail in results:
             [picture] = mail.attachments
             assert picture.get_content_type() == "image/png"
-            assert picture.get_filename() == "crusade1-F1101M.png"
+            assert picture.get_filename() == "crusade1-S1101M.png"  # the season's board, with its orders
             assert picture.get_content().startswith(b"\x89PNG\r\n\x1a\n")
     finally:
         rig.close()

@@ -42,7 +42,7 @@ class MailNotifier:
         if not targets:
             return
         picture = await self._picture(announcement) if announcement.kind in PICTURED else None
-        name = f"{announcement.game}-{announcement.data.get('next_phase') or announcement.data.get('phase')}.png"
+        name = f"{announcement.game}-{announcement.data.get('phase')}.png"  # the phase the picture shows
         for address in targets:
             message = announcement_message(self.judge_address, address, announcement.subject, announcement.body,
                                            picture=picture, picture_name=name)
