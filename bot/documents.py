@@ -176,7 +176,8 @@ def position_from_dict(doc: Any) -> tuple[Variant, Position]:
 
     rules = _list(doc, "rules")
     for rule in rules:
-        _expect(rule in KNOWN_RULES, f"rules: unknown rule module {rule!r}; known: {', '.join(sorted(KNOWN_RULES))}")
+        _expect(isinstance(rule, str) and rule in KNOWN_RULES,
+                f"rules: unknown rule module {rule!r}; known: {', '.join(sorted(KNOWN_RULES))}")
     all_rules = frozenset(rules) | variant.rules
 
     units = [parse_unit(variant, u) for u in _list(doc, "units")]

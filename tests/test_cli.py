@@ -85,6 +85,7 @@ def test_retreat_phase_has_dislodged_and_standoffs(capsys):
     (json.dumps(doc(colour="red")), "'colour'"),
     (json.dumps(doc(phase="Spring")), "S1901M"),
     (json.dumps(doc(units=["ENG: A nth"])), "cannot stand"),
+    (json.dumps(doc(rules=[["prestige"]])), "unknown rule module"),
 ])
 def test_unusable_document_exits_2_with_one_line(capsys, bad, needle):
     code, out, err = run(["adjudicate"], bad, capsys)
@@ -94,13 +95,15 @@ def test_unusable_document_exits_2_with_one_line(capsys, bad, needle):
 
 
 def test_jsonl_one_result_per_line_and_errors_inline(capsys):
-    lines = [json.dumps(doc(orders=["ENG: F lon - nth"])), "not json", json.dumps(doc(variant="nope"))]
+    lines = [json.dumps(doc(orders=["ENG: F lon - nth"])), "not json", json.dumps(doc(variant="nope")),
+             json.dumps(doc(rules=[{}])), json.dumps(doc())]
     code, out, err = run(["adjudicate", "--jsonl"], "\n".join(lines) + "\n", capsys)
     assert code == 0
     rows = [json.loads(x) for x in out.splitlines()]
-    assert len(rows) == 3
+    assert len(rows) == 5
     assert rows[0]["results"][0]["result"] == "succeeds"
     assert "error" in rows[1] and "error" in rows[2] and "unknown variant" in rows[2]["error"]
+    assert "unknown rule module" in rows[3]["error"] and "results" in rows[4]
 
 
 def test_file_argument_and_dash(capsys, tmp_path):
