@@ -101,6 +101,14 @@ def _of(children, cls):
     return [c for c in children if isinstance(c, cls)]
 
 
+def _located(span: Span, resolve, *args):
+    """``resolve(*args)``, a name error located at ``span``."""
+    try:
+        return resolve(*args)
+    except OrderError as err:
+        raise span.error(err) from None
+
+
 class OrderBuilder(Transformer):
     """Tree -> :class:`Reading`. Raises :class:`OrderError` (wrapped by lark in a VisitError)."""
 
@@ -116,16 +124,10 @@ class OrderBuilder(Transformer):
     def place(self, children) -> Location:
         name, *coast = _of(children, Phrase)
         span = Span(name.span.start, (coast[0] if coast else name).span.end)
-        try:
-            return resolve_location(self.index, name.words, coast[0].words if coast else None)
-        except OrderError as err:
-            raise span.error(err) from None
+        return _located(span, resolve_location, self.index, name.words, coast[0].words if coast else None)
 
     def _power(self, phrase: Phrase) -> Power:
-        try:
-            return resolve_power(self.index, phrase.text)
-        except OrderError as err:
-            raise phrase.span.error(err) from None
+        return _located(phrase.span, resolve_power, self.index, phrase.text)
 
     def _unit_type(self, children) -> UnitType | None:
         tokens = _tokens(children, "UNIT")
@@ -218,10 +220,7 @@ class OrderBuilder(Transformer):
     lend_to = lend
 
     def _province(self, phrase: Phrase):
-        try:
-            return resolve_location(self.index, phrase.words).province
-        except OrderError as err:
-            raise phrase.span.error(err) from None
+        return _located(phrase.span, resolve_location, self.index, phrase.words).province
 
     # -- the line ---------------------------------------------------------------------
 
