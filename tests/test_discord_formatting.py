@@ -96,3 +96,13 @@ def test_a_huge_report_is_paginated_within_discords_embed_limits():
         assert all(len(e.description) <= 4096 and len(e.title) <= 256 for e in group)
     lines = sum(e.description.count("\n") + 1 for e in embeds)
     assert lines >= 700 + 2
+
+
+def test_every_prestige_order_is_listed_with_the_bids_a_seized_fief_too():
+    season = _season(2)
+    season["result"]["results"] += [
+        {"order": "SEIZE FIEF tyr", "canonical": "JER: SEIZE FIEF tyr", "result": "succeeds", "reason": ""},
+        {"order": "LEND FAT 1", "canonical": "JER: LEND FAT 1", "result": "succeeds", "reason": ""}]
+    summary = results_embeds(season, CRUSADER, next_phase=None, deadline=None)[0].description
+    bids = summary.split("**Bids**\n", 1)[1]
+    assert "JER: SEIZE FIEF Tyre — won" in bids and "JER: LEND FAT 1 — won" in bids

@@ -244,9 +244,12 @@ def _summary_lines(season: dict, variant: Variant, next_phase: str | None, deadl
     return out or ["(nothing to report)"]
 
 
+_PRESTIGE_WORDS = ("VASSAL", "BRIBE", "SEIZE", "REBEL", "SECURE", "LEND")  # how each prestige order begins
+
+
 def _is_bid(entry: dict) -> bool:
     text = (entry.get("canonical") or entry.get("order") or "").upper()
-    return " BID " in text or text.split(": ")[-1].startswith(("VASSAL", "BRIBE", "REBEL", "SECURE", "LEND"))
+    return " BID " in text or text.split(": ")[-1].startswith(_PRESTIGE_WORDS)
 
 
 def _colour(variant: Variant, power: str) -> int | None:
