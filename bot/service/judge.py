@@ -25,11 +25,10 @@ log = structlog.get_logger("crusader.judge")
 
 
 class Judge(ServiceBase):
-    def fire_due(self, now=None, *, limit: int | None = None) -> int:
+    def fire_due(self, *, limit: int | None = None) -> int:
         """Fire every pending timer that is due (the scheduler's sweep; tests call it after moving the clock)."""
-        now = now or self.now()
         with self.db.session() as session:
-            due = [(t.id, t.kind) for t in storage.pending_timers(session, due_before=now, limit=limit)]
+            due = [(t.id, t.kind) for t in storage.pending_timers(session, due_before=self.now(), limit=limit)]
         # reminders first, so that a reminder due with its deadline still goes out before the results
         for timer_id, _ in sorted(due, key=lambda t: t[1] != "reminder"):
             self.fire_timer(timer_id)
