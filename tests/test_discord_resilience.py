@@ -222,8 +222,6 @@ def test_no_token_no_front_end(tmp_path, monkeypatch):
 
 
 def test_make_bot_passes_client_options_through():
-    from tests.discord_support import Clock  # noqa: F401  (the service is not used here)
-
     bot = make_bot(None, settings=DiscordSettings(token=None), guild_ready_timeout=0.25, max_messages=None)
     assert bot._connection.guild_ready_timeout == 0.25 and bot._connection.max_messages is None
     asyncio.run(bot.close())

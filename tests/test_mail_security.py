@@ -103,7 +103,7 @@ def test_automatic_mail_and_mail_without_sender_get_no_answer(rig):
 
 
 def test_without_a_from_header_the_envelope_sender_is_answered(rig):
-    raw = f"Subject: orders\r\nMessage-ID: <x1@players.test>\r\n\r\nSIGNON JERcrusade1 pw-JER\r\nA jer - heb\r\n"
+    raw = "Subject: orders\r\nMessage-ID: <x1@players.test>\r\n\r\nSIGNON JERcrusade1 pw-JER\r\nA jer - heb\r\n"
     assert rig.send_raw(raw.encode(), mail_from=ADDRESSES["JER"]) == 250
     reply = rig.reply("<x1@players.test>")
     assert reply.rcpt_tos == (ADDRESSES["JER"],) and "accepted: JER: A jer - heb" in reply.text
