@@ -8,10 +8,13 @@ from datetime import timedelta
 
 import pytest
 import time_machine
+from sqlmodel import select
 
+from adjudicator.variant import get_variant
 from adjudicator.vocab import Phase
 from bot.archive import export_game
 from bot.service import DeadlinePolicy, NotAllowedError, WrongStateError
+from bot.storage import GameRow
 from tests.service_support import START, make_service, sqlite_db  # noqa: F401
 
 POWERS = {"AUS": "anna", "ENG": "ed", "FRA": "flo", "GER": "gus", "ITA": "ivo", "RUS": "rita", "TUR": "tom"}
@@ -205,6 +208,29 @@ def test_a_new_deadline_moves_the_reminders_and_is_announced(game, clock):
     assert service.fire_due() == 1 and service.status("tannenberg").phase == "S1901M"
     flush(dispatcher)
     assert len(sink.of_kind("reminder")) == 1
+
+
+def test_a_phase_that_gives_a_power_enough_centres_ends_the_game_once(game):
+    service, dispatcher, sink = game
+    variant = get_variant("standard")
+    centres = sorted(p for p in variant.supply_centers if p != "mun")[:variant.victory_centers - 1]
+    with service.db.session() as session:
+        row = session.exec(select(GameRow).where(GameRow.name == "tannenberg")).one()
+        row.position = {**row.position, "phase": "F1901M", "units": ["FRA: A bur"],
+                        "supply_centers": {p: "FRA" for p in centres}}
+        row.phase = "F1901M"
+        session.add(row)
+    orders = service.submit_orders("tannenberg", "flo", "A bur - mun")
+    assert [line.canonical for line in orders.accepted] == ["FRA: A bur - mun"]
+    assert service.force_adjudicate("tannenberg", "gm") == "adjudicated"
+    view = service.status("tannenberg")
+    assert view.status == "ended" and view.outcome == {"winner": "FRA"} and view.deadline_at is None
+    assert service.fire_due() == 0
+    flush(dispatcher)
+    [results], [ended] = sink.of_kind("results"), sink.of_kind("ended")
+    assert "FRA has won" in results.body and "orders are due" not in results.body
+    assert ended.key == f"{view.id}:0:ended" and ended.data["outcome"] == {"winner": "FRA"}
+    assert [a.kind for a in sink.delivered][-2:] == ["results", "ended"]
 
 
 def test_draw_when_every_survivor_agrees(game):
