@@ -100,12 +100,14 @@ class ServiceBase:
                         status=game.status, phase=game.phase, version=game.version, deadline_at=game.deadline_at,
                         players=views, centers=centers, must_order=must, outcome=game.outcome)
 
-    def _finish(self, session, game: GameRow, outcome: dict) -> None:
-        now = self.now()
+    def _finish(self, session, game: GameRow, outcome: dict, *, now: datetime | None = None,
+                key: str | None = None) -> None:
+        """End the game with ``outcome``: no more deadlines, the ending announced."""
+        now = now or self.now()
         game.status, game.outcome, game.ended_at = "ended", outcome, now
         self._arm(session, game, None, now)
         self._announce(session, game, "ended", "public", f"{game.name}: the game is over", texts.ending(outcome),
-                       data={"outcome": outcome})
+                       key=key, data={"outcome": outcome})
         session.add(game)
 
     # -- timers and announcements -----------------------------------------------------------

@@ -157,18 +157,13 @@ class Judge(ServiceBase):
         phase, version = game.phase, game.version
         game.position, game.phase, game.version = result["position"], result["position"]["phase"], version + 1
         winner = engine.winner(game.position)
-        timers: list[TimerRow] = []
-        if winner:
-            game.status, game.outcome, game.ended_at = "ended", {"winner": winner}, now
-            storage.cancel_timers(session, game.id, now)
-            game.deadline_at = None
-        else:
-            timers = self._arm(session, game, self._phase_deadline(game, now), now)
+        outcome = {"winner": winner} if winner else None
+        timers = [] if winner else self._arm(session, game, self._phase_deadline(game, now), now)
         session.add(game)
         key = f"{game.id}:{version}"
         self._announce(session, game, "results", "public", f"{game.name}: results of {phase}",
                        texts.results(game.name, phase, result, sorted(nmr), None if winner else game.phase,
-                                     game.deadline_at, game.outcome, self.policy(game).timezone),
+                                     game.deadline_at, outcome, self.policy(game).timezone),
                        key=f"{key}:results", data={"phase": phase, "next_phase": game.phase, "nmr": sorted(nmr),
                                                    "version": version})
         for p in disorder:
@@ -180,7 +175,6 @@ class Judge(ServiceBase):
             self._announce(session, game, "nmr", "gm", f"{game.name}: no orders from {', '.join(sorted(nmr))}",
                            f"No orders for {phase} from: {', '.join(sorted(nmr))}.\n", key=f"{key}:nmr",
                            powers=sorted(nmr))
-        if winner:
-            self._announce(session, game, "ended", "public", f"{game.name}: the game is over",
-                           texts.ending(game.outcome), key=f"{key}:ended", data={"outcome": game.outcome})
+        if outcome:
+            self._finish(session, game, outcome, now=now, key=f"{key}:ended")
         return timers
