@@ -95,8 +95,10 @@ def _check(board: Board, order: Order) -> tuple[Order | None, str | None]:
 def _choose(board: Board, candidates, results: list) -> dict[ProvinceId, tuple[int | None, Order]]:
     """Check each (index, order); the last legal order to a unit replaces earlier ones."""
     chosen: dict[ProvinceId, tuple[int | None, Order]] = {}
+    checks = board.checks     # the phase's own order types (never prestige ones): checked at once
     for i, order in candidates:
-        understood, why = _check(board, order)
+        checker = checks.get(type(order))
+        understood, why = checker(board, order) if checker is not None else _check(board, order)
         if why is not None:
             if i is not None:
                 results[i] = OrderResult(order, INVALID, why)

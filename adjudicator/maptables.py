@@ -27,6 +27,11 @@ class MapTables:
     without named coasts), sorted as :meth:`Variant.fleet_can_reach` sorts them. ``seas``: the
     sea provinces; ``shores``: land touching a sea (where convoys start and end). ``names``:
     each province's name as it reads in a sentence ("the North Sea").
+
+    ``army_steps`` (by the army's province) and ``fleet_steps`` (by the fleet's province and
+    coast) list where a unit can move by itself, each destination keyed as an order may name it,
+    (province, coast or None), with the destination understood: an army's coast dropped, a
+    fleet's only reachable coast filled in. A destination not listed needs the full check.
     """
 
     kind: Mapping[ProvinceId, ProvinceKind]
@@ -37,6 +42,8 @@ class MapTables:
     seas: frozenset[ProvinceId]
     shores: frozenset[ProvinceId]
     names: Mapping[ProvinceId, str]
+    army_steps: Mapping[ProvinceId, Mapping[tuple[ProvinceId, str | None], Location]]
+    fleet_steps: Mapping[tuple[ProvinceId, str | None], Mapping[tuple[ProvinceId, str | None], Location]]
 
     def fleet_coasts(self, source: Location, province: ProvinceId) -> tuple[str | None, ...]:
         """The coasts of ``province`` a fleet at ``source`` can move to (empty: not adjacent)."""
@@ -69,16 +76,45 @@ def map_tables(variant) -> MapTables:
         for source in variant.fleet_locations(p):
             targets = {x.province for x in variant.fleet_neighbours(source)}
             fleet_reach[(source.province, source.coast)] = {t: variant.fleet_can_reach(source, t) for t in targets}
+    coasts = {p: prov.coasts for p, prov in provinces.items()}
+    army_adjacent = {p: variant.army_neighbours(p) for p in provinces}
     return MapTables(
         kind={p: prov.kind for p, prov in provinces.items()},
-        coasts={p: prov.coasts for p, prov in provinces.items()},
-        army_adjacent={p: variant.army_neighbours(p) for p in provinces},
+        coasts=coasts,
+        army_adjacent=army_adjacent,
         neighbours=neighbours,
         fleet_reach=fleet_reach,
         seas=seas,
         shores=shores,
         names={p: _in_sentence(prov) for p, prov in provinces.items()},
+        army_steps={p: _army_steps(adjacent, coasts) for p, adjacent in army_adjacent.items()},
+        fleet_steps={source: _fleet_steps(reach, coasts) for source, reach in fleet_reach.items()},
     )
+
+
+def _army_steps(adjacent, coasts) -> dict[tuple[ProvinceId, str | None], Location]:
+    """An army's moves: to each adjacent province, named with or without one of its coasts."""
+    steps = {}
+    for p in adjacent:
+        steps[(p, None)] = Location(p)
+        for c in coasts[p]:
+            steps[(p, c)] = Location(p)
+    return steps
+
+
+def _fleet_steps(reach, coasts) -> dict[tuple[ProvinceId, str | None], Location]:
+    """A fleet's moves: to each province it reaches, at a coast it reaches; the coast may be
+    left out where the province has no named coasts or the fleet reaches only one of them."""
+    steps = {}
+    for p, reached in reach.items():
+        if not coasts[p]:
+            steps[(p, None)] = Location(p)
+            continue
+        for c in reached:
+            steps[(p, c)] = Location(p, c)
+        if len(reached) == 1:
+            steps[(p, None)] = Location(p, reached[0])
+    return steps
 
 
 def _in_sentence(province) -> str:
