@@ -18,6 +18,7 @@ from typing import Any, Collection, Iterator
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from sqlalchemy.orm import defer
 from sqlmodel import Field, Session, SQLModel, select
 
 
@@ -286,9 +287,13 @@ def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = (
 
 def games_of_players(session: Session, players: Collection[str],
                      statuses: tuple[str, ...] = ()) -> list[tuple[GameRow, PlayerRow]]:
-    """The games each of ``players`` plays in, in one query (the rows in game order)."""
+    """The games each of ``players`` plays in, in one query (the rows in game order).
+
+    A listing: the games' positions are not read (``defer``), unless something asks for one.
+    """
     stmt = (select(GameRow, PlayerRow).join(PlayerRow, PlayerRow.game_id == GameRow.id)
-            .where(PlayerRow.player.in_(sorted(set(players)))).order_by(GameRow.id))
+            .where(PlayerRow.player.in_(sorted(set(players)))).order_by(GameRow.id)
+            .options(defer(GameRow.position)))
     if statuses:
         stmt = stmt.where(GameRow.status.in_(statuses))
     return [(g, p) for g, p in session.exec(stmt)]
