@@ -11,6 +11,7 @@ calling :func:`register_front_end`. Front ends register their notifiers on ``app
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 import importlib.util
 import signal
@@ -82,6 +83,20 @@ def _front_end_factories(wanted: str = "auto") -> list[Callable[[App], "FrontEnd
     return factories
 
 
+def settle_heap() -> int:
+    """Start-up is over: put what it made out of the cyclic garbage collector's way.
+
+    Modules, the order grammar, the maps, the database mappers and the front ends' clients
+    stay for the life of the process. Frozen (``gc.freeze``), they are no longer walked by
+    every full collection that a burst of messages sets off: without this, a quarter of the
+    Discord front end's work in a burst of a hundred DMs was the collector walking them.
+    Returns how many objects are frozen.
+    """
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()
+
+
 async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> None:
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -112,8 +127,9 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
             await front_end.start()
             app.front_ends.append(front_end)
     await scheduler.start()
+    frozen = settle_heap()
     log.info("serving", node=settings.node_name, database=app.db.engine.url.render_as_string(hide_password=True),
-             front_ends=[f.name for f in app.front_ends])
+             front_ends=[f.name for f in app.front_ends], frozen_objects=frozen)
     try:
         await stop.wait()
     finally:

@@ -60,6 +60,8 @@ def test_serve_adjudicates_at_the_deadline_and_stops_on_sigterm(tmp_path):
     assert any(e.get("logger", "").startswith("alembic") for e in events)
     names = [e["event"] for e in events]
     assert "serving" in names and names[-1] == "stopped"
+    serving = next(e for e in events if e["event"] == "serving")
+    assert serving["frozen_objects"] > 10_000  # start-up's objects are kept out of the collector's way
     assert any(e["event"] == "announcement" and e["kind"] == "results" for e in events)
     assert (tmp_path / "data" / "archive" / "quick" / "0000-S1901M.txt").exists()
     db.dispose()
