@@ -222,8 +222,14 @@ def test_no_token_no_front_end(tmp_path, monkeypatch):
 
 
 def test_make_bot_passes_client_options_through():
-    bot = make_bot(None, settings=DiscordSettings(token=None), guild_ready_timeout=0.25, max_messages=None)
-    assert bot._connection.guild_ready_timeout == 0.25 and bot._connection.max_messages is None
+    bot = make_bot(None, settings=DiscordSettings(token=None), guild_ready_timeout=0.25, max_messages=50)
+    assert bot._connection.guild_ready_timeout == 0.25 and bot._connection.max_messages == 50
+    asyncio.run(bot.close())
+
+
+def test_the_bot_keeps_no_message_cache_unless_asked():
+    bot = make_bot(None, settings=DiscordSettings(token=None))
+    assert bot._connection.max_messages is None and bot._connection._messages is None
     asyncio.run(bot.close())
 
 

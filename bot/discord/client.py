@@ -63,6 +63,9 @@ class JudgeBotMixin:
                  dispatcher: OutboxDispatcher | None = None, extensions: tuple[str, ...] = EXTENSIONS,
                  **client_kwargs: Any) -> None:
         intents = discord.Intents.default()  # guilds, guild and DM messages; no privileged intent
+        # The judge reads no edited or deleted message, so it keeps none: discord.py's message
+        # cache (the last 1,000 by default) would only hold every DM for the garbage collector to walk.
+        client_kwargs.setdefault("max_messages", None)
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, tree_cls=JudgeTree,
                          help_command=None, **client_kwargs)
         self.service = service
