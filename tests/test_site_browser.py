@@ -28,7 +28,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None)
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed: "
-                                "apt-get install -y chromium (ci.sh installs it when missing)")
+                                "apt-get install -y chromium (.ci/run installs it when missing)")
 
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync")
