@@ -7,13 +7,22 @@ fake Discord sends the message to the bot over the gateway to the moment it rece
 answer (``POST /channels/{dm}/messages``): parsing, checking and storing the orders, and the
 reply with the player's whole order set.
 
+Two latencies per DM, both starting when the fake Discord sends the DM to the bot:
+
+- ``answer sent``: until the bot has written its answer's request to the socket (an aiohttp
+  trace in the bot, on the same monotonic clock): what the bot itself takes, DM received to
+  acknowledgement sent;
+- ``round trip``: until the fake Discord has read that request, which adds the fake's own
+  queue (one Python process answering a hundred requests at once).
+
 Scenarios: ``burst`` (all 100 DMs in the same instant), ``paced`` (the same 100 spread evenly
 over ``--spread`` seconds) and ``single`` (one DM at a time: the floor). The service's own
 share (``submit_orders`` alone, no Discord) is measured too.
 
-By default the bot runs in a process of its own, as in production (pointed at the fake with
-``DISCORD_API_BASE``/``DISCORD_GATEWAY_URL``, plain HTTP), so that the fake's work does not
-count as the bot's; ``--in-process`` runs both in one event loop (TLS), as the tests do.
+By default the bot runs in a process of its own, set up as ``crusader serve`` sets it up
+(pointed at the fake with ``DISCORD_API_BASE``/``DISCORD_GATEWAY_URL``, plain HTTP, the heap
+settled after start-up), so that the fake's work does not count as the bot's;
+``--in-process`` runs both in one event loop (TLS), as the tests do.
 
 Run: ``python benchmarks/bench_discord.py [--players 100 --spread 5 --in-process]``.
 """
@@ -22,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import os
 import signal
@@ -33,16 +43,44 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+import aiohttp
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adjudicator.variant import get_variant  # noqa: E402
 from bot.discord import DiscordSettings, make_bot  # noqa: E402
 from bot.outbox import OutboxDispatcher  # noqa: E402
+from bot.serve import settle_heap  # noqa: E402
 from bot.service import DeadlinePolicy, GameService  # noqa: E402
 from bot.storage import Database  # noqa: E402
 from tests.fakediscord import FakeDiscord  # noqa: E402
 
 ROUTE = "POST /channels/{channel_id}/messages"
+
+
+class AnswerClock:
+    """When the bot wrote each request to the socket: ``(method, path, time.monotonic())``.
+
+    An aiohttp trace (discord.py's ``http_trace`` option), read by the benchmark on the same
+    monotonic clock as the fake's ``loop.time()``.
+    """
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, str, float]] = []
+        self.trace = aiohttp.TraceConfig()
+        self.trace.on_request_headers_sent.append(self._headers_sent)
+
+    async def _headers_sent(self, session, context, params) -> None:
+        self.sent.append((params.method, params.url.path, time.monotonic()))
+
+    def answers_sent(self) -> dict[int, list[float]]:
+        """The times of the bot's messages by channel id."""
+        out: dict[int, list[float]] = {}
+        for method, path, when in self.sent:
+            parts = path.rstrip("/").split("/")
+            if method == "POST" and len(parts) >= 3 and parts[-1] == "messages" and parts[-3] == "channels":
+                out.setdefault(int(parts[-2]), []).append(when)
+        return out
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -76,7 +114,8 @@ def set_up(service: GameService, fake: FakeDiscord, players: int) -> list[tuple[
     return seats
 
 
-async def send_all(fake: FakeDiscord, seats, *, spread: float, bot) -> list[float]:
+async def send_all(fake: FakeDiscord, seats, *, spread: float) -> list[tuple[int, float, float]]:
+    """Each seat's player sends a DM of orders; ``(DM channel, when sent, when the fake read the answer)``."""
     loop = asyncio.get_running_loop()
     sent: dict[int, float] = {}
     channels = {fake.dm_channel(user).id: user for user, _ in seats}
@@ -85,19 +124,28 @@ async def send_all(fake: FakeDiscord, seats, *, spread: float, bot) -> list[floa
     async def one(i: int, user, power: str) -> None:
         if spread:
             await asyncio.sleep(spread * i / len(seats))
-        cid = fake.dm_channel(user).id
+        cid, text = fake.dm_channel(user).id, orders_for(power)
         sent[cid] = loop.time()
-        await fake.user_sends_dm(user, orders_for(power))
+        await fake.user_sends_dm(user, text)
 
     await asyncio.gather(*(one(i, u, p) for i, (u, p) in enumerate(seats)))
     await fake.wait_until(lambda: all(len(fake.bot_messages(fake.channels[c])) > before[c] for c in channels),
                           timeout=120, what="every answer")
-    latencies = []
+    out = []
     for rec in fake.requests_to(ROUTE):
         cid = int(rec.params["channel_id"])
         if cid in sent and rec.time >= sent[cid] and rec.status == 200:
-            latencies.append((rec.time - sent.pop(cid)) * 1000)
-    return latencies
+            out.append((cid, sent.pop(cid), rec.time))
+    return out
+
+
+def round_trip(dms: list[tuple[int, float, float]]) -> list[float]:
+    return [(read - sent) * 1000 for _, sent, read in dms]
+
+
+def answer_sent(dms: list[tuple[int, float, float]], answers: dict[int, list[float]]) -> list[float]:
+    """Per DM: from the fake sending it to the bot writing its (first) answer, in ms."""
+    return [(min(t for t in answers.get(cid, ()) if t >= sent) - sent) * 1000 for cid, sent, _ in dms]
 
 
 def service_only(service: GameService, seats, rounds: int = 1) -> list[float]:
@@ -116,27 +164,37 @@ def report(name: str, values: list[float]) -> str:
             f"p99 {percentile(values, 99):7.1f} ms  max {max(values):7.1f} ms")
 
 
-async def scenarios(fake: FakeDiscord, seats, spread: float, bot=None) -> dict[str, list[float]]:
-    await send_all(fake, seats[:3], spread=0, bot=bot)  # warm-up: grammar, caches, connections
-    single: list[float] = []
+async def scenarios(fake: FakeDiscord, seats, spread: float) -> dict[str, list[tuple[int, float, float]]]:
+    await send_all(fake, seats[:3], spread=0)  # warm-up: grammar, caches, connections
+    single: list[tuple[int, float, float]] = []
     for seat in seats[:20]:
-        single += await send_all(fake, [seat], spread=0, bot=bot)
-    burst = await send_all(fake, seats, spread=0, bot=bot)
-    paced = await send_all(fake, seats, spread=spread, bot=bot)
+        single += await send_all(fake, [seat], spread=0)
+    burst = await send_all(fake, seats, spread=0)
+    paced = await send_all(fake, seats, spread=spread)
     return {"single": single, "burst": burst, "paced": paced}
 
 
-async def run_bot_process(db_path: str) -> None:
-    """The bot alone, configured from the environment like ``crusader serve`` (``--serve-bot``)."""
+async def run_bot_process(db_path: str, answers_file: str) -> None:
+    """The bot alone, configured from the environment and settled like ``crusader serve`` (``--serve-bot``).
+
+    On SIGTERM it stops and writes when it sent each request to ``answers_file`` (JSON).
+    """
     from bot.discord import point_discord_at
 
     settings = DiscordSettings()
     point_discord_at(settings.api_base, settings.gateway_url)
     db = Database(f"sqlite:///{db_path}")
-    bot = make_bot(GameService(db), settings=settings, dispatcher=OutboxDispatcher(db, []), guild_ready_timeout=0.05)
+    clock = AnswerClock()
+    bot = make_bot(GameService(db), settings=settings, dispatcher=OutboxDispatcher(db, []), guild_ready_timeout=0.05,
+                   http_trace=clock.trace)
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(bot.close()))
-    await bot.start(settings.token.get_secret_value())
+    running = loop.create_task(bot.start(settings.token.get_secret_value()))
+    settle_heap()  # as serve does once its front ends are started
+    try:
+        await running
+    finally:
+        Path(answers_file).write_text(json.dumps(clock.sent))
 
 
 async def main(players: int, spread: float, in_process: bool) -> None:
@@ -150,16 +208,19 @@ async def main(players: int, spread: float, in_process: bool) -> None:
         try:
             seats = set_up(service, fake, players)
             if in_process:
+                clock = AnswerClock()
                 bot = make_bot(service, settings=DiscordSettings(token=None), dispatcher=OutboxDispatcher(db, []),
-                               **fake.client_kwargs())
+                               http_trace=clock.trace, **fake.client_kwargs())
                 async with fake.run(bot):
-                    results = await scenarios(fake, seats, spread, bot)
+                    results = await scenarios(fake, seats, spread)
                     await bot.drain()
+                sent = clock.sent
             else:
+                answers_file = Path(tmp) / "answers.json"
                 env = {**os.environ, "DISCORD_TOKEN": fake.token, "DISCORD_API_BASE": fake.api_base,
                        "DISCORD_GATEWAY_URL": fake.gateway_url, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
                 proc = await asyncio.create_subprocess_exec(sys.executable, __file__, "--serve-bot", str(db_path),
-                                                            env=env, stdout=subprocess.DEVNULL)
+                                                            str(answers_file), env=env, stdout=subprocess.DEVNULL)
                 try:
                     await fake.wait_until(lambda: fake.identifies and fake.session and fake.session.conn,
                                           timeout=30, what="the bot process to connect")
@@ -168,17 +229,23 @@ async def main(players: int, spread: float, in_process: bool) -> None:
                 finally:
                     proc.send_signal(signal.SIGTERM)
                     await asyncio.wait_for(proc.wait(), 15)
+                sent = json.loads(answers_file.read_text())
             own = await asyncio.to_thread(service_only, service, seats[:20])
             problems = fake.problems()
         finally:
             await fake.stop()
             db.dispose()
-    single, burst, paced = results["single"], results["burst"], results["paced"]
+    answers = AnswerClock()
+    answers.sent = [tuple(row) for row in sent]
+    by_channel = answers.answers_sent()
     where = "bot and fake Discord in one process" if in_process else "bot in its own process"
-    print(f"{players} players in {(players + 6) // 7} games, {where}; DM received -> answer sent:")
-    print(report("single", single))
-    print(report("burst", burst))
-    print(report(f"paced {spread:g}s", paced))
+    print(f"{players} players in {(players + 6) // 7} games, {where}.")
+    print("DM received -> answer sent (by the bot):")
+    for name in ("single", "burst", "paced"):
+        print(report(name if name != "paced" else f"paced {spread:g}s", answer_sent(results[name], by_channel)))
+    print("DM received -> answer read (by the fake Discord):")
+    for name in ("single", "burst", "paced"):
+        print(report(name if name != "paced" else f"paced {spread:g}s", round_trip(results[name])))
     print(report("service only", own))
     if problems:
         print("fake Discord problems:", *problems, sep="\n  ")
@@ -189,9 +256,9 @@ if __name__ == "__main__":
     parser.add_argument("--players", type=int, default=100)
     parser.add_argument("--spread", type=float, default=5.0, help="seconds over which the paced DMs arrive")
     parser.add_argument("--in-process", action="store_true", help="run the bot in the benchmark's event loop")
-    parser.add_argument("--serve-bot", metavar="DB", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-bot", nargs=2, metavar=("DB", "ANSWERS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_bot:
-        asyncio.run(run_bot_process(args.serve_bot))
+        asyncio.run(run_bot_process(*args.serve_bot))
     else:
         asyncio.run(main(args.players, args.spread, args.in_process))
