@@ -18,7 +18,6 @@ from typing import Any, Collection, Iterator
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import defer
 from sqlmodel import Field, Session, SQLModel, select
 
 
@@ -280,23 +279,25 @@ def players_of(session: Session, game_id: int) -> list[PlayerRow]:
     return list(session.exec(select(PlayerRow).where(PlayerRow.game_id == game_id).order_by(PlayerRow.id)))
 
 
-def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = ()) -> list[tuple[GameRow, PlayerRow]]:
-    """The games ``player`` plays in (optionally only those in ``statuses``), with their player rows."""
+def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = ()) -> list[sa.Row]:
+    """The games ``player`` plays in (optionally only those in ``statuses``); see ``games_of_players``."""
     return games_of_players(session, [player], statuses)
 
 
-def games_of_players(session: Session, players: Collection[str],
-                     statuses: tuple[str, ...] = ()) -> list[tuple[GameRow, PlayerRow]]:
-    """The games each of ``players`` plays in, in one query (the rows in game order).
+def games_of_players(session: Session, players: Collection[str], statuses: tuple[str, ...] = ()) -> list[sa.Row]:
+    """The games each of ``players`` plays in, in one query, as plain rows in game order.
 
-    A listing: the games' positions are not read (``defer``), unless something asks for one.
+    A listing, on the path of every DM: each row has the game's ``id, name, variant, status,
+    gm, phase, policy`` and the player's ``player, power``; no position, no ORM objects.
     """
-    stmt = (select(GameRow, PlayerRow).join(PlayerRow, PlayerRow.game_id == GameRow.id)
-            .where(PlayerRow.player.in_(sorted(set(players)))).order_by(GameRow.id)
-            .options(defer(GameRow.position)))
+    game, seat = GameRow.__table__, PlayerRow.__table__
+    stmt = (sa.select(game.c.id, game.c.name, game.c.variant, game.c.status, game.c.gm, game.c.phase,
+                      game.c.policy, seat.c.player, seat.c.power)
+            .join(seat, seat.c.game_id == game.c.id)
+            .where(seat.c.player.in_(sorted(set(players)))).order_by(game.c.id, seat.c.id))
     if statuses:
-        stmt = stmt.where(GameRow.status.in_(statuses))
-    return [(g, p) for g, p in session.exec(stmt)]
+        stmt = stmt.where(game.c.status.in_(statuses))
+    return list(session.connection().execute(stmt))
 
 
 def lock_games(session: Session, names: Collection[str] = (), ids: Collection[int] = ()) -> list[GameRow]:

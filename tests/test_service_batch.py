@@ -176,3 +176,20 @@ def test_batches_from_two_processes_on_postgresql_lose_no_order(pg_url, clock):
     assert sum(len(export_game(first.db, g)["submissions"]) for g in ("alpha", "beta")) == total
     first.db.dispose()
     second.db.dispose()
+
+
+def test_directories_list_each_players_games_with_their_front_end_data(sqlite_db, clock):
+    service, _, _ = make_service(sqlite_db)
+    set_up(service)
+    service.create_game("posted", "standard", "gm",
+                        policy=DeadlinePolicy(extra={"discord": {"channel": 42}}), seed=1)
+    service.join("posted", "flo", "FRA")
+    listed = service.directories(["flo", "ed", "nobody"], statuses=("active", "forming"))
+    assert [(e.name, e.status, e.power) for e in listed["flo"]] == [
+        ("alpha", "active", "FRA"), ("beta", "active", "FRA"), ("forming", "forming", "FRA"),
+        ("posted", "forming", "FRA")]
+    assert [e.name for e in listed["ed"]] == ["alpha", "beta", "forming"] and listed["nobody"] == []
+    posted = listed["flo"][-1]
+    assert posted.extra == {"discord": {"channel": 42}} == service.policy_of("posted").extra
+    assert service.directory(player="flo", statuses=("active",)) == listed["flo"][:2]
+    assert [e.power for e in service.directory()] == [None] * 4  # every game, nobody's seat

@@ -56,16 +56,16 @@ class PlayerActions(ServiceBase):
             if player is None:
                 rows = [(g, None) for g in storage.all_games(session) if not statuses or g.status in statuses]
             else:
-                rows = storage.games_of_player(session, player, statuses)
-            return [self._entry(g, p.power if p is not None else None) for g, p in rows]
+                rows = [(g, g.power) for g in storage.games_of_player(session, player, statuses)]
+            return [self._entry(g, power) for g, power in rows]
 
     def directories(self, players: Iterable[str], *, statuses: Iterable[str] = ()) -> dict[str, list[GameEntry]]:
         """``directory(player=...)`` for several players in one query: each player's games (maybe none)."""
         players = list(players)
         out: dict[str, list[GameEntry]] = {p: [] for p in players}
         with self.db.session() as session:
-            for g, p in storage.games_of_players(session, players, tuple(statuses)):
-                out[p.player].append(self._entry(g, p.power))
+            for row in storage.games_of_players(session, players, tuple(statuses)):
+                out[row.player].append(self._entry(row, row.power))
         return out
 
     def entry(self, game: str | int) -> GameEntry:
@@ -74,7 +74,7 @@ class PlayerActions(ServiceBase):
 
     def _entry(self, game: GameRow, power: str | None) -> GameEntry:
         return GameEntry(id=game.id, name=game.name, variant=game.variant, status=game.status, gm=game.gm,
-                         phase=game.phase, power=power, extra=dict(self.policy(game).extra))
+                         phase=game.phase, power=power, extra=DeadlinePolicy.extra_of(game.policy))
 
     def board(self, game: str | int):
         """The game's variant and current position (public: units, centres, prestige)."""

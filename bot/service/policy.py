@@ -73,6 +73,11 @@ class DeadlinePolicy:
         d["reminders"] = [r.total_seconds() for r in self.reminders]
         return d
 
+    @staticmethod
+    def extra_of(d: dict[str, Any]) -> dict[str, Any]:
+        """``from_dict(d).extra`` without reading the rest (a directory lists it for every game of every DM)."""
+        return dict(d.get("extra") or {})
+
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> DeadlinePolicy:
         known = sorted(f.name for f in fields(cls))
