@@ -19,6 +19,10 @@ Scenarios: ``burst`` (all 100 DMs in the same instant), ``paced`` (the same 100 
 over ``--spread`` seconds) and ``single`` (one DM at a time: the floor). The service's own
 share (``submit_orders`` alone, no Discord) is measured too.
 
+``--library-floor`` measures what discord.py and aiohttp alone cost: the same bot process with
+the orders cog replaced by one that answers every DM at once with a line of text (no service,
+no database), so that the rest of a latency is the judge's own work.
+
 By default the bot runs in a process of its own, set up as ``crusader serve`` sets it up
 (pointed at the fake with ``DISCORD_API_BASE``/``DISCORD_GATEWAY_URL``, plain HTTP, the heap
 settled after start-up), so that the fake's work does not count as the bot's;
@@ -44,6 +48,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import aiohttp
+from discord.ext import commands
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -174,10 +179,20 @@ async def scenarios(fake: FakeDiscord, seats, spread: float) -> dict[str, list[t
     return {"single": single, "burst": burst, "paced": paced}
 
 
-async def run_bot_process(db_path: str, answers_file: str) -> None:
+class Echo(commands.Cog):
+    """``--library-floor``: every DM answered at once, by the same discord.py calls the orders cog makes."""
+
+    @commands.Cog.listener()
+    async def on_message(self, message) -> None:
+        if message.guild is None and not message.author.bot:
+            await message.channel.send(f"Received {len(message.content)} characters.")
+
+
+async def run_bot_process(db_path: str, answers_file: str, floor: str = "") -> None:
     """The bot alone, configured from the environment and settled like ``crusader serve`` (``--serve-bot``).
 
     On SIGTERM it stops and writes when it sent each request to ``answers_file`` (JSON).
+    ``floor``: answer with :class:`Echo` instead of the judge's cogs.
     """
     from bot.discord import point_discord_at
 
@@ -185,8 +200,11 @@ async def run_bot_process(db_path: str, answers_file: str) -> None:
     point_discord_at(settings.api_base, settings.gateway_url)
     db = Database(f"sqlite:///{db_path}")
     clock = AnswerClock()
+    extensions = {"extensions": ()} if floor else {}
     bot = make_bot(GameService(db), settings=settings, dispatcher=OutboxDispatcher(db, []), guild_ready_timeout=0.05,
-                   http_trace=clock.trace)
+                   http_trace=clock.trace, **extensions)
+    if floor:
+        await bot.add_cog(Echo())
     loop = asyncio.get_running_loop()
     loop.add_signal_handler(signal.SIGTERM, lambda: asyncio.ensure_future(bot.close()))
     running = loop.create_task(bot.start(settings.token.get_secret_value()))
@@ -197,7 +215,7 @@ async def run_bot_process(db_path: str, answers_file: str) -> None:
         Path(answers_file).write_text(json.dumps(clock.sent))
 
 
-async def main(players: int, spread: float, in_process: bool) -> None:
+async def main(players: int, spread: float, in_process: bool, floor: bool) -> None:
     logging.getLogger("discord").setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory() as tmp:
         db_path = Path(tmp) / "bench.db"
@@ -209,8 +227,11 @@ async def main(players: int, spread: float, in_process: bool) -> None:
             seats = set_up(service, fake, players)
             if in_process:
                 clock = AnswerClock()
+                extensions = {"extensions": ()} if floor else {}
                 bot = make_bot(service, settings=DiscordSettings(token=None), dispatcher=OutboxDispatcher(db, []),
-                               http_trace=clock.trace, **fake.client_kwargs())
+                               http_trace=clock.trace, **extensions, **fake.client_kwargs())
+                if floor:
+                    await bot.add_cog(Echo())
                 async with fake.run(bot):
                     results = await scenarios(fake, seats, spread)
                     await bot.drain()
@@ -220,7 +241,8 @@ async def main(players: int, spread: float, in_process: bool) -> None:
                 env = {**os.environ, "DISCORD_TOKEN": fake.token, "DISCORD_API_BASE": fake.api_base,
                        "DISCORD_GATEWAY_URL": fake.gateway_url, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
                 proc = await asyncio.create_subprocess_exec(sys.executable, __file__, "--serve-bot", str(db_path),
-                                                            str(answers_file), env=env, stdout=subprocess.DEVNULL)
+                                                            str(answers_file), "floor" if floor else "",
+                                                            env=env, stdout=subprocess.DEVNULL)
                 try:
                     await fake.wait_until(lambda: fake.identifies and fake.session and fake.session.conn,
                                           timeout=30, what="the bot process to connect")
@@ -239,7 +261,8 @@ async def main(players: int, spread: float, in_process: bool) -> None:
     answers.sent = [tuple(row) for row in sent]
     by_channel = answers.answers_sent()
     where = "bot and fake Discord in one process" if in_process else "bot in its own process"
-    print(f"{players} players in {(players + 6) // 7} games, {where}.")
+    what = "; library floor (every DM answered at once, no service)" if floor else ""
+    print(f"{players} players in {(players + 6) // 7} games, {where}{what}.")
     print("DM received -> answer sent (by the bot):")
     for name in ("single", "burst", "paced"):
         print(report(name if name != "paced" else f"paced {spread:g}s", answer_sent(results[name], by_channel)))
@@ -256,9 +279,11 @@ if __name__ == "__main__":
     parser.add_argument("--players", type=int, default=100)
     parser.add_argument("--spread", type=float, default=5.0, help="seconds over which the paced DMs arrive")
     parser.add_argument("--in-process", action="store_true", help="run the bot in the benchmark's event loop")
-    parser.add_argument("--serve-bot", nargs=2, metavar=("DB", "ANSWERS"), help=argparse.SUPPRESS)
+    parser.add_argument("--library-floor", action="store_true",
+                        help="answer every DM at once without the service: what discord.py and aiohttp alone cost")
+    parser.add_argument("--serve-bot", nargs=3, metavar=("DB", "ANSWERS", "FLOOR"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_bot:
         asyncio.run(run_bot_process(*args.serve_bot))
     else:
-        asyncio.run(main(args.players, args.spread, args.in_process))
+        asyncio.run(main(args.players, args.spread, args.in_process, args.library_floor))
