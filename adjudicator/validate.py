@@ -9,7 +9,7 @@ on the other orders given: an illegal order is ignored and its unit holds (DATC 
 The :class:`Board` caches what every check of one phase shares.
 
 Most orders of a phase are legal and name their unit as it stands. Each movement check first
-tries that case with table lookups only (:func:`_step`, :func:`_can_reach`): when it applies,
+tries that case with table lookups only (:func:`_steps`, :func:`_reach`): when it applies,
 the answer is the one the full check would give; anything else (a wrong unit, a convoy, an
 unusual coast) goes through the full check, which finds the reason.
 """
@@ -258,17 +258,18 @@ def _check_movement(board: Board, order: UnitOrder) -> tuple[Order | None, str |
     return _check_support_move(board, order)
 
 
-def _obeys(board: Board, order: UnitOrder, unit: Unit | None) -> bool:
-    """Does ``unit`` take ``order``: it is there, of the type named (if any), and the power
-    giving the order commands it? (Otherwise :func:`_ordered_unit` says why not.)"""
-    return unit is not None and (order.unit_type is None or order.unit_type is unit.type) \
-        and order.power == board.commander.get(unit.location.province, unit.power)
+def _obeys(board: Board, order: UnitOrder, unit: Unit) -> bool:
+    """Does ``unit`` take ``order``: of the type named (if any), commanded by the power giving
+    the order? (Otherwise :func:`_ordered_unit` says why not.)"""
+    commander = board.commander
+    return (order.unit_type is unit.type or order.unit_type is None) and order.power == (
+        commander.get(unit.location.province, unit.power) if commander else unit.power)
 
 
 def _check_hold(board: Board, order: Hold) -> tuple[Order | None, str | None]:
     unit = board.units.get(order.location.province)
-    if type(order) is Hold and _obeys(board, order, unit):
-        if _names_unit(order, unit):
+    if unit is not None and type(order) is Hold and _obeys(board, order, unit):
+        if order.unit_type is unit.type and _same_place(order.location, unit.location):
             return order, None
         return Hold(order.power, unit.type, unit.location), None
     unit = _ordered_unit(board, order)
@@ -281,11 +282,12 @@ def _check_hold(board: Board, order: Hold) -> tuple[Order | None, str | None]:
 
 def _check_move(board: Board, order: Move) -> tuple[Order | None, str | None]:
     unit = board.units.get(order.location.province)
-    if type(order) is Move and not order.via_convoy and _obeys(board, order, unit):
+    if unit is not None and type(order) is Move and not order.via_convoy and _obeys(board, order, unit):
         dest = order.destination
-        to = _step(board.tables, unit).get((dest.province, dest.coast))
+        to = _steps(board.tables, unit).get((dest.province, dest.coast))
         if to is not None:
-            if _names_unit(order, unit) and _same_place(dest, to):
+            if order.unit_type is unit.type and _same_place(order.location, unit.location) \
+                    and dest.coast == to.coast:
                 return order, None
             return Move(order.power, unit.type, unit.location, to, False), None
     unit = _ordered_unit(board, order)
@@ -301,13 +303,22 @@ def _check_move(board: Board, order: Move) -> tuple[Order | None, str | None]:
     return _understood(order, unit, destination=dest), None
 
 
-def _step(tables, unit: Unit) -> Mapping[tuple[ProvinceId, str | None], Location]:
+def _steps(tables, unit: Unit) -> Mapping[tuple[ProvinceId, str | None], Location]:
     """Where ``unit`` can move by itself: each destination as an order may name it (province,
     coast) -> the destination understood (see :attr:`MapTables.army_steps`)."""
     location = unit.location
     if unit.type is ARMY:
         return tables.army_steps.get(location.province, _NO_STEPS)
     return tables.fleet_steps.get((location.province, location.coast), _NO_STEPS)
+
+
+def _reach(tables, unit: Unit) -> Mapping[ProvinceId, tuple[str | None, ...]] | frozenset[ProvinceId]:
+    """The provinces ``unit`` can move to by itself (where it may support): for an army a set,
+    for a fleet each province with the coasts it reaches there."""
+    location = unit.location
+    if unit.type is ARMY:
+        return tables.army_adjacent.get(location.province, _NO_STEPS)
+    return tables.fleet_reach.get((location.province, location.coast), _NO_STEPS)
 
 
 _NO_STEPS: Mapping = {}
@@ -353,21 +364,17 @@ def _target(board: Board, order: SupportHold | SupportMove | Convoy, verb: str) 
 
 def _can_reach(board: Board, unit: Unit, province: ProvinceId) -> bool:
     """Could ``unit`` move to ``province`` by itself (any coast)? Only then may it support there."""
-    location = unit.location
-    if unit.type is ARMY:
-        return province in board.tables.army_adjacent.get(location.province, ())
-    return province in board.tables.fleet_reach.get((location.province, location.coast), _NO_STEPS)
+    return province in _reach(board.tables, unit)
 
 
-def _could_move(board: Board, unit: Unit, dest: Location) -> bool:
+def _could_move(tables, unit: Unit, dest: Location) -> bool:
     """Could ``unit`` move to ``dest`` by itself, as a supported move (coast as
     :func:`_check_support_move` reads it)? False also when only the full check can tell."""
-    province = dest.province
+    reach = _reach(tables, unit)
     if unit.type is ARMY:
-        return province in board.tables.army_adjacent.get(unit.location.province, ())
-    location = unit.location
-    reach = board.tables.fleet_reach.get((location.province, location.coast), _NO_STEPS).get(province)
-    return bool(reach) and (dest.coast is None or dest.coast in reach or not board.tables.coasts[province])
+        return dest.province in reach
+    coasts = reach.get(dest.province)
+    return bool(coasts) and (dest.coast is None or dest.coast in coasts or not tables.coasts[dest.province])
 
 
 def _supporter_and_target(board: Board, order: SupportHold | SupportMove) -> tuple[Unit, Unit] | str:
@@ -385,12 +392,12 @@ def _supporter_and_target(board: Board, order: SupportHold | SupportMove) -> tup
 def _check_support_hold(board: Board, order: SupportHold) -> tuple[Order | None, str | None]:
     units = board.units
     unit, target = units.get(order.location.province), units.get(order.target.province)
-    if type(order) is SupportHold and target is not None and _obeys(board, order, unit) \
-            and (order.target_type is None or order.target_type is target.type):
+    if unit is not None and target is not None and type(order) is SupportHold \
+            and (order.target_type is target.type or order.target_type is None) and _obeys(board, order, unit):
         there = target.location.province
-        if there != unit.location.province and _can_reach(board, unit, there):
-            if _names_unit(order, unit) and order.target_type is target.type \
-                    and _same_place(order.target, target.location):
+        if there != unit.location.province and there in _reach(board.tables, unit):
+            if order.unit_type is unit.type and order.target_type is target.type \
+                    and _same_place(order.location, unit.location) and _same_place(order.target, target.location):
                 return order, None
             return SupportHold(order.power, unit.type, unit.location, target.type, target.location), None
     found = _supporter_and_target(board, order)
@@ -408,18 +415,19 @@ def _check_support_hold(board: Board, order: SupportHold) -> tuple[Order | None,
 
 
 def _check_support_move(board: Board, order: SupportMove) -> tuple[Order | None, str | None]:
-    units = board.units
+    units, tables = board.units, board.tables
     unit, target = units.get(order.location.province), units.get(order.target.province)
-    if type(order) is SupportMove and target is not None and _obeys(board, order, unit) \
-            and (order.target_type is None or order.target_type is target.type):
+    if unit is not None and target is not None and type(order) is SupportMove \
+            and (order.target_type is target.type or order.target_type is None) and _obeys(board, order, unit):
         here, dest = unit.location.province, order.destination
         province = dest.province
-        if province != here and target.location.province != here and _can_reach(board, unit, province) \
-                and _could_move(board, target, dest):
-            if dest.coast is not None and (target.type is ARMY or not board.tables.coasts[province]):
+        if province != here and target.location.province != here and province in _reach(tables, unit) \
+                and _could_move(tables, target, dest):
+            if dest.coast is not None and (target.type is ARMY or not tables.coasts[province]):
                 dest = Location(province)
-            if _names_unit(order, unit) and order.target_type is target.type \
-                    and _same_place(order.target, target.location) and _same_place(order.destination, dest):
+            if order.unit_type is unit.type and order.target_type is target.type \
+                    and _same_place(order.location, unit.location) and _same_place(order.target, target.location) \
+                    and order.destination.coast == dest.coast:
                 return order, None
             return SupportMove(order.power, unit.type, unit.location, target.type, target.location, dest), None
     found = _supporter_and_target(board, order)
