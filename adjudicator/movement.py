@@ -99,22 +99,7 @@ class _Resolver:
         self.cmd: dict[ProvinceId, Power] = {}
         self.dest: dict[ProvinceId, ProvinceId] = {}       # move: destination province
         self.moves_to: dict[ProvinceId, list[ProvinceId]] = {}
-        supports, convoys = [], []
-        for p, unit in units.items():
-            order = orders.get(p) or Hold(unit.power, unit.type, unit.location)
-            self.orders[p] = order
-            self.cmd[p] = commander.get(p, unit.power)
-            kind = self.kind[p] = _kind_of(order)
-            if kind == MOVE:
-                d = self.dest[p] = order.destination.province
-                if d in self.moves_to:
-                    self.moves_to[d].append(p)
-                else:
-                    self.moves_to[d] = [p]
-            elif kind == SUPPORT:
-                supports.append(p)
-            elif kind == CONVOY:
-                convoys.append(p)
+        supports, convoys = self._sort_orders(orders, commander)
         self._match_orders(supports, convoys)
         self.state: dict[ProvinceId, int] = dict.fromkeys(self.orders, UNRESOLVED)
         self.res: dict[ProvinceId, bool] = dict.fromkeys(self.orders, False)
@@ -126,25 +111,54 @@ class _Resolver:
         self.paradox: set[ProvinceId] = set()
         self._short: dict[ProvinceId, str] = {}
 
+    def _sort_orders(self, orders: Mapping[ProvinceId, MovementOrder],
+                     commander: Mapping[ProvinceId, Power]) -> tuple[list[ProvinceId], list[ProvinceId]]:
+        """Each unit's order (hold when it has none), kind and commander; where each move goes.
+        Returns the supporting and the convoying units."""
+        all_orders, kinds, cmd, dest, moves_to = self.orders, self.kind, self.cmd, self.dest, self.moves_to
+        supports, convoys = [], []
+        kind_of = _KIND_OF.get
+        for p, unit in self.units.items():
+            order = orders.get(p)
+            if order is None:
+                order = Hold(unit.power, unit.type, unit.location)
+            all_orders[p] = order
+            cmd[p] = commander.get(p, unit.power) if commander else unit.power
+            kind = kind_of(type(order))
+            if kind is None:
+                kind = _kind_of(order)
+            kinds[p] = kind
+            if kind == MOVE:
+                d = dest[p] = order.destination.province
+                movers = moves_to.get(d)
+                if movers is None:
+                    moves_to[d] = [p]
+                else:
+                    movers.append(p)
+            elif kind == SUPPORT:
+                supports.append(p)
+            elif kind == CONVOY:
+                convoys.append(p)
+        return supports, convoys
+
     # -- what matches what (fixed before anything is resolved) -----------------------------
 
     def _match_orders(self, supports: list[ProvinceId], convoys: list[ProvinceId]) -> None:
-        orders, kind, dest, cmd = self.orders, self.kind, self.dest, self.cmd
+        orders, kind, dest, cmd, units = self.orders, self.kind, self.dest, self.cmd, self.units
         convoy_orders: dict[tuple[ProvinceId, ProvinceId], list[ProvinceId]] = {}
         for p in convoys:
             o = orders[p]
             convoy_orders.setdefault((o.target.province, o.destination.province), []).append(p)
         army_adjacent = self.tables.army_adjacent
-        self.convoyed: dict[ProvinceId, bool] = {}
-        self.convoyers: dict[ProvinceId, frozenset[ProvinceId]] = {}
+        self.convoyed = convoyed = dict.fromkeys(dest, False)
+        self.convoyers = convoyers = dict.fromkeys(dest, _NO_FLEETS)
         for p, d in dest.items():
-            fleets = frozenset(convoy_orders[(p, d)]) if (p, d) in convoy_orders else _NO_FLEETS
-            by_convoy = self.units[p].type is ARMY and (
-                orders[p].via_convoy or d not in army_adjacent.get(p, ())
-                or any(cmd[f] == cmd[p] for f in fleets))
-            self.convoyed[p] = by_convoy
-            self.convoyers[p] = fleets if by_convoy else _NO_FLEETS
-        convoyed = self.convoyed
+            if units[p].type is not ARMY:
+                continue
+            fleets = frozenset(convoy_orders[(p, d)]) if convoy_orders and (p, d) in convoy_orders else _NO_FLEETS
+            if orders[p].via_convoy or d not in army_adjacent.get(p, ()) or any(cmd[f] == cmd[p] for f in fleets):
+                convoyed[p] = True
+                convoyers[p] = fleets
         self.h2h: dict[ProvinceId, ProvinceId | None] = {}
         for p, d in dest.items():
             self.h2h[p] = d if (dest.get(d) == p and not convoyed[p] and not convoyed[d]) else None
@@ -357,11 +371,12 @@ class _Resolver:
     # -- the outcome ----------------------------------------------------------------------------
 
     def run(self) -> MovementOutcome:
+        state, resolve = self.state, self.resolve
         for p, k in self.kind.items():
-            if k != HOLD:
-                self.resolve(p)
-        units, res, dest = self.units, self.res, self.dest
-        moved = {p: self.orders[p].destination for p in dest if res[p]}
+            if k != HOLD and state[p] != RESOLVED:
+                resolve(p)
+        units, res, dest, orders = self.units, self.res, self.dest, self.orders
+        moved = {p: orders[p].destination for p in dest if res[p]}
         winner = {dest[p]: p for p in moved}
         dislodged, dislodged_by = [], {}
         for d, p in winner.items():
@@ -369,12 +384,11 @@ class _Resolver:
                 dislodged.append(Dislodgement(units[d], p, self.convoyed[p]))
                 dislodged_by[d] = self.cmd[p]
         after = [u for p, u in units.items() if p not in moved and p not in dislodged_by]
-        after += [Unit(units[p].power, units[p].type, loc) for p, loc in moved.items()]
+        after += [units[p].at(loc) for p, loc in moved.items()]
         standoffs = frozenset(d for d, movers in self.moves_to.items()
                               if len(movers) >= 2 and d not in winner and (d not in units or d in moved)
                               and sum(1 for q in movers if self.has_path(q)) >= 2)
-        words = _Words(self, winner)
-        results = {p: words.result(p) for p in self.orders}
+        results = _Words(self, winner).results()
         return MovementOutcome(results=results, units=tuple(after), dislodged=tuple(dislodged),
                                dislodged_by=dislodged_by, standoffs=standoffs, moved=moved)
 
@@ -409,25 +423,30 @@ class _Words:
             return 1 + r.given(r.move_supports[opp])
         return r.hold_strength(r.dest[w])
 
-    def result(self, p: ProvinceId) -> tuple[MovementOrder, Outcome, str]:
-        """``(order, outcome, reason)`` of the unit in ``p``."""
-        r = self.r
-        k, order = r.kind[p], r.orders[p]
-        if k == MOVE:
-            return (order,) + self.move(p)
-        hit = self.dislodged(p) if p in self.winner else None
-        if k == HOLD:
-            return (order, FAILS, hit) if hit else (order, SUCCEEDS, "holds")
-        if k == SUPPORT:
-            if hit is None and r.res[p]:
-                return order, SUCCEEDS, "support given"
-            return (order,) + self.support(p, hit)
-        return (order,) + self.convoy(p, hit)
+    def results(self) -> dict[ProvinceId, tuple[MovementOrder, Outcome, str]]:
+        """``(order, outcome, reason)`` of the unit in each province."""
+        r, winner = self.r, self.winner
+        kind, res = r.kind, r.res
+        out = {}
+        for p, order in r.orders.items():
+            k = kind[p]
+            if k == MOVE:
+                outcome, reason = self.move(p)
+            else:
+                hit = self.dislodged(p) if p in winner else None
+                if k == HOLD:
+                    outcome, reason = (FAILS, hit) if hit else (SUCCEEDS, "holds")
+                elif k == SUPPORT:
+                    outcome, reason = (SUCCEEDS, "support given") if hit is None and res[p] else self.support(p, hit)
+                else:
+                    outcome, reason = self.convoy(p, hit)
+            out[p] = (order, outcome, reason)
+        return out
 
     def move(self, p: ProvinceId) -> tuple[Outcome, str]:
         r, d = self.r, self.r.dest[p]
-        where = r.tables.location_name(r.orders[p].destination)
         if r.res[p]:
+            where = r.tables.location_name(r.orders[p].destination)
             if d in r.units and not (r.kind[d] == MOVE and r.res[d]):
                 return SUCCEEDS, f"moves to {where}, dislodging {self.unit(d)}"
             return SUCCEEDS, f"moves to {where}"
@@ -435,6 +454,7 @@ class _Words:
             if p in r.paradox:
                 return FAILS, "a convoy paradox: the convoy is disregarded and the army holds (Szykman rule)"
             if not r.convoyers[p]:
+                where = r.tables.location_name(r.orders[p].destination)
                 return FAILS, f"no convoy path: no fleet is ordered to convoy {self.unit(p)} to {where}"
             return FAILS, "no convoy path: the convoying fleets were dislodged"
         attack = r.attack_strength(p)
