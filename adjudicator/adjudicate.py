@@ -119,15 +119,21 @@ def _start(setup: MovementSetup, orders: tuple) -> tuple[list, list]:
     results: list[OrderResult | None] = [None] * len(orders)
     for i, r in setup.results.items():
         results[i] = r
+    if not setup.unit_orders:
+        return results, [(i, o) for i, o in enumerate(orders) if results[i] is None]
     fixed = {i: o for i, o in setup.unit_orders.values() if i is not None}
     candidates = [(None, o) for i, o in setup.unit_orders.values() if i is None]
     candidates += [(i, fixed.get(i, o)) for i, o in enumerate(orders) if results[i] is None]
     return results, candidates
 
 
+_UNCHOSEN = (None, None)
+
+
 def _collect(results: list, implicit: list, chosen, outcomes) -> None:
+    """Each unit's result, at the index of its order (or with the judge's implicit orders)."""
     for p, (order, outcome, reason) in outcomes.items():
-        i = chosen[p][0] if p in chosen else None
+        i = chosen.get(p, _UNCHOSEN)[0]
         if i is None:
             implicit.append(order_result(order, outcome, reason))
         else:
@@ -151,6 +157,10 @@ def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
     events["dislodged"] = [{"unit": str(d.unit), "from": d.attacker_from, "by_convoy": d.by_convoy}
                            for d in outcome.dislodged]
     events["standoffs"] = sorted(outcome.standoffs)
+    if not outcome.dislodged and hooks is CLASSIC:     # no retreats, and no books of a rule module to keep
+        nxt = _season_over(variant, pos.with_changes(units=outcome.units, dislodged=(), standoffs=()), hooks, events)
+        return Adjudication(results=tuple(results), position=_eliminate(variant, nxt, events),
+                            implicit=tuple(implicit), events=events)
     after = pos.with_changes(units=outcome.units, dislodged=outcome.dislodged, standoffs=outcome.standoffs,
                              phase=pos.phase.retreat())
     retreat_board = _board(variant, after, hooks) if outcome.dislodged else None

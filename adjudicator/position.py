@@ -100,10 +100,9 @@ class Position:
 
     def with_changes(self, **changes) -> Position:
         """A copy with ``changes`` (field name -> value), checked as the constructor checks them."""
-        unknown = set(changes) - _FIELD_NAMES
-        if unknown:
+        if not _FIELD_NAMES.issuperset(changes):
             return replace(self, **changes)     # raises the usual TypeError for the unknown name
-        fields = dict(self.__dict__)
+        fields = self.__dict__.copy()
         for name, value in changes.items():
             normalise = _NORMALISE.get(name)
             fields[name] = value if normalise is None else normalise(value)
@@ -116,7 +115,10 @@ class Position:
 
 def _unit_index(units: tuple[Unit, ...]) -> dict[ProvinceId, Unit]:
     """Each unit by its province; two units in one province are an error."""
-    index: dict[ProvinceId, Unit] = {}
+    index = {unit.location.province: unit for unit in units}
+    if len(index) == len(units):
+        return index
+    index = {}
     for unit in units:
         province = unit.location.province
         if province in index:
