@@ -26,7 +26,7 @@ from .movement import resolve_movement
 from .orders import (PRESTIGE_ORDER_TYPES, Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                      SupportMove, Waive)
 from .position import Position
-from .results import Adjudication, OrderResult, Outcome, order_result
+from .results import Adjudication, OrderResult, Outcome
 from .retreat import resolve_retreats
 from .validate import Board, check, retreat_options
 from .vocab import NEUTRAL, PhaseKind, Power, ProvinceId, Season
@@ -131,13 +131,25 @@ _UNCHOSEN = (None, None)
 
 
 def _collect(results: list, implicit: list, chosen, outcomes) -> None:
-    """Each unit's result, at the index of its order (or with the judge's implicit orders)."""
+    """Each unit's result, at the index of its order (or with the judge's implicit orders).
+
+    The results are made as :func:`.results.order_result` makes them, inline: this loop runs
+    for every unit of every phase.
+    """
     for p, (order, outcome, reason) in outcomes.items():
+        result = _new(OrderResult)
+        _set_order(result, order)
+        _set_outcome(result, outcome)
+        _set_reason(result, reason)
         i = chosen.get(p, _UNCHOSEN)[0]
         if i is None:
-            implicit.append(order_result(order, outcome, reason))
+            implicit.append(result)
         else:
-            results[i] = order_result(order, outcome, reason)
+            results[i] = result
+
+
+_new = object.__new__
+_set_order, _set_outcome, _set_reason = OrderResult.order.__set__, OrderResult.outcome.__set__, OrderResult.reason.__set__
 
 
 # -- movement ---------------------------------------------------------------------------------

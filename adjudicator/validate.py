@@ -9,7 +9,7 @@ on the other orders given: an illegal order is ignored and its unit holds (DATC 
 The :class:`Board` caches what every check of one phase shares.
 
 Most orders of a phase are legal and name their unit as it stands. Each movement check first
-tries that case with table lookups only (:func:`_steps`, :func:`_reach`): when it applies,
+tries that case with table lookups only (:attr:`MapTables.army_steps`, :func:`_reach`): when it applies,
 the answer is the one the full check would give; anything else (a wrong unit, a convoy, an
 unusual coast) goes through the full check, which finds the reason.
 """
@@ -266,10 +266,13 @@ def _obeys(board: Board, order: UnitOrder, unit: Unit) -> bool:
         commander.get(unit.location.province, unit.power) if commander else unit.power)
 
 
+# The fast paths below look the unit up by the province the order names, so the order names
+# the unit's place exactly when it names the same coast.
+
 def _check_hold(board: Board, order: Hold) -> tuple[Order | None, str | None]:
     unit = board.units.get(order.location.province)
     if unit is not None and type(order) is Hold and _obeys(board, order, unit):
-        if order.unit_type is unit.type and _same_place(order.location, unit.location):
+        if order.unit_type is unit.type and order.location.coast == unit.location.coast:
             return order, None
         return Hold(order.power, unit.type, unit.location), None
     unit = _ordered_unit(board, order)
@@ -283,13 +286,15 @@ def _check_hold(board: Board, order: Hold) -> tuple[Order | None, str | None]:
 def _check_move(board: Board, order: Move) -> tuple[Order | None, str | None]:
     unit = board.units.get(order.location.province)
     if unit is not None and type(order) is Move and not order.via_convoy and _obeys(board, order, unit):
-        dest = order.destination
-        to = _steps(board.tables, unit).get((dest.province, dest.coast))
+        dest, here = order.destination, unit.location
+        if unit.type is ARMY:
+            to = board.tables.army_steps.get(here.province, _NO_STEPS).get((dest.province, dest.coast))
+        else:
+            to = board.tables.fleet_steps.get((here.province, here.coast), _NO_STEPS).get((dest.province, dest.coast))
         if to is not None:
-            if order.unit_type is unit.type and _same_place(order.location, unit.location) \
-                    and dest.coast == to.coast:
+            if order.unit_type is unit.type and order.location.coast == here.coast and dest.coast == to.coast:
                 return order, None
-            return Move(order.power, unit.type, unit.location, to, False), None
+            return Move(order.power, unit.type, here, to, False), None
     unit = _ordered_unit(board, order)
     if isinstance(unit, str):
         return None, unit
@@ -301,15 +306,6 @@ def _check_move(board: Board, order: Move) -> tuple[Order | None, str | None]:
             return order, None
         return Move(order.power, unit.type, unit.location, dest, order.via_convoy), None
     return _understood(order, unit, destination=dest), None
-
-
-def _steps(tables, unit: Unit) -> Mapping[tuple[ProvinceId, str | None], Location]:
-    """Where ``unit`` can move by itself: each destination as an order may name it (province,
-    coast) -> the destination understood (see :attr:`MapTables.army_steps`)."""
-    location = unit.location
-    if unit.type is ARMY:
-        return tables.army_steps.get(location.province, _NO_STEPS)
-    return tables.fleet_steps.get((location.province, location.coast), _NO_STEPS)
 
 
 def _reach(tables, unit: Unit) -> Mapping[ProvinceId, tuple[str | None, ...]] | frozenset[ProvinceId]:
@@ -397,7 +393,7 @@ def _check_support_hold(board: Board, order: SupportHold) -> tuple[Order | None,
         there = target.location.province
         if there != unit.location.province and there in _reach(board.tables, unit):
             if order.unit_type is unit.type and order.target_type is target.type \
-                    and _same_place(order.location, unit.location) and _same_place(order.target, target.location):
+                    and order.location.coast == unit.location.coast and order.target.coast == target.location.coast:
                 return order, None
             return SupportHold(order.power, unit.type, unit.location, target.type, target.location), None
     found = _supporter_and_target(board, order)
@@ -426,7 +422,7 @@ def _check_support_move(board: Board, order: SupportMove) -> tuple[Order | None,
             if dest.coast is not None and (target.type is ARMY or not tables.coasts[province]):
                 dest = Location(province)
             if order.unit_type is unit.type and order.target_type is target.type \
-                    and _same_place(order.location, unit.location) and _same_place(order.target, target.location) \
+                    and order.location.coast == unit.location.coast and order.target.coast == target.location.coast \
                     and order.destination.coast == dest.coast:
                 return order, None
             return SupportMove(order.power, unit.type, unit.location, target.type, target.location, dest), None
