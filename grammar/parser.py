@@ -20,7 +20,7 @@ from adjudicator.vocab import NEUTRAL, Phase, PhaseKind, Power
 
 from .errors import OrderError, OrderSyntaxError
 from .names import NameIndex, name_index, normalize, province_candidates
-from .shortcut import read_short
+from .shortcut import read_prestige, read_short
 from .transform import NO_POWER, OrderBuilder, Reading, Span, with_power
 
 GRAMMAR = resources.files(__package__).joinpath("orders.lark").read_text(encoding="utf-8")
@@ -28,8 +28,9 @@ PARSER = Lark(GRAMMAR, parser="lalr", lexer="contextual", maybe_placeholders=Fal
 """The order parser, built once at import."""
 
 SHORTCUT = True
-"""Read the common short notations with :func:`~grammar.shortcut.read_short` before the
-grammar (same results, much faster). Tests set it to ``False`` to compare with the grammar."""
+"""Read the common notations with :func:`~grammar.shortcut.read_short` (and prestige orders
+with :func:`~grammar.shortcut.read_prestige`) before the grammar (same results, much faster).
+Tests set it to ``False`` to compare with the grammar."""
 
 # What each terminal is, in a player's words, in the order they are listed.
 EXPECTED: dict[str, str] = {
@@ -144,7 +145,7 @@ def read_line(line: str, index: NameIndex) -> Reading:
     """Parse one line (no power settled yet). Raises :class:`OrderError` located on ``line``."""
     spelled = index.respell(line)
     if SHORTCUT:
-        reading = read_short(spelled, index)
+        reading = read_short(spelled, index) or read_prestige(spelled, index)
         if reading is not None:
             return reading
     try:

@@ -20,7 +20,10 @@ import functools
 import re
 from typing import NamedTuple
 
-from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive
+from adjudicator.orders import (
+    Bribe, Build, Convoy, Disband, Hold, Move, Order, Rebel, Retreat, SecureLoyalty, SeizeFief, SupportHold,
+    SupportMove, Vassal, Waive,
+)
 from adjudicator.vocab import Location, UnitType
 
 from .errors import OrderError
@@ -75,7 +78,7 @@ class _Decline(Exception):
 
 def read_short(line: str, index: NameIndex) -> Reading | None:
     """The reading of ``line`` (already respelled) if it is a short notation, else ``None``."""
-    return read_one_word_names(line, index) or read_tokens(line, index)
+    return read_words(line, index) or read_one_word_names(line, index) or read_tokens(line, index)
 
 
 def read_one_word_names(line: str, index: NameIndex) -> Reading | None:
@@ -375,3 +378,348 @@ class _Reader:
             self._end()
             return Retreat(NO_POWER, unit_type, location, destination)
         raise _Decline
+
+
+# -- lines of whole words -----------------------------------------------------------------
+# Most lines, short or long, are words between spaces: ``AUS: A BUD S A VIE - GAL``,
+# ``Army Vienna holds``, ``Fleet in the North Sea convoys army London to Norway``, ``BRIBE
+# English F English Channel BID 2 F English Channel S F North Sea – London``. Split at the
+# spaces, each piece is one thing the grammar reads whole (a keyword, a word of a name, a
+# place with its coast, a power with its colon, an amount), found with one look-up in a table
+# built once per variant; anything else (punctuation inside a piece, "(", a word with
+# digits) and the reader stands aside.
+
+VASSAL, BRIBE, SEIZE, REBEL, SECURE, BID, PRESTIGE, IGNORE = range(13, 21)
+
+
+class _Amount(NamedTuple):
+    """A number (a bid); a tuple, so that it never equals a keyword's small int."""
+
+    value: int
+
+
+class _Prefix(NamedTuple):
+    """``ENG:``, the power whose order the line is."""
+
+    power: str
+
+
+_PRESTIGE_WORDS = {"vassal": VASSAL, "bribe": BRIBE, "seize": SEIZE, "rebel": REBEL, "secure": SECURE,
+                   "bid": BID, "bids": BID, "prestige": PRESTIGE}
+# The second words of two-word keywords, for the first words this reader takes: "moves to",
+# "via convoy", "by convoy", "waive builds", "seize fief", "secure loyalty".
+_WORD_JOINS: dict[str, frozenset[str]] = {
+    **_JOINS, "seize": frozenset({"fief"}), "secure": frozenset({"loyalty"}),
+}
+_JOIN_REQUIRED = frozenset({"by", "secure"})
+"""First words that are no keyword without their second word."""
+
+
+@functools.cache
+def _word_kinds(index: NameIndex) -> dict[str, object]:
+    """Lower-cased piece -> kind: keywords (with one dot after them, as the grammar allows),
+    the arrows of a move, places written with their coast (``stp/sc``), one-word powers
+    with their colon (``aus:``) and the punctuation the grammar passes over."""
+    table = _table(index)
+    kinds: dict[str, object] = {}
+    for word, kind in _WORDS.items():
+        kind = _PRESTIGE_WORDS.get(word, kind)
+        if kind is not None:
+            kinds[word] = kind
+            if word not in _JOIN_REQUIRED:  # "by." and "secure." are words, not keywords
+                kinds[word + "."] = kind
+    for arrow in ("-", "->", "-->", "=>", "==>", "–", "—", "→", "⇒"):
+        kinds[arrow] = MOVE
+    for mark in _IGNORED:
+        kinds[mark] = IGNORE
+    for (word, coast), location in table.coasts.items():
+        kinds[f"{word}/{coast}"] = location
+    for word, power in table.powers.items():
+        kinds[f"{word}:"] = _Prefix(power)
+    return kinds
+
+
+def read_words(line: str, index: NameIndex) -> Reading | None:
+    """:func:`read_short` for the lines whose every piece between spaces is a whole token:
+    the pieces' kinds make a shape (a name of several words is one place), and the shape,
+    looked up in :data:`_SHAPES`, says which order it is and where its parts stand."""
+    pieces = line.split()
+    try:
+        prefix, shape, values = _shape(pieces, _word_kinds(index), index)
+    except (_Decline, OrderError):
+        return None
+    spec = _SHAPES.get(shape)
+    if spec is None:
+        return None
+    cls, fields = spec
+    order = cls(NO_POWER, *[values[i] for i in fields])
+    if prefix is None:
+        return Reading(order)
+    start = len(line) - len(line.lstrip())
+    return Reading(order, prefix.power, Span(start, start + len(pieces[0]) - 1))
+
+
+def _shape(pieces: list[str], table: dict[str, object], index: NameIndex) -> tuple[_Prefix | None, tuple, list]:
+    """The power before the order, the symbols of the order (a keyword, :data:`UNIT`,
+    :data:`PLACE`) and their values (the unit type, the location), then :data:`_CONSTANTS`.
+    As :func:`_piece_kinds` reads pieces, but a name of several words is one place, and a
+    piece an order to a unit cannot hold (an amount, a second power) is :class:`_Decline`."""
+    prefix = None
+    shape: list = []
+    values: list = []
+    words: list[str] | None = None
+    i, n = 0, len(pieces)
+    while i < n:
+        piece = pieces[i]
+        i += 1
+        low = piece.lower()
+        kind = table.get(low)
+        if kind is None:
+            word = low[:-1] if low[-1:] == "." else low
+            if word in _WORDS or not (word.isalpha() and word.isascii()):
+                raise _Decline
+            if words is None:
+                words = [piece]
+                shape.append(PLACE)
+                values.append(words)
+            else:
+                words.append(piece)
+            continue
+        words = None
+        cls = kind.__class__
+        if cls is int:
+            if kind == IGNORE:
+                if i == 1:  # the power's column would be wrong
+                    raise _Decline
+                continue
+            joins = _WORD_JOINS.get(low)
+            if joins is not None:
+                if i < n and pieces[i].lower() in joins:
+                    i += 1
+                elif low in _JOIN_REQUIRED:
+                    raise _Decline
+            shape.append(kind)
+        elif cls is UnitType:
+            shape.append(UNIT)
+        elif cls is Location:
+            shape.append(PLACE)
+        elif cls is _Prefix and i == 1:
+            prefix = kind
+            continue
+        else:
+            raise _Decline
+        values.append(kind)
+    places = _table(index).places
+    for at, value in enumerate(values):
+        if value.__class__ is list:
+            location = places.get(value[0].lower()) if len(value) == 1 else None
+            values[at] = resolve_location(index, value) if location is None else location
+    values.extend(_CONSTANTS)
+    return prefix, tuple(shape), values
+
+
+def read_prestige(line: str, index: NameIndex) -> Reading | None:
+    """The reading of a prestige order (``VASSAL A nwy BID 2``, ``BRIBE English F eng BID 2
+    F eng S F nth - lon``, ``SEIZE FIEF tun``, ``REBEL tun BID 1``, ``SECURE LOYALTY BID 1``)
+    written in whole words, else ``None`` (``LEND`` is left to the grammar)."""
+    pieces = line.split()
+    try:
+        kinds = _piece_kinds(pieces, _word_kinds(index))
+        if kinds and kinds[0].__class__ is _Prefix:
+            order = _PrestigeReader(kinds, index, 1).line()
+            start = len(line) - len(line.lstrip())
+            return Reading(order, kinds[0].power, Span(start, start + len(pieces[0]) - 1))
+        return Reading(_PrestigeReader(kinds, index, 0).line())
+    except (_Decline, OrderError):
+        return None
+
+
+def _piece_kinds(pieces: list[str], table: dict[str, object]) -> list:
+    """The pieces as kinds (see :func:`_kinds`); :class:`_Decline` for a piece not taken."""
+    out: list = []
+    i, n = 0, len(pieces)
+    while i < n:
+        piece = pieces[i]
+        i += 1
+        low = piece.lower()
+        kind = table.get(low)
+        if kind is None:
+            if low.isdigit() and low.isascii():
+                out.append(_Amount(int(low)))
+                continue
+            word = low[:-1] if low[-1:] == "." else low
+            if word in _WORDS or not (word.isalpha() and word.isascii()):
+                raise _Decline
+            out.append(piece)
+            continue
+        if kind.__class__ is int and kind == IGNORE:
+            if not out:  # the power's column would be wrong
+                raise _Decline
+            continue
+        joins = _WORD_JOINS.get(low)
+        if joins is not None:
+            if i < n and pieces[i].lower() in joins:
+                i += 1
+            elif low in _JOIN_REQUIRED:
+                raise _Decline
+        out.append(kind)
+    return out
+
+
+class _PrestigeReader(_Reader):
+    """:class:`_Reader` over pieces (where places may come whole, ``stp/sc``) for the
+    prestige orders: ``VASSAL``, ``BRIBE``, ``SEIZE FIEF``, ``REBEL``, ``SECURE LOYALTY``."""
+
+    __slots__ = ("places",)
+
+    def __init__(self, kinds: list, index: NameIndex, pos: int) -> None:
+        super().__init__(kinds, index)
+        self.pos = pos
+        self.places = _table(index).places
+
+    def _place(self) -> Location:
+        kind = self._peek()
+        if kind.__class__ is Location:
+            self.pos += 1
+            return kind
+        words = self._words()
+        if len(words) == 1:
+            location = self.places.get(words[0].lower())
+            if location is not None:
+                return location
+        return resolve_location(self.index, words)
+
+    def _amount(self) -> int:
+        """``BID 2`` (``prestige`` after it or not)."""
+        if not self._take(BID):
+            raise _Decline
+        amount = self._peek()
+        if amount.__class__ is not _Amount:
+            raise _Decline
+        self.pos += 1
+        self._take(PRESTIGE)
+        return amount.value
+
+    def _owned_unit(self) -> tuple[str | None, UnitType | None, Location]:
+        """A unit with its owner's name before it, or without."""
+        start = self.pos
+        kinds = self.kinds
+        while self.pos < len(kinds) and kinds[self.pos].__class__ is str:
+            self.pos += 1
+        if self.pos > start and self.pos < len(kinds) and kinds[self.pos].__class__ is UnitType:
+            owner = resolve_power(self.index, " ".join(kinds[start:self.pos]))
+            unit_type = kinds[self.pos]
+            self.pos += 1
+            self._take(AT)
+            return owner, unit_type, self._place()
+        self.pos = start
+        return (None, *self._unit())
+
+    def line(self) -> Order:
+        first = self._peek()
+        if first == VASSAL:
+            self.pos += 1
+            unit_type, location = self._unit()
+            amount = self._amount()
+            self._end()
+            return Vassal(NO_POWER, unit_type, location, amount)
+        if first == BRIBE:
+            self.pos += 1
+            owner, unit_type, location = self._owned_unit()
+            amount = self._amount()
+            order = None
+            if self.pos < len(self.kinds):
+                order = _Reader.line(self)
+                if not isinstance(order, _UNIT_ORDERS):
+                    raise _Decline
+            return Bribe(NO_POWER, unit_type, location, amount, owner=owner, order=order)
+        if first == SEIZE:
+            self.pos += 1
+            province = resolve_location(self.index, self._words()).province
+            self._end()
+            return SeizeFief(NO_POWER, province)
+        if first == REBEL:
+            self.pos += 1
+            province = resolve_location(self.index, self._words()).province
+            amount = self._amount()
+            self._end()
+            return Rebel(NO_POWER, province, amount)
+        if first == SECURE:
+            self.pos += 1
+            amount = self._amount()
+            self._end()
+            return SecureLoyalty(NO_POWER, amount)
+        raise _Decline
+
+
+_UNIT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy, Retreat)
+
+# -- the shapes of the orders to units ------------------------------------------------------
+# A shape is the symbols of a line: keywords (their small ints), UNIT (a unit type) and PLACE
+# (a place, of one word or several). Each shape the grammar reads as an order to a unit is
+# listed with the order's class and, for each field after the power, where its value stands
+# in the line's values; the constants after the values stand for a field the line leaves out.
+
+UNIT, PLACE = "unit", "place"
+_CONSTANTS = (None, False, True)
+_NONE, _FALSE, _TRUE = -3, -2, -1
+"""Indexes of :data:`_CONSTANTS` at the end of the values."""
+
+# A unit is a place, with its type before it or not ("A par", "Army in Paris", "par"); its
+# slots are filled with the index of its type and of its place.
+_UNIT_FORMS = (((PLACE,), None, 0), ((UNIT, PLACE), 0, 1), ((UNIT, AT, PLACE), 0, 2))
+_OPTIONAL = "optional"
+
+# (class, its elements, the fields): an element is a keyword, ``(UNIT, n)`` (unit n), ``(PLACE,
+# n)`` (place n) or ``(_OPTIONAL, keyword)``; a field names a slot ("t1", "p1": type and place
+# of unit 1, "p2": place 2, "via") or is None.
+_ORDER_FORMS = (
+    (Hold, ((UNIT, 1), HOLD), ("t1", "p1")),
+    (Move, ((UNIT, 1), MOVE, (PLACE, 2), (_OPTIONAL, VIA)), ("t1", "p1", "p2", "via")),
+    (SupportHold, ((UNIT, 1), SUPPORT, (UNIT, 2), (_OPTIONAL, HOLD)), ("t1", "p1", "t2", "p2")),
+    (SupportMove, ((UNIT, 1), SUPPORT, (UNIT, 2), MOVE, (PLACE, 3), (_OPTIONAL, VIA)), ("t1", "p1", "t2", "p2", "p3")),
+    (Convoy, ((UNIT, 1), CONVOY, (UNIT, 2), MOVE, (PLACE, 3), (_OPTIONAL, VIA)), ("t1", "p1", "t2", "p2", "p3")),
+    (Retreat, ((UNIT, 1), RETREAT, (PLACE, 2)), ("t1", "p1", "p2")),
+    (Build, ((UNIT, 1), BUILD), ("t1", "p1")),
+    (Build, (BUILD, (UNIT, 1)), ("t1", "p1")),
+    (Disband, ((UNIT, 1), DISBAND), ("t1", "p1")),
+    (Disband, (DISBAND, (UNIT, 1)), ("t1", "p1")),
+    (Waive, (WAIVE,), ()),
+)
+
+
+def _expand(elements: tuple) -> list[tuple[tuple, dict[str, int]]]:
+    """Every shape ``elements`` may take, with the index of each slot in it."""
+    if not elements:
+        return [((), {"via": _FALSE})]
+    first, rest = elements[0], _expand(elements[1:])
+    if first.__class__ is int:
+        heads = [((first,), {})]
+    elif first[0] == UNIT:
+        heads = [(form, {f"t{first[1]}": _NONE if t is None else t, f"p{first[1]}": p}) for form, t, p in _UNIT_FORMS]
+    elif first[0] == PLACE:
+        heads = [((PLACE,), {f"p{first[1]}": 0})]
+    else:
+        heads = [((), {}), ((first[1],), {"via": _TRUE} if first[1] == VIA else {})]
+    out = []
+    for head, head_slots in heads:
+        for tail, tail_slots in rest:
+            slots = {k: v if v < 0 else v + len(head) for k, v in tail_slots.items()}
+            slots.update(head_slots)
+            out.append((head + tail, slots))
+    return out
+
+
+def _shapes() -> dict[tuple, tuple[type, tuple[int, ...]]]:
+    shapes: dict[tuple, tuple[type, tuple[int, ...]]] = {}
+    for cls, elements, fields in _ORDER_FORMS:
+        for shape, slots in _expand(elements):
+            spec = (cls, tuple(slots[f] for f in fields))
+            assert shapes.setdefault(shape, spec) == spec, shape
+
+    return shapes
+
+
+_SHAPES = _shapes()
+"""Shape -> (order class, the index of each field's value)."""
+"""The orders that may follow a BRIBE on its line (the grammar's ``unit_order``)."""
