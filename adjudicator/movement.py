@@ -94,15 +94,15 @@ class _Resolver:
         self.tables = map_tables(variant)
         self.units = units
         self.nb = self.tables.neighbours
-        self.orders: dict[ProvinceId, MovementOrder] = {}
-        self.kind: dict[ProvinceId, int] = {}
-        self.cmd: dict[ProvinceId, Power] = {}
-        self.dest: dict[ProvinceId, ProvinceId] = {}       # move: destination province
+        self.orders: Mapping[ProvinceId, MovementOrder]
+        self.kind: dict[ProvinceId, int]
+        self.cmd: dict[ProvinceId, Power]
+        self.dest: dict[ProvinceId, ProvinceId]       # move: destination province
         self.moves_to: dict[ProvinceId, list[ProvinceId]] = {}
         supports, convoys = self._sort_orders(orders, commander)
         self._match_orders(supports, convoys)
-        self.state: dict[ProvinceId, int] = dict.fromkeys(self.orders, UNRESOLVED)
-        self.res: dict[ProvinceId, bool] = dict.fromkeys(self.orders, False)
+        self.state: dict[ProvinceId, int] = dict.fromkeys(self.kind, UNRESOLVED)
+        self.res: dict[ProvinceId, bool] = dict.fromkeys(self.kind, False)
         self._settle_lone_supports(supports)
         self.deps: list[ProvinceId] = []
         self.seq: dict[ProvinceId, int] = {}
@@ -114,16 +114,25 @@ class _Resolver:
     def _sort_orders(self, orders: Mapping[ProvinceId, MovementOrder],
                      commander: Mapping[ProvinceId, Power]) -> tuple[list[ProvinceId], list[ProvinceId]]:
         """Each unit's order (hold when it has none), kind and commander; where each move goes.
-        Returns the supporting and the convoying units."""
-        all_orders, kinds, cmd, dest, moves_to = self.orders, self.kind, self.cmd, self.dest, self.moves_to
+        Returns the supporting and the convoying units. (Everything keyed by province is
+        listed in the order of the units.)"""
+        units = self.units
+        if orders.keys() == units.keys():
+            self.orders = all_orders = orders
+        else:
+            self.orders = all_orders = {p: orders.get(p) or Hold(u.power, u.type, u.location) for p, u in units.items()}
+        self.cmd = cmd = {p: u.power for p, u in units.items()}
+        if commander:
+            for p, power in commander.items():
+                if p in cmd:
+                    cmd[p] = power
+        self.kind = kinds = {}
+        self.dest = dest = {}
+        moves_to = self.moves_to
         supports, convoys = [], []
         kind_of = _KIND_OF.get
-        for p, unit in self.units.items():
-            order = orders.get(p)
-            if order is None:
-                order = Hold(unit.power, unit.type, unit.location)
-            all_orders[p] = order
-            cmd[p] = commander.get(p, unit.power) if commander else unit.power
+        for p in units:
+            order = all_orders[p]
             kind = kind_of(type(order))
             if kind is None:
                 kind = _kind_of(order)
@@ -159,28 +168,28 @@ class _Resolver:
             if orders[p].via_convoy or d not in army_adjacent.get(p, ()) or any(cmd[f] == cmd[p] for f in fleets):
                 convoyed[p] = True
                 convoyers[p] = fleets
-        self.h2h: dict[ProvinceId, ProvinceId | None] = {}
-        for p, d in dest.items():
-            self.h2h[p] = d if (dest.get(d) == p and not convoyed[p] and not convoyed[d]) else None
+        self.h2h: dict[ProvinceId, ProvinceId | None] = {
+            p: d if (dest.get(d) == p and not convoyed[p] and not convoyed[d]) else None for p, d in dest.items()}
         self.move_supports: dict[ProvinceId, list[ProvinceId]] = {p: [] for p in dest}
         self.hold_supports: dict[ProvinceId, list[ProvinceId]] = {}
         self.matched: dict[ProvinceId, bool] = {}
+        move_supports, hold_supports, matched = self.move_supports, self.hold_supports, self.matched
         for p in supports:
             o = orders[p]
             t = o.target.province
             if isinstance(o, SupportHold):
                 ok = t in kind and kind[t] != MOVE
                 if ok:
-                    self.hold_supports.setdefault(t, []).append(p)
+                    hold_supports.setdefault(t, []).append(p)
             else:
                 d = o.destination
-                ok = (kind.get(t) == MOVE and dest[t] == d.province
+                ok = (t in dest and dest[t] == d.province
                       and (d.coast is None or d.coast == orders[t].destination.coast))
                 if ok:
-                    self.move_supports[t].append(p)
-            self.matched[p] = ok
+                    move_supports[t].append(p)
+            matched[p] = ok
         for p in convoys:
-            self.matched[p] = p in self.convoyers.get(orders[p].target.province, ())
+            matched[p] = p in convoyers.get(orders[p].target.province, ())
 
     def _settle_lone_supports(self, supports: list[ProvinceId]) -> None:
         """Settle at once the supports that depend on no other decision.
@@ -188,12 +197,13 @@ class _Resolver:
         A support that matches no order is not given; one that no unit moves against is given.
         Resolving either later would consult no guess, so settling them first changes nothing.
         """
+        matched, moves_to, state, res = self.matched, self.moves_to, self.state, self.res
         for p in supports:
-            if not self.matched[p]:
-                self.state[p] = RESOLVED
-            elif p not in self.moves_to:
-                self.state[p] = RESOLVED
-                self.res[p] = True
+            if not matched[p]:
+                state[p] = RESOLVED
+            elif p not in moves_to:
+                state[p] = RESOLVED
+                res[p] = True
 
     # -- the guess-and-check engine ---------------------------------------------------------
 
@@ -426,10 +436,10 @@ class _Words:
     def results(self) -> dict[ProvinceId, tuple[MovementOrder, Outcome, str]]:
         """``(order, outcome, reason)`` of the unit in each province."""
         r, winner = self.r, self.winner
-        kind, res = r.kind, r.res
+        orders, res = r.orders, r.res
         out = {}
-        for p, order in r.orders.items():
-            k = kind[p]
+        for p, k in r.kind.items():
+            order = orders[p]
             if k == MOVE:
                 outcome, reason = self.move(p)
             else:
