@@ -226,11 +226,12 @@ def _season_over(variant, position: Position, hooks: RuleHooks, events: dict) ->
         return position.with_changes(phase=position.phase.next_movement())
     owners = dict(position.supply_centers)
     centres = variant.supply_centers
+    capture_owner = None if hooks is CLASSIC else hooks.capture_owner     # classic: the unit's power
     for unit in position.units:
-        p = unit.province
+        p = unit.location.province
         if p not in centres:
             continue
-        new = hooks.capture_owner(variant, position, unit)
+        new = unit.power if capture_owner is None else capture_owner(variant, position, unit)
         if new is not None and owners.get(p) != new:
             events.setdefault("centers", []).append({"province": p, "from": owners.get(p, NEUTRAL), "to": new})
             owners[p] = new
@@ -250,8 +251,8 @@ def _season_over(variant, position: Position, hooks: RuleHooks, events: dict) ->
 
 def _adjustments_due(variant, position: Position, owners, counts, hooks: RuleHooks) -> bool:
     """Has some power a unit to remove, or a build it can make (an empty home centre it owns)?"""
-    units = Counter(u.power for u in position.units)
-    occupied = {u.province for u in position.units}
+    units = Counter([u.power for u in position.units])
+    occupied = {u.location.province for u in position.units}
     for power in variant.powers:
         if power in position.eliminated:
             continue

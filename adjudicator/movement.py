@@ -109,7 +109,6 @@ class _Resolver:
         self.counter = 0
         self.low = _NONE
         self.paradox: set[ProvinceId] = set()
-        self._short: dict[ProvinceId, str] = {}
 
     def _sort_orders(self, orders: Mapping[ProvinceId, MovementOrder],
                      commander: Mapping[ProvinceId, Power]) -> tuple[list[ProvinceId], list[ProvinceId]]:
@@ -403,11 +402,13 @@ class _Resolver:
                                dislodged_by=dislodged_by, standoffs=standoffs, moved=moved)
 
     def short(self, p: ProvinceId) -> str:
-        """``A mun``: the unit in ``p``, as reasons name it."""
-        text = self._short.get(p)
-        if text is None:
-            text = self._short[p] = self.units[p].short
-        return text
+        """``A mun``: the unit in ``p``, as reasons name it (``Unit.short``, written out here:
+        most phases name a dozen units in their reasons)."""
+        unit = self.units[p]
+        location = unit.location
+        if location.coast:
+            return f"{unit.type._value_} {location.province}/{location.coast}"
+        return f"{unit.type._value_} {location.province}"
 
 
 class _Words:
@@ -495,7 +496,7 @@ class _Words:
         if not r.matched[p]:
             if isinstance(o, SupportHold):
                 return FAILS, f"{self.unit(t)} moves, so it cannot be supported to hold"
-            return FAILS, f"{self.unit(t)} does not move to {o.destination}"
+            return FAILS, f"{self.unit(t)} does not move to {_text(o.destination)}"
         if hit:
             return FAILS, f"support cut: {hit}"
         if not r.res[p]:
@@ -514,9 +515,14 @@ class _Words:
         if not r.matched[p]:
             if r.kind.get(t) == MOVE and r.dest[t] == o.destination.province:
                 return FAILS, f"{self.unit(t)} moves over land, not by convoy"
-            return FAILS, f"{self.unit(t)} does not move to {o.destination}"
+            return FAILS, f"{self.unit(t)} does not move to {_text(o.destination)}"
         if t in r.paradox:
             return FAILS, "a convoy paradox: the convoy is disregarded (Szykman rule)"
         if not r.has_path(t):
             return FAILS, "the convoy route is broken elsewhere"
         return SUCCEEDS, "convoys"
+
+
+def _text(location: Location) -> str:
+    """``spa/nc``, ``mun``: ``str(location)``, written out here for the reasons' hot loop."""
+    return f"{location.province}/{location.coast}" if location.coast else location.province
