@@ -92,9 +92,12 @@ def _check(board: Board, order: Order) -> tuple[Order | None, str | None]:
     return check(board, order)
 
 
-def _choose(board: Board, candidates, results: list) -> dict[ProvinceId, tuple[int | None, Order]]:
-    """Check each (index, order); the last legal order to a unit replaces earlier ones."""
+def _choose(board: Board, candidates, results: list) -> tuple[dict[ProvinceId, tuple[int | None, Order]],
+                                                               dict[ProvinceId, Order]]:
+    """Check each (index, order); the last legal order to a unit replaces earlier ones.
+    Returns each unit's (index, order) and, for the resolver, each unit's order."""
     chosen: dict[ProvinceId, tuple[int | None, Order]] = {}
+    orders: dict[ProvinceId, Order] = {}
     checks = board.checks     # the phase's own order types (never prestige ones): checked at once
     for i, order in candidates:
         checker = checks.get(type(order))
@@ -110,7 +113,8 @@ def _choose(board: Board, candidates, results: list) -> dict[ProvinceId, tuple[i
                 results[j] = OrderResult(earlier, FAILS,
                                          f"replaced by a later order for {earlier.unit_text}")
         chosen[key] = (i, understood)
-    return chosen
+        orders[key] = understood
+    return chosen, orders
 
 
 def _start(setup: MovementSetup, orders: tuple) -> tuple[list, list]:
@@ -160,8 +164,8 @@ def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
     pos = setup.position
     results, candidates = _start(setup, orders)
     board = _board(variant, pos, hooks, setup.commander)
-    chosen = _choose(board, candidates, results)
-    outcome = resolve_movement(variant, pos.unit_index, {p: o for p, (i, o) in chosen.items()}, setup.commander)
+    chosen, unit_orders = _choose(board, candidates, results)
+    outcome = resolve_movement(variant, pos.unit_index, unit_orders, setup.commander)
     implicit: list[OrderResult] = []
     _collect(results, implicit, chosen, outcome.results)
 
@@ -202,8 +206,8 @@ def _retreats(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
     setup = hooks.before_retreats(variant, position, orders)
     position = setup.position
     results, candidates = _start(setup, orders)
-    chosen = _choose(_board(variant, position, hooks, setup.commander), candidates, results)
-    outcome = resolve_retreats(variant, position, {p: o for p, (i, o) in chosen.items()})
+    chosen, unit_orders = _choose(_board(variant, position, hooks, setup.commander), candidates, results)
+    outcome = resolve_retreats(variant, position, unit_orders)
     implicit: list[OrderResult] = []
     _collect(results, implicit, chosen, outcome.results)
     events: dict[str, Any] = dict(setup.events)
