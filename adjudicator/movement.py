@@ -227,7 +227,8 @@ class _Resolver:
         self.low = _NONE
         self.res[p] = False
         self.state[p] = GUESSING
-        first = self.adjudicate(p)
+        k = self.kind[p]    # self.adjudicate(p), dispatched here: every decision comes this way once
+        first = self.move_succeeds(p) if k == MOVE else self.support_given(p) if k == SUPPORT else self.fleet_stays(p)
         low = self.low
         if low == _NONE or self.state[p] == RESOLVED:
             self.low = saved
@@ -341,17 +342,20 @@ class _Resolver:
             return 0
         d = self.dest[p]
         if d not in self.units or (self.kind[d] == MOVE and self.h2h[p] is None and self.resolve(d)):
-            return 1 + self.given(self.move_supports[p])
+            supporters = self.move_supports[p]
+            return 1 + self.given(supporters) if supporters else 1
         if self.cmd[d] == self.cmd[p]:
             return 0
-        return 1 + self.given(self.move_supports[p], against=self.cmd[d])
+        supporters = self.move_supports[p]
+        return 1 + self.given(supporters, against=self.cmd[d]) if supporters else 1
 
     def hold_strength(self, d: ProvinceId) -> int:
         if d not in self.units:
             return 0
         if self.kind[d] == MOVE:
             return 0 if self.resolve(d) else 1
-        return 1 + self.given(self.hold_supports.get(d, []))
+        supporters = self.hold_supports.get(d)
+        return 1 + self.given(supporters) if supporters else 1
 
     def prevent_strength(self, q: ProvinceId) -> int:
         if self.convoyed[q] and not self.has_path(q):
@@ -359,7 +363,8 @@ class _Resolver:
         opp = self.h2h[q]
         if opp is not None and self.resolve(opp):
             return 0
-        return 1 + self.given(self.move_supports[q])
+        supporters = self.move_supports[q]
+        return 1 + self.given(supporters) if supporters else 1
 
     def move_succeeds(self, p: ProvinceId) -> bool:
         if self.convoyed[p] and not self.has_path(p):
