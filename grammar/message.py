@@ -39,6 +39,8 @@ _HEADING = re.compile(r"^(?:.*\borders?\b.*:|(?:spring|fall|autumn|winter|[sfw]\
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,3}[.)])\s+")
 _MARKUP = re.compile(r"[`*~|]")
 _POWER_LINE = re.compile(r"^\s*([^\W\d_][^:]{0,40}?)\s*:?\s*$")
+"""A line that is just a power's name (see :func:`_power_line`)."""
+_LETTER = re.compile(r"[^\W\d_]").match
 
 BRIBABLE = (Hold, Move, SupportHold, SupportMove, Convoy)
 """The orders that may follow a BRIBE line as the bribed unit's order."""
@@ -146,11 +148,17 @@ def _not_yours(index, power: Power, other: Power, raw: str, line_no: int) -> Ord
 
 
 def _power_line(line: str, index) -> Power | None:
-    """The power a line like ``England:`` or ``ENGLAND`` names, else ``None``."""
-    m = _POWER_LINE.match(line)
-    if not m:
+    """The power a line like ``England:`` or ``ENGLAND`` names, else ``None``.
+
+    The line without its spaces and one colon at the end is what :data:`_POWER_LINE` reads
+    as the name, told apart here with string methods: the pattern's lazy group, tried at
+    every length, took as long as reading the order on the line."""
+    text = line.strip()
+    if text[-1:] == ":":
+        text = text[:-1].rstrip()
+    if not text or len(text) > 41 or ":" in text or not _LETTER(text):
         return None
-    found = find_powers(index, m.group(1))
+    found = find_powers(index, text)
     return next(iter(found)) if len(found) == 1 else None
 
 

@@ -16,6 +16,7 @@ message stay the grammar's own. ``tests/test_grammar_shortcut.py`` checks the ag
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from typing import NamedTuple
@@ -418,7 +419,7 @@ _JOIN_REQUIRED = frozenset({"by", "secure"})
 @functools.cache
 def _word_kinds(index: NameIndex) -> dict[str, object]:
     """Lower-cased piece -> kind: keywords (with one dot after them, as the grammar allows),
-    the arrows of a move, places written with their coast (``stp/sc``), one-word powers
+    the arrows of a move, places written with their coast (``stp/sc``, ``spa(nc)``), one-word powers
     with their colon (``aus:``) and the punctuation the grammar passes over."""
     table = _table(index)
     kinds: dict[str, object] = {}
@@ -433,10 +434,40 @@ def _word_kinds(index: NameIndex) -> dict[str, object]:
     for mark in _IGNORED:
         kinds[mark] = IGNORE
     for (word, coast), location in table.coasts.items():
-        kinds[f"{word}/{coast}"] = location
+        kinds[f"{word}/{coast}"] = kinds[f"{word}({coast})"] = location
     for word, power in table.powers.items():
         kinds[f"{word}:"] = _Prefix(power)
     return kinds
+
+
+class _Word(NamedTuple):
+    """A word that alone names one place (``bud``, ``Vienna``); with other words, it is a
+    word of a longer name."""
+
+    location: Location
+
+
+class _Join(NamedTuple):
+    """The first word of a keyword of two words: the keyword, its second words, and whether
+    it is a keyword without them ("moves" is, "by" is not)."""
+
+    kind: int
+    joins: frozenset[str]
+    required: bool
+
+
+@functools.cache
+def _shape_kinds(index: NameIndex) -> dict[str, object]:
+    """:func:`_word_kinds` with the first words of two-word keywords as :class:`_Join`, and
+    the one-word places as :class:`_Word`, each as written in lower case, upper case and
+    title case (other spellings are looked up in lower case)."""
+    kinds: dict[str, object] = {}
+    for key, kind in _word_kinds(index).items():
+        joins = _WORD_JOINS.get(key)
+        kinds[key] = kind if joins is None else _Join(kind, joins, key in _JOIN_REQUIRED)
+    for key, location in _table(index).places.items():
+        kinds[key] = _Word(location)
+    return {spelling: kind for key, kind in kinds.items() for spelling in (key, key.upper(), key.title())}
 
 
 def read_words(line: str, index: NameIndex) -> Reading | None:
@@ -445,14 +476,13 @@ def read_words(line: str, index: NameIndex) -> Reading | None:
     looked up in :data:`_SHAPES`, says which order it is and where its parts stand."""
     pieces = line.split()
     try:
-        prefix, shape, values = _shape(pieces, _word_kinds(index), index)
+        prefix, shape, values = _shape(pieces, _shape_kinds(index), index)
     except (_Decline, OrderError):
         return None
     spec = _SHAPES.get(shape)
     if spec is None:
         return None
-    cls, fields = spec
-    order = cls(NO_POWER, *[values[i] for i in fields])
+    order = spec.build([values[i] for i in spec.fields])
     if prefix is None:
         return Reading(order)
     start = len(line) - len(line.lstrip())
@@ -468,36 +498,49 @@ def _shape(pieces: list[str], table: dict[str, object], index: NameIndex) -> tup
     shape: list = []
     values: list = []
     words: list[str] | None = None
+    names: list[int] = []  # where the names of several words (or of unknown words) stand
     i, n = 0, len(pieces)
     while i < n:
         piece = pieces[i]
         i += 1
-        low = piece.lower()
-        kind = table.get(low)
+        kind = table.get(piece)
         if kind is None:
-            word = low[:-1] if low[-1:] == "." else low
-            if word in _WORDS or not (word.isalpha() and word.isascii()):
-                raise _Decline
-            if words is None:
+            low = piece.lower()
+            kind = table.get(low)
+            if kind is None:
+                word = low[:-1] if low[-1:] == "." else low
+                if word in _WORDS or not (word.isalpha() and word.isascii()):
+                    raise _Decline
+                kind = piece
+        cls = kind.__class__
+        if cls is str or cls is _Word:
+            if words is None:  # a name starts
                 words = [piece]
                 shape.append(PLACE)
-                values.append(words)
+                if cls is str:
+                    names.append(len(values))
+                    values.append(words)
+                else:
+                    values.append(kind.location)
             else:
+                if values[-1] is not words:
+                    names.append(len(values) - 1)
+                    values[-1] = words
                 words.append(piece)
             continue
         words = None
-        cls = kind.__class__
         if cls is int:
             if kind == IGNORE:
                 if i == 1:  # the power's column would be wrong
                     raise _Decline
                 continue
-            joins = _WORD_JOINS.get(low)
-            if joins is not None:
-                if i < n and pieces[i].lower() in joins:
-                    i += 1
-                elif low in _JOIN_REQUIRED:
-                    raise _Decline
+            shape.append(kind)
+        elif cls is _Join:
+            if i < n and pieces[i].lower() in kind.joins:
+                i += 1
+            elif kind.required:
+                raise _Decline
+            kind = kind.kind
             shape.append(kind)
         elif cls is UnitType:
             shape.append(UNIT)
@@ -509,11 +552,8 @@ def _shape(pieces: list[str], table: dict[str, object], index: NameIndex) -> tup
         else:
             raise _Decline
         values.append(kind)
-    places = _table(index).places
-    for at, value in enumerate(values):
-        if value.__class__ is list:
-            location = places.get(value[0].lower()) if len(value) == 1 else None
-            values[at] = resolve_location(index, value) if location is None else location
+    for at in names:
+        values[at] = resolve_location(index, values[at])
     values.extend(_CONSTANTS)
     return prefix, tuple(shape), values
 
@@ -653,6 +693,7 @@ class _PrestigeReader(_Reader):
 
 
 _UNIT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy, Retreat)
+"""The orders that may follow a BRIBE on its line (the grammar's ``unit_order``)."""
 
 # -- the shapes of the orders to units ------------------------------------------------------
 # A shape is the symbols of a line: keywords (their small ints), UNIT (a unit type) and PLACE
@@ -710,16 +751,32 @@ def _expand(elements: tuple) -> list[tuple[tuple, dict[str, int]]]:
     return out
 
 
-def _shapes() -> dict[tuple, tuple[type, tuple[int, ...]]]:
-    shapes: dict[tuple, tuple[type, tuple[int, ...]]] = {}
-    for cls, elements, fields in _ORDER_FORMS:
-        for shape, slots in _expand(elements):
-            spec = (cls, tuple(slots[f] for f in fields))
-            assert shapes.setdefault(shape, spec) == spec, shape
+class _Spec(NamedTuple):
+    """What a shape reads as: the order's class, and the index of each field's value."""
 
+    cls: type
+    fields: tuple[int, ...]
+    names: tuple[str, ...]
+    """The names of the fields, the power first."""
+
+    def build(self, args: list) -> Order:
+        """The order with an empty power: its fields set as its ``__init__`` would set them
+        (the order classes are frozen dataclasses that only store their fields)."""
+        order = object.__new__(self.cls)
+        order.__dict__.update(zip(self.names, (NO_POWER, *args)))
+        return order
+
+
+def _shapes() -> dict[tuple, _Spec]:
+    shapes: dict[tuple, _Spec] = {}
+    for cls, elements, fields in _ORDER_FORMS:
+        assert not hasattr(cls, "__post_init__") and not hasattr(cls, "__slots__"), cls
+        names = tuple(f.name for f in dataclasses.fields(cls))
+        for shape, slots in _expand(elements):
+            spec = _Spec(cls, tuple(slots[f] for f in fields), names)
+            assert shapes.setdefault(shape, spec) == spec, shape
     return shapes
 
 
 _SHAPES = _shapes()
-"""Shape -> (order class, the index of each field's value)."""
-"""The orders that may follow a BRIBE on its line (the grammar's ``unit_order``)."""
+"""Shape -> what it reads as."""

@@ -112,8 +112,9 @@ def test_prestige_reader_stands_aside_for_other_lines(line):
     assert assert_prestige_agrees(line, "standard", "ENG") is None
 
 
-@pytest.mark.parametrize("line", ["AUS: A BUD S A VIE - GAL", "Army Vienna holds", "Fleet in the North Sea convoys army "
-                                  "London to Norway", "RUS: F STP/SC - LVN", "A lon - bel via convoy", "waive"])
+@pytest.mark.parametrize("line", ["AUS: A BUD S A VIE - GAL", "Army Vienna holds", "RUS: F STP/SC - LVN",
+                                  "Fleet in the North Sea convoys army London to Norway", "A lon - bel via convoy",
+                                  "waive", "F spa(sc) - wes", "Army in the Ruhr supports Army Munich - Burgundy"])
 def test_lines_of_whole_words_are_read_in_one_pass(line):
     index = name_index(VARIANTS["standard"])
     assert read_words(line, index) == read_short(line, index) is not None
