@@ -296,7 +296,11 @@ def position_to_dict(position: Position, variant: Variant | None = None) -> dict
     return doc
 
 
-_TYPE = {UnitType.ARMY: "A ", UnitType.FLEET: "F ", None: ""}
+def _unit(unit_type: UnitType | None, location: Location) -> str:
+    """``A par``, ``F stp/sc``, or ``par`` for a unit of no type; the type's letter read as
+    ``_value_``, since an enum's ``value`` and its hash are Python code."""
+    at = f"{location.province}/{location.coast}" if location.coast else location.province
+    return at if unit_type is None else f"{unit_type._value_} {at}"
 
 
 def _at(location: Location) -> str:
@@ -304,17 +308,17 @@ def _at(location: Location) -> str:
 
 
 _TEXTS = {
-    Hold: lambda o: f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} H",
-    Move: lambda o: (f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} - {_at(o.destination)}"
+    Hold: lambda o: f"{o.power}: {_unit(o.unit_type, o.location)} H",
+    Move: lambda o: (f"{o.power}: {_unit(o.unit_type, o.location)} - {_at(o.destination)}"
                      + (" via convoy" if o.via_convoy else "")),
-    SupportHold: lambda o: f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} S {_TYPE[o.target_type]}{_at(o.target)}",
-    SupportMove: lambda o: (f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} S {_TYPE[o.target_type]}"
-                            f"{_at(o.target)} - {_at(o.destination)}"),
-    Convoy: lambda o: (f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} C {_TYPE[o.target_type]}"
-                       f"{_at(o.target)} - {_at(o.destination)}"),
-    Retreat: lambda o: f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} - {_at(o.destination)}",
-    Disband: lambda o: f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} disband",
-    Build: lambda o: f"{o.power}: {_TYPE[o.unit_type]}{_at(o.location)} build",
+    SupportHold: lambda o: f"{o.power}: {_unit(o.unit_type, o.location)} S {_unit(o.target_type, o.target)}",
+    SupportMove: lambda o: (f"{o.power}: {_unit(o.unit_type, o.location)} S {_unit(o.target_type, o.target)}"
+                            f" - {_at(o.destination)}"),
+    Convoy: lambda o: (f"{o.power}: {_unit(o.unit_type, o.location)} C {_unit(o.target_type, o.target)}"
+                       f" - {_at(o.destination)}"),
+    Retreat: lambda o: f"{o.power}: {_unit(o.unit_type, o.location)} - {_at(o.destination)}",
+    Disband: lambda o: f"{o.power}: {_unit(o.unit_type, o.location)} disband",
+    Build: lambda o: f"{o.power}: {_unit(o.unit_type, o.location)} build",
 }
 
 
@@ -336,7 +340,7 @@ def result_to_dict(adjudication: Adjudication, order_texts: Iterable[str], parse
             entries.append({"order": text, "canonical": None, "result": "invalid", "reason": parse_errors[i]})
             continue
         r = next(results_iter)
-        entries.append({"order": text, "canonical": order_text(r.order), "result": r.outcome.value,
+        entries.append({"order": text, "canonical": order_text(r.order), "result": r.outcome._value_,
                         "reason": r.reason})
     doc: dict[str, Any] = {
         "results": entries,
