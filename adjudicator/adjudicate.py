@@ -25,7 +25,7 @@ from .hooks import CLASSIC, MovementSetup, RuleHooks, rules_for
 from .movement import resolve_movement
 from .orders import (PRESTIGE_ORDER_TYPES, Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                      SupportMove, Waive)
-from .position import Position
+from .position import Position, units_by_province
 from .results import Adjudication, OrderResult, Outcome
 from .retreat import resolve_retreats
 from .validate import Board, check, retreat_options
@@ -165,7 +165,7 @@ def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
     results, candidates = _start(setup, orders)
     board = _board(variant, pos, hooks, setup.commander)
     chosen, unit_orders = _choose(board, candidates, results)
-    outcome = resolve_movement(variant, pos.unit_index, unit_orders, setup.commander)
+    outcome = resolve_movement(variant, units_by_province(pos), unit_orders, setup.commander)
     implicit: list[OrderResult] = []
     _collect(results, implicit, chosen, outcome.results)
 

@@ -113,6 +113,12 @@ class Position:
         return copy
 
 
+def units_by_province(position: Position) -> Mapping[ProvinceId, Unit]:
+    """``position.unit_index`` without the read-only view: the position's own index, for the
+    engine's checks and resolver, which read it on every order and never change it."""
+    return position._index  # type: ignore[attr-defined]
+
+
 def _unit_index(units: tuple[Unit, ...]) -> dict[ProvinceId, Unit]:
     """Each unit by its province; two units in one province are an error."""
     index = {unit.location.province: unit for unit in units}

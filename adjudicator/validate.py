@@ -22,7 +22,7 @@ from typing import Mapping
 from .orders import (PRESTIGE_ORDER_TYPES, Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                      SupportMove, UnitOrder, Waive)
 from .maptables import map_tables
-from .position import Dislodgement, Position
+from .position import Dislodgement, Position, units_by_province
 from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
 
 # Enum members as module constants: looking one up on its class is slow in a hot loop.
@@ -63,7 +63,7 @@ class Board:
         self.shores = self.tables.shores
         self.kind = position.phase.kind
         self.checks = _CHECKS[self.kind]
-        self.units = position.unit_index
+        self.units = units_by_province(position)
         self._dislodged = {d.unit.province: d for d in position.dislodged}
         self._minimal: dict[tuple[ProvinceId, ProvinceId], frozenset[ProvinceId]] = {}
 
