@@ -79,7 +79,11 @@ class _Decline(Exception):
 
 def read_short(line: str, index: NameIndex) -> Reading | None:
     """The reading of ``line`` (already respelled) if it is a short notation, else ``None``."""
-    return read_words(line, index) or read_one_word_names(line, index) or read_tokens(line, index)
+    try:
+        reading = _read_words(line, index)
+    except OrderError:  # the line's shape is an order's, but a name names no place: the
+        return None     # other readers would find the same, and the grammar says why
+    return reading or read_one_word_names(line, index) or read_tokens(line, index)
 
 
 def read_one_word_names(line: str, index: NameIndex) -> Reading | None:
@@ -474,14 +478,24 @@ def read_words(line: str, index: NameIndex) -> Reading | None:
     """:func:`read_short` for the lines whose every piece between spaces is a whole token:
     the pieces' kinds make a shape (a name of several words is one place), and the shape,
     looked up in :data:`_SHAPES`, says which order it is and where its parts stand."""
+    try:
+        return _read_words(line, index)
+    except OrderError:
+        return None
+
+
+def _read_words(line: str, index: NameIndex) -> Reading | None:
+    """:func:`read_words`, raising the :class:`OrderError` of a name that names no place."""
     pieces = line.split()
     try:
-        prefix, shape, values = _shape(pieces, _shape_kinds(index), index)
-    except (_Decline, OrderError):
+        prefix, shape, values, names = _shape(pieces, _shape_kinds(index))
+    except _Decline:
         return None
     spec = _SHAPES.get(shape)
     if spec is None:
         return None
+    for at in names:
+        values[at] = resolve_location(index, values[at])
     order = spec.build([values[i] for i in spec.fields])
     if prefix is None:
         return Reading(order)
@@ -489,9 +503,10 @@ def read_words(line: str, index: NameIndex) -> Reading | None:
     return Reading(order, prefix.power, Span(start, start + len(pieces[0]) - 1))
 
 
-def _shape(pieces: list[str], table: dict[str, object], index: NameIndex) -> tuple[_Prefix | None, tuple, list]:
+def _shape(pieces: list[str], table: dict[str, object]) -> tuple[_Prefix | None, tuple, list, list[int]]:
     """The power before the order, the symbols of the order (a keyword, :data:`UNIT`,
-    :data:`PLACE`) and their values (the unit type, the location), then :data:`_CONSTANTS`.
+    :data:`PLACE`), their values (the unit type, the location, or the words of a name not
+    yet resolved) then :data:`_CONSTANTS`, and where those names stand in the values.
     As :func:`_piece_kinds` reads pieces, but a name of several words is one place, and a
     piece an order to a unit cannot hold (an amount, a second power) is :class:`_Decline`."""
     prefix = None
@@ -552,10 +567,8 @@ def _shape(pieces: list[str], table: dict[str, object], index: NameIndex) -> tup
         else:
             raise _Decline
         values.append(kind)
-    for at in names:
-        values[at] = resolve_location(index, values[at])
     values.extend(_CONSTANTS)
-    return prefix, tuple(shape), values
+    return prefix, tuple(shape), values, names
 
 
 def read_prestige(line: str, index: NameIndex) -> Reading | None:
