@@ -67,7 +67,7 @@ def resolve_movement(variant, units: Mapping[ProvinceId, Unit] | tuple[Unit, ...
                      orders: Mapping[ProvinceId, MovementOrder],
                      commander: Mapping[ProvinceId, Power] | None = None) -> MovementOutcome:
     """Resolve legal ``orders`` (by the province of the unit ordered) for ``units``."""
-    if not isinstance(units, Mapping):
+    if type(units) is not dict and not isinstance(units, Mapping):     # (the engine passes a dict)
         units = {u.province: u for u in units}
     return _Resolver(variant, units, orders, commander or {}).run()
 

@@ -258,10 +258,10 @@ def _check_movement(board: Board, order: UnitOrder) -> tuple[Order | None, str |
     return _check_support_move(board, order)
 
 
-def _obeys(board: Board, order: UnitOrder, unit: Unit) -> bool:
+def _obeys(commander: Mapping[ProvinceId, Power], order: UnitOrder, unit: Unit) -> bool:
     """Does ``unit`` take ``order``: of the type named (if any), commanded by the power giving
-    the order? (Otherwise :func:`_ordered_unit` says why not.)"""
-    commander = board.commander
+    the order (its owner, unless ``commander`` says otherwise)? (If not, :func:`_ordered_unit`
+    says why.)"""
     return (order.unit_type is unit.type or order.unit_type is None) and order.power == (
         commander.get(unit.location.province, unit.power) if commander else unit.power)
 
@@ -271,7 +271,7 @@ def _obeys(board: Board, order: UnitOrder, unit: Unit) -> bool:
 
 def _check_hold(board: Board, order: Hold) -> tuple[Order | None, str | None]:
     unit = board.units.get(order.location.province)
-    if unit is not None and type(order) is Hold and _obeys(board, order, unit):
+    if unit is not None and type(order) is Hold and _obeys(board.commander, order, unit):
         if order.unit_type is unit.type and order.location.coast == unit.location.coast:
             return order, None
         return Hold(order.power, unit.type, unit.location), None
@@ -285,7 +285,7 @@ def _check_hold(board: Board, order: Hold) -> tuple[Order | None, str | None]:
 
 def _check_move(board: Board, order: Move) -> tuple[Order | None, str | None]:
     unit = board.units.get(order.location.province)
-    if unit is not None and type(order) is Move and not order.via_convoy and _obeys(board, order, unit):
+    if unit is not None and type(order) is Move and not order.via_convoy and _obeys(board.commander, order, unit):
         dest, here = order.destination, unit.location
         if unit.type is ARMY:
             to = board.tables.army_steps.get(here.province, _NO_STEPS).get((dest.province, dest.coast))
@@ -389,7 +389,7 @@ def _check_support_hold(board: Board, order: SupportHold) -> tuple[Order | None,
     units = board.units
     unit, target = units.get(order.location.province), units.get(order.target.province)
     if unit is not None and target is not None and type(order) is SupportHold \
-            and (order.target_type is target.type or order.target_type is None) and _obeys(board, order, unit):
+            and (order.target_type is target.type or order.target_type is None) and _obeys(board.commander, order, unit):
         there = target.location.province
         if there != unit.location.province and there in _reach(board.tables, unit):
             if order.unit_type is unit.type and order.target_type is target.type \
@@ -414,7 +414,7 @@ def _check_support_move(board: Board, order: SupportMove) -> tuple[Order | None,
     units, tables = board.units, board.tables
     unit, target = units.get(order.location.province), units.get(order.target.province)
     if unit is not None and target is not None and type(order) is SupportMove \
-            and (order.target_type is target.type or order.target_type is None) and _obeys(board, order, unit):
+            and (order.target_type is target.type or order.target_type is None) and _obeys(board.commander, order, unit):
         here, dest = unit.location.province, order.destination
         province = dest.province
         if province != here and target.location.province != here and province in _reach(tables, unit) \
