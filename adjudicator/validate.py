@@ -71,7 +71,7 @@ class Board:
     def fleet_seas(self) -> frozenset[ProvinceId]:
         """The seas where a fleet stands (the only places a convoy can pass)."""
         sea = self.tables.seas
-        return frozenset(u.province for u in self.position.units if u.type is FLEET and u.province in sea)
+        return frozenset(p for p, u in self.units.items() if u.type is FLEET and p in sea)
 
     def name(self, province: ProvinceId) -> str:
         return self.tables.name(province)
