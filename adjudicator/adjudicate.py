@@ -153,7 +153,8 @@ def _collect(results: list, implicit: list, chosen, outcomes) -> None:
 
 
 _new = object.__new__
-_set_order, _set_outcome, _set_reason = OrderResult.order.__set__, OrderResult.outcome.__set__, OrderResult.reason.__set__
+_set_order, _set_outcome = OrderResult.order.__set__, OrderResult.outcome.__set__
+_set_reason = OrderResult.reason.__set__
 
 
 # -- movement ---------------------------------------------------------------------------------

@@ -9,9 +9,9 @@ on the other orders given: an illegal order is ignored and its unit holds (DATC 
 The :class:`Board` caches what every check of one phase shares.
 
 Most orders of a phase are legal and name their unit as it stands. Each movement check first
-tries that case with table lookups only (:attr:`MapTables.army_steps`, :func:`_reach`): when it applies,
-the answer is the one the full check would give; anything else (a wrong unit, a convoy, an
-unusual coast) goes through the full check, which finds the reason.
+tries that case with table lookups only (:attr:`MapTables.army_steps`, :func:`_reach`): when
+it applies, the answer is the one the full check would give; anything else (a wrong unit, a
+convoy, an unusual coast) goes through the full check, which finds the reason.
 """
 
 from __future__ import annotations
@@ -389,7 +389,8 @@ def _check_support_hold(board: Board, order: SupportHold) -> tuple[Order | None,
     units = board.units
     unit, target = units.get(order.location.province), units.get(order.target.province)
     if unit is not None and target is not None and type(order) is SupportHold \
-            and (order.target_type is target.type or order.target_type is None) and _obeys(board.commander, order, unit):
+            and (order.target_type is target.type or order.target_type is None) \
+            and _obeys(board.commander, order, unit):
         there = target.location.province
         if there != unit.location.province and there in _reach(board.tables, unit):
             if order.unit_type is unit.type and order.target_type is target.type \
@@ -414,7 +415,8 @@ def _check_support_move(board: Board, order: SupportMove) -> tuple[Order | None,
     units, tables = board.units, board.tables
     unit, target = units.get(order.location.province), units.get(order.target.province)
     if unit is not None and target is not None and type(order) is SupportMove \
-            and (order.target_type is target.type or order.target_type is None) and _obeys(board.commander, order, unit):
+            and (order.target_type is target.type or order.target_type is None) \
+            and _obeys(board.commander, order, unit):
         here, dest = unit.location.province, order.destination
         province = dest.province
         if province != here and target.location.province != here and province in _reach(tables, unit) \
