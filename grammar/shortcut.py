@@ -474,6 +474,29 @@ def _shape_kinds(index: NameIndex) -> dict[str, object]:
     return {spelling: kind for key, kind in kinds.items() for spelling in (key, key.upper(), key.title())}
 
 
+@functools.cache
+def _fixed_pieces(index: NameIndex) -> dict[str, tuple[object, object]]:
+    """The pieces of :func:`_shape_kinds` that are read alike wherever they stand (not a
+    power, the punctuation the grammar passes over or a keyword that needs its second word),
+    as their symbol and value in a shape. A line made of these alone is read in two list
+    comprehensions; where two of them make one keyword or one name ("moves to", "Black Sea")
+    the shape is none of :data:`_SHAPES`, and :func:`_shape` reads the line piece by piece."""
+    fixed: dict[str, tuple[object, object]] = {}
+    for spelling, kind in _shape_kinds(index).items():
+        cls = kind.__class__
+        if cls is int and kind != IGNORE:
+            fixed[spelling] = (kind, kind)
+        elif cls is _Join and not kind.required:
+            fixed[spelling] = (kind.kind, kind.kind)
+        elif cls is UnitType:
+            fixed[spelling] = (UNIT, kind)
+        elif cls is Location:
+            fixed[spelling] = (PLACE, kind)
+        elif cls is _Word:
+            fixed[spelling] = (PLACE, kind.location)
+    return fixed
+
+
 def read_words(line: str, index: NameIndex) -> Reading | None:
     """:func:`read_short` for the lines whose every piece between spaces is a whole token:
     the pieces' kinds make a shape (a name of several words is one place), and the shape,
@@ -487,13 +510,28 @@ def read_words(line: str, index: NameIndex) -> Reading | None:
 def _read_words(line: str, index: NameIndex) -> Reading | None:
     """:func:`read_words`, raising the :class:`OrderError` of a name that names no place."""
     pieces = line.split()
-    try:
-        prefix, shape, values, names = _shape(pieces, _shape_kinds(index))
-    except _Decline:
-        return None
-    spec = _SHAPES.get(shape)
+    kinds = _shape_kinds(index)
+    prefix = kinds.get(pieces[0]) if pieces else None
+    if prefix.__class__ is not _Prefix:
+        prefix = None
+    fixed = _fixed_pieces(index)
+    entries = [fixed.get(piece) for piece in (pieces[1:] if prefix else pieces)]
+    spec = None
+    if None not in entries:  # the commonest lines: every piece is found as written
+        shape = tuple([symbol for symbol, _ in entries])
+        spec = _SHAPES.get(shape)
+        if spec is not None:
+            values = [value for _, value in entries]
+            values.extend(_CONSTANTS)
+            names: list[int] = []
     if spec is None:
-        return None
+        try:
+            prefix, shape, values, names = _shape(pieces, kinds)
+        except _Decline:
+            return None
+        spec = _SHAPES.get(shape)
+        if spec is None:
+            return None
     for at in names:
         values[at] = resolve_location(index, values[at])
     order = spec.build([values[i] for i in spec.fields])
