@@ -12,8 +12,12 @@ position document with its orders. Then, in the same run:
   parse every order, validate, adjudicate, write the result JSON);
 - ``adjudicate``: this judge's adjudication alone (orders already parsed).
 
-Each is the median of several runs over all phases; results in µs per phase and per order.
+Each is the median of several rounds over all phases, every measure run once per round, one
+after the other (the machine's speed drifts: interleaving gives each measure the same drift);
+results in µs per phase and per order.
 Run: ``pip install -e '.[bench]' && python benchmarks/bench_engine.py [--games 3 --years 8]``.
+``--instructions`` counts CPU instructions per phase instead (valgrind's callgrind, which
+must be installed): slow, but the same on every run, where seconds drift with the machine.
 """
 
 from __future__ import annotations
@@ -22,7 +26,10 @@ import argparse
 import copy
 import json
 import random
+import re
 import statistics
+import subprocess
+import sys
 import time
 
 POWERS = {"AUSTRIA": "AUS", "ENGLAND": "ENG", "FRANCE": "FRA", "GERMANY": "GER", "ITALY": "ITA",
@@ -89,15 +96,57 @@ def _mila_game(game_class, state):
     return game
 
 
-def _time(fn, repeat: int, prepare=None) -> float:
-    """Median seconds of ``repeat`` runs of ``fn`` (given what ``prepare`` makes, made untimed)."""
-    runs = []
+def _time(fn, prepare=None) -> float:
+    """Seconds of one run of ``fn`` (given what ``prepare`` makes, made untimed)."""
+    arguments = (prepare(),) if prepare else ()
+    t0 = time.perf_counter()
+    fn(*arguments)
+    return time.perf_counter() - t0
+
+
+def _medians(measures: dict, repeat: int) -> dict[str, float]:
+    """Median seconds of each measure over ``repeat`` rounds; each round runs every measure once,
+    one after the other, so that all of them see the same state of the machine."""
+    runs: dict[str, list[float]] = {name: [] for name in measures}
     for _ in range(repeat):
-        arguments = (prepare(),) if prepare else ()
-        t0 = time.perf_counter()
-        fn(*arguments)
-        runs.append(time.perf_counter() - t0)
-    return statistics.median(runs)
+        for name, (fn, prepare) in measures.items():
+            runs[name].append(_time(fn, prepare))
+    return {name: statistics.median(values) for name, values in runs.items()}
+
+
+MEASURES = {"mila_both": "diplomacy 1.1.2: set_orders + process", "mila_process": "diplomacy 1.1.2: process",
+            "pipeline": "Crusader Judge: whole pipeline (JSON, parse, validate, adjudicate, JSON)",
+            "adjudicate": "Crusader Judge: adjudicate"}
+
+
+def instructions(args) -> None:
+    """``--instructions``: CPU instructions per phase of each measure, counted by valgrind's callgrind.
+
+    Unlike seconds, a count does not drift with the machine. Each measure is counted as the
+    difference of two runs of this script under callgrind, one that prepares and runs the
+    measure twice and one that only prepares it twice (recording the games, loading the
+    states and parsing cost the same in both).
+    """
+    def count(measure: str, prepare_only: bool) -> int:
+        command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+                   "--games", str(args.games), "--years", str(args.years), "--count", measure]
+        if prepare_only:
+            command.append("--prepare-only")
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        phases[0] = int(re.search(r"phases (\d+)", done.stdout).group(1))
+        return int(re.search(r"Collected : (\d+)", done.stderr).group(1))
+
+    phases = [0]
+    per_run = {measure: (count(measure, False) - count(measure, True)) / 2 for measure in MEASURES}
+    per_phase = {measure: n / phases[0] for measure, n in per_run.items()}
+    print(f"{phases[0]} movement phases; CPU instructions counted by callgrind\n")
+    print("| engine | instructions per phase (thousands) |")
+    print("|---|---:|")
+    for measure, name in MEASURES.items():
+        print(f"| {name} | {per_phase[measure] / 1000:,.0f} |")
+    print()
+    print(f"pipeline: {per_phase['mila_both'] / per_phase['pipeline']:.1f}x fewer instructions than set_orders + process")
+    print(f"adjudication: {per_phase['mila_process'] / per_phase['adjudicate']:.1f}x fewer instructions than process")
 
 
 def main() -> None:
@@ -105,7 +154,14 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--years", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--instructions", action="store_true",
+                        help="count CPU instructions per phase with valgrind instead of timing")
+    parser.add_argument("--count", choices=MEASURES, help=argparse.SUPPRESS)
+    parser.add_argument("--prepare-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.instructions:
+        instructions(args)
+        return
 
     from diplomacy import Game
 
@@ -158,10 +214,21 @@ def main() -> None:
             adjudicate(variant, position, orders)
 
     pipeline()  # warm caches (grammar, variant)
-    t_mila_both = _time(mila_set_orders_and_process, args.repeat, lambda: mila_games(False))
-    t_mila_process = _time(mila_process, args.repeat, lambda: mila_games(True))
-    t_pipe = _time(pipeline, args.repeat)
-    t_adj = _time(adjudicate_only, args.repeat)
+    if args.count:  # one measure, under callgrind (see instructions())
+        fn, prepare = {"mila_both": (mila_set_orders_and_process, lambda: mila_games(False)),
+                       "mila_process": (mila_process, lambda: mila_games(True)),
+                       "pipeline": (pipeline, None), "adjudicate": (adjudicate_only, None)}[args.count]
+        print(f"phases {n_phases}")
+        for _ in range(2):
+            prepared = (prepare(),) if prepare else ()
+            if not args.prepare_only:
+                fn(*prepared)
+        return
+    medians = _medians({"mila_both": (mila_set_orders_and_process, lambda: mila_games(False)),
+                        "mila_process": (mila_process, lambda: mila_games(True)),
+                        "pipeline": (pipeline, None), "adjudicate": (adjudicate_only, None)}, args.repeat)
+    t_mila_both, t_mila_process = medians["mila_both"], medians["mila_process"]
+    t_pipe, t_adj = medians["pipeline"], medians["adjudicate"]
 
     def row(name, seconds):
         return f"| {name} | {seconds / n_phases * 1e6:,.0f} | {seconds / n_orders * 1e6:,.1f} |"
