@@ -88,8 +88,8 @@ def settle_heap() -> int:
 
     Modules, the order grammar, the maps, the database mappers and the front ends' clients
     stay for the life of the process. Frozen (``gc.freeze``), they are no longer walked by
-    every full collection that a burst of messages sets off: without this, a quarter of the
-    Discord front end's work in a burst of a hundred DMs was the collector walking them.
+    every full collection that a burst of messages sets off (in a profile of a burst of a
+    hundred DMs, collections fell from a quarter of the bot's samples to a tenth).
     Returns how many objects are frozen.
     """
     gc.collect()
