@@ -19,7 +19,8 @@ from grammar.shortcut import read_prestige, read_short, read_words
 from grammar.transform import NO_POWER
 
 from .test_grammar_shortcut import (
-    SETTINGS, TOKENS, VARIANTS, assert_agrees, canonical_lines, grammar_reading, places, prefixes, units,
+    SETTINGS, TOKENS, VARIANTS, assert_agrees, canonical_lines, change_one_token, grammar_reading, places, prefixes,
+    units,
 )
 
 BIDS = [" BID 2", " bid 1", " BIDS 3 prestige", " BID  0 PRESTIGE", " BID", " BID two", " 2", " BID 2x", " BID 02."]
@@ -71,13 +72,8 @@ def test_prestige_reader_agrees_on_crusader_lines(line, power):
 
 @st.composite
 def mutated_prestige_lines(draw) -> str:
-    words = draw(prestige_lines("standard")).split(" ")
-    at = draw(st.integers(0, len(words)))
-    token = draw(st.sampled_from(TOKENS + ["BID", "2", "prestige", "SEIZE", "FIEF", "REBEL", "LEND", "secure"]))
-    if at < len(words) and draw(st.booleans()):
-        words[at] = token
-    else:
-        words.insert(at, token)
+    words = change_one_token(draw, draw(prestige_lines("standard")).split(" "),
+                             TOKENS + ["BID", "2", "prestige", "SEIZE", "FIEF", "REBEL", "LEND", "secure"])
     return " ".join(words)
 
 

@@ -178,16 +178,22 @@ def test_shortcut_agrees_on_lines_built_from_tokens(line, power):
     assert_agrees(line, "standard", power)
 
 
-@st.composite
-def mutated_lines(draw) -> str:
-    """A standard line with one word replaced, or one token put in, somewhere."""
-    words = draw(canonical_lines("standard")).split(" ")
+def change_one_token(draw, words: list[str], tokens: list[str]) -> list[str]:
+    """``words`` with one word replaced by one of ``tokens``, or one of them put in, somewhere."""
+    words = list(words)
     at = draw(st.integers(0, len(words)))
-    token = draw(st.sampled_from(TOKENS))
+    token = draw(st.sampled_from(tokens))
     if at < len(words) and draw(st.booleans()):
         words[at] = token
     else:
         words.insert(at, token)
+    return words
+
+
+@st.composite
+def mutated_lines(draw) -> str:
+    """A standard line with one word replaced, or one token put in, somewhere."""
+    words = change_one_token(draw, draw(canonical_lines("standard")).split(" "), TOKENS)
     return draw(st.sampled_from([" ", "", "\t"])).join(words) if draw(st.booleans()) else " ".join(words)
 
 
