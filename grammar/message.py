@@ -38,8 +38,6 @@ _HEADING = re.compile(r"^(?:.*\borders?\b.*:|(?:spring|fall|autumn|winter|[sfw]\
                       re.IGNORECASE)
 _BULLET = re.compile(r"^\s*(?:[-*•·]|\d{1,3}[.)])\s+")
 _MARKUP = re.compile(r"[`*~|]")
-_POWER_LINE = re.compile(r"^\s*([^\W\d_][^:]{0,40}?)\s*:?\s*$")
-"""A line that is just a power's name (see :func:`_power_line`)."""
 _LETTER = re.compile(r"[^\W\d_]").match
 
 BRIBABLE = (Hold, Move, SupportHold, SupportMove, Convoy)
@@ -150,9 +148,9 @@ def _not_yours(index, power: Power, other: Power, raw: str, line_no: int) -> Ord
 def _power_line(line: str, index) -> Power | None:
     """The power a line like ``England:`` or ``ENGLAND`` names, else ``None``.
 
-    The line without its spaces and one colon at the end is what :data:`_POWER_LINE` reads
-    as the name, told apart here with string methods: the pattern's lazy group, tried at
-    every length, took as long as reading the order on the line."""
+    The name is the line without its spaces and one colon at the end: a letter, then at most
+    40 characters, none of them a colon. (Told apart with string methods: a regular
+    expression's lazy group, tried at every length, took as long as reading an order.)"""
     text = line.strip()
     if text[-1:] == ":":
         text = text[:-1].rstrip()
