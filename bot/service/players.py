@@ -73,6 +73,7 @@ class PlayerActions(ServiceBase):
             return self._entry(self._game(session, game), None)
 
     def _entry(self, game: GameRow, power: str | None) -> GameEntry:
+        """``game``: its row, or a directory row (``storage.games_of_players``) with the same names."""
         return GameEntry(id=game.id, name=game.name, variant=game.variant, status=game.status, gm=game.gm,
                          phase=game.phase, power=power, extra=DeadlinePolicy.extra_of(game.policy))
 
