@@ -35,8 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
-from .orders import (PRESTIGE_ORDER_TYPES, Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
-                     SupportMove, UnitOrder)
+from .orders import Order, UnitOrder, is_prestige
 from .position import Dislodgement, Position
 from .results import Adjudication, OrderResult, Outcome
 from .vocab import Location, Power, ProvinceId, Unit
@@ -79,8 +78,7 @@ class ClassicRules:
 
     def before_movement(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
         results = {i: OrderResult(o, Outcome.INVALID, "prestige orders need the prestige rules")
-                   for i, o in enumerate(orders)
-                   if type(o) not in _UNIT_ORDER_TYPES and isinstance(o, PRESTIGE_ORDER_TYPES)}
+                   for i, o in enumerate(orders) if is_prestige(o)}
         return MovementSetup(position=position, results=results)
 
     def units_moved(self, variant, position, moved, annihilated) -> Position:
@@ -106,9 +104,6 @@ class ClassicRules:
 
 
 CLASSIC = ClassicRules()
-
-# The unit orders (none of them a prestige order): most orders of a phase, told apart by type alone.
-_UNIT_ORDER_TYPES = frozenset({Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build})
 
 
 def rules_for(position: Position) -> RuleHooks:

@@ -199,6 +199,13 @@ PrestigeOrder = Union[Vassal, Bribe, SeizeFief, Rebel, SecureLoyalty, Lend]
 Order = Union[Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build, Waive,
               Vassal, Bribe, SeizeFief, Rebel, SecureLoyalty, Lend]
 PRESTIGE_ORDER_TYPES = (Vassal, Bribe, SeizeFief, Rebel, SecureLoyalty, Lend)
+_CLASSIC_ORDER_TYPES = frozenset({Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build, Waive})
+
+
+def is_prestige(order: Order) -> bool:
+    """Is ``order`` one of the prestige rule module's own orders? (Most orders of a phase are
+    not: they are told apart by their type alone, before the slower ``isinstance``.)"""
+    return type(order) not in _CLASSIC_ORDER_TYPES and isinstance(order, PRESTIGE_ORDER_TYPES)
 
 
 def canonical(order: Order) -> str:
