@@ -23,10 +23,9 @@ from typing import Any, Mapping, Sequence
 from .adjustment import resolve_adjustments
 from .hooks import CLASSIC, MovementSetup, RuleHooks, rules_for
 from .movement import resolve_movement
-from .orders import (PRESTIGE_ORDER_TYPES, Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
-                     SupportMove, Waive)
+from .orders import Order, Retreat, is_prestige
 from .position import Position, units_by_province
-from .results import Adjudication, OrderResult, Outcome
+from .results import Adjudication, OrderResult, Outcome, order_result
 from .retreat import resolve_retreats
 from .validate import Board, check, retreat_options
 from .vocab import NEUTRAL, PhaseKind, Power, ProvinceId, Season
@@ -59,18 +58,10 @@ def validate(variant, position: Position, order: Order, *,
     for, with VASSAL or BRIBE, is ordered on the chance that the bid wins).
     """
     hooks = rules_for(position)
-    if _is_prestige(order):
+    if is_prestige(order):
         return _prestige_reason(position)
     _, reason = check(_board(variant, position, hooks, commander), order)
     return reason
-
-
-_CLASSIC_ORDER_TYPES = frozenset({Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build, Waive})
-
-
-def _is_prestige(order: Order) -> bool:
-    """Is ``order`` one of the prestige rule module's own orders?"""
-    return type(order) not in _CLASSIC_ORDER_TYPES and isinstance(order, PRESTIGE_ORDER_TYPES)
 
 
 def _prestige_reason(position: Position) -> str | None:
@@ -87,7 +78,7 @@ def _board(variant, position: Position, hooks: RuleHooks, commander=None) -> Boa
 
 def _check(board: Board, order: Order) -> tuple[Order | None, str | None]:
     """:func:`check`, with the prestige orders (settled by their rule module, never here) refused."""
-    if _is_prestige(order):
+    if is_prestige(order):
         return None, _prestige_reason(board.position) or "prestige orders are settled elsewhere"
     return check(board, order)
 
@@ -135,26 +126,14 @@ _UNCHOSEN = (None, None)
 
 
 def _collect(results: list, implicit: list, chosen, outcomes) -> None:
-    """Each unit's result, at the index of its order (or with the judge's implicit orders).
-
-    The results are made as :func:`.results.order_result` makes them, inline: this loop runs
-    for every unit of every phase.
-    """
+    """Each unit's result, at the index of its order (or with the judge's implicit orders)."""
     for p, (order, outcome, reason) in outcomes.items():
-        result = _new(OrderResult)
-        _set_order(result, order)
-        _set_outcome(result, outcome)
-        _set_reason(result, reason)
+        result = order_result(order, outcome, reason)
         i = chosen.get(p, _UNCHOSEN)[0]
         if i is None:
             implicit.append(result)
         else:
             results[i] = result
-
-
-_new = object.__new__
-_set_order, _set_outcome = OrderResult.order.__set__, OrderResult.outcome.__set__
-_set_reason = OrderResult.reason.__set__
 
 
 # -- movement ---------------------------------------------------------------------------------

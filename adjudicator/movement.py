@@ -410,10 +410,7 @@ class _Resolver:
         """``A mun``: the unit in ``p``, as reasons name it (``Unit.short``, written out here:
         most phases name a dozen units in their reasons)."""
         unit = self.units[p]
-        location = unit.location
-        if location.coast:
-            return f"{unit.type._value_} {location.province}/{location.coast}"
-        return f"{unit.type._value_} {location.province}"
+        return f"{unit.type._value_} {_text(unit.location)}"
 
 
 class _Words:

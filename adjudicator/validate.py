@@ -269,10 +269,15 @@ def _obeys(commander: Mapping[ProvinceId, Power], order: UnitOrder, unit: Unit) 
 # The fast paths below look the unit up by the province the order names, so the order names
 # the unit's place exactly when it names the same coast.
 
+def _as_written(unit_type: UnitType | None, location: Location, unit: Unit) -> bool:
+    """Does the order name ``unit`` exactly as it stands (its type, and its coast)?"""
+    return unit_type is unit.type and location.coast == unit.location.coast
+
+
 def _check_hold(board: Board, order: Hold) -> tuple[Order | None, str | None]:
     unit = board.units.get(order.location.province)
     if unit is not None and type(order) is Hold and _obeys(board.commander, order, unit):
-        if order.unit_type is unit.type and order.location.coast == unit.location.coast:
+        if _as_written(order.unit_type, order.location, unit):
             return order, None
         return Hold(order.power, unit.type, unit.location), None
     unit = _ordered_unit(board, order)
@@ -292,7 +297,7 @@ def _check_move(board: Board, order: Move) -> tuple[Order | None, str | None]:
         else:
             to = board.tables.fleet_steps.get((here.province, here.coast), _NO_STEPS).get((dest.province, dest.coast))
         if to is not None:
-            if order.unit_type is unit.type and order.location.coast == here.coast and dest.coast == to.coast:
+            if _as_written(order.unit_type, order.location, unit) and dest.coast == to.coast:
                 return order, None
             return Move(order.power, unit.type, here, to, False), None
     unit = _ordered_unit(board, order)
@@ -393,8 +398,8 @@ def _check_support_hold(board: Board, order: SupportHold) -> tuple[Order | None,
             and _obeys(board.commander, order, unit):
         there = target.location.province
         if there != unit.location.province and there in _reach(board.tables, unit):
-            if order.unit_type is unit.type and order.target_type is target.type \
-                    and order.location.coast == unit.location.coast and order.target.coast == target.location.coast:
+            if _as_written(order.unit_type, order.location, unit) \
+                    and _as_written(order.target_type, order.target, target):
                 return order, None
             return SupportHold(order.power, unit.type, unit.location, target.type, target.location), None
     found = _supporter_and_target(board, order)
@@ -423,9 +428,8 @@ def _check_support_move(board: Board, order: SupportMove) -> tuple[Order | None,
                 and _could_move(tables, target, dest):
             if dest.coast is not None and (target.type is ARMY or not tables.coasts[province]):
                 dest = Location(province)
-            if order.unit_type is unit.type and order.target_type is target.type \
-                    and order.location.coast == unit.location.coast and order.target.coast == target.location.coast \
-                    and order.destination.coast == dest.coast:
+            if _as_written(order.unit_type, order.location, unit) \
+                    and _as_written(order.target_type, order.target, target) and order.destination.coast == dest.coast:
                 return order, None
             return SupportMove(order.power, unit.type, unit.location, target.type, target.location, dest), None
     found = _supporter_and_target(board, order)
