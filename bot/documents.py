@@ -299,8 +299,7 @@ def position_to_dict(position: Position, variant: Variant | None = None) -> dict
 def _unit(unit_type: UnitType | None, location: Location) -> str:
     """``A par``, ``F stp/sc``, or ``par`` for a unit of no type; the type's letter read as
     ``_value_``, since an enum's ``value`` and its hash are Python code."""
-    at = f"{location.province}/{location.coast}" if location.coast else location.province
-    return at if unit_type is None else f"{unit_type._value_} {at}"
+    return _at(location) if unit_type is None else f"{unit_type._value_} {_at(location)}"
 
 
 def _at(location: Location) -> str:
