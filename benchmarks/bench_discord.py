@@ -78,14 +78,15 @@ class AnswerClock:
     async def _headers_sent(self, session, context, params) -> None:
         self.sent.append((params.method, params.url.path, time.monotonic()))
 
-    def answers_sent(self) -> dict[int, list[float]]:
-        """The times of the bot's messages by channel id."""
-        out: dict[int, list[float]] = {}
-        for method, path, when in self.sent:
-            parts = path.rstrip("/").split("/")
-            if method == "POST" and len(parts) >= 3 and parts[-1] == "messages" and parts[-3] == "channels":
-                out.setdefault(int(parts[-2]), []).append(when)
-        return out
+
+def answers_sent(sent: list) -> dict[int, list[float]]:
+    """The times of the bot's messages (from :attr:`AnswerClock.sent`) by channel id."""
+    out: dict[int, list[float]] = {}
+    for method, path, when in sent:
+        parts = path.rstrip("/").split("/")
+        if method == "POST" and len(parts) >= 3 and parts[-1] == "messages" and parts[-3] == "channels":
+            out.setdefault(int(parts[-2]), []).append(when)
+    return out
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -257,9 +258,7 @@ async def main(players: int, spread: float, in_process: bool, floor: bool) -> No
         finally:
             await fake.stop()
             db.dispose()
-    answers = AnswerClock()
-    answers.sent = [tuple(row) for row in sent]
-    by_channel = answers.answers_sent()
+    by_channel = answers_sent(sent)
     where = "bot and fake Discord in one process" if in_process else "bot in its own process"
     what = "; library floor (every DM answered at once, no service)" if floor else ""
     print(f"{players} players in {(players + 6) // 7} games, {where}{what}.")

@@ -214,19 +214,18 @@ def main() -> None:
             adjudicate(variant, position, orders)
 
     pipeline()  # warm caches (grammar, variant)
+    measures = {"mila_both": (mila_set_orders_and_process, lambda: mila_games(False)),  # (run, made untimed)
+                "mila_process": (mila_process, lambda: mila_games(True)),
+                "pipeline": (pipeline, None), "adjudicate": (adjudicate_only, None)}
     if args.count:  # one measure, under callgrind (see instructions())
-        fn, prepare = {"mila_both": (mila_set_orders_and_process, lambda: mila_games(False)),
-                       "mila_process": (mila_process, lambda: mila_games(True)),
-                       "pipeline": (pipeline, None), "adjudicate": (adjudicate_only, None)}[args.count]
+        fn, prepare = measures[args.count]
         print(f"phases {n_phases}")
         for _ in range(2):
             prepared = (prepare(),) if prepare else ()
             if not args.prepare_only:
                 fn(*prepared)
         return
-    medians = _medians({"mila_both": (mila_set_orders_and_process, lambda: mila_games(False)),
-                        "mila_process": (mila_process, lambda: mila_games(True)),
-                        "pipeline": (pipeline, None), "adjudicate": (adjudicate_only, None)}, args.repeat)
+    medians = _medians(measures, args.repeat)
     t_mila_both, t_mila_process = medians["mila_both"], medians["mila_process"]
     t_pipe, t_adj = medians["pipeline"], medians["adjudicate"]
 
