@@ -167,6 +167,7 @@ def main() -> None:
 
     from adjudicator.adjudicate import adjudicate
     from adjudicator.variant import get_variant
+    from bot.cli import json_text
     from bot.documents import adjudicate_document, position_from_dict
     from grammar import parse_order
 
@@ -201,7 +202,7 @@ def main() -> None:
 
     def pipeline():
         for text in docs:
-            json.dumps(adjudicate_document(json.loads(text)))
+            json_text(adjudicate_document(json.loads(text)))  # as `crusader adjudicate` reads and writes
 
     variant = get_variant("standard")
     parsed = []

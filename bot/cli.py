@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+
+import orjson
 from typing import IO, Any, Sequence
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 2, 3
@@ -44,9 +46,22 @@ def _load_json(text: str, where: str = "input") -> Any:
 _LINE_BREAKS = str.maketrans({c: f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"})
 
 
+def json_text(doc: Any, *, pretty: bool = False) -> str:
+    """``doc`` as JSON text: compact, or indented by two spaces; UTF-8 characters as they are.
+
+    Written by orjson, several times faster than the standard library on result documents;
+    what orjson refuses (an integer beyond 64 bits, a key that is not a string, a lone
+    surrogate) is written by the standard library, as it writes everything else the same way.
+    """
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2 if pretty else 0).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(doc, ensure_ascii=False, indent=2 if pretty else None,
+                          separators=None if pretty else (",", ":"))
+
+
 def _dump(doc: Any, out: IO[str], *, pretty: bool) -> None:
-    text = json.dumps(doc, ensure_ascii=False, indent=2 if pretty else None, separators=None if pretty else (",", ":"))
-    out.write(text.translate(_LINE_BREAKS))
+    out.write(json_text(doc, pretty=pretty).translate(_LINE_BREAKS))
     out.write("\n")
 
 

@@ -140,3 +140,20 @@ def test_installed_entry_point_runs():
                           timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "standard" in proc.stdout
+
+
+@pytest.mark.parametrize("pretty", [False, True])
+def test_json_output_is_the_standard_librarys_text(pretty):
+    """The result is written by orjson for speed, byte for byte as the standard library writes
+    it; what orjson refuses (a 70-bit integer, a key that is no string, a lone surrogate) falls
+    back to the standard library."""
+    from bot.cli import json_text
+    from bot.documents import adjudicate_document
+
+    result = adjudicate_document(doc(orders=["ENG: F lon - nth", "FRA: F bre - mao", "GER: A mun - bür",
+                                             "GER: A ber S A mun - kie", "ENG: F nth - nwy\u2028"]))
+    odd = {"big": 2 ** 70, 3: "three", "lone": "\ud800", "nested": [[], {}, {"é": None, "t": True}]}
+    for value in (result, odd, []):
+        expected = json.dumps(value, ensure_ascii=False, indent=2 if pretty else None,
+                              separators=None if pretty else (",", ":"))
+        assert json_text(value, pretty=pretty) == expected
