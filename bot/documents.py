@@ -180,22 +180,8 @@ def position_from_dict(doc: Any) -> tuple[Variant, Position]:
                 f"rules: unknown rule module {rule!r}; known: {', '.join(sorted(KNOWN_RULES))}")
     all_rules = frozenset(rules) | variant.rules
 
-    units = [parse_unit(variant, u) for u in _list(doc, "units")]
-    seen: dict[ProvinceId, Unit] = {}
-    for unit in units:
-        if unit.location.province in seen:
-            raise DocumentError(f"units: two units in {unit.province}: {seen[unit.province]} and {unit}")
-        seen[unit.location.province] = unit
-
-    owners = dict(variant.starting_owners)
-    centres = _supply_centres(variant)
-    for pid, owner in _dict(doc, "supply_centers").items():
-        if pid in centres and owner.__class__ is str and (owner in variant.powers or owner == NEUTRAL):
-            owners[pid] = owner
-            continue
-        province = _province(variant, pid, "supply_centers")
-        _expect(variant.provinces[province].supply_center, f"supply_centers: {pid!r} is not a supply centre")
-        owners[province] = _power(variant, owner, f"supply_centers[{pid!r}]")
+    units = _units(variant, _list(doc, "units"))
+    owners = _owners(variant, _dict(doc, "supply_centers"))
 
     dislodged = []
     for entry in _list(doc, "dislodged"):
@@ -221,6 +207,52 @@ def position_from_dict(doc: Any) -> tuple[Variant, Position]:
         present = sorted(k for k in prestige_keys if k in doc)
         _expect(not present, f"{present[0]!r} needs the prestige rules: add \"rules\": [\"prestige\"]" if present else "")
     return variant, position
+
+
+def _units(variant: Variant, entries: list) -> list[Unit]:
+    """The ``units`` of a document, each checked against the map, no two in one province."""
+    written = _units_as_written(variant)
+    try:
+        units = [written.get(entry) for entry in entries]    # as this judge writes them: one look-up each
+    except TypeError:       # an entry that is no string, and cannot even be looked up
+        units = [None]
+    if None in units:
+        units = [parse_unit(variant, entry) for entry in entries]
+    if len({unit.location.province for unit in units}) == len(units):
+        return units
+    seen: dict[ProvinceId, Unit] = {}
+    for unit in units:
+        if unit.location.province in seen:
+            raise DocumentError(f"units: two units in {unit.province}: {seen[unit.province]} and {unit}")
+        seen[unit.location.province] = unit
+    return units
+
+
+def _owners(variant: Variant, written: dict) -> dict[ProvinceId, Power]:
+    """The owner of every supply centre: the variant's starting owners, changed as ``written``."""
+    owners = dict(variant.starting_owners)
+    centres = _supply_centres(variant)
+    try:
+        plain = centres.issuperset(written) and _owner_codes(variant).issuperset(written.values())
+    except TypeError:       # an owner that is no string, and cannot even be looked up
+        plain = False
+    if plain:
+        owners.update(written)      # ids and codes as this judge writes them: checked as sets
+        return owners
+    for pid, owner in written.items():
+        if pid in centres and owner.__class__ is str and (owner in variant.powers or owner == NEUTRAL):
+            owners[pid] = owner
+            continue
+        province = _province(variant, pid, "supply_centers")
+        _expect(variant.provinces[province].supply_center, f"supply_centers: {pid!r} is not a supply centre")
+        owners[province] = _power(variant, owner, f"supply_centers[{pid!r}]")
+    return owners
+
+
+@functools.cache
+def _owner_codes(variant: Variant) -> frozenset[Power]:
+    """The codes that may own a supply centre: the powers' and ``NEU``."""
+    return frozenset(variant.powers) | {NEUTRAL}
 
 
 def _prestige_from_dict(variant: Variant, position: Position, doc: Mapping) -> PrestigeState:
@@ -270,14 +302,14 @@ def position_to_dict(position: Position, variant: Variant | None = None) -> dict
         "variant": variant.name,
         "rules": sorted(position.rules - variant.rules),
         "phase": str(position.phase),
-        "units": [str(u) for u in position.units],
+        "units": [_unit_text(u) for u in position.units],
     }
     if position.phase.kind is PhaseKind.RETREAT:
         doc["dislodged"] = [{"unit": str(d.unit), "from": d.attacker_from, "by_convoy": d.by_convoy}
                             for d in position.dislodged]
         doc["standoffs"] = sorted(position.standoffs)
-    doc["supply_centers"] = {p: o for p, o in sorted(position.supply_centers.items())
-                             if variant.starting_owners.get(p) != o}
+    start = variant.starting_owners
+    doc["supply_centers"] = dict(sorted((p, o) for p, o in position.supply_centers.items() if start.get(p) != o))
     if position.eliminated:
         doc["eliminated"] = sorted(position.eliminated)
     state = position.prestige
@@ -304,6 +336,11 @@ def _unit(unit_type: UnitType | None, location: Location) -> str:
 
 def _at(location: Location) -> str:
     return f"{location.province}/{location.coast}" if location.coast else location.province
+
+
+def _unit_text(unit: Unit) -> str:
+    """``str(unit)`` (``ENG: F stp/nc``), written out for the two dozen units of every position."""
+    return f"{unit.power}: {unit.type._value_} {_at(unit.location)}"
 
 
 _TEXTS = {
