@@ -65,6 +65,8 @@ class PhaseKind(enum.Enum):
 _PHASE_RE = re.compile(r"^([SFW])(\d{1,4})([MRB])$")
 _SEASON_NAMES = {Season.SPRING: "Spring", Season.FALL: "Fall", Season.WINTER: "Winter"}
 _KIND_NAMES = {PhaseKind.MOVEMENT: "Movement", PhaseKind.RETREAT: "Retreat", PhaseKind.ADJUSTMENT: "Adjustment"}
+_SEASON_LETTERS = {season.value: season for season in Season}   # Season("S"), without the enum's call
+_KIND_LETTERS = {kind.value: kind for kind in PhaseKind}
 _SEASON_ORDER = {Season.SPRING: 0, Season.FALL: 1, Season.WINTER: 2}
 _KIND_ORDER = {PhaseKind.MOVEMENT: 0, PhaseKind.RETREAT: 1, PhaseKind.ADJUSTMENT: 2}
 
@@ -82,8 +84,9 @@ class Phase:
         m = _PHASE_RE.match(text.strip().upper()) if isinstance(text, str) else None
         if not m:
             raise ValueError(f"phase must look like S1901M, F1901R or W1901B: {text!r}")
-        season, kind = Season(m.group(1)), PhaseKind(m.group(3))
-        phase = cls(season, int(m.group(2)), kind)
+        letter, year, kind_letter = m.groups()
+        season, kind = _SEASON_LETTERS[letter], _KIND_LETTERS[kind_letter]
+        phase = cls(season, int(year), kind)
         if (season is Season.WINTER) != (kind is PhaseKind.ADJUSTMENT):
             raise ValueError(f"only winter has an adjustment phase, and winter has nothing else: {text!r}")
         return phase

@@ -216,7 +216,7 @@ def _units(variant: Variant, entries: list) -> list[Unit]:
         units = [written.get(entry) for entry in entries]    # as this judge writes them: one look-up each
     except TypeError:       # an entry that is no string, and cannot even be looked up
         units = [None]
-    if None in units:
+    if not all(units):      # (not ``None in units``, which would compare each unit with None)
         units = [parse_unit(variant, entry) for entry in entries]
     if len({unit.location.province for unit in units}) == len(units):
         return units
