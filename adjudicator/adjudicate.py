@@ -25,7 +25,7 @@ from .hooks import CLASSIC, MovementSetup, RuleHooks, rules_for
 from .movement import resolve_movement
 from .orders import Order, Retreat, is_prestige
 from .position import Position, units_by_province
-from .results import Adjudication, OrderResult, Outcome, order_result
+from .results import Adjudication, OrderResult, Outcome
 from .retreat import resolve_retreats
 from .validate import Board, check, retreat_options
 from .vocab import NEUTRAL, PhaseKind, Power, ProvinceId, Season
@@ -125,10 +125,9 @@ def _start(setup: MovementSetup, orders: tuple) -> tuple[list, list]:
 _UNCHOSEN = (None, None)
 
 
-def _collect(results: list, implicit: list, chosen, outcomes) -> None:
+def _collect(results: list, implicit: list, chosen, outcomes: Mapping[ProvinceId, OrderResult]) -> None:
     """Each unit's result, at the index of its order (or with the judge's implicit orders)."""
-    for p, (order, outcome, reason) in outcomes.items():
-        result = order_result(order, outcome, reason)
+    for p, result in outcomes.items():
         i = chosen.get(p, _UNCHOSEN)[0]
         if i is None:
             implicit.append(result)
@@ -193,8 +192,8 @@ def _retreats(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
     events: dict[str, Any] = dict(setup.events)
     events["disbanded"] = [str(u) for u in outcome.disbanded]
     after = position.with_changes(units=outcome.units, dislodged=(), standoffs=())
-    moved = {o.location: o.destination for p, (o, result, _) in outcome.results.items()
-             if isinstance(o, Retreat) and result is SUCCEEDS}
+    moved = {r.order.location: r.order.destination for r in outcome.results.values()
+             if isinstance(r.order, Retreat) and r.outcome is SUCCEEDS}
     after = hooks.units_moved(variant, after, moved, ())
     nxt = _season_over(variant, after, hooks, events)
     return Adjudication(results=tuple(results), position=_eliminate(variant, nxt, events),

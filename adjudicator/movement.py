@@ -32,7 +32,7 @@ from typing import Mapping
 
 from .orders import Convoy, Hold, Move, MovementOrder, SupportHold, SupportMove
 from .position import Dislodgement
-from .results import Outcome
+from .results import OrderResult, Outcome, order_result
 from .maptables import map_tables
 from .vocab import Location, Power, ProvinceId, Unit, UnitType
 
@@ -49,13 +49,13 @@ _NONE = 1 << 30     # no guess consulted
 class MovementOutcome:
     """What a movement phase did.
 
-    ``results``: province of each unit -> (its order, outcome, reason). ``units``: the units
+    ``results``: province of each unit -> the result of its order. ``units``: the units
     after the moves, dislodged units left out. ``dislodged``: each dislodged unit with where its
     attacker came from; ``dislodged_by`` names the commander of that attacker.
     ``standoffs``: provinces left empty by a standoff (no retreat may go there).
     """
 
-    results: Mapping[ProvinceId, tuple[MovementOrder, Outcome, str]]
+    results: Mapping[ProvinceId, OrderResult]
     units: tuple[Unit, ...]
     dislodged: tuple[Dislodgement, ...]
     dislodged_by: Mapping[ProvinceId, Power]
@@ -436,8 +436,8 @@ class _Words:
             return 1 + r.given(r.move_supports[opp])
         return r.hold_strength(r.dest[w])
 
-    def results(self) -> dict[ProvinceId, tuple[MovementOrder, Outcome, str]]:
-        """``(order, outcome, reason)`` of the unit in each province."""
+    def results(self) -> dict[ProvinceId, OrderResult]:
+        """The result of the order of the unit in each province."""
         r, winner = self.r, self.winner
         orders, res = r.orders, r.res
         out = {}
@@ -453,7 +453,7 @@ class _Words:
                     outcome, reason = (SUCCEEDS, "support given") if hit is None and res[p] else self.support(p, hit)
                 else:
                     outcome, reason = self.convoy(p, hit)
-            out[p] = (order, outcome, reason)
+            out[p] = order_result(order, outcome, reason)
         return out
 
     def move(self, p: ProvinceId) -> tuple[Outcome, str]:

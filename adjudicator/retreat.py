@@ -14,7 +14,7 @@ from typing import Mapping
 
 from .orders import Disband, Retreat
 from .position import Position
-from .results import Outcome
+from .results import OrderResult, Outcome
 from .validate import province_name
 from .vocab import ProvinceId, Unit
 
@@ -24,10 +24,10 @@ SUCCEEDS, FAILS = Outcome.SUCCEEDS, Outcome.FAILS
 
 @dataclass(frozen=True)
 class RetreatOutcome:
-    """``results``: province of each dislodged unit -> (order, outcome, reason), the judge's
-    disband for those without an order; ``units``: the board after the retreats."""
+    """``results``: province of each dislodged unit -> the result of its order (of the judge's
+    disband for those without one); ``units``: the board after the retreats."""
 
-    results: Mapping[ProvinceId, tuple[Retreat | Disband, Outcome, str]]
+    results: Mapping[ProvinceId, OrderResult]
     units: tuple[Unit, ...]
     disbanded: tuple[Unit, ...]
     ordered: frozenset[ProvinceId]
@@ -41,18 +41,18 @@ def resolve_retreats(variant, position: Position, orders: Mapping[ProvinceId, Re
         unit, p = d.unit, d.unit.province
         order = orders.get(p)
         if order is None:
-            results[p] = (Disband(unit.power, unit.type, unit.location), SUCCEEDS,
-                          "no retreat ordered: the unit is disbanded")
+            results[p] = OrderResult(Disband(unit.power, unit.type, unit.location), SUCCEEDS,
+                                     "no retreat ordered: the unit is disbanded")
             disbanded.append(unit)
         elif isinstance(order, Disband):
-            results[p] = (order, SUCCEEDS, "disbanded")
+            results[p] = OrderResult(order, SUCCEEDS, "disbanded")
             disbanded.append(unit)
         elif wanted[order.destination.province] > 1:
             where = province_name(variant, order.destination.province)
-            results[p] = (order, FAILS, f"bounced: another unit also retreated to {where}; disbanded")
+            results[p] = OrderResult(order, FAILS, f"bounced: another unit also retreated to {where}; disbanded")
             disbanded.append(unit)
         else:
-            results[p] = (order, SUCCEEDS, f"retreats to {province_name(variant, order.destination.province)}")
+            results[p] = OrderResult(order, SUCCEEDS, f"retreats to {province_name(variant, order.destination.province)}")
             units.append(Unit(unit.power, unit.type, order.destination))
     return RetreatOutcome(results=results, units=tuple(units), disbanded=tuple(disbanded),
                           ordered=frozenset(orders))
