@@ -11,7 +11,7 @@ import functools
 from dataclasses import dataclass
 from typing import Mapping
 
-from .vocab import Location, ProvinceId, ProvinceKind
+from .vocab import Location, ProvinceId, ProvinceKind, UnitType
 
 _COAST_WORDS = {"nc": "north", "sc": "south", "ec": "east", "wc": "west"}
 
@@ -28,10 +28,15 @@ class MapTables:
     sea provinces; ``shores``: land touching a sea (where convoys start and end). ``names``:
     each province's name as it reads in a sentence ("the North Sea").
 
-    ``army_steps`` (by the army's province) and ``fleet_steps`` (by the fleet's province and
-    coast) list where a unit can move by itself, each destination keyed as an order may name it,
-    (province, coast or None), with the destination understood: an army's coast dropped, a
-    fleet's only reachable coast filled in. A destination not listed needs the full check.
+    The last three are keyed by a unit as it stands, (unit type, province, coast or None):
+
+    ``steps`` lists where the unit can move by itself, each destination keyed as an order may
+    name it, (province, coast or None), with the destination understood: an army's coast
+    dropped, a fleet's only reachable coast filled in. ``reach``: the provinces it could move
+    to by itself, any coast (where it may support). ``supported``: the destinations a support
+    may name for a move of the unit, keyed as ``steps``, understood as the support is (an
+    army's coast dropped; a fleet's coast may be left out, DATC 6.B.7). A destination not
+    listed needs the full check.
     """
 
     kind: Mapping[ProvinceId, ProvinceKind]
@@ -42,8 +47,9 @@ class MapTables:
     seas: frozenset[ProvinceId]
     shores: frozenset[ProvinceId]
     names: Mapping[ProvinceId, str]
-    army_steps: Mapping[ProvinceId, Mapping[tuple[ProvinceId, str | None], Location]]
-    fleet_steps: Mapping[tuple[ProvinceId, str | None], Mapping[tuple[ProvinceId, str | None], Location]]
+    steps: Mapping[tuple[UnitType, ProvinceId, str | None], Mapping[tuple[ProvinceId, str | None], Location]]
+    reach: Mapping[tuple[UnitType, ProvinceId, str | None], frozenset[ProvinceId]]
+    supported: Mapping[tuple[UnitType, ProvinceId, str | None], Mapping[tuple[ProvinceId, str | None], Location]]
 
     def fleet_coasts(self, source: Location, province: ProvinceId) -> tuple[str | None, ...]:
         """The coasts of ``province`` a fleet at ``source`` can move to (empty: not adjacent)."""
@@ -78,6 +84,15 @@ def map_tables(variant) -> MapTables:
             fleet_reach[(source.province, source.coast)] = {t: variant.fleet_can_reach(source, t) for t in targets}
     coasts = {p: prov.coasts for p, prov in provinces.items()}
     army_adjacent = {p: variant.army_neighbours(p) for p in provinces}
+    steps, reach, supported = {}, {}, {}
+    for p, adjacent in army_adjacent.items():
+        if provinces[p].kind is not ProvinceKind.SEA:
+            steps[ARMY, p, None] = supported[ARMY, p, None] = _army_steps(adjacent, coasts)
+            reach[ARMY, p, None] = frozenset(adjacent)
+    for (p, coast), fleet in fleet_reach.items():
+        steps[FLEET, p, coast] = _fleet_steps(fleet, coasts)
+        reach[FLEET, p, coast] = frozenset(fleet)
+        supported[FLEET, p, coast] = _fleet_supported(fleet, coasts)
     return MapTables(
         kind={p: prov.kind for p, prov in provinces.items()},
         coasts=coasts,
@@ -87,9 +102,13 @@ def map_tables(variant) -> MapTables:
         seas=seas,
         shores=shores,
         names={p: _in_sentence(prov) for p, prov in provinces.items()},
-        army_steps={p: _army_steps(adjacent, coasts) for p, adjacent in army_adjacent.items()},
-        fleet_steps={source: _fleet_steps(reach, coasts) for source, reach in fleet_reach.items()},
+        steps=steps,
+        reach=reach,
+        supported=supported,
     )
+
+
+ARMY, FLEET = UnitType.ARMY, UnitType.FLEET
 
 
 def _army_steps(adjacent, coasts) -> dict[tuple[ProvinceId, str | None], Location]:
@@ -114,6 +133,21 @@ def _fleet_steps(reach, coasts) -> dict[tuple[ProvinceId, str | None], Location]
             steps[(p, c)] = Location(p, c)
         if len(reached) == 1:
             steps[(p, None)] = Location(p, reached[0])
+    return steps
+
+
+def _fleet_supported(reach, coasts) -> dict[tuple[ProvinceId, str | None], Location]:
+    """A fleet's moves as a support names them: to each province it reaches, with no coast or
+    a coast it reaches; to a province without coasts, also with any coast named (and dropped)."""
+    steps = {}
+    for p, reached in reach.items():
+        steps[(p, None)] = Location(p)
+        if coasts[p]:
+            for c in reached:
+                steps[(p, c)] = Location(p, c)
+        else:
+            for c in _COAST_WORDS:
+                steps[(p, c)] = Location(p)
     return steps
 
 

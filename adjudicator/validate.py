@@ -9,7 +9,7 @@ on the other orders given: an illegal order is ignored and its unit holds (DATC 
 The :class:`Board` caches what every check of one phase shares.
 
 Most orders of a phase are legal and name their unit as it stands. Each movement check first
-tries that case with table lookups only (:attr:`MapTables.army_steps`, :func:`_reach`): when
+tries that case with table lookups only (:attr:`MapTables.steps`, ``reach``, ``supported``): when
 it applies, the answer is the one the full check would give; anything else (a wrong unit, a
 convoy, an unusual coast) goes through the full check, which finds the reason.
 """
@@ -292,10 +292,7 @@ def _check_move(board: Board, order: Move) -> tuple[Order | None, str | None]:
     unit = board.units.get(order.location.province)
     if unit is not None and type(order) is Move and not order.via_convoy and _obeys(board.commander, order, unit):
         dest, here = order.destination, unit.location
-        if unit.type is ARMY:
-            to = board.tables.army_steps.get(here.province, _NO_STEPS).get((dest.province, dest.coast))
-        else:
-            to = board.tables.fleet_steps.get((here.province, here.coast), _NO_STEPS).get((dest.province, dest.coast))
+        to = board.tables.steps.get((unit.type, here.province, here.coast), _NO_STEPS).get((dest.province, dest.coast))
         if to is not None:
             if _as_written(order.unit_type, order.location, unit) and dest.coast == to.coast:
                 return order, None
@@ -311,15 +308,6 @@ def _check_move(board: Board, order: Move) -> tuple[Order | None, str | None]:
             return order, None
         return Move(order.power, unit.type, unit.location, dest, order.via_convoy), None
     return _understood(order, unit, destination=dest), None
-
-
-def _reach(tables, unit: Unit) -> Mapping[ProvinceId, tuple[str | None, ...]] | frozenset[ProvinceId]:
-    """The provinces ``unit`` can move to by itself (where it may support): for an army a set,
-    for a fleet each province with the coasts it reaches there."""
-    location = unit.location
-    if unit.type is ARMY:
-        return tables.army_adjacent.get(location.province, _NO_STEPS)
-    return tables.fleet_reach.get((location.province, location.coast), _NO_STEPS)
 
 
 _NO_STEPS: Mapping = {}
@@ -365,17 +353,8 @@ def _target(board: Board, order: SupportHold | SupportMove | Convoy, verb: str) 
 
 def _can_reach(board: Board, unit: Unit, province: ProvinceId) -> bool:
     """Could ``unit`` move to ``province`` by itself (any coast)? Only then may it support there."""
-    return province in _reach(board.tables, unit)
-
-
-def _could_move(tables, unit: Unit, dest: Location) -> bool:
-    """Could ``unit`` move to ``dest`` by itself, as a supported move (coast as
-    :func:`_check_support_move` reads it)? False also when only the full check can tell."""
-    reach = _reach(tables, unit)
-    if unit.type is ARMY:
-        return dest.province in reach
-    coasts = reach.get(dest.province)
-    return bool(coasts) and (dest.coast is None or dest.coast in coasts or not tables.coasts[dest.province])
+    here = unit.location
+    return province in board.tables.reach.get((unit.type, here.province, here.coast), ())
 
 
 def _supporter_and_target(board: Board, order: SupportHold | SupportMove) -> tuple[Unit, Unit] | str:
@@ -396,8 +375,8 @@ def _check_support_hold(board: Board, order: SupportHold) -> tuple[Order | None,
     if unit is not None and target is not None and type(order) is SupportHold \
             and (order.target_type is target.type or order.target_type is None) \
             and _obeys(board.commander, order, unit):
-        there = target.location.province
-        if there != unit.location.province and there in _reach(board.tables, unit):
+        there, here = target.location.province, unit.location
+        if there != here.province and there in board.tables.reach.get((unit.type, here.province, here.coast), ()):
             if _as_written(order.unit_type, order.location, unit) \
                     and _as_written(order.target_type, order.target, target):
                 return order, None
@@ -422,16 +401,15 @@ def _check_support_move(board: Board, order: SupportMove) -> tuple[Order | None,
     if unit is not None and target is not None and type(order) is SupportMove \
             and (order.target_type is target.type or order.target_type is None) \
             and _obeys(board.commander, order, unit):
-        here, dest = unit.location.province, order.destination
-        province = dest.province
-        if province != here and target.location.province != here and province in _reach(tables, unit) \
-                and _could_move(tables, target, dest):
-            if dest.coast is not None and (target.type is ARMY or not tables.coasts[province]):
-                dest = Location(province)
+        here, there, named = unit.location, target.location, order.destination
+        province = named.province
+        dest = tables.supported.get((target.type, there.province, there.coast), _NO_STEPS).get((province, named.coast))
+        if dest is not None and province != here.province and there.province != here.province \
+                and province in tables.reach.get((unit.type, here.province, here.coast), ()):
             if _as_written(order.unit_type, order.location, unit) \
-                    and _as_written(order.target_type, order.target, target) and order.destination.coast == dest.coast:
+                    and _as_written(order.target_type, order.target, target) and named.coast == dest.coast:
                 return order, None
-            return SupportMove(order.power, unit.type, unit.location, target.type, target.location, dest), None
+            return SupportMove(order.power, unit.type, here, target.type, there, dest), None
     found = _supporter_and_target(board, order)
     if isinstance(found, str):
         return None, found
