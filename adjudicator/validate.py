@@ -258,28 +258,31 @@ def _check_movement(board: Board, order: UnitOrder) -> tuple[Order | None, str |
     return _check_support_move(board, order)
 
 
-def _obeys(commander: Mapping[ProvinceId, Power], order: UnitOrder, unit: Unit) -> bool:
-    """Does ``unit`` take ``order``: of the type named (if any), commanded by the power giving
-    the order (its owner, unless ``commander`` says otherwise)? (If not, :func:`_ordered_unit`
-    says why.)"""
-    return (order.unit_type is unit.type or order.unit_type is None) and order.power == (
-        commander.get(unit.location.province, unit.power) if commander else unit.power)
-
-
 # The fast paths below look the unit up by the province the order names, so the order names
 # the unit's place exactly when it names the same coast.
 
-def _as_written(unit_type: UnitType | None, location: Location, unit: Unit) -> bool:
-    """Does the order name ``unit`` exactly as it stands (its type, and its coast)?"""
-    return unit_type is unit.type and location.coast == unit.location.coast
+OTHER, UNDERSTOOD, AS_WRITTEN = 0, 1, 2
+
+
+def _as_given(board: Board, order: UnitOrder, unit: Unit) -> int:
+    """How ``order`` names ``unit``, the unit in the province it names: ``AS_WRITTEN`` (its
+    type and coast exactly), ``UNDERSTOOD`` (the type left out or the coast misnamed), or
+    ``OTHER`` (a unit of another type, or one the power giving the order does not command: its
+    owner commands it, unless ``board.commander`` says otherwise; the full check says why)."""
+    commander = board.commander
+    if order.power != (commander.get(unit.location.province, unit.power) if commander else unit.power):
+        return OTHER
+    named = order.unit_type
+    if named is unit.type:
+        return AS_WRITTEN if order.location.coast == unit.location.coast else UNDERSTOOD
+    return UNDERSTOOD if named is None else OTHER
 
 
 def _check_hold(board: Board, order: Hold) -> tuple[Order | None, str | None]:
     unit = board.units.get(order.location.province)
-    if unit is not None and type(order) is Hold and _obeys(board.commander, order, unit):
-        if _as_written(order.unit_type, order.location, unit):
-            return order, None
-        return Hold(order.power, unit.type, unit.location), None
+    given = _as_given(board, order, unit) if unit is not None and type(order) is Hold else OTHER
+    if given:
+        return (order if given == AS_WRITTEN else Hold(order.power, unit.type, unit.location)), None
     unit = _ordered_unit(board, order)
     if isinstance(unit, str):
         return None, unit
@@ -290,11 +293,13 @@ def _check_hold(board: Board, order: Hold) -> tuple[Order | None, str | None]:
 
 def _check_move(board: Board, order: Move) -> tuple[Order | None, str | None]:
     unit = board.units.get(order.location.province)
-    if unit is not None and type(order) is Move and not order.via_convoy and _obeys(board.commander, order, unit):
+    given = _as_given(board, order, unit) if unit is not None and type(order) is Move and not order.via_convoy \
+        else OTHER
+    if given:
         dest, here = order.destination, unit.location
         to = board.tables.steps.get((unit.type, here.province, here.coast), _NO_STEPS).get((dest.province, dest.coast))
         if to is not None:
-            if _as_written(order.unit_type, order.location, unit) and dest.coast == to.coast:
+            if given == AS_WRITTEN and dest.coast == to.coast:
                 return order, None
             return Move(order.power, unit.type, here, to, False), None
     unit = _ordered_unit(board, order)
@@ -372,13 +377,12 @@ def _supporter_and_target(board: Board, order: SupportHold | SupportMove) -> tup
 def _check_support_hold(board: Board, order: SupportHold) -> tuple[Order | None, str | None]:
     units = board.units
     unit, target = units.get(order.location.province), units.get(order.target.province)
-    if unit is not None and target is not None and type(order) is SupportHold \
-            and (order.target_type is target.type or order.target_type is None) \
-            and _obeys(board.commander, order, unit):
+    given = _as_given(board, order, unit) if unit is not None and target is not None and type(order) is SupportHold \
+        and (order.target_type is target.type or order.target_type is None) else OTHER
+    if given:
         there, here = target.location.province, unit.location
         if there != here.province and there in board.tables.reach.get((unit.type, here.province, here.coast), ()):
-            if _as_written(order.unit_type, order.location, unit) \
-                    and _as_written(order.target_type, order.target, target):
+            if given == AS_WRITTEN and order.target_type is target.type and order.target.coast == target.location.coast:
                 return order, None
             return SupportHold(order.power, unit.type, unit.location, target.type, target.location), None
     found = _supporter_and_target(board, order)
@@ -398,16 +402,16 @@ def _check_support_hold(board: Board, order: SupportHold) -> tuple[Order | None,
 def _check_support_move(board: Board, order: SupportMove) -> tuple[Order | None, str | None]:
     units, tables = board.units, board.tables
     unit, target = units.get(order.location.province), units.get(order.target.province)
-    if unit is not None and target is not None and type(order) is SupportMove \
-            and (order.target_type is target.type or order.target_type is None) \
-            and _obeys(board.commander, order, unit):
+    given = _as_given(board, order, unit) if unit is not None and target is not None and type(order) is SupportMove \
+        and (order.target_type is target.type or order.target_type is None) else OTHER
+    if given:
         here, there, named = unit.location, target.location, order.destination
         province = named.province
         dest = tables.supported.get((target.type, there.province, there.coast), _NO_STEPS).get((province, named.coast))
         if dest is not None and province != here.province and there.province != here.province \
                 and province in tables.reach.get((unit.type, here.province, here.coast), ()):
-            if _as_written(order.unit_type, order.location, unit) \
-                    and _as_written(order.target_type, order.target, target) and named.coast == dest.coast:
+            if given == AS_WRITTEN and order.target_type is target.type and order.target.coast == there.coast \
+                    and named.coast == dest.coast:
                 return order, None
             return SupportMove(order.power, unit.type, here, target.type, there, dest), None
     found = _supporter_and_target(board, order)
