@@ -101,9 +101,6 @@ class _Resolver:
         self.moves_to: dict[ProvinceId, list[ProvinceId]] = {}
         supports, convoys = self._sort_orders(orders, commander)
         self._match_orders(supports, convoys)
-        self.state: dict[ProvinceId, int] = dict.fromkeys(self.kind, UNRESOLVED)
-        self.res: dict[ProvinceId, bool] = dict.fromkeys(self.kind, False)
-        self._settle_lone_supports(supports)
         self.deps: list[ProvinceId] = []
         self.seq: dict[ProvinceId, int] = {}
         self.counter = 0
@@ -152,6 +149,11 @@ class _Resolver:
     # -- what matches what (fixed before anything is resolved) -----------------------------
 
     def _match_orders(self, supports: list[ProvinceId], convoys: list[ProvinceId]) -> None:
+        """Which moves go by convoy, and by which fleets; the head-to-head battles; which
+        supports and convoys match the order of the unit they name. Then the supports that
+        depend on no other decision are settled at once: one that matches no order is not
+        given, one that no unit moves against is given (resolving either later would consult
+        no guess, so settling them first changes nothing)."""
         orders, kind, dest, cmd, units = self.orders, self.kind, self.dest, self.cmd, self.units
         convoy_orders: dict[tuple[ProvinceId, ProvinceId], list[ProvinceId]] = {}
         for p in convoys:
@@ -164,7 +166,8 @@ class _Resolver:
             if units[p].type is not ARMY:
                 continue
             fleets = frozenset(convoy_orders[(p, d)]) if convoy_orders and (p, d) in convoy_orders else _NO_FLEETS
-            if orders[p].via_convoy or d not in army_adjacent.get(p, ()) or any(cmd[f] == cmd[p] for f in fleets):
+            if orders[p].via_convoy or d not in army_adjacent.get(p, ()) \
+                    or fleets and any(cmd[f] == cmd[p] for f in fleets):
                 convoyed[p] = True
                 convoyers[p] = fleets
         self.h2h: dict[ProvinceId, ProvinceId | None] = {
@@ -172,11 +175,14 @@ class _Resolver:
         self.move_supports: dict[ProvinceId, list[ProvinceId]] = {p: [] for p in dest}
         self.hold_supports: dict[ProvinceId, list[ProvinceId]] = {}
         self.matched: dict[ProvinceId, bool] = {}
+        self.state: dict[ProvinceId, int] = dict.fromkeys(kind, UNRESOLVED)
+        self.res: dict[ProvinceId, bool] = dict.fromkeys(kind, False)
         move_supports, hold_supports, matched = self.move_supports, self.hold_supports, self.matched
+        moves_to, state, res = self.moves_to, self.state, self.res
         for p in supports:
             o = orders[p]
             t = o.target.province
-            if isinstance(o, SupportHold):
+            if o.__class__ is not SupportMove and isinstance(o, SupportHold):
                 ok = t in kind and kind[t] != MOVE
                 if ok:
                     hold_supports.setdefault(t, []).append(p)
@@ -187,22 +193,13 @@ class _Resolver:
                 if ok:
                     move_supports[t].append(p)
             matched[p] = ok
-        for p in convoys:
-            matched[p] = p in convoyers.get(orders[p].target.province, ())
-
-    def _settle_lone_supports(self, supports: list[ProvinceId]) -> None:
-        """Settle at once the supports that depend on no other decision.
-
-        A support that matches no order is not given; one that no unit moves against is given.
-        Resolving either later would consult no guess, so settling them first changes nothing.
-        """
-        matched, moves_to, state, res = self.matched, self.moves_to, self.state, self.res
-        for p in supports:
-            if not matched[p]:
+            if not ok:
                 state[p] = RESOLVED
             elif p not in moves_to:
                 state[p] = RESOLVED
                 res[p] = True
+        for p in convoys:
+            matched[p] = p in convoyers.get(orders[p].target.province, ())
 
     # -- the guess-and-check engine ---------------------------------------------------------
 
@@ -410,7 +407,10 @@ class _Resolver:
         """``A mun``: the unit in ``p``, as reasons name it (``Unit.short``, written out here:
         most phases name a dozen units in their reasons)."""
         unit = self.units[p]
-        return f"{unit.type._value_} {_text(unit.location)}"
+        location = unit.location
+        if location.coast:
+            return f"{unit.type._value_} {location.province}/{location.coast}"
+        return f"{unit.type._value_} {location.province}"
 
 
 class _Words:
@@ -437,23 +437,34 @@ class _Words:
         return r.hold_strength(r.dest[w])
 
     def results(self) -> dict[ProvinceId, OrderResult]:
-        """The result of the order of the unit in each province."""
+        """The result of the order of the unit in each province. (The commonest outcomes, a
+        move into a place left empty, a support given, a hold, are written here at once.)"""
         r, winner = self.r, self.winner
-        orders, res = r.orders, r.res
+        orders, res, kinds, dest, units = r.orders, r.res, r.kind, r.dest, r.units
+        place = r.tables.location_name
         out = {}
-        for p, k in r.kind.items():
-            order = orders[p]
+        for p, k in kinds.items():
             if k == MOVE:
-                outcome, reason = self.move(p)
-            else:
-                hit = self.dislodged(p) if p in winner else None
+                d = dest[p]
+                if res[p] and (d not in units or kinds[d] == MOVE and res[d]):
+                    outcome, reason = SUCCEEDS, f"moves to {place(orders[p].destination)}"
+                else:
+                    outcome, reason = self.move(p)
+            elif p in winner:       # dislodged
+                hit = self.dislodged(p)
                 if k == HOLD:
-                    outcome, reason = (FAILS, hit) if hit else (SUCCEEDS, "holds")
+                    outcome, reason = FAILS, hit
                 elif k == SUPPORT:
-                    outcome, reason = (SUCCEEDS, "support given") if hit is None and res[p] else self.support(p, hit)
+                    outcome, reason = self.support(p, hit)
                 else:
                     outcome, reason = self.convoy(p, hit)
-            out[p] = order_result(order, outcome, reason)
+            elif k == SUPPORT:
+                outcome, reason = (SUCCEEDS, "support given") if res[p] else self.support(p, None)
+            elif k == HOLD:
+                outcome, reason = SUCCEEDS, "holds"
+            else:
+                outcome, reason = self.convoy(p, None)
+            out[p] = order_result(orders[p], outcome, reason)
         return out
 
     def move(self, p: ProvinceId) -> tuple[Outcome, str]:
