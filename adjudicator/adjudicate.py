@@ -17,7 +17,6 @@ Rule modules plug in through :mod:`.hooks`. ``events`` is plain JSON-ready data:
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from .adjustment import resolve_adjustments
@@ -218,7 +217,7 @@ def _season_over(variant, position: Position, hooks: RuleHooks, events: dict) ->
         if new is not None and owners.get(p) != new:
             events.setdefault("centers", []).append({"province": p, "from": owners.get(p, NEUTRAL), "to": new})
             owners[p] = new
-    counts = Counter(owners.values())
+    counts = _count(owners.values())
     winners = sorted(p for p, n in counts.items() if p != NEUTRAL and n >= variant.victory_centers)
     if winners:
         events["victory"] = winners
@@ -226,29 +225,43 @@ def _season_over(variant, position: Position, hooks: RuleHooks, events: dict) ->
         position, more = hooks.new_year(variant, position.with_changes(supply_centers=owners))
         events.update(more)
         owners = dict(position.supply_centers)
-        counts = Counter(owners.values())
+        counts = _count(owners.values())
     due = _adjustments_due(variant, position, owners, counts, hooks)
     return position.with_changes(supply_centers=owners,
                                  phase=position.phase.adjustment() if due else position.phase.next_movement())
 
 
+def _count(powers) -> dict[Power, int]:
+    """How many times each power is named (a plain dict: ``Counter`` costs more to make)."""
+    counts: dict[Power, int] = {}
+    for power in powers:
+        counts[power] = counts.get(power, 0) + 1
+    return counts
+
+
 def _adjustments_due(variant, position: Position, owners, counts, hooks: RuleHooks) -> bool:
     """Has some power a unit to remove, or a build it can make (an empty home centre it owns)?"""
-    units = Counter([u.power for u in position.units])
-    occupied = {u.location.province for u in position.units}
+    units = _count([u.power for u in position.units])
+    occupied = None
     for power in variant.powers:
-        if power in position.eliminated:
+        n, c = units.get(power, 0), counts.get(power, 0)
+        if n == c or power in position.eliminated:
             continue
-        if units[power] > counts[power]:
+        if n > c:
             return True
-        if counts[power] > units[power] and any(owners.get(h) == power and h not in occupied
-                                                for h in hooks.home_centers(variant, position, power)):
+        if occupied is None:
+            occupied = units_by_province(position)
+        if any(owners.get(h) == power and h not in occupied for h in hooks.home_centers(variant, position, power)):
             return True
     return False
 
 
 def _eliminate(variant, position: Position, events: dict) -> Position:
-    alive = {u.power for u in position.units} | set(position.supply_centers.values())
+    """The position with every power that has neither units nor centres now eliminated."""
+    owners = set(position.supply_centers.values())
+    if owners.issuperset(variant.powers):       # every power owns a centre: none is out
+        return position
+    alive = owners.union([u.power for u in position.units])
     out = [p for p in variant.powers if p not in position.eliminated and p not in alive]
     if not out:
         return position
