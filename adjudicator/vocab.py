@@ -24,6 +24,11 @@ class UnitType(enum.Enum):
     ARMY = "A"
     FLEET = "F"
 
+    # An enum member is its only instance and equals only itself, so it may hash by identity,
+    # in C; the Enum default hashes its name in Python, and the engine's tables are keyed by
+    # unit type on every order.
+    __hash__ = object.__hash__
+
     @classmethod
     def parse(cls, text: str) -> UnitType:
         try:
@@ -49,17 +54,23 @@ class ProvinceKind(enum.Enum):
     COAST = "coast"
     SEA = "sea"
 
+    __hash__ = object.__hash__     # by identity, as UnitType
+
 
 class Season(enum.Enum):
     SPRING = "S"
     FALL = "F"
     WINTER = "W"
 
+    __hash__ = object.__hash__     # by identity, as UnitType
+
 
 class PhaseKind(enum.Enum):
     MOVEMENT = "M"
     RETREAT = "R"
     ADJUSTMENT = "B"
+
+    __hash__ = object.__hash__     # by identity, as UnitType
 
 
 _PHASE_RE = re.compile(r"^([SFW])(\d{1,4})([MRB])$")
