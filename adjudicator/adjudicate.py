@@ -111,6 +111,8 @@ def _start(setup: MovementSetup, orders: tuple) -> tuple[list, list]:
     """The results the rule module decided (by index, ``None`` elsewhere), and the unit orders
     left to check: the module's own orders for its units first, then every other line given."""
     results: list[OrderResult | None] = [None] * len(orders)
+    if not setup.results and not setup.unit_orders:
+        return results, list(enumerate(orders))
     for i, r in setup.results.items():
         results[i] = r
     if not setup.unit_orders:

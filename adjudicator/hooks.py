@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
-from .orders import Order, UnitOrder, is_prestige
+from .orders import Order, UnitOrder, any_prestige, is_prestige
 from .position import Dislodgement, Position
 from .results import Adjudication, OrderResult, Outcome
 from .vocab import Location, Power, ProvinceId, Unit
@@ -77,6 +77,8 @@ class ClassicRules:
     """The classic game: nothing beyond the rulebook."""
 
     def before_movement(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
+        if not any_prestige(orders):
+            return MovementSetup(position=position)
         results = {i: OrderResult(o, Outcome.INVALID, "prestige orders need the prestige rules")
                    for i, o in enumerate(orders) if is_prestige(o)}
         return MovementSetup(position=position, results=results)

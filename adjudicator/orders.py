@@ -8,7 +8,7 @@ notation of the command-line contract (``A par - bur``, ``F nth C A lon - nwy``)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Sequence, Union
 
 from .vocab import Location, Power, ProvinceId, UnitType
 
@@ -206,6 +206,12 @@ def is_prestige(order: Order) -> bool:
     """Is ``order`` one of the prestige rule module's own orders? (Most orders of a phase are
     not: they are told apart by their type alone, before the slower ``isinstance``.)"""
     return type(order) not in _CLASSIC_ORDER_TYPES and isinstance(order, PRESTIGE_ORDER_TYPES)
+
+
+def any_prestige(orders: Sequence[Order]) -> bool:
+    """Is any of ``orders`` a prestige order? (Their types are compared as a set first: a
+    phase's orders are mostly of the unit order types.)"""
+    return not _CLASSIC_ORDER_TYPES.issuperset(map(type, orders)) and any(map(is_prestige, orders))
 
 
 def canonical(order: Order) -> str:

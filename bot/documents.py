@@ -397,11 +397,13 @@ def adjudicate_document(doc: Any) -> dict[str, Any]:
     variant, position = position_from_dict(doc)
     texts = _list(doc, "orders")
     orders, errors = [], {}
+    # Only a retreat phase reads a move as something else (a retreat): the others need no phase.
+    phase = position.phase if position.phase.kind is PhaseKind.RETREAT else None
     for i, text in enumerate(texts):
         if not isinstance(text, str):
             raise DocumentError(f"orders: each order must be a string like 'ENG: F nth - nwy', got {text!r}")
         try:
-            order = parse_order(text, variant, phase=position.phase)
+            order = parse_order(text, variant, phase=phase)
         except OrderError as exc:
             errors[i] = str(exc)
             continue
