@@ -16,7 +16,6 @@ convoy, an unusual coast) goes through the full check, which finds the reason.
 
 from __future__ import annotations
 
-import functools
 from typing import Mapping
 
 from .orders import (PRESTIGE_ORDER_TYPES, Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
@@ -66,12 +65,17 @@ class Board:
         self.units = units_by_province(position)
         self._dislodged = {d.unit.province: d for d in position.dislodged}
         self._minimal: dict[tuple[ProvinceId, ProvinceId], frozenset[ProvinceId]] = {}
+        self._fleet_seas: frozenset[ProvinceId] | None = None
 
-    @functools.cached_property
+    @property
     def fleet_seas(self) -> frozenset[ProvinceId]:
-        """The seas where a fleet stands (the only places a convoy can pass)."""
-        sea = self.tables.seas
-        return frozenset(p for p, u in self.units.items() if u.type is FLEET and p in sea)
+        """The seas where a fleet stands (the only places a convoy can pass), found on first use."""
+        seas = self._fleet_seas
+        if seas is None:
+            units = self.units
+            seas = self._fleet_seas = frozenset(p for p in self.tables.seas.intersection(units)
+                                                if units[p].type is FLEET)
+        return seas
 
     def name(self, province: ProvinceId) -> str:
         return self.tables.name(province)
@@ -293,15 +297,17 @@ def _check_hold(board: Board, order: Hold) -> tuple[Order | None, str | None]:
 
 def _check_move(board: Board, order: Move) -> tuple[Order | None, str | None]:
     unit = board.units.get(order.location.province)
-    given = _as_given(board, order, unit) if unit is not None and type(order) is Move and not order.via_convoy \
-        else OTHER
+    given = _as_given(board, order, unit) if unit is not None and type(order) is Move else OTHER
     if given:
         dest, here = order.destination, unit.location
-        to = board.tables.steps.get((unit.type, here.province, here.coast), _NO_STEPS).get((dest.province, dest.coast))
+        to = None if order.via_convoy else \
+            board.tables.steps.get((unit.type, here.province, here.coast), _NO_STEPS).get((dest.province, dest.coast))
+        if to is None and unit.type is ARMY and board.convoy_possible(here.province, dest.province):
+            to = dest if dest.coast is None else Location(dest.province)    # by convoy (the coast dropped)
         if to is not None:
             if given == AS_WRITTEN and dest.coast == to.coast:
                 return order, None
-            return Move(order.power, unit.type, here, to, False), None
+            return Move(order.power, unit.type, here, to, order.via_convoy), None
     unit = _ordered_unit(board, order)
     if isinstance(unit, str):
         return None, unit
@@ -441,6 +447,18 @@ def _check_support_move(board: Board, order: SupportMove) -> tuple[Order | None,
 
 
 def _check_convoy_order(board: Board, order: Convoy) -> tuple[Order | None, str | None]:
+    units = board.units
+    unit, target = units.get(order.location.province), units.get(order.target.province)
+    given = _as_given(board, order, unit) if unit is not None and target is not None and type(order) is Convoy \
+        and unit.type is FLEET and target.type is ARMY and order.target_type is not FLEET else OTHER
+    if given:
+        here, src, dst = unit.location.province, target.location.province, order.destination.province
+        if here in board.tables.seas and dst != src and src in board.shores and dst in board.shores \
+                and board.on_minimal_route(here, src, dst):
+            if given == AS_WRITTEN and order.target_type is ARMY and order.target.coast is None \
+                    and order.destination.coast is None:
+                return order, None
+            return Convoy(order.power, FLEET, unit.location, ARMY, target.location, Location(dst)), None
     unit = _ordered_unit(board, order)
     if isinstance(unit, str):
         return None, unit
