@@ -52,7 +52,7 @@ class PrestigeState:
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Position:
     """A position: the phase to be played and the board as it stands.
 
@@ -70,12 +70,16 @@ class Position:
     eliminated: frozenset[Power] = frozenset()
     prestige: PrestigeState | None = None
 
-    def __post_init__(self) -> None:
-        fields = self.__dict__
-        for name, value in tuple(fields.items()):
-            if name in _NORMALISE:
-                fields[name] = _NORMALISE[name](value)
-        fields["_index"] = _unit_index(fields["units"])
+    def __init__(self, variant: str, phase: Phase, units: Iterable[Unit], supply_centers: Mapping[ProvinceId, Power],
+                 dislodged: Iterable[Dislodgement] = (), standoffs: Iterable[ProvinceId] = frozenset(),
+                 rules: Iterable[str] = frozenset(), eliminated: Iterable[Power] = frozenset(),
+                 prestige: PrestigeState | None = None) -> None:
+        # Each field stored as _NORMALISE says, all at once (a frozen dataclass's own __init__
+        # sets them one by one through object.__setattr__).
+        units = tuple(units)
+        self.__dict__.update(variant=variant, phase=phase, units=units, supply_centers=_frozen(supply_centers),
+                             dislodged=tuple(dislodged), standoffs=frozenset(standoffs), rules=frozenset(rules),
+                             eliminated=frozenset(eliminated), prestige=prestige, _index=_unit_index(units))
 
     def unit_at(self, province: ProvinceId) -> Unit | None:
         return self._index.get(province)  # type: ignore[attr-defined]
