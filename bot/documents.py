@@ -27,6 +27,10 @@ POSITION_KEYS = frozenset({
     # written by this judge so that a position can be fed back in unchanged
     "annihilations", "seed", "bribed",
 })
+PRESTIGE_KEYS = frozenset({"prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations",
+                           "seed", "bribed"})
+"""The keys only a position under the prestige rules may have."""
+_REQUIRED_KEYS = frozenset({"variant", "phase", "units"})
 DISLODGED_KEYS = frozenset({"unit", "from", "by_convoy"})
 KNOWN_RULES = frozenset({"prestige"})
 
@@ -157,22 +161,26 @@ def _supply_centres(variant: Variant) -> frozenset[ProvinceId]:
 def position_from_dict(doc: Any) -> tuple[Variant, Position]:
     """Read a position document (without looking at its ``orders``)."""
     _expect(isinstance(doc, dict), "a position document must be a JSON object")
-    unknown = sorted(set(doc) - POSITION_KEYS)
-    _expect(not unknown, (f"unknown key {unknown[0]!r} in the position document"
-                          + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else "")) if unknown else "")
-    _expect("variant" in doc, "missing key 'variant' (standard or crusader)")
-    _expect("phase" in doc, "missing key 'phase' (like S1901M)")
-    _expect("units" in doc, "missing key 'units' (a list, may be empty)")
+    if not POSITION_KEYS.issuperset(doc):
+        unknown = sorted(set(doc) - POSITION_KEYS)
+        raise DocumentError(f"unknown key {unknown[0]!r} in the position document"
+                            + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""))
+    if not _REQUIRED_KEYS.issubset(doc):
+        _expect("variant" in doc, "missing key 'variant' (standard or crusader)")
+        _expect("phase" in doc, "missing key 'phase' (like S1901M)")
+        _expect("units" in doc, "missing key 'units' (a list, may be empty)")
+    if not isinstance(doc["variant"], str):
+        raise DocumentError(f"variant must be a string, got {doc['variant']!r}")
     try:
-        variant = get_variant(doc["variant"]) if isinstance(doc["variant"], str) else None
+        variant = get_variant(doc["variant"])
     except UnknownVariantError as exc:
         raise DocumentError(str(exc)) from None
-    _expect(variant is not None, f"variant must be a string, got {doc['variant']!r}")
+    if not isinstance(doc["phase"], str):
+        raise DocumentError(f"phase must be a string like S1901M, got {doc['phase']!r}")
     try:
-        phase = Phase.parse(doc["phase"]) if isinstance(doc["phase"], str) else None
+        phase = Phase.parse(doc["phase"])
     except ValueError as exc:
         raise DocumentError(str(exc)) from None
-    _expect(phase is not None, f"phase must be a string like S1901M, got {doc['phase']!r}")
 
     rules = _list(doc, "rules")
     for rule in rules:
@@ -194,18 +202,17 @@ def position_from_dict(doc: Any) -> tuple[Variant, Position]:
         dislodged.append(Dislodgement(parse_unit(variant, entry["unit"], "dislodged"),
                                       _province(variant, entry["from"], "dislodged from"), by_convoy))
     _expect(not dislodged or phase.kind is PhaseKind.RETREAT, "dislodged: only a retreat phase has dislodged units")
-    standoffs = frozenset(_province(variant, p, "standoffs") for p in _list(doc, "standoffs"))
-    eliminated = frozenset(_power(variant, p, "eliminated") for p in _list(doc, "eliminated"))
+    standoffs, eliminated = _list(doc, "standoffs"), _list(doc, "eliminated")
+    standoffs = frozenset([_province(variant, p, "standoffs") for p in standoffs] if standoffs else ())
+    eliminated = frozenset([_power(variant, p, "eliminated") for p in eliminated] if eliminated else ())
 
     position = Position(variant=variant.name, phase=phase, units=tuple(units), supply_centers=owners,
                         dislodged=tuple(dislodged), standoffs=standoffs, rules=all_rules, eliminated=eliminated)
-    prestige_keys = {"prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations", "seed",
-                     "bribed"}
     if "prestige" in all_rules:
         position = position.with_changes(prestige=_prestige_from_dict(variant, position, doc))
-    else:
-        present = sorted(k for k in prestige_keys if k in doc)
-        _expect(not present, f"{present[0]!r} needs the prestige rules: add \"rules\": [\"prestige\"]" if present else "")
+    elif not PRESTIGE_KEYS.isdisjoint(doc):
+        present = sorted(PRESTIGE_KEYS.intersection(doc))
+        raise DocumentError(f"{present[0]!r} needs the prestige rules: add \"rules\": [\"prestige\"]")
     return variant, position
 
 
