@@ -160,19 +160,22 @@ class _Resolver:
             o = orders[p]
             convoy_orders.setdefault((o.target.province, o.destination.province), []).append(p)
         army_adjacent = self.tables.army_adjacent
-        self.convoyed = convoyed = dict.fromkeys(dest, False)
-        self.convoyers = convoyers = dict.fromkeys(dest, _NO_FLEETS)
+        self.convoyed: set[ProvinceId] = set()      # the moves that go by convoy
+        convoyed = self.convoyed
+        self.convoyers: dict[ProvinceId, frozenset[ProvinceId]] = {}   # ... and the fleets ordered to convoy each
+        convoyers = self.convoyers
         for p, d in dest.items():
             if units[p].type is not ARMY:
                 continue
             fleets = frozenset(convoy_orders[(p, d)]) if convoy_orders and (p, d) in convoy_orders else _NO_FLEETS
             if orders[p].via_convoy or d not in army_adjacent.get(p, ()) \
                     or fleets and any(cmd[f] == cmd[p] for f in fleets):
-                convoyed[p] = True
+                convoyed.add(p)
                 convoyers[p] = fleets
-        self.h2h: dict[ProvinceId, ProvinceId | None] = {
-            p: d if (dest.get(d) == p and not convoyed[p] and not convoyed[d]) else None for p, d in dest.items()}
-        self.move_supports: dict[ProvinceId, list[ProvinceId]] = {p: [] for p in dest}
+        # the head-to-head battles (both ways), and each move's supporters, where there are any
+        self.h2h: dict[ProvinceId, ProvinceId] = {
+            p: d for p, d in dest.items() if dest.get(d) == p and p not in convoyed and d not in convoyed}
+        self.move_supports: dict[ProvinceId, list[ProvinceId]] = {}
         self.hold_supports: dict[ProvinceId, list[ProvinceId]] = {}
         self.matched: dict[ProvinceId, bool] = {}
         self.state: dict[ProvinceId, int] = dict.fromkeys(kind, UNRESOLVED)
@@ -191,7 +194,7 @@ class _Resolver:
                 ok = (t in dest and dest[t] == d.province
                       and (d.coast is None or d.coast == orders[t].destination.coast))
                 if ok:
-                    move_supports[t].append(p)
+                    move_supports.setdefault(t, []).append(p)
             matched[p] = ok
             if not ok:
                 state[p] = RESOLVED
@@ -282,7 +285,7 @@ class _Resolver:
     # -- the decisions --------------------------------------------------------------------------
 
     def has_path(self, p: ProvinceId) -> bool:
-        if not self.convoyed[p]:
+        if p not in self.convoyed:
             return True
         if p in self.paradox:
             return False
@@ -319,7 +322,7 @@ class _Resolver:
         for a in self.moves_to.get(p, ()):
             if self.cmd[a] == me or a == shielded:
                 continue
-            if not self.convoyed[a] or self.has_path(a):
+            if a not in self.convoyed or self.has_path(a):
                 return False    # cut
         if shielded is not None and self.dest.get(shielded) == p and self.cmd[shielded] != me:
             if self.resolve(shielded):
@@ -335,15 +338,15 @@ class _Resolver:
         return n
 
     def attack_strength(self, p: ProvinceId) -> int:
-        if self.convoyed[p] and not self.has_path(p):
+        if p in self.convoyed and not self.has_path(p):
             return 0
         d = self.dest[p]
-        if d not in self.units or (self.kind[d] == MOVE and self.h2h[p] is None and self.resolve(d)):
-            supporters = self.move_supports[p]
+        if d not in self.units or (self.kind[d] == MOVE and self.h2h.get(p) is None and self.resolve(d)):
+            supporters = self.move_supports.get(p)
             return 1 + self.given(supporters) if supporters else 1
         if self.cmd[d] == self.cmd[p]:
             return 0
-        supporters = self.move_supports[p]
+        supporters = self.move_supports.get(p)
         return 1 + self.given(supporters, against=self.cmd[d]) if supporters else 1
 
     def hold_strength(self, d: ProvinceId) -> int:
@@ -355,22 +358,22 @@ class _Resolver:
         return 1 + self.given(supporters) if supporters else 1
 
     def prevent_strength(self, q: ProvinceId) -> int:
-        if self.convoyed[q] and not self.has_path(q):
+        if q in self.convoyed and not self.has_path(q):
             return 0
-        opp = self.h2h[q]
+        opp = self.h2h.get(q)
         if opp is not None and self.resolve(opp):
             return 0
-        supporters = self.move_supports[q]
+        supporters = self.move_supports.get(q)
         return 1 + self.given(supporters) if supporters else 1
 
     def move_succeeds(self, p: ProvinceId) -> bool:
-        if self.convoyed[p] and not self.has_path(p):
+        if p in self.convoyed and not self.has_path(p):
             return False
         attack = self.attack_strength(p)
         d = self.dest[p]
-        opp = self.h2h[p]
+        opp = self.h2h.get(p)
         if opp is not None:
-            if attack <= 1 + self.given(self.move_supports[opp]):
+            if attack <= 1 + self.given(self.move_supports.get(opp, ())):
                 return False
         elif attack <= self.hold_strength(d):
             return False
@@ -392,7 +395,7 @@ class _Resolver:
         dislodged, dislodged_by = [], {}
         for d, p in winner.items():
             if d in units and d not in moved:
-                dislodged.append(Dislodgement(units[d], p, self.convoyed[p]))
+                dislodged.append(Dislodgement(units[d], p, p in self.convoyed))
                 dislodged_by[d] = self.cmd[p]
         after = [u for p, u in units.items() if p not in moved and p not in dislodged_by]
         after += [units[p].at(loc) for p, loc in moved.items()]
@@ -431,9 +434,9 @@ class _Words:
 
     def _resistance(self, w: ProvinceId) -> int:
         r = self.r
-        opp = r.h2h[w]
+        opp = r.h2h.get(w)
         if opp is not None:
-            return 1 + r.given(r.move_supports[opp])
+            return 1 + r.given(r.move_supports.get(opp, ()))
         return r.hold_strength(r.dest[w])
 
     def results(self) -> dict[ProvinceId, OrderResult]:
@@ -477,17 +480,17 @@ class _Words:
         if not r.has_path(p):
             if p in r.paradox:
                 return FAILS, "a convoy paradox: the convoy is disregarded and the army holds (Szykman rule)"
-            if not r.convoyers[p]:
+            if not r.convoyers.get(p):
                 where = r.tables.location_name(r.orders[p].destination)
                 return FAILS, f"no convoy path: no fleet is ordered to convoy {self.unit(p)} to {where}"
             return FAILS, "no convoy path: the convoying fleets were dislodged"
         attack = r.attack_strength(p)
-        opp = r.h2h[p]
+        opp = r.h2h.get(p)
         stays = d in r.units and (opp is not None or r.kind[d] != MOVE or not r.res[d])
         if stays and r.cmd[d] == r.cmd[p]:
             return FAILS, f"cannot dislodge {self.unit(d)}, a unit of the same power"
         if opp is not None:
-            defend = 1 + r.given(r.move_supports[opp])
+            defend = 1 + r.given(r.move_supports.get(opp, ()))
             if attack < defend:
                 return FAILS, f"beaten by {self.unit(opp)} moving the other way, {attack} against {defend}"
             if attack == defend:
