@@ -103,7 +103,7 @@ class Phase:
         return phase
 
     def __str__(self) -> str:
-        return f"{self.season.value}{self.year}{self.kind.value}"
+        return f"{self.season._value_}{self.year}{self.kind._value_}"   # (an enum's value is a Python property)
 
     def __repr__(self) -> str:
         return f"Phase.parse({str(self)!r})"
