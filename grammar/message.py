@@ -22,9 +22,11 @@ from adjudicator.orders import Bribe, Convoy, Hold, Move, Order, SupportHold, Su
 from adjudicator.variant import Variant
 from adjudicator.vocab import Phase, PhaseKind, Power
 
+from . import parser
 from .errors import OrderError, OrderSyntaxError
 from .names import find_powers, name_index
 from .parser import _variant, as_phase_order, read_line, settle_power
+from .shortcut import plain_pieces, read_plain
 
 _SIGNATURE = re.compile(
     r"^(?:--\s*|_{5,}|-{3,}\s*original message\s*-{3,}|sent from my\b.*|"
@@ -98,6 +100,7 @@ def parse_message(text: str, variant: Variant | str, power: Power | None = None,
     say). ``phase``, when given, turns moves into retreats in a retreat phase.
     """
     index = name_index(_variant(variant))
+    pieces = plain_pieces(index) if parser.SHORTCUT else None
     current = power or None
     lines: list[ParsedLine] = []
     for line_no, raw in enumerate(text.splitlines(), start=1):
@@ -119,10 +122,13 @@ def parse_message(text: str, variant: Variant | str, power: Power | None = None,
         try:
             if power and current != power:
                 raise _not_yours(index, power, current, raw, line_no)
-            reading = read_line(line, index)
-            # A line's own prefix outranks a power line above it, not the message's power.
-            given = power if reading.prefix else current
-            order = settle_power(reading, line, index, given, require_power=True)
+            # Here ``current`` is the message's power, if it has one; a line's own prefix
+            # outranks a power line above it, not the message's power.
+            order = read_plain(line, pieces, current) if pieces is not None else None
+            if order is None:
+                reading = read_line(line, index)
+                given = power if reading.prefix else current
+                order = settle_power(reading, line, index, given, require_power=True)
         except OrderError as err:
             if _GREETING.match(stripped) or _HEADING.match(stripped):
                 continue

@@ -20,7 +20,7 @@ from adjudicator.vocab import NEUTRAL, Phase, PhaseKind, Power
 
 from .errors import OrderError, OrderSyntaxError
 from .names import NameIndex, name_index, normalize, province_candidates
-from .shortcut import read_prestige, read_short
+from .shortcut import Pieces, plain_pieces, read_plain, read_prestige, read_short
 from .transform import NO_POWER, OrderBuilder, Reading, Span, with_power
 
 GRAMMAR = resources.files(__package__).joinpath("orders.lark").read_text(encoding="utf-8")
@@ -28,8 +28,9 @@ PARSER = Lark(GRAMMAR, parser="lalr", lexer="contextual", maybe_placeholders=Fal
 """The order parser, built once at import."""
 
 SHORTCUT = True
-"""Read the common notations with :func:`~grammar.shortcut.read_short` (and prestige orders
-with :func:`~grammar.shortcut.read_prestige`) before the grammar (same results, much faster).
+"""Read the commonest lines with :func:`~grammar.shortcut.read_plain`, the common notations
+with :func:`~grammar.shortcut.read_short` (and prestige orders with
+:func:`~grammar.shortcut.read_prestige`) before the grammar (same results, much faster).
 Tests set it to ``False`` to compare with the grammar."""
 
 # What each terminal is, in a player's words, in the order they are listed.
@@ -100,14 +101,18 @@ def parse_order(text: str, variant: Variant | str, power: Power | None = None, *
 
     Raises :class:`OrderSyntaxError`, :class:`UnknownNameError` or :class:`AmbiguousNameError`.
     """
-    order = _parse(text, _variant(variant), power, require_power=True)
+    order = read_plain(text, _plain_pieces(variant), power or None) if SHORTCUT else None
+    if order is None:
+        order = _parse(text, _variant(variant), power, require_power=True)
     return as_phase_order(order, phase) if phase is not None else order
 
 
 def parse_order_text(text: str, variant: Variant | str, *, phase: Phase | PhaseKind | None = None) -> Order:
     """Like :func:`parse_order`, but a line without a power is no error: its order has the
     power ``""`` (:data:`NO_POWER`); give it one with :func:`with_power`."""
-    order = _parse(text, _variant(variant), None, require_power=False)
+    order = read_plain(text, _plain_pieces(variant), NO_POWER) if SHORTCUT else None
+    if order is None:
+        order = _parse(text, _variant(variant), None, require_power=False)
     return as_phase_order(order, phase) if phase is not None else order
 
 
@@ -117,14 +122,23 @@ def as_phase_order(order: Order, phase: Phase | PhaseKind) -> Order:
     The grammar does not know the phase, so it reads every move as a :class:`Move`; a move
     by convoy stays a move (a retreat can never be convoyed, validation says so).
     """
+    if not isinstance(order, Move) or order.via_convoy:  # most orders: no need to look at the phase
+        return order
     kind = phase.kind if isinstance(phase, Phase) else phase
-    if kind is PhaseKind.RETREAT and isinstance(order, Move) and not order.via_convoy:
+    if kind is PhaseKind.RETREAT:
         return Retreat(order.power, order.unit_type, order.location, order.destination)
     return order
 
 
 def _variant(variant: Variant | str) -> Variant:
     return get_variant(variant) if isinstance(variant, str) else variant
+
+
+@functools.cache
+def _plain_pieces(variant: Variant | str) -> Pieces:
+    """The :func:`~grammar.shortcut.plain_pieces` of ``variant`` (or of the variant so
+    named), found in one look-up for the lines :func:`~grammar.shortcut.read_plain` reads."""
+    return plain_pieces(name_index(_variant(variant)))
 
 
 def _parse(text: str, variant: Variant, power: Power | None, *, require_power: bool) -> Order:

@@ -7,7 +7,11 @@ look-ups, and builds exactly the :class:`~grammar.transform.Reading` the Lark gr
 :class:`~grammar.transform.OrderBuilder` would build from it (the same name matching, the
 same order values, the same spans).
 
-It answers ``None`` for everything else: any character outside ASCII letters, spaces, tabs
+:func:`read_plain` goes further for the commonest of them, lines of whole words found as
+written (``AUS: A BUD S A VIE - GAL``): it answers the order itself, given by its power, as
+the reading and :func:`~grammar.parser.settle_power` would give it together.
+
+Both answer ``None`` for everything else: any character outside ASCII letters, spaces, tabs
 and ``: / ( ) - ->``; a keyword where it does not expect one (so a word the grammar might
 read as a keyword is never taken for a name); an owner's name before a unit; a name that
 does not resolve. The grammar then reads the line, so every other notation and every error
@@ -16,19 +20,19 @@ message stay the grammar's own. ``tests/test_grammar_shortcut.py`` checks the ag
 
 from __future__ import annotations
 
-import dataclasses
 import functools
+import operator
 import re
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from adjudicator.orders import (
     Bribe, Build, Convoy, Disband, Hold, Move, Order, Rebel, Retreat, SecureLoyalty, SeizeFief, SupportHold,
     SupportMove, Vassal, Waive,
 )
-from adjudicator.vocab import Location, UnitType
+from adjudicator.vocab import Location, Power, UnitType
 
 from .errors import OrderError
-from .names import _COASTS, NameIndex, resolve_location, resolve_power
+from .names import _COASTS, _INNER_HYPHEN, NameIndex, resolve_location, resolve_power
 from .transform import NO_POWER, Reading, Span
 
 _PLAIN = re.compile(r"[A-Za-z \t:/()>\-.,;!]+").fullmatch
@@ -474,27 +478,91 @@ def _shape_kinds(index: NameIndex) -> dict[str, object]:
     return {spelling: kind for key, kind in kinds.items() for spelling in (key, key.upper(), key.title())}
 
 
+class _Symbols(dict):
+    """Piece -> its symbol in a shape; a piece not listed is ``None``, a symbol no shape has,
+    so that a line's pieces are looked up all at once without testing each."""
+
+    def __missing__(self, piece: str) -> None:
+        return None
+
+
+class Pieces(NamedTuple):
+    """What :func:`read_plain` reads one variant's lines with: the pieces of
+    :func:`_shape_kinds` that are read alike wherever they stand (not the punctuation the
+    grammar passes over or a keyword that needs its second word), each with its symbol in a
+    shape and its value; a power with its colon (``AUS:``) is :data:`POWER`, which only the
+    first piece of a shape may be.
+
+    No piece here has a hyphen between two letters, so a line whose pieces are all here is
+    one that :meth:`~grammar.names.NameIndex.respell` leaves alone, when the variant's
+    hyphenated names have their hyphens between letters; ``respell`` is ``None`` then, else
+    the index's (for a name such as "Foo -Bar")."""
+
+    symbols: _Symbols
+    values: dict[str, object]
+    respell: Callable[[str], str] | None
+
+
 @functools.cache
-def _fixed_pieces(index: NameIndex) -> dict[str, tuple[object, object]]:
-    """The pieces of :func:`_shape_kinds` that are read alike wherever they stand (not a
-    power, the punctuation the grammar passes over or a keyword that needs its second word),
-    as their symbol and value in a shape. A line made of these alone is read in two list
-    comprehensions; where two of them make one keyword or one name ("moves to", "Black Sea")
-    the shape is none of :data:`_SHAPES`, and :func:`_shape` reads the line piece by piece."""
-    fixed: dict[str, tuple[object, object]] = {}
+def plain_pieces(index: NameIndex) -> Pieces:
+    """The :class:`Pieces` of the variant of ``index``, built on first use."""
+    pieces = Pieces(_Symbols(), {}, None if index.hyphens_inside_words else index.respell)
     for spelling, kind in _shape_kinds(index).items():
         cls = kind.__class__
         if cls is int and kind != IGNORE:
-            fixed[spelling] = (kind, kind)
+            symbol, value = kind, kind
         elif cls is _Join and not kind.required:
-            fixed[spelling] = (kind.kind, kind.kind)
+            symbol, value = kind.kind, kind.kind
         elif cls is UnitType:
-            fixed[spelling] = (UNIT, kind)
+            symbol, value = UNIT, kind
         elif cls is Location:
-            fixed[spelling] = (PLACE, kind)
+            symbol, value = PLACE, kind
         elif cls is _Word:
-            fixed[spelling] = (PLACE, kind.location)
-    return fixed
+            symbol, value = PLACE, kind.location
+        elif cls is _Prefix:
+            symbol, value = POWER, kind.power
+        else:
+            continue
+        pieces.symbols[spelling], pieces.values[spelling] = symbol, value
+    assert not any(_INNER_HYPHEN(spelling) for spelling in pieces.values)
+    return pieces
+
+
+def read_plain(line: str, pieces: Pieces, power: Power | None) -> Order | None:
+    """The order of one of the commonest lines (``AUS: A BUD S A VIE - GAL``, ``F EDI - NTH``,
+    ``RUS: F STP/SC - BOT``, ``A PAR H``) given by its power, exactly as the full reading
+    (:func:`read_short`, then :func:`~grammar.parser.settle_power`) gives it, in a fraction
+    of the time: no :class:`~grammar.transform.Reading` or span, and the order built once,
+    with its power.
+
+    Every piece between spaces must be found as written in ``pieces`` (of the line's
+    variant) and their symbols make one of :data:`_SHAPES`; the line is then looked up whole
+    (``itemgetter`` over its pieces), not piece by piece. Where two pieces make one keyword
+    or one name ("moves to", "Black Sea") the shape is none of :data:`_SHAPES`.
+
+    The power is the line's prefix, which must be ``power`` if that is given; without a
+    prefix, ``power`` (``None``: the line must name one). The answer is ``None`` for a line
+    of several lines or not a ``str``, for every line not read so, and where the powers do
+    not settle: the full reading takes those, and says what is wrong.
+    """
+    if line.__class__ is not str or "\n" in line or "\r" in line:
+        return None
+    if pieces.respell is not None:
+        line = pieces.respell(line)
+    words = line.split()
+    if len(words) < 2:  # ``itemgetter`` of one key answers the value, not a tuple
+        return None
+    pick = operator.itemgetter(*words)
+    spec = _SHAPES.get(pick(pieces.symbols))
+    if spec is None:
+        return None
+    values = pick(pieces.values)
+    if spec.prefixed:
+        if power and values[0] != power:
+            return None
+    elif power is None:
+        return None
+    return spec.build(values, power)
 
 
 def read_words(line: str, index: NameIndex) -> Reading | None:
@@ -510,31 +578,16 @@ def read_words(line: str, index: NameIndex) -> Reading | None:
 def _read_words(line: str, index: NameIndex) -> Reading | None:
     """:func:`read_words`, raising the :class:`OrderError` of a name that names no place."""
     pieces = line.split()
-    kinds = _shape_kinds(index)
-    prefix = kinds.get(pieces[0]) if pieces else None
-    if prefix.__class__ is not _Prefix:
-        prefix = None
-    fixed = _fixed_pieces(index)
-    entries = [fixed.get(piece) for piece in (pieces[1:] if prefix else pieces)]
-    spec = None
-    if None not in entries:  # the commonest lines: every piece is found as written
-        shape = tuple([symbol for symbol, _ in entries])
-        spec = _SHAPES.get(shape)
-        if spec is not None:
-            values = [value for _, value in entries]
-            values.extend(_CONSTANTS)
-            names: list[int] = []
+    try:
+        prefix, shape, values, names = _shape(pieces, _shape_kinds(index))
+    except _Decline:
+        return None
+    spec = _SHAPES.get(shape)
     if spec is None:
-        try:
-            prefix, shape, values, names = _shape(pieces, kinds)
-        except _Decline:
-            return None
-        spec = _SHAPES.get(shape)
-        if spec is None:
-            return None
+        return None
     for at in names:
         values[at] = resolve_location(index, values[at])
-    order = spec.build([values[i] for i in spec.fields])
+    order = spec.build(tuple(values), NO_POWER)
     if prefix is None:
         return Reading(order)
     start = len(line) - len(line.lstrip())
@@ -544,7 +597,7 @@ def _read_words(line: str, index: NameIndex) -> Reading | None:
 def _shape(pieces: list[str], table: dict[str, object]) -> tuple[_Prefix | None, tuple, list, list[int]]:
     """The power before the order, the symbols of the order (a keyword, :data:`UNIT`,
     :data:`PLACE`), their values (the unit type, the location, or the words of a name not
-    yet resolved) then :data:`_CONSTANTS`, and where those names stand in the values.
+    yet resolved), and where those names stand in the values.
     As :func:`_piece_kinds` reads pieces, but a name of several words is one place, and a
     piece an order to a unit cannot hold (an amount, a second power) is :class:`_Decline`."""
     prefix = None
@@ -605,7 +658,6 @@ def _shape(pieces: list[str], table: dict[str, object]) -> tuple[_Prefix | None,
         else:
             raise _Decline
         values.append(kind)
-    values.extend(_CONSTANTS)
     return prefix, tuple(shape), values, names
 
 
@@ -748,14 +800,15 @@ _UNIT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy, Retreat)
 
 # -- the shapes of the orders to units ------------------------------------------------------
 # A shape is the symbols of a line: keywords (their small ints), UNIT (a unit type) and PLACE
-# (a place, of one word or several). Each shape the grammar reads as an order to a unit is
-# listed with the order's class and, for each field after the power, where its value stands
-# in the line's values; the constants after the values stand for a field the line leaves out.
+# (a place, of one word or several), with POWER (the power's prefix) first or not. Each shape
+# the grammar reads as an order to a unit is listed with the order's class and, for each of
+# its fields, where its value stands in the line's values; the constants after the values
+# stand for a field the line leaves out, and for the power when the line has no prefix.
 
-UNIT, PLACE = "unit", "place"
-_CONSTANTS = (None, False, True)
-_NONE, _FALSE, _TRUE = -3, -2, -1
-"""Indexes of :data:`_CONSTANTS` at the end of the values."""
+UNIT, PLACE, POWER = "unit", "place", "power"
+_NONE, _FALSE, _TRUE, _POWER = -4, -3, -2, -1
+"""Indexes of what :meth:`_Spec.build` puts after the values: ``None``, ``False``, ``True``
+and the power."""
 
 # A unit is a place, with its type before it or not ("A par", "Army in Paris", "par"); its
 # slots are filled with the index of its type and of its place.
@@ -803,29 +856,38 @@ def _expand(elements: tuple) -> list[tuple[tuple, dict[str, int]]]:
 
 
 class _Spec(NamedTuple):
-    """What a shape reads as: the order's class, and the index of each field's value."""
+    """What a shape reads as: the order's class, and where each of its fields' values stands
+    (the power's first) in the values then what :meth:`build` adds after them."""
 
     cls: type
     fields: tuple[int, ...]
-    names: tuple[str, ...]
-    """The names of the fields, the power first."""
+    prefixed: bool
+    """The shape starts with :data:`POWER`: the power is the first value."""
+    take: Callable[[tuple], tuple]
+    """The values at ``fields`` (``operator.itemgetter``, in one call)."""
 
-    def build(self, args: list) -> Order:
-        """The order with an empty power: its fields set as its ``__init__`` would set them
-        (the order classes are frozen dataclasses that only store their fields)."""
-        order = object.__new__(self.cls)
-        order.__dict__.update(zip(self.names, (NO_POWER, *args)))
-        return order
+    def build(self, values: tuple, power: Power) -> Order:
+        """The order, given by ``power`` unless the shape has its own, built by its class (so
+        that it is laid out in memory as every other order is)."""
+        return self.cls(*self.take(values + (None, False, True, power)))
+
+
+def _spec(cls: type, fields: tuple[int, ...], prefixed: bool) -> _Spec:
+    if len(fields) == 1:  # ``itemgetter`` of one index answers the value, not a tuple
+        return _Spec(cls, fields, prefixed, lambda values: (values[fields[0]],))
+    return _Spec(cls, fields, prefixed, operator.itemgetter(*fields))
 
 
 def _shapes() -> dict[tuple, _Spec]:
+    """Each shape of :data:`_ORDER_FORMS`, and the same after a :data:`POWER`."""
     shapes: dict[tuple, _Spec] = {}
     for cls, elements, fields in _ORDER_FORMS:
-        assert not hasattr(cls, "__post_init__") and not hasattr(cls, "__slots__"), cls
-        names = tuple(f.name for f in dataclasses.fields(cls))
         for shape, slots in _expand(elements):
-            spec = _Spec(cls, tuple(slots[f] for f in fields), names)
-            assert shapes.setdefault(shape, spec) == spec, shape
+            at = tuple(slots[f] for f in fields)
+            after_power = tuple(i if i < 0 else i + 1 for i in at)
+            for key, spec in ((shape, _spec(cls, (_POWER, *at), False)),
+                              ((POWER, *shape), _spec(cls, (0, *after_power), True))):
+                assert shapes.setdefault(key, spec)[:3] == spec[:3], key
     return shapes
 
 

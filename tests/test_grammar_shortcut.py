@@ -17,10 +17,10 @@ import grammar.parser as parser_module
 from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Retreat, SupportHold, SupportMove, Waive
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Location, UnitType
-from grammar import OrderError, parse_order
+from grammar import OrderError, parse_order, parse_order_text
 from grammar.names import name_index
 from grammar.parser import read_line
-from grammar.shortcut import read_one_word_names, read_short, read_tokens
+from grammar.shortcut import plain_pieces, read_one_word_names, read_plain, read_short, read_tokens
 from grammar.transform import NO_POWER, Reading, Span
 
 VARIANTS = {name: get_variant(name) for name in ("standard", "crusader")}
@@ -69,7 +69,22 @@ def assert_agrees(line: str, variant_name: str = "standard", power: str | None =
     with grammar_only():
         slow = outcome(line, variant, power)
     assert fast == slow, line
+    assert_plain_agrees(line, variant, power)
     return quick
+
+
+def assert_plain_agrees(line: str, variant, power: str | None) -> None:
+    """:func:`read_plain` answers ``None`` or what the grammar answers, for a caller's power
+    and for none (as :func:`parse_order_text` reads a line)."""
+    pieces = plain_pieces(name_index(variant))
+    for given in (power, NO_POWER):
+        plain = read_plain(line, pieces, given)
+        if plain is None:
+            continue
+        with grammar_only():
+            slow = parse_order(line, variant, power) if given else parse_order_text(line, variant)
+        assert plain == slow and type(plain) is type(slow), line
+        assert hash(plain) == hash(slow) and str(plain) == str(slow) and repr(plain) == repr(slow), line
 
 
 # -- generated lines ------------------------------------------------------------------------
@@ -272,6 +287,38 @@ def test_lines_of_one_word_names_take_one_match(line, order, prefix):
 ])
 def test_shortcut_stands_aside_for_other_lines(line):
     assert assert_agrees(line, "standard", "ENG") is None
+
+
+@pytest.mark.parametrize("line,order,prefix", COMMON[:10], ids=[c[0] for c in COMMON[:10]])
+def test_the_plain_reader_reads_the_lines_of_position_documents(line, order, prefix):
+    from grammar import with_power
+
+    pieces = plain_pieces(name_index(VARIANTS["standard"]))
+    for written in (line, line.lower(), f"  {line.replace(' ', '  ')}\t"):
+        assert read_plain(written, pieces, None) == with_power(order, prefix)
+        assert read_plain(written, pieces, prefix) == with_power(order, prefix)
+        assert read_plain(written, pieces, NO_POWER) == with_power(order, prefix)
+        body = written.split(":", 1)[1]
+        assert read_plain(body, pieces, prefix) == with_power(order, prefix)
+        assert read_plain(body, pieces, NO_POWER) == order
+
+
+@pytest.mark.parametrize("line,power", [
+    ("FRA: A PAR - BUR", "ENG"),  # the prefix is not the caller's power
+    ("A PAR - BUR", None),  # no power at all
+    ("FRA: A PAR - BUR\nFRA: A MAR H", None), ("FRA: A PAR\nH", None), ("FRA: A PAR H\r", None),
+    ("FRA: A PAR - BUR; F BRE H", None), ("FRA: A PAR - BUR F BRE H", None), ("FRA: A PAR", None),
+    ("FRA: A PAR moves to BUR", None), ("FRA: F Black Sea - ANK", None), ("fRA: A PAR H", None),
+    ("FRA:", None), ("", NO_POWER), ("WAIVE", NO_POWER), ("English A lon - nth", "ENG"),
+])
+def test_the_plain_reader_stands_aside_for_other_lines(line, power):
+    assert read_plain(line, plain_pieces(name_index(VARIANTS["standard"])), power) is None
+
+
+def test_the_plain_reader_stands_aside_for_what_is_not_a_line():
+    pieces = plain_pieces(name_index(VARIANTS["standard"]))
+    for text in (None, 7, b"FRA: A PAR H", ["FRA: A PAR H"]):
+        assert read_plain(text, pieces, None) is None
 
 
 def test_with_power_gives_what_dataclasses_replace_gives():
