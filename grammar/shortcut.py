@@ -562,7 +562,7 @@ def read_plain(line: str, pieces: Pieces, power: Power | None) -> Order | None:
             return None
     elif power is None:
         return None
-    return spec.build(values, power)
+    return spec.cls(*spec.take(values + (None, False, True, power)))  # spec.build(values, power), inline
 
 
 def read_words(line: str, index: NameIndex) -> Reading | None:
