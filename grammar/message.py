@@ -122,8 +122,9 @@ def parse_message(text: str, variant: Variant | str, power: Power | None = None,
         try:
             if power and current != power:
                 raise _not_yours(index, power, current, raw, line_no)
-            # Here ``current`` is the message's power, if it has one; a line's own prefix
-            # outranks a power line above it, not the message's power.
+            # A line's own prefix outranks a power line above it, not the message's power.
+            # read_plain takes a prefix only where it is ``current`` (which is the message's
+            # power, when the message has one); the full reading settles any other.
             order = read_plain(line, pieces, current) if pieces is not None else None
             if order is None:
                 reading = read_line(line, index)

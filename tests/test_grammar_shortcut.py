@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import grammar.parser as parser_module
 from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Retreat, SupportHold, SupportMove, Waive
 from adjudicator.variant import get_variant
-from adjudicator.vocab import Location, UnitType
+from adjudicator.vocab import Location, Phase, UnitType
 from grammar import OrderError, parse_order, parse_order_text
 from grammar.names import name_index
 from grammar.parser import read_line
@@ -313,6 +313,20 @@ def test_the_plain_reader_reads_the_lines_of_position_documents(line, order, pre
 ])
 def test_the_plain_reader_stands_aside_for_other_lines(line, power):
     assert read_plain(line, plain_pieces(name_index(VARIANTS["standard"])), power) is None
+
+
+@pytest.mark.parametrize("power", [None, "ENG", "GER"])
+def test_messages_read_alike_with_and_without_the_shortcut(power):
+    from grammar import parse_message
+
+    message = ("England:\nF EDI - NTH\nFRA: A PAR H\nENG: A LVP - YOR\nA LVP - YOR\nGermany:\n"
+               "GER: A BER H\nA MUN H\nENG: F LON H\nA KIE - HOL VIA\nGER: F KIE - DEN GER:")
+    for phase in (None, "F1901R"):
+        fast = parse_message(message, VARIANTS["standard"], power, phase=phase and Phase.parse(phase))
+        with grammar_only():
+            slow = parse_message(message, VARIANTS["standard"], power, phase=phase and Phase.parse(phase))
+        assert fast.orders == slow.orders and [type(o) for o in fast.orders] == [type(o) for o in slow.orders]
+        assert fast.to_text() == slow.to_text()
 
 
 def test_the_plain_reader_stands_aside_for_what_is_not_a_line():
