@@ -307,17 +307,27 @@ VARIANT_ALIASES: dict[str, str] = {
 }
 
 
-@functools.cache
+_LOADED: dict[str, Variant] = {}
+"""Each variant loaded so far, by its registered name: one object per variant for the life of
+the process (the per-variant tables elsewhere are keyed by it)."""
+
+
 def get_variant(name: str) -> Variant:
-    """The registered variant called ``name`` (or one of its aliases)."""
-    key = name.strip().lower() if isinstance(name, str) else name
+    """The registered variant called ``name`` (or one of its aliases, in any case and spacing)."""
+    variant = _LOADED.get(name) if isinstance(name, str) else None
+    if variant is not None:
+        return variant
+    key = name.strip().lower() if isinstance(name, str) else None
     key = VARIANT_ALIASES.get(key, key)
     filename = VARIANT_FILES.get(key)
     if filename is None:
         known = ", ".join(sorted(VARIANT_FILES))
         raise UnknownVariantError(f"unknown variant {name!r}; known variants: {known}")
-    text = resources.files("adjudicator.variants").joinpath(filename).read_text(encoding="utf-8")
-    return Variant.from_toml(text)
+    variant = _LOADED.get(key)
+    if variant is None:     # loaded once; only registered names are kept, however a name is spelled
+        text = resources.files("adjudicator.variants").joinpath(filename).read_text(encoding="utf-8")
+        variant = _LOADED.setdefault(key, Variant.from_toml(text))
+    return variant
 
 
 def variant_names() -> list[str]:

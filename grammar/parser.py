@@ -134,7 +134,7 @@ def _variant(variant: Variant | str) -> Variant:
     return get_variant(variant) if isinstance(variant, str) else variant
 
 
-@functools.cache
+@functools.lru_cache(maxsize=16)    # bounded: a variant may be named in many spellings
 def _plain_pieces(variant: Variant | str) -> Pieces:
     """The :func:`~grammar.shortcut.plain_pieces` of ``variant`` (or of the variant so
     named), found in one look-up for the lines :func:`~grammar.shortcut.read_plain` reads."""

@@ -56,3 +56,25 @@ fleet = [["a", "b"]]
 """
     with pytest.raises(MapFileError, match="land"):
         Variant.from_toml(text)
+
+
+def test_a_variant_is_one_object_however_it_is_named():
+    """Names in any case and spacing, and aliases, give the same object (the per-variant tables
+    are keyed by it), and the spellings are not kept: a stream of documents each naming the
+    variant differently does not grow the process."""
+    from adjudicator import variant as variants
+    from adjudicator.variant import UnknownVariantError
+    from grammar import parse_order
+    from grammar.parser import _plain_pieces
+
+    standard = get_variant("standard")
+    for i in range(200):
+        spelling = " " * i + "Standard"
+        assert get_variant(spelling) is standard
+        assert parse_order("ENG: F lon - nth", spelling) == parse_order("ENG: F lon - nth", standard)
+    assert get_variant("classic") is standard and get_variant(" OUTREMER") is get_variant("crusader")
+    assert set(variants._LOADED) <= set(variants.VARIANT_FILES)
+    assert _plain_pieces.cache_info().currsize <= 16
+    for bad in ("nope", 3, None, ["standard"]):
+        with pytest.raises(UnknownVariantError, match="known variants: crusader, standard"):
+            get_variant(bad)
