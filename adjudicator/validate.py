@@ -16,6 +16,7 @@ convoy, an unusual coast) goes through the full check, which finds the reason.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Mapping
 
 from .orders import (PRESTIGE_ORDER_TYPES, Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
@@ -206,9 +207,7 @@ def _understood(order: UnitOrder, unit: Unit, **changes) -> UnitOrder:
     if order.unit_type is unit.type and order.location == unit.location and all(
             getattr(order, k) == v for k, v in changes.items()):
         return order
-    fields = dict(order.__dict__)
-    fields.update(unit_type=unit.type, location=unit.location, **changes)
-    return type(order)(**fields)
+    return dataclasses.replace(order, unit_type=unit.type, location=unit.location, **changes)
 
 
 def _province_only(location: Location) -> Location:

@@ -8,7 +8,8 @@ whose order it is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
+from operator import attrgetter
 from typing import NamedTuple
 
 from lark import Token, Transformer
@@ -74,23 +75,40 @@ def with_power(order: Order, power: Power) -> Order:
 
 def _with_field(order: Order, power: Power) -> Order:
     """``dataclasses.replace(order, power=power)`` in a fraction of the time, for the order
-    classes whose ``__init__`` only stores the fields (frozen dataclasses with a ``__dict__``
-    and no ``__post_init__``): a copy of the fields with the power changed is the same value."""
+    classes whose ``__init__`` only stores the fields (frozen dataclasses without a
+    ``__post_init__``, the power their first field): the unit orders, which have slots, are
+    made again with the other fields read at once; the others, which have a ``__dict__``, are
+    copied with the power changed. Either way the same value."""
     cls = type(order)
-    plain = _PLAIN_CLASSES.get(cls)
-    if plain is None:
-        plain = _PLAIN_CLASSES[cls] = (hasattr(order, "__dict__") and not hasattr(cls, "__post_init__")
-                                       and not hasattr(cls, "__slots__"))
-    if not plain:
+    copy = _COPIES.get(cls)
+    if copy is None:
+        copy = _COPIES[cls] = _copy_of(cls, order)
+    if copy is _REPLACE:
         return replace(order, power=power)
-    new = object.__new__(cls)
-    fields = new.__dict__
-    fields.update(order.__dict__)
-    fields["power"] = power
-    return new
+    if copy is _DICT:
+        new = object.__new__(cls)
+        fields = new.__dict__
+        fields.update(order.__dict__)
+        fields["power"] = power
+        return new
+    return cls(power, *copy(order))
 
 
-_PLAIN_CLASSES: dict[type, bool] = {}
+_REPLACE, _DICT = "replace", "dict"
+
+
+def _copy_of(cls: type, order: Order):
+    """How :func:`_with_field` copies an order of ``cls``: ``_DICT``, ``_REPLACE``, or a getter of
+    the fields after the power."""
+    names = [f.name for f in fields(cls)] if is_dataclass(cls) else []
+    if hasattr(cls, "__post_init__") or names[:1] != ["power"]:
+        return _REPLACE
+    if hasattr(order, "__dict__") and not hasattr(cls, "__slots__"):
+        return _DICT
+    return attrgetter(*names[1:]) if len(names) > 2 else _REPLACE
+
+
+_COPIES: dict[type, object] = {}
 
 
 def _tokens(children, kind: str) -> list[Token]:
