@@ -365,10 +365,42 @@ _TEXTS = {
 }
 
 
+def _hold_text(o: Hold) -> str:
+    if o.location.coast is None and o.unit_type:
+        return f"{o.power}: {o.unit_type._value_} {o.location.province} H"
+    return _TEXTS[Hold](o)
+
+
+def _move_text(o: Move) -> str:
+    at, to = o.location, o.destination
+    if at.coast is None and to.coast is None and o.unit_type and not o.via_convoy:
+        return f"{o.power}: {o.unit_type._value_} {at.province} - {to.province}"
+    return _TEXTS[Move](o)
+
+
+def _support_hold_text(o: SupportHold) -> str:
+    if o.location.coast is None and o.target.coast is None and o.unit_type and o.target_type:
+        return f"{o.power}: {o.unit_type._value_} {o.location.province} S {o.target_type._value_} {o.target.province}"
+    return _TEXTS[SupportHold](o)
+
+
+def _support_move_text(o: SupportMove) -> str:
+    at, target, to = o.location, o.target, o.destination
+    if at.coast is None and target.coast is None and to.coast is None and o.unit_type and o.target_type:
+        return (f"{o.power}: {o.unit_type._value_} {at.province} S {o.target_type._value_} {target.province}"
+                f" - {to.province}")
+    return _TEXTS[SupportMove](o)
+
+
+# The commonest orders, where no place has a coast and every unit its type, in one f-string each.
+_PLAIN_TEXTS = {**_TEXTS, Hold: _hold_text, Move: _move_text, SupportHold: _support_hold_text,
+                SupportMove: _support_move_text}
+
+
 def order_text(order: Order) -> str:
     """``canonical(order)`` (``ENG: F nth - pic``), written here without the enum and
     property look-ups of ``str(order)`` for the orders every phase is full of."""
-    text = _TEXTS.get(order.__class__)
+    text = _PLAIN_TEXTS.get(order.__class__)
     return canonical(order) if text is None else text(order)
 
 

@@ -62,3 +62,23 @@ def test_the_games_above_reached_every_kind_of_phase():
         for seed in (1, 2, 3, 4, 5):
             SEEN_KINDS.update(p.phase.kind for p, _, _ in phases(seed, years=3))
     assert SEEN_KINDS == {PhaseKind.MOVEMENT, PhaseKind.RETREAT, PhaseKind.ADJUSTMENT}
+
+
+def test_a_results_canonical_text_is_the_orders_canonical_notation():
+    """Result documents write each order's canonical text with their own formatting (faster than
+    ``str``): it must be the contract's notation for every order kind, with coasts and without,
+    with the unit type named or left out, by convoy or not."""
+    from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Retreat, SupportHold, SupportMove
+    from adjudicator.vocab import Location, UnitType
+    from bot.documents import order_text
+
+    rng = random.Random(3)
+    places = [Location("lon"), Location("spa", "nc"), Location("stp", "sc"), Location("bur")]
+    kinds = [None, UnitType.ARMY, UnitType.FLEET]
+    for _ in range(500):
+        a, b, c = (rng.choice(places) for _ in range(3))
+        t1, t2 = rng.choice(kinds), rng.choice(kinds)
+        for order in (Hold("ENG", t1, a), Move("ENG", t1, a, b, rng.random() < 0.3), SupportHold("ENG", t1, a, t2, b),
+                      SupportMove("ENG", t1, a, t2, b, c), Convoy("ENG", t1, a, t2, b, c), Retreat("ENG", t1, a, b),
+                      Disband("ENG", t1, a), Build("ENG", t1, a)):
+            assert order_text(order) == canonical(order)
