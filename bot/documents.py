@@ -435,18 +435,19 @@ def adjudicate_document(doc: Any) -> dict[str, Any]:
 
     variant, position = position_from_dict(doc)
     texts = _list(doc, "orders")
-    orders, errors = [], {}
     # Only a retreat phase reads a move as something else (a retreat): the others need no phase.
     phase = position.phase if position.phase.kind is PhaseKind.RETREAT else None
-    for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise DocumentError(f"orders: each order must be a string like 'ENG: F nth - nwy', got {text!r}")
-        try:
-            order = parse_order(text, variant, phase=phase)
-        except OrderError as exc:
-            errors[i] = str(exc)
-            continue
-        orders.append(order)
+    try:    # most documents: every line an order
+        orders, errors = [parse_order(text, variant, phase=phase) for text in texts], {}
+    except OrderError:  # (a line that is no string is an OrderError too, and a DocumentError below)
+        orders, errors = [], {}
+        for i, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise DocumentError(f"orders: each order must be a string like 'ENG: F nth - nwy', got {text!r}")
+            try:
+                orders.append(parse_order(text, variant, phase=phase))
+            except OrderError as exc:
+                errors[i] = str(exc)
     adjudication = adjudicate(variant, position, orders)
     return result_to_dict(adjudication, texts, errors, variant)
 
