@@ -82,11 +82,10 @@ def _check(board: Board, order: Order) -> tuple[Order | None, str | None]:
     return check(board, order)
 
 
-def _choose(board: Board, candidates, results: list) -> tuple[dict[ProvinceId, tuple[int | None, Order]],
-                                                               dict[ProvinceId, Order]]:
+def _choose(board: Board, candidates, results: list) -> tuple[dict[ProvinceId, int | None], dict[ProvinceId, Order]]:
     """Check each (index, order); the last legal order to a unit replaces earlier ones.
-    Returns each unit's (index, order) and, for the resolver, each unit's order."""
-    chosen: dict[ProvinceId, tuple[int | None, Order]] = {}
+    Returns the index of each unit's order (None for the judge's own) and each unit's order."""
+    chosen: dict[ProvinceId, int | None] = {}
     orders: dict[ProvinceId, Order] = {}
     checks = board.checks     # the phase's own order types (never prestige ones): checked at once
     for i, order in candidates:
@@ -98,11 +97,11 @@ def _choose(board: Board, candidates, results: list) -> tuple[dict[ProvinceId, t
             continue
         key = understood.location.province
         if key in chosen:
-            j, earlier = chosen[key]
+            j, earlier = chosen[key], orders[key]
             if j is not None:
                 results[j] = OrderResult(earlier, FAILS,
                                          f"replaced by a later order for {earlier.unit_text}")
-        chosen[key] = (i, understood)
+        chosen[key] = i
         orders[key] = understood
     return chosen, orders
 
@@ -123,13 +122,10 @@ def _start(setup: MovementSetup, orders: tuple) -> tuple[list, list]:
     return results, candidates
 
 
-_UNCHOSEN = (None, None)
-
-
 def _collect(results: list, implicit: list, chosen, outcomes: Mapping[ProvinceId, OrderResult]) -> None:
     """Each unit's result, at the index of its order (or with the judge's implicit orders)."""
     for p, result in outcomes.items():
-        i = chosen.get(p, _UNCHOSEN)[0]
+        i = chosen.get(p)
         if i is None:
             implicit.append(result)
         else:
