@@ -32,7 +32,7 @@ from typing import Mapping
 
 from .orders import Convoy, Hold, Move, MovementOrder, SupportHold, SupportMove
 from .position import Dislodgement
-from .results import OrderResult, Outcome, order_result
+from .results import OrderResult, Outcome
 from .maptables import map_tables
 from .vocab import Location, Power, ProvinceId, Unit, UnitType
 
@@ -185,7 +185,7 @@ class _Resolver:
         for p in supports:
             o = orders[p]
             t = o.target.province
-            if o.__class__ is not SupportMove and isinstance(o, SupportHold):
+            if isinstance(o, SupportHold):
                 ok = t in kind and kind[t] != MOVE
                 if ok:
                     hold_supports.setdefault(t, []).append(p)
@@ -410,10 +410,7 @@ class _Resolver:
         """``A mun``: the unit in ``p``, as reasons name it (``Unit.short``, written out here:
         most phases name a dozen units in their reasons)."""
         unit = self.units[p]
-        location = unit.location
-        if location.coast:
-            return f"{unit.type._value_} {location.province}/{location.coast}"
-        return f"{unit.type._value_} {location.province}"
+        return f"{unit.type._value_} {_text(unit.location)}"
 
 
 class _Words:
@@ -467,7 +464,7 @@ class _Words:
                 outcome, reason = SUCCEEDS, "holds"
             else:
                 outcome, reason = self.convoy(p, None)
-            out[p] = order_result(orders[p], outcome, reason)
+            out[p] = OrderResult(orders[p], outcome, reason)
         return out
 
     def move(self, p: ProvinceId) -> tuple[Outcome, str]:

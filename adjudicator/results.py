@@ -8,6 +8,7 @@ from typing import Any
 
 from .orders import Order
 from .position import Position
+from .vocab import fill_slots
 
 
 class Outcome(enum.Enum):
@@ -29,20 +30,7 @@ class OrderResult:
         return self.outcome is Outcome.SUCCEEDS
 
 
-def order_result(order: Order, outcome: Outcome, reason: str) -> OrderResult:
-    """``OrderResult(order, outcome, reason)``, made faster: the slots are filled directly.
-
-    For the engine's loops, which make one result per order of every phase.
-    """
-    result = _new(OrderResult)
-    _set_order(result, order)
-    _set_outcome(result, outcome)
-    _set_reason(result, reason)
-    return result
-
-
-_new = object.__new__
-_set_order, _set_outcome, _set_reason = OrderResult.order.__set__, OrderResult.outcome.__set__, OrderResult.reason.__set__
+fill_slots(OrderResult)     # one result for every order of every phase
 
 
 @dataclass(frozen=True)

@@ -302,7 +302,7 @@ def _check_move(board: Board, order: Move) -> tuple[Order | None, str | None]:
         to = None if order.via_convoy else \
             board.tables.steps.get((unit.type, here.province, here.coast), _NO_STEPS).get((dest.province, dest.coast))
         if to is None and unit.type is ARMY and board.convoy_possible(here.province, dest.province):
-            to = dest if dest.coast is None else Location(dest.province)    # by convoy (the coast dropped)
+            to = _province_only(dest)   # by convoy
         if to is not None:
             if given == AS_WRITTEN and dest.coast == to.coast:
                 return order, None
@@ -385,8 +385,8 @@ def _check_support_hold(board: Board, order: SupportHold) -> tuple[Order | None,
     given = _as_given(board, order, unit) if unit is not None and target is not None and type(order) is SupportHold \
         and (order.target_type is target.type or order.target_type is None) else OTHER
     if given:
-        there, here = target.location.province, unit.location
-        if there != here.province and there in board.tables.reach.get((unit.type, here.province, here.coast), ()):
+        there = target.location.province
+        if there != unit.location.province and _can_reach(board, unit, there):
             if given == AS_WRITTEN and order.target_type is target.type and order.target.coast == target.location.coast:
                 return order, None
             return SupportHold(order.power, unit.type, unit.location, target.type, target.location), None
@@ -414,7 +414,7 @@ def _check_support_move(board: Board, order: SupportMove) -> tuple[Order | None,
         province = named.province
         dest = tables.supported.get((target.type, there.province, there.coast), _NO_STEPS).get((province, named.coast))
         if dest is not None and province != here.province and there.province != here.province \
-                and province in tables.reach.get((unit.type, here.province, here.coast), ()):
+                and _can_reach(board, unit, province):
             if given == AS_WRITTEN and order.target_type is target.type and order.target.coast == there.coast \
                     and named.coast == dest.coast:
                 return order, None

@@ -6,6 +6,7 @@ things that have a meaning.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import re
 from dataclasses import dataclass
@@ -20,14 +21,17 @@ ProvinceId = NewType("ProvinceId", str)
 NEUTRAL = Power("NEU")
 
 
-class UnitType(enum.Enum):
+class _Vocabulary(enum.Enum):
+    """The enums of the vocabulary. A member is its only instance and equals only itself, so
+    it hashes by identity, in C (the Enum default hashes its name in Python, and the engine's
+    tables are keyed by unit type on every order)."""
+
+    __hash__ = object.__hash__
+
+
+class UnitType(_Vocabulary):
     ARMY = "A"
     FLEET = "F"
-
-    # An enum member is its only instance and equals only itself, so it may hash by identity,
-    # in C; the Enum default hashes its name in Python, and the engine's tables are keyed by
-    # unit type on every order.
-    __hash__ = object.__hash__
 
     @classmethod
     def parse(cls, text: str) -> UnitType:
@@ -49,28 +53,22 @@ class UnitType(enum.Enum):
         return f"UnitType.{self.name}"
 
 
-class ProvinceKind(enum.Enum):
+class ProvinceKind(_Vocabulary):
     LAND = "land"
     COAST = "coast"
     SEA = "sea"
 
-    __hash__ = object.__hash__     # by identity, as UnitType
 
-
-class Season(enum.Enum):
+class Season(_Vocabulary):
     SPRING = "S"
     FALL = "F"
     WINTER = "W"
 
-    __hash__ = object.__hash__     # by identity, as UnitType
 
-
-class PhaseKind(enum.Enum):
+class PhaseKind(_Vocabulary):
     MOVEMENT = "M"
     RETREAT = "R"
     ADJUSTMENT = "B"
-
-    __hash__ = object.__hash__     # by identity, as UnitType
 
 
 _PHASE_RE = re.compile(r"^([SFW])(\d{1,4})([MRB])$")
@@ -206,14 +204,28 @@ class Unit:
         return f"{self.type._value_} {self.location}"
 
     def at(self, location: Location) -> Unit:
-        """This unit standing at ``location`` (after a move): made by filling the slots directly,
-        for the engine's loops (the same value as ``Unit(power, type, location)``)."""
-        unit = _new(Unit)
-        _set_power(unit, self.power)
-        _set_type(unit, self.type)
-        _set_location(unit, location)
-        return unit
+        """This unit standing at ``location`` (after a move)."""
+        return Unit(self.power, self.type, location)
 
 
-_new = object.__new__
-_set_power, _set_type, _set_location = Unit.power.__set__, Unit.type.__set__, Unit.location.__set__
+def fill_slots(cls: type) -> type:
+    """Give the frozen dataclass ``cls`` (with slots, every field in ``__init__``, no default
+    factory) an ``__init__`` of the same signature that fills each slot through its descriptor,
+    in about half the time of the generated one, which calls ``object.__setattr__`` for each
+    field: the engine and the grammar make these values for nearly every order."""
+    fields = dataclasses.fields(cls)
+    assert "__slots__" in cls.__dict__ and all(f.init and f.default_factory is dataclasses.MISSING for f in fields)
+    names = [f.name for f in fields]
+    setters = {f"_set_{name}": getattr(cls, name).__set__ for name in names}
+    body = "".join(f"    _set_{name}(self, {name})\n" for name in names)
+    namespace: dict = {}
+    exec(f"def __init__(self, {', '.join(names)}):\n{body}", setters, namespace)
+    init = namespace["__init__"]
+    init.__defaults__ = tuple(f.default for f in fields if f.default is not dataclasses.MISSING) or None
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init
+    return cls
+
+
+fill_slots(Location)
+fill_slots(Unit)
