@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from .adjustment import resolve_adjustments
-from .hooks import CLASSIC, MovementSetup, RuleHooks, rules_for
+from .adjustment import allowance, resolve_adjustments
+from .hooks import MovementSetup, RuleHooks
+from .modules import rules_for
 from .movement import resolve_movement
-from .orders import Order, Retreat, is_prestige
+from .orders import Order, Retreat, is_rule_order
 from .position import Position, units_by_province
-from .results import Adjudication, OrderResult, Outcome
+from .results import Adjudication, OrderResult, Outcome, Reason
 from .retreat import resolve_retreats
 from .validate import Board, check, retreat_options
 from .vocab import NEUTRAL, PhaseKind, Power, ProvinceId, Season
@@ -49,36 +50,16 @@ def adjudicate(variant, position: Position, orders: Sequence[Order]) -> Adjudica
     return hooks.after_phase(variant, position, adjudication)
 
 
-def validate(variant, position: Position, order: Order, *,
-             commander: Mapping[ProvinceId, Power] | None = None) -> str | None:
-    """Why ``order`` cannot be given in ``position`` (one sentence), or None when it can.
-
-    ``commander`` names who would command a unit other than its owner (a unit its power bids
-    for, with VASSAL or BRIBE, is ordered on the chance that the bid wins).
-    """
-    hooks = rules_for(position)
-    if is_prestige(order):
-        return _prestige_reason(position)
-    _, reason = check(_board(variant, position, hooks, commander), order)
-    return reason
-
-
-def _prestige_reason(position: Position) -> str | None:
-    if "prestige" not in position.rules:
-        return "prestige orders need the prestige rules"
-    if position.phase.kind is not MOVEMENT:
-        return "prestige cannot be spent in retreat or adjustment phases"
-    return None
-
-
 def _board(variant, position: Position, hooks: RuleHooks, commander=None) -> Board:
-    return Board(variant, position, commander, None if hooks is CLASSIC else hooks)
+    return Board(variant, position, commander, hooks)
 
 
-def _check(board: Board, order: Order) -> tuple[Order | None, str | None]:
-    """:func:`check`, with the prestige orders (settled by their rule module, never here) refused."""
-    if is_prestige(order):
-        return None, _prestige_reason(board.position) or "prestige orders are settled elsewhere"
+def _check(board: Board, order: Order) -> tuple[Order | None, Reason | None]:
+    """:func:`check`, with a rule module's orders (settled by the module in the phases where it
+    does, never here) refused with the module's reason."""
+    if is_rule_order(order):
+        refusal, _ = board.hooks.order_check(board.variant, board.position, order, ())
+        return None, refusal
     return check(board, order)
 
 
@@ -87,13 +68,13 @@ def _choose(board: Board, candidates, results: list) -> tuple[dict[ProvinceId, i
     Returns the index of each unit's order (None for the judge's own) and each unit's order."""
     chosen: dict[ProvinceId, int | None] = {}
     orders: dict[ProvinceId, Order] = {}
-    checks = board.checks     # the phase's own order types (never prestige ones): checked at once
+    checks = board.checks     # the phase's own order types (never a rule module's): checked at once
     for i, order in candidates:
         checker = checks.get(type(order))
         understood, why = checker(board, order) if checker is not None else _check(board, order)
         if why is not None:
             if i is not None:
-                results[i] = OrderResult(order, INVALID, why)
+                results[i] = OrderResult(order, INVALID, why.text)
             continue
         key = understood.location.province
         if key in chosen:
@@ -149,24 +130,20 @@ def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
     events["dislodged"] = [{"unit": str(d.unit), "from": d.attacker_from, "by_convoy": d.by_convoy}
                            for d in outcome.dislodged]
     events["standoffs"] = sorted(outcome.standoffs)
-    if not outcome.dislodged and hooks is CLASSIC:     # no retreats, and no books of a rule module to keep
-        nxt = _season_over(variant, pos.with_changes(units=outcome.units, dislodged=(), standoffs=()), hooks, events)
-        return Adjudication(results=tuple(results), position=_eliminate(variant, nxt, events),
-                            implicit=tuple(implicit), events=events)
     after = pos.with_changes(units=outcome.units, dislodged=outcome.dislodged, standoffs=outcome.standoffs,
                              phase=pos.phase.retreat())
-    retreat_board = _board(variant, after, hooks) if outcome.dislodged else None
     keep, annihilated = [], []
-    for d in outcome.dislodged:
-        if retreat_options(retreat_board, d):
-            keep.append(d)
-        else:
-            annihilated.append((d.unit, outcome.dislodged_by.get(d.unit.province)))
-            events.setdefault("annihilated", []).append(
-                {"unit": str(d.unit), "by": outcome.dislodged_by[d.unit.province]})
-    if hooks is not CLASSIC:    # the classic rules keep no books of their own
-        moved = {pos.unit_at(p).location: loc for p, loc in outcome.moved.items()}
-        after = hooks.units_moved(variant, after, moved, annihilated)
+    if outcome.dislodged:
+        retreat_board = _board(variant, after, hooks)
+        for d in outcome.dislodged:
+            if retreat_options(retreat_board, d):
+                keep.append(d)
+            else:
+                annihilated.append((d.unit, outcome.dislodged_by.get(d.unit.province)))
+                events.setdefault("annihilated", []).append(
+                    {"unit": str(d.unit), "by": outcome.dislodged_by[d.unit.province]})
+    moved = {pos.unit_at(p).location: loc for p, loc in outcome.moved.items()}
+    after = hooks.units_moved(variant, after, moved, annihilated)
     if keep:
         nxt = after.with_changes(dislodged=tuple(keep))
     else:
@@ -206,52 +183,36 @@ def _season_over(variant, position: Position, hooks: RuleHooks, events: dict) ->
         return position.with_changes(phase=position.phase.next_movement())
     owners = dict(position.supply_centers)
     centres = variant.supply_centers
-    capture_owner = None if hooks is CLASSIC else hooks.capture_owner     # classic: the unit's power
+    capture_owner = hooks.capture_owner
     for unit in position.units:
         p = unit.location.province
         if p not in centres:
             continue
-        new = unit.power if capture_owner is None else capture_owner(variant, position, unit)
+        new = capture_owner(variant, position, unit)
         if new is not None and owners.get(p) != new:
             events.setdefault("centers", []).append({"province": p, "from": owners.get(p, NEUTRAL), "to": new})
             owners[p] = new
-    counts = _count(owners.values())
-    winners = sorted(p for p, n in counts.items() if p != NEUTRAL and n >= variant.victory_centers)
-    if winners:
-        events["victory"] = winners
-    if hooks is not CLASSIC:
-        position, more = hooks.new_year(variant, position.with_changes(supply_centers=owners))
-        events.update(more)
-        owners = dict(position.supply_centers)
-        counts = _count(owners.values())
-    due = _adjustments_due(variant, position, owners, counts, hooks)
-    return position.with_changes(supply_centers=owners,
-                                 phase=position.phase.adjustment() if due else position.phase.next_movement())
+    position, more = hooks.new_year(variant, position.with_changes(supply_centers=owners))
+    events.update(more)
+    won = winners(variant, position)
+    if won:
+        events["victory"] = list(won)
+    due = any(allowance(position, power, hooks.home_centers(variant, position, power)) for power in variant.powers)
+    return position.with_changes(phase=position.phase.adjustment() if due else position.phase.next_movement())
 
 
-def _count(powers) -> dict[Power, int]:
-    """How many times each power is named (a plain dict: ``Counter`` costs more to make)."""
+def winners(variant, position: Position) -> tuple[Power, ...]:
+    """The powers that own enough supply centres to win (rule 1.2: centres owned directly; a
+    vassal's home stays neutral), in the order of their codes."""
+    return winners_among(variant, position.supply_centers)
+
+
+def winners_among(variant, owners: Mapping[ProvinceId, Power]) -> tuple[Power, ...]:
+    """:func:`winners` of the supply centres' ``owners`` (province -> power, ``NEU`` for neutral)."""
     counts: dict[Power, int] = {}
-    for power in powers:
-        counts[power] = counts.get(power, 0) + 1
-    return counts
-
-
-def _adjustments_due(variant, position: Position, owners, counts, hooks: RuleHooks) -> bool:
-    """Has some power a unit to remove, or a build it can make (an empty home centre it owns)?"""
-    units = _count([u.power for u in position.units])
-    occupied = None
-    for power in variant.powers:
-        n, c = units.get(power, 0), counts.get(power, 0)
-        if n == c or power in position.eliminated:
-            continue
-        if n > c:
-            return True
-        if occupied is None:
-            occupied = units_by_province(position)
-        if any(owners.get(h) == power and h not in occupied for h in hooks.home_centers(variant, position, power)):
-            return True
-    return False
+    for owner in owners.values():
+        counts[owner] = counts.get(owner, 0) + 1
+    return tuple(sorted(p for p, n in counts.items() if p != NEUTRAL and n >= variant.victory_centers))
 
 
 def _eliminate(variant, position: Position, events: dict) -> Position:
@@ -277,7 +238,7 @@ def _adjustments(variant, position: Position, orders: tuple, hooks: RuleHooks) -
     for i, order in enumerate(orders):
         understood, why = _check(board, order)
         if why is not None:
-            results[i] = OrderResult(order, INVALID, why)
+            results[i] = OrderResult(order, INVALID, why.text)
         else:
             legal.append((i, understood))
     outcome = resolve_adjustments(variant, position, legal)

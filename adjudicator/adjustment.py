@@ -17,14 +17,41 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from .orders import Build, Disband, Waive
-from .position import Position
+from .position import Position, units_by_province
 from .results import Outcome
 from .validate import adjustment_count, province_name
-from .vocab import NEUTRAL, Power, Unit, UnitType
+from .vocab import NEUTRAL, Power, ProvinceId, Unit, UnitType
 
 # Enum members as module constants: looking one up on its class is slow in a hot loop.
 FLEET = UnitType.FLEET
 SUCCEEDS, FAILS = Outcome.SUCCEEDS, Outcome.FAILS
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """What one power does in an adjustment phase: ``builds`` it may make (no more than its free
+    ``sites``, the home centres it owns where no unit stands), or ``disbands`` it must make."""
+
+    builds: int = 0
+    sites: tuple[ProvinceId, ...] = ()
+    disbands: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.builds or self.disbands)
+
+
+def allowance(position: Position, power: Power, home_centers: Sequence[ProvinceId]) -> Allowance:
+    """``power``'s builds (at most one per free site) or disbands, with ``home_centers`` where it may build."""
+    if power in position.eliminated:
+        return Allowance()
+    centres, units = adjustment_count(position, power)
+    if units > centres:
+        return Allowance(disbands=units - centres)
+    if units == centres:
+        return Allowance()
+    owners, occupied = position.supply_centers, units_by_province(position)
+    sites = tuple(h for h in home_centers if owners.get(h) == power and h not in occupied)
+    return Allowance(builds=min(centres - units, len(sites)), sites=sites)
 
 
 @dataclass(frozen=True)

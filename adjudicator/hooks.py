@@ -1,8 +1,9 @@
-"""The seam between the classic rules and a rule module (the Crusader prestige rules).
+"""The seam between the classic rules and a rule module (such as the Crusader prestige rules).
 
 :func:`adjudicator.adjudicate.adjudicate` asks a :class:`RuleHooks` object at these points,
-and :class:`ClassicRules` answers them as the classic game does. With ``"prestige"`` in
-``position.rules`` the engine uses ``adjudicator.prestige.rules.PrestigeRules()`` instead.
+and :class:`ClassicRules` answers them as the classic game does. A rule module
+(:mod:`adjudicator.modules`) brings hooks of its own, which the engine asks instead for a
+position whose ``rules`` name the module; the classic rules go through the same calls.
 
 - ``before_movement(variant, position, orders)`` -> :class:`MovementSetup`: before a movement
   phase, with every order given (input order). It settles the rule module's own orders and
@@ -28,6 +29,22 @@ and :class:`ClassicRules` answers them as the classic game does. With ``"prestig
   (after supply centres changed owner, before the adjustment phase is decided or skipped).
 - ``after_phase(variant, before, adjudication)`` -> adjudication: last look at every phase's
   result (events carry ``annihilated`` with the power that ordered the dislodging move).
+
+The questions asked before a phase is played (:mod:`adjudicator.turn`):
+
+- ``commanders(variant, position)`` -> province -> power: who orders each unit this phase
+  (each unit on the board in a movement phase, each dislodged unit in a retreat phase) before
+  any bid of the phase is settled; ``NEU`` for a unit nobody orders.
+- ``bid_units(variant, position, power, orders)`` -> province -> order types: the units that
+  ``power``'s bids among ``orders`` would command if they win, and the orders each may take.
+- ``order_check(variant, position, order, standing)`` -> ``(refusal, note)`` or None: the
+  module's word on an order, ``standing`` being its power's orders so far: why it is refused
+  (its own orders' rules; limits on the units it governs), or what it needs to succeed (a
+  :class:`~adjudicator.results.Reason` each); None when the classic checks alone decide. Asked
+  at submission, and by adjudication for a module's order in a phase the module does not settle.
+- ``notes(variant, position, power, standing)`` -> order -> note: what the module has to say
+  of a power's whole set of standing orders (prestige: an order beyond the prestige it holds).
+- ``spendable(variant, position, power)`` -> what the power may spend in this phase (prestige).
 """
 
 from __future__ import annotations
@@ -35,10 +52,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
-from .orders import Order, UnitOrder, any_prestige, is_prestige
+from .orders import Order, UnitOrder, any_rule_order, is_rule_order
 from .position import Dislodgement, Position
-from .results import Adjudication, OrderResult, Outcome
-from .vocab import Location, Power, ProvinceId, Unit
+from .results import Adjudication, OrderResult, Outcome, Reason
+from .vocab import Location, PhaseKind, Power, ProvinceId, Unit
 
 
 @dataclass(frozen=True)
@@ -72,15 +89,35 @@ class RuleHooks(Protocol):
 
     def after_phase(self, variant, before: Position, adjudication: Adjudication) -> Adjudication: ...
 
+    def commanders(self, variant, position: Position) -> Mapping[ProvinceId, Power]: ...
+
+    def bid_units(self, variant, position: Position, power: Power,
+                  orders: Sequence[Order]) -> Mapping[ProvinceId, frozenset[type]]: ...
+
+    def order_check(self, variant, position: Position, order: Order,
+                    standing: Sequence[Order]) -> tuple[Reason | None, Reason | None] | None: ...
+
+    def notes(self, variant, position: Position, power: Power, standing: Sequence[Order]) -> Mapping[Order, Reason]: ...
+
+    def spendable(self, variant, position: Position, power: Power) -> int: ...
+
+
+def owners_command(position: Position) -> dict[ProvinceId, Power]:
+    """Each unit ordered by its owner (the classic rules): the board's units, or in a retreat
+    phase the dislodged ones."""
+    if position.phase.kind is PhaseKind.RETREAT:
+        return {d.unit.province: d.unit.power for d in position.dislodged}
+    return {u.location.province: u.power for u in position.units}
+
 
 class ClassicRules:
     """The classic game: nothing beyond the rulebook."""
 
     def before_movement(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
-        if not any_prestige(orders):
+        if not any_rule_order(orders):
             return MovementSetup(position=position)
-        results = {i: OrderResult(o, Outcome.INVALID, "prestige orders need the prestige rules")
-                   for i, o in enumerate(orders) if is_prestige(o)}
+        results = {i: OrderResult(o, Outcome.INVALID, _rules_off(o).text)
+                   for i, o in enumerate(orders) if is_rule_order(o)}
         return MovementSetup(position=position, results=results)
 
     def units_moved(self, variant, position, moved, annihilated) -> Position:
@@ -104,14 +141,28 @@ class ClassicRules:
     def after_phase(self, variant, before: Position, adjudication: Adjudication) -> Adjudication:
         return adjudication
 
+    def commanders(self, variant, position: Position) -> Mapping[ProvinceId, Power]:
+        return owners_command(position)
+
+    def bid_units(self, variant, position: Position, power: Power,
+                  orders: Sequence[Order]) -> Mapping[ProvinceId, frozenset[type]]:
+        return {}
+
+    def order_check(self, variant, position: Position, order: Order,
+                    standing: Sequence[Order]) -> tuple[Reason | None, Reason | None] | None:
+        return (_rules_off(order), None) if is_rule_order(order) else None
+
+    def notes(self, variant, position: Position, power: Power, standing: Sequence[Order]) -> Mapping[Order, Reason]:
+        return {}
+
+    def spendable(self, variant, position: Position, power: Power) -> int:
+        return 0
+
+
+def _rules_off(order: Order) -> Reason:
+    """Why a rule module's order is refused where its module is not in play."""
+    name = order.rule_module
+    return Reason(f"{name}-rules-off", f"{name} orders need the {name} rules")
+
 
 CLASSIC = ClassicRules()
-
-
-def rules_for(position: Position) -> RuleHooks:
-    """The hooks for ``position``'s rules: the prestige module's when it is on."""
-    if "prestige" in position.rules:
-        from .prestige.rules import PrestigeRules
-
-        return PrestigeRules()
-    return CLASSIC

@@ -410,7 +410,7 @@ class _Resolver:
         """``A mun``: the unit in ``p``, as reasons name it (``Unit.short``, written out here:
         most phases name a dozen units in their reasons)."""
         unit = self.units[p]
-        return f"{unit.type._value_} {_text(unit.location)}"
+        return f"{unit.type.value} {unit.location}"
 
 
 class _Words:
@@ -509,7 +509,7 @@ class _Words:
         if not r.matched[p]:
             if isinstance(o, SupportHold):
                 return FAILS, f"{self.unit(t)} moves, so it cannot be supported to hold"
-            return FAILS, f"{self.unit(t)} does not move to {_text(o.destination)}"
+            return FAILS, f"{self.unit(t)} does not move to {o.destination}"
         if hit:
             return FAILS, f"support cut: {hit}"
         if not r.res[p]:
@@ -528,14 +528,9 @@ class _Words:
         if not r.matched[p]:
             if r.kind.get(t) == MOVE and r.dest[t] == o.destination.province:
                 return FAILS, f"{self.unit(t)} moves over land, not by convoy"
-            return FAILS, f"{self.unit(t)} does not move to {_text(o.destination)}"
+            return FAILS, f"{self.unit(t)} does not move to {o.destination}"
         if t in r.paradox:
             return FAILS, "a convoy paradox: the convoy is disregarded (Szykman rule)"
         if not r.has_path(t):
             return FAILS, "the convoy route is broken elsewhere"
         return SUCCEEDS, "convoys"
-
-
-def _text(location: Location) -> str:
-    """``spa/nc``, ``mun``: ``str(location)``, written out here for the reasons' hot loop."""
-    return f"{location.province}/{location.coast}" if location.coast else location.province

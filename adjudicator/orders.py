@@ -8,12 +8,13 @@ notation of the command-line contract (``A par - bur``, ``F nth C A lon - nwy``)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence, Union
+from typing import ClassVar, Sequence, Union
 
-from .vocab import Location, Power, ProvinceId, UnitType, fill_slots
+from .vocab import Location, Power, ProvinceId, UnitType
 
 
-def _unit(unit_type: UnitType | None, location: Location) -> str:
+def format_unit(unit_type: UnitType | None, location: Location) -> str:
+    """``A par``, ``F stp/nc``, or ``par`` for a unit whose type is left out."""
     return f"{unit_type.value} {location}" if unit_type else str(location)
 
 
@@ -31,7 +32,7 @@ class UnitOrder:
 
     @property
     def unit_text(self) -> str:
-        return _unit(self.unit_type, self.location)
+        return format_unit(self.unit_type, self.location)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +57,7 @@ class SupportHold(UnitOrder):
     target: Location
 
     def __str__(self) -> str:
-        return f"{self.unit_text} S {_unit(self.target_type, self.target)}"
+        return f"{self.unit_text} S {format_unit(self.target_type, self.target)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,7 @@ class SupportMove(UnitOrder):
     destination: Location
 
     def __str__(self) -> str:
-        return f"{self.unit_text} S {_unit(self.target_type, self.target)} - {self.destination}"
+        return f"{self.unit_text} S {format_unit(self.target_type, self.target)} - {self.destination}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +77,7 @@ class Convoy(UnitOrder):
     destination: Location
 
     def __str__(self) -> str:
-        return f"{self.unit_text} C {_unit(self.target_type, self.target)} - {self.destination}"
+        return f"{self.unit_text} C {format_unit(self.target_type, self.target)} - {self.destination}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,111 +112,33 @@ class Waive:
         return "waive"
 
 
-# -- prestige orders (the ``prestige`` rule module) --------------------------------------
+class RuleOrder:
+    """An order of a rule module (:mod:`adjudicator.modules`), not of the classic game: the
+    module's own order classes derive from it. ``rule_module`` names the module;
+    :meth:`slot` says what a later order of its power replaces (see :func:`adjudicator.turn.slot`)."""
 
+    __slots__ = ()
+    rule_module: ClassVar[str] = ""
 
-@dataclass(frozen=True)
-class Vassal:
-    """Bid to take a neutral unit into vassaldom for the rest of the year (rule 2.4)."""
-
-    power: Power
-    unit_type: UnitType | None
-    location: Location
-    bid: int
-
-    def __str__(self) -> str:
-        return f"VASSAL {_unit(self.unit_type, self.location)} BID {self.bid}"
-
-
-@dataclass(frozen=True)
-class Bribe:
-    """Bid to command a neutral or enemy unit for this season (rules 2.5, 2.8).
-
-    ``order`` is the order the briber gives the unit, when written on the same line.
-    ``owner`` is the power the player named ("BRIBE English F eng ..."), if any.
-    """
-
-    power: Power
-    unit_type: UnitType | None
-    location: Location
-    bid: int
-    owner: Power | None = None
-    order: UnitOrder | None = None
-
-    def __str__(self) -> str:
-        owner = f"{self.owner} " if self.owner else ""
-        text = f"BRIBE {owner}{_unit(self.unit_type, self.location)} BID {self.bid}"
-        return f"{text} {self.order}" if self.order else text
-
-
-@dataclass(frozen=True)
-class SeizeFief:
-    """Make a conquered centre a home centre (rule 2.6)."""
-
-    power: Power
-    province: ProvinceId
-
-    def __str__(self) -> str:
-        return f"SEIZE FIEF {self.province}"
-
-
-@dataclass(frozen=True)
-class Rebel:
-    """Bid to turn another power's conquered centre neutral (rule 2.7)."""
-
-    power: Power
-    province: ProvinceId
-    bid: int
-
-    def __str__(self) -> str:
-        return f"REBEL {self.province} BID {self.bid}"
-
-
-@dataclass(frozen=True)
-class SecureLoyalty:
-    """Raise the price of rebellion and bribes against this power, this turn (rule 2.7.3)."""
-
-    power: Power
-    bid: int
-
-    def __str__(self) -> str:
-        return f"SECURE LOYALTY BID {self.bid}"
-
-
-@dataclass(frozen=True)
-class Lend:
-    """Give prestige to another power (rule 2.9.1)."""
-
-    power: Power
-    to: Power
-    amount: int
-
-    def __str__(self) -> str:
-        return f"LEND {self.to} {self.amount}"
-
-
-for _cls in (Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build):
-    fill_slots(_cls)    # the grammar and the checks make an order for nearly every line
+    def slot(self) -> tuple[str, str]:
+        raise NotImplementedError
 
 
 MovementOrder = Union[Hold, Move, SupportHold, SupportMove, Convoy]
-PrestigeOrder = Union[Vassal, Bribe, SeizeFief, Rebel, SecureLoyalty, Lend]
-Order = Union[Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build, Waive,
-              Vassal, Bribe, SeizeFief, Rebel, SecureLoyalty, Lend]
-PRESTIGE_ORDER_TYPES = (Vassal, Bribe, SeizeFief, Rebel, SecureLoyalty, Lend)
-_CLASSIC_ORDER_TYPES = frozenset({Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build, Waive})
+Order = Union[Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build, Waive, RuleOrder]
+CLASSIC_ORDER_TYPES = (Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build, Waive)
+"""The orders of the classic game; every other order is a :class:`RuleOrder`."""
+_CLASSIC = frozenset(CLASSIC_ORDER_TYPES)
 
 
-def is_prestige(order: Order) -> bool:
-    """Is ``order`` one of the prestige rule module's own orders? (Most orders of a phase are
-    not: they are told apart by their type alone, before the slower ``isinstance``.)"""
-    return type(order) not in _CLASSIC_ORDER_TYPES and isinstance(order, PRESTIGE_ORDER_TYPES)
+def is_rule_order(order: Order) -> bool:
+    """Is ``order`` a rule module's own order (told apart by its type, a set look-up)?"""
+    return type(order) not in _CLASSIC
 
 
-def any_prestige(orders: Sequence[Order]) -> bool:
-    """Is any of ``orders`` a prestige order? (Their types are compared as a set first: a
-    phase's orders are mostly of the unit order types.)"""
-    return not _CLASSIC_ORDER_TYPES.issuperset(map(type, orders)) and any(map(is_prestige, orders))
+def any_rule_order(orders: Sequence[Order]) -> bool:
+    """Is any of ``orders`` a rule module's own order?"""
+    return not _CLASSIC.issuperset(map(type, orders))
 
 
 def canonical(order: Order) -> str:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
-from .vocab import NEUTRAL, Location, Phase, Power, ProvinceId, Unit
+from .vocab import NEUTRAL, Phase, Power, ProvinceId, Unit
 
 
 def _frozen(mapping: Mapping | None) -> Mapping:
@@ -23,41 +23,14 @@ class Dislodgement:
     by_convoy: bool = False
 
 
-@dataclass(frozen=True)
-class PrestigeState:
-    """The prestige module's part of a position (see ``adjudicator.prestige``).
-
-    ``prestige`` is what each power may spend now; ``prestige_start`` what it began the year
-    with; ``home_centers`` the current home centres (starting plus seized fiefs);
-    ``neutral_homes`` the home of every neutral unit not standing in its own home;
-    ``vassals`` maps a neutral's home province to its lord for this year; ``annihilations``
-    carries this year's annihilation bonus/malus to the winter recalculation; ``bribed``
-    names the units a briber commanded in the movement phase just adjudicated (province ->
-    briber), kept through its retreat phase because a bribed unit never captures (2.5.6, 2.8.5);
-    ``seed`` drives the random neutral retreats (3.4).
-    """
-
-    prestige: Mapping[Power, int] = field(default_factory=dict)
-    prestige_start: Mapping[Power, int] = field(default_factory=dict)
-    home_centers: Mapping[Power, tuple[ProvinceId, ...]] = field(default_factory=dict)
-    neutral_homes: Mapping[Location, ProvinceId] = field(default_factory=dict)
-    vassals: Mapping[ProvinceId, Power] = field(default_factory=dict)
-    annihilations: Mapping[Power, int] = field(default_factory=dict)
-    seed: int = 0
-    bribed: Mapping[ProvinceId, Power] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for name in ("prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations",
-                     "bribed"):
-            object.__setattr__(self, name, _frozen(getattr(self, name)))
-
-
 @dataclass(frozen=True, init=False)
 class Position:
     """A position: the phase to be played and the board as it stands.
 
     ``supply_centers`` gives the owner of every supply centre (``NEU`` for neutral).
     ``units`` is ordered as given; use :meth:`unit_at` to look one up by province.
+    ``prestige`` is the prestige rule module's own part of the position (its type is the
+    module's, ``adjudicator.prestige.state.PrestigeState``; nothing here looks inside it).
     """
 
     variant: str
@@ -68,12 +41,12 @@ class Position:
     standoffs: frozenset[ProvinceId] = frozenset()
     rules: frozenset[str] = frozenset()
     eliminated: frozenset[Power] = frozenset()
-    prestige: PrestigeState | None = None
+    prestige: Any = None
 
     def __init__(self, variant: str, phase: Phase, units: Iterable[Unit], supply_centers: Mapping[ProvinceId, Power],
                  dislodged: Iterable[Dislodgement] = (), standoffs: Iterable[ProvinceId] = frozenset(),
                  rules: Iterable[str] = frozenset(), eliminated: Iterable[Power] = frozenset(),
-                 prestige: PrestigeState | None = None) -> None:
+                 prestige: Any = None) -> None:
         # Each field stored as _NORMALISE says, all at once (a frozen dataclass's own __init__
         # sets them one by one through object.__setattr__).
         units = tuple(units)
@@ -141,20 +114,3 @@ def _unit_index(units: tuple[Unit, ...]) -> dict[ProvinceId, Unit]:
 _NORMALISE = {"units": tuple, "dislodged": tuple, "standoffs": frozenset, "rules": frozenset,
               "eliminated": frozenset, "supply_centers": _frozen}
 _FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(Position))
-
-
-def starting_position(variant, rules: Iterable[str] = ()) -> Position:
-    """The variant's opening position (prestige state filled in by the prestige module)."""
-    all_rules = frozenset(variant.rules) | frozenset(rules)
-    position = Position(
-        variant=variant.name,
-        phase=variant.start_phase,
-        units=variant.starting_units,
-        supply_centers=variant.starting_owners,
-        rules=all_rules,
-    )
-    if "prestige" in all_rules:
-        from .prestige import initial_state  # the rule module is optional
-
-        position = position.with_changes(prestige=initial_state(variant, position))
-    return position

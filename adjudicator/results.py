@@ -8,7 +8,23 @@ from typing import Any
 
 from .orders import Order
 from .position import Position
-from .vocab import fill_slots
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """Why an order cannot be given, or what it needs to succeed: a value, never a string to inspect.
+
+    ``code`` is stable (``not-adjacent``, ``bid-below-minimum``...; docs/rules.md lists them) and
+    the only thing a program may branch on; ``text`` is one sentence a player can act on;
+    ``accepted`` says what would be accepted instead, when the judge can say it.
+    """
+
+    code: str
+    text: str
+    accepted: str = ""
+
+    def __str__(self) -> str:
+        return self.text
 
 
 class Outcome(enum.Enum):
@@ -29,8 +45,6 @@ class OrderResult:
     def succeeded(self) -> bool:
         return self.outcome is Outcome.SUCCEEDS
 
-
-fill_slots(OrderResult)     # one result for every order of every phase
 
 
 @dataclass(frozen=True)

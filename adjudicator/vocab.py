@@ -6,7 +6,6 @@ things that have a meaning.
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import re
 from dataclasses import dataclass
@@ -101,7 +100,7 @@ class Phase:
         return phase
 
     def __str__(self) -> str:
-        return f"{self.season._value_}{self.year}{self.kind._value_}"   # (an enum's value is a Python property)
+        return f"{self.season.value}{self.year}{self.kind.value}"
 
     def __repr__(self) -> str:
         return f"Phase.parse({str(self)!r})"
@@ -119,28 +118,15 @@ class Phase:
         return f"{_SEASON_NAMES[self.season]} {self.year} {_KIND_NAMES[self.kind]}"
 
     def next_movement(self) -> Phase:
-        if self.season is _SPRING:
-            return _phase(_FALL, self.year, _MOVEMENT)
-        return _phase(_SPRING, self.year + 1, _MOVEMENT)
+        if self.season is Season.SPRING:
+            return Phase(Season.FALL, self.year, PhaseKind.MOVEMENT)
+        return Phase(Season.SPRING, self.year + 1, PhaseKind.MOVEMENT)
 
     def retreat(self) -> Phase:
-        return _phase(self.season, self.year, _RETREAT)
+        return Phase(self.season, self.year, PhaseKind.RETREAT)
 
     def adjustment(self) -> Phase:
-        return _phase(_WINTER, self.year, _ADJUSTMENT)
-
-
-def _phase(season: Season, year: int, kind: PhaseKind) -> Phase:
-    """``Phase(season, year, kind)``, made faster (the fields filled directly) for the engine,
-    which makes the next phase of every phase it adjudicates."""
-    phase = object.__new__(Phase)
-    phase.__dict__.update(season=season, year=year, kind=kind)
-    return phase
-
-
-# Enum members as module constants: looking one up on its class is slow in a hot loop.
-_SPRING, _FALL, _WINTER = Season.SPRING, Season.FALL, Season.WINTER
-_MOVEMENT, _RETREAT, _ADJUSTMENT = PhaseKind.MOVEMENT, PhaseKind.RETREAT, PhaseKind.ADJUSTMENT
+        return Phase(Season.WINTER, self.year, PhaseKind.ADJUSTMENT)
 
 
 _LOCATION_RE = re.compile(r"^([a-z][a-z0-9]*)(?:\s*(?:/|\()\s*([a-z]{2})\s*\)?)?$")
@@ -193,7 +179,7 @@ class Unit:
         return self.location.province
 
     def __str__(self) -> str:
-        return f"{self.power}: {self.type._value_} {self.location}"
+        return f"{self.power}: {self.type.value} {self.location}"
 
     def __repr__(self) -> str:
         return f"Unit.parse({str(self)!r})"
@@ -201,31 +187,8 @@ class Unit:
     @property
     def short(self) -> str:
         """``A mun``: the unit without its power."""
-        return f"{self.type._value_} {self.location}"
+        return f"{self.type.value} {self.location}"
 
     def at(self, location: Location) -> Unit:
         """This unit standing at ``location`` (after a move)."""
         return Unit(self.power, self.type, location)
-
-
-def fill_slots(cls: type) -> type:
-    """Give the frozen dataclass ``cls`` (with slots, every field in ``__init__``, no default
-    factory) an ``__init__`` of the same signature that fills each slot through its descriptor,
-    in about half the time of the generated one, which calls ``object.__setattr__`` for each
-    field: the engine and the grammar make these values for nearly every order."""
-    fields = dataclasses.fields(cls)
-    assert "__slots__" in cls.__dict__ and all(f.init and f.default_factory is dataclasses.MISSING for f in fields)
-    names = [f.name for f in fields]
-    setters = {f"_set_{name}": getattr(cls, name).__set__ for name in names}
-    body = "".join(f"    _set_{name}(self, {name})\n" for name in names)
-    namespace: dict = {}
-    exec(f"def __init__(self, {', '.join(names)}):\n{body}", setters, namespace)
-    init = namespace["__init__"]
-    init.__defaults__ = tuple(f.default for f in fields if f.default is not dataclasses.MISSING) or None
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init
-    return cls
-
-
-fill_slots(Location)
-fill_slots(Unit)

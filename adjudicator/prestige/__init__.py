@@ -2,17 +2,29 @@
 
 On for the ``crusader`` variant and for any map with ``rules: ["prestige"]``. The parts:
 
-- :mod:`.state`: the opening :class:`~adjudicator.position.PrestigeState` and questions asked of it;
+- :mod:`.state`: the opening :class:`~.state.PrestigeState` and questions asked of it;
 - :mod:`.bids`: settling a movement phase's prestige orders (a pure function, :func:`settle`);
 - :mod:`.winter`: the yearly recalculation and the end of the neutrals' year;
 - :mod:`.neutrals`: the vassal's leash, the neutrals' march home, random neutral retreats;
+- :mod:`.checks`: whether a prestige order can be given at all, and what a bid needs;
+- :mod:`.orders`: its own orders, and :mod:`.notation`, their reader in the judge's notation;
+- :mod:`.codec`: the prestige keys of a position document;
 - :mod:`.rules`: the hooks the engine calls (:class:`PrestigeRules`).
 
+Importing the package registers the module as ``prestige`` (:mod:`adjudicator.modules`).
 Every decision taken where the rules text is silent is in ``docs/rules.md``.
 """
 
+from ..modules import RuleModule, register
+from . import codec, notation
 from .bids import Settlement, settle
+from .orders import PRESTIGE_ORDER_TYPES
+from .rules import PrestigeRules
 from .state import STARTING_PRESTIGE, initial_state
 from .winter import new_year, ranking_award
+
+MODULE = register(RuleModule(name="prestige", hooks=PrestigeRules(), initial_state=initial_state, keys=codec.KEYS,
+                             read_state=codec.read_state, write_state=codec.write_state,
+                             order_types=PRESTIGE_ORDER_TYPES, notation=notation.HEADS))
 
 __all__ = ["STARTING_PRESTIGE", "Settlement", "initial_state", "new_year", "ranking_award", "settle"]

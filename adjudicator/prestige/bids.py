@@ -24,18 +24,16 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
-from ..orders import (PRESTIGE_ORDER_TYPES, Bribe, Convoy, Hold, Lend, Move, Order, Rebel, SecureLoyalty,
-                      SeizeFief, SupportHold, SupportMove, UnitOrder, Vassal)
+from ..orders import Convoy, Hold, Move, Order, SupportHold, SupportMove, UnitOrder
+
+from .orders import PRESTIGE_ORDER_TYPES, Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
 from ..position import Position
 from ..results import OrderResult, Outcome
-from ..vocab import NEUTRAL, PhaseKind, Power, ProvinceId, Season, Unit
+from ..vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, Season, Unit
+from .checks import BRIBE_MINIMUM, REBEL_BASE, Checks, order_cost
 from .neutrals import default_order, leash_reason, within_leash
-from .state import is_home_center, lord_of, neutral_home, state_of
+from .state import lord_of, neutral_home, state_of
 
-VASSAL_MINIMUM = 2      # 2.4.1
-BRIBE_MINIMUM = 1       # 2.5.1; for another power's unit 1 + its start-of-year prestige (2.8.1)
-REBEL_BASE = 2          # 2.7.2: 2 + the owner's start-of-year prestige
-SEIZE_FIEF_COST = 2     # 2.6.1
 UNIT_ORDER_TYPES = (Hold, Move, SupportHold, SupportMove, Convoy)
 
 
@@ -76,14 +74,6 @@ def is_spending_phase(position: Position) -> bool:
     return phase.kind is PhaseKind.MOVEMENT and phase.season in (Season.SPRING, Season.FALL)
 
 
-def _cost(order: Order) -> int:
-    if isinstance(order, Lend):
-        return order.amount
-    if isinstance(order, SeizeFief):
-        return SEIZE_FIEF_COST
-    return order.bid
-
-
 def _target(order: Order) -> tuple | None:
     """What a bid is for, per power: a power bids once per unit or centre and kind."""
     if isinstance(order, (Vassal, Bribe)):
@@ -101,126 +91,15 @@ def _normal(order: UnitOrder) -> UnitOrder:
     return replace(order, **changes)
 
 
-class _Settler:
+class _Settler(Checks):
     def __init__(self, variant, position: Position, orders: Sequence[Order]):
-        self.variant = variant
-        self.position = position
-        self.state = state_of(position)
+        super().__init__(variant, position)
         self.orders = list(orders)
         self.results: dict[int, OrderResult] = {}
         self.claims: list[_Claim] = []
         self.rebel_targets = {o.province for o in orders if isinstance(o, Rebel)}
         self.seen: set[tuple] = set()
-
-    # -- words --------------------------------------------------------------------------
-
-    def pw(self, power: Power) -> str:
-        return self.variant.power_name(power)
-
-    def pv(self, province: ProvinceId) -> str:
-        return self.variant.provinces[province].name
-
-    def unit_words(self, unit: Unit) -> str:
-        return f"{unit.type.value} {self.pv(unit.province)}"
-
-    # -- static checks ------------------------------------------------------------------
-
-    def in_game(self, power: Power) -> bool:
-        return power in self.variant.powers and power not in self.position.eliminated
-
-    def check(self, order: Order) -> str | None:
-        """Why this prestige order cannot be given here at all (nothing is reserved), or None."""
-        pos, state = self.position, self.state
-        if not self.in_game(order.power):
-            return f"{order.power} is not a power in the game, so it has no prestige"
-        if isinstance(order, Lend):
-            if not self.in_game(order.to):
-                return f"prestige can be lent only to a power in the game, not {order.to}"
-            if order.to == order.power:
-                return "a power cannot lend prestige to itself"
-            if order.amount < 1:
-                return "lend at least 1 prestige"
-            return None
-        if isinstance(order, SecureLoyalty):
-            return None if order.bid >= 1 else "SECURE LOYALTY needs a bid of at least 1"
-        if isinstance(order, SeizeFief):
-            return self.check_fief(order)
-        if isinstance(order, Rebel):
-            return self.check_rebel(order)
-        unit = pos.unit_at(order.location.province)
-        if unit is None:
-            return f"there is no unit in {self.pv(order.location.province)}"
-        if order.unit_type is not None and order.unit_type != unit.type:
-            return f"there is no {order.unit_type.noun} in {self.pv(unit.province)} ({unit.type.a_noun} is there)"
-        if isinstance(order, Vassal):
-            if order.bid < VASSAL_MINIMUM:
-                return f"the minimum bid for VASSAL is {VASSAL_MINIMUM} (rule 2.4.1)"
-            if unit.power != NEUTRAL:
-                if unit.province in self.rebel_targets and pos.supply_centers.get(unit.province) == unit.power:
-                    return None  # it may rebel first; settled below (2.7.4)
-                return (f"{self.unit_words(unit)} belongs to {self.pw(unit.power)}: "
-                        f"only an armed neutral can be taken as vassal (rule 2.4.1)")
-            lord = lord_of(state, unit)
-            if lord is not None:
-                return f"{self.unit_words(unit)} is already the vassal of {self.pw(lord)} until the end of the year"
-            return None
-        return self.check_bribe(order, unit)
-
-    def check_fief(self, order: SeizeFief) -> str | None:
-        prov, power = order.province, order.power
-        if prov not in self.variant.provinces or not self.variant.provinces[prov].supply_center:
-            return f"{prov} is not a supply centre"
-        if self.position.supply_centers.get(prov) != power:
-            return f"{self.pw(power)} does not own {self.pv(prov)}: only a centre it owns can become a fief"
-        if is_home_center(self.state, power, prov):
-            return f"{self.pv(prov)} is already a home centre of {self.pw(power)}"
-        for other in self.variant.powers:
-            if other != power and prov in self.variant.home_centers(other) and other not in self.position.eliminated:
-                return (f"{self.pv(prov)} is a starting home centre of {self.pw(other)}, which is still in the game "
-                        f"(rule 2.6.2)")
-        return None
-
-    def check_rebel(self, order: Rebel) -> str | None:
-        prov = order.province
-        if prov not in self.variant.provinces or not self.variant.provinces[prov].supply_center:
-            return f"{prov} is not a supply centre"
-        owner = self.position.supply_centers.get(prov, NEUTRAL)
-        if owner == NEUTRAL:
-            return f"{self.pv(prov)} is neutral: only another power's centre can rebel"
-        if owner == order.power:
-            return f"{self.pv(prov)} is your own centre"
-        if is_home_center(self.state, owner, prov):
-            return (f"{self.pv(prov)} is a home centre of {self.pw(owner)}: only a conquered centre can rebel "
-                    f"(rule 2.7.1)")
-        if order.bid < 1:
-            return "REBEL needs a bid of at least 1"
-        return None
-
-    def check_bribe(self, order: Bribe, unit: Unit) -> str | None:
-        state = self.state
-        if order.bid < BRIBE_MINIMUM:
-            return f"the minimum bid for BRIBE is {BRIBE_MINIMUM} (rule 2.5.1)"
-        if unit.power == order.power:
-            return "a power cannot bribe its own unit"
-        if unit.power == NEUTRAL:
-            lord = lord_of(state, unit)
-            if lord == order.power:
-                return f"{self.unit_words(unit)} is already your vassal"
-            if lord is None:
-                if unit.province != neutral_home(state, unit):
-                    return "a neutral unit can be bribed only in its home centre (rule 2.5.4)"
-            elif is_home_center(state, lord, unit.province):
-                return (f"{self.unit_words(unit)} stands in a home centre of its lord {self.pw(lord)} "
-                        f"and cannot be bribed (rule 2.8.4)")
-            if order.owner is not None and order.owner not in (NEUTRAL, lord):
-                return f"{self.unit_words(unit)} is not {self.pw(order.owner)}'s"
-            return None
-        if order.owner is not None and order.owner != unit.power:
-            return f"{self.unit_words(unit)} belongs to {self.pw(unit.power)}, not {self.pw(order.owner)}"
-        if is_home_center(state, unit.power, unit.province):
-            return (f"{self.unit_words(unit)} stands in a home centre of {self.pw(unit.power)} "
-                    f"and cannot be bribed (rule 2.8.4)")
-        return None
+        self.stopped: set[tuple[Power, bool]] = set()
 
     # -- the run ------------------------------------------------------------------------
 
@@ -287,9 +166,10 @@ class _Settler:
         return self.finish(bribed, pos, bribe_orders, tuple(rebellions), self.ledger)
 
     def reserve(self, index: int, order: Order) -> _Claim:
-        claim = _Claim(index, order, _cost(order))
+        claim = _Claim(index, order, order_cost(order))
         self.claims.append(claim)
-        why = self.check(order)
+        why = self.reason(order, self.rebel_targets)
+        why = None if why is None else why.text
         key = _target(order)
         if why is None and key is not None:
             if key in self.seen:
@@ -299,8 +179,14 @@ class _Settler:
             claim.outcome, claim.reason = Outcome.INVALID, f"{why}; nothing spent"
             return claim
         have = self.balance[order.power]
+        what = "lent" if isinstance(order, Lend) else "spent"
+        sequence = (order.power, isinstance(order, Lend))   # a power's loans, or its other orders
+        if sequence in self.stopped:
+            claim.reason = (f"not carried out: {self.pw(order.power)}'s prestige ran out at an earlier order "
+                            f"(rule 2.3.7); nothing {what}")
+            return claim
         if claim.cost > have:
-            what = "lent" if isinstance(order, Lend) else "spent"
+            self.stopped.add(sequence)      # "until there is insufficient prestige" (2.3.7; decision 12)
             claim.reason = f"not enough prestige: {claim.cost} needed, {have} left; nothing {what}"
             return claim
         self.balance[order.power] -= claim.cost
@@ -314,12 +200,7 @@ class _Settler:
         claim.reason = f"{reason}; {tail}"
 
     def minimum_words(self, base: int, owner: Power) -> tuple[int, str]:
-        start = self.state.prestige_start.get(owner, 0)
-        extra = self.loyalty.get(owner, 0)
-        words = f"{base} + {self.pw(owner)}'s {start} at the start of the year"
-        if extra:
-            words += f" + {extra} secure loyalty"
-        return base + start + extra, words
+        return self.minimum(base, owner, self.loyalty.get(owner, 0))
 
     def pool_words(self, claims: list[_Claim]) -> str:
         if len(claims) == 1:
@@ -351,8 +232,8 @@ class _Settler:
                                       f"{self.pv(prov)} rebels against {self.pw(owner)}: {self.pool_words(group)} "
                                       f"against a minimum of {minimum} ({words})")
             else:
-                for c in group:
-                    self.settle_claim(c, False, Outcome.FAILS,
+                for c in group:     # spent all the same (2.7.5)
+                    self.settle_claim(c, True, Outcome.FAILS,
                                       f"{self.pv(prov)} does not rebel: {self.pool_words(group)} against a minimum "
                                       f"of {minimum} ({words})")
         return pos.with_changes(supply_centers=owners, units=tuple(units)), rebellions
@@ -378,7 +259,7 @@ class _Settler:
             yield prov, group
 
     def settle_vassals(self, claims: list[_Claim], pos: Position, rebellions: list[ProvinceId],
-                       vassals: dict[ProvinceId, Power]) -> None:
+                       vassals: dict[Location, Power]) -> None:
         for prov, group in self.claims_by_unit(claims, rebellions):
             unit = pos.unit_at(prov)
             if unit is None or unit.power != NEUTRAL:
@@ -386,12 +267,11 @@ class _Settler:
                     self.settle_claim(c, False, Outcome.FAILS,
                                       f"{self.pv(prov)} did not rebel, so its unit is no armed neutral")
                 continue
-            home = neutral_home(self.state, unit)
             self.contest(group, f"takes {self.unit_words(unit)} as vassal until the end of the year",
                          self.unit_words(unit))
             winners = [c for c in group if c.outcome is Outcome.SUCCEEDS]
             if winners:
-                vassals[home] = winners[0].order.power
+                vassals[unit.location] = winners[0].order.power
 
     def contest(self, group: list[_Claim], prize: str, thing: str) -> None:
         """Sealed single bids: the highest wins; equal highest: nobody; all spent (2.4.2)."""
@@ -429,13 +309,13 @@ class _Settler:
         return Hold(o.power, unit.type, unit.location)
 
     def settle_bribes(self, claims: list[_Claim], pos: Position, rebellions: list[ProvinceId],
-                      vassals: Mapping[ProvinceId, Power]) -> tuple[dict[ProvinceId, Power], dict]:
+                      vassals: Mapping[Location, Power]) -> tuple[dict[ProvinceId, Power], dict]:
         bribed: dict[ProvinceId, Power] = {}
         chosen: dict[ProvinceId, UnitOrder] = {}
         for prov, group in self.claims_by_unit(claims, rebellions):
             unit = pos.unit_at(prov)
             if unit.power == NEUTRAL:
-                controller = vassals.get(neutral_home(self.state, unit))
+                controller = vassals.get(unit.location)
             else:
                 controller = unit.power
             if controller is None:

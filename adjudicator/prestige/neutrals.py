@@ -12,9 +12,8 @@ import random
 from typing import Iterable, Sequence
 
 from ..orders import Hold, Move, UnitOrder
-from ..position import PrestigeState
 from ..vocab import NEUTRAL, Location, Phase, ProvinceId, Unit, UnitType
-from .state import neutral_home
+from .state import PrestigeState, neutral_home
 
 
 def within_leash(variant, home: ProvinceId, province: ProvinceId) -> bool:

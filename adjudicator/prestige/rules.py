@@ -12,16 +12,23 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
-from ..hooks import MovementSetup
-from ..orders import Disband, Order, Retreat
+from ..hooks import MovementSetup, owners_command
+from ..orders import Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove
+from .orders import PRESTIGE_ORDER_TYPES, Bribe, Vassal
 from ..position import Dislodgement, Position
-from ..results import Adjudication, OrderResult, Outcome
+from ..results import Adjudication, OrderResult, Outcome, Reason
+from ..turn import check_order
 from ..validate import Board, retreat_options
 from ..vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, Unit
 from . import winter
-from .bids import settle
-from .neutrals import random_retreats, within_leash
-from .state import lord_of, moved_homes, neutral_home, state_of, with_state
+from .bids import UNIT_ORDER_TYPES, is_spending_phase, settle
+from .checks import Checks, affordability_notes
+from .neutrals import leash_reason, random_retreats, within_leash
+from .state import lord_of, moved_homes, moved_vassals, neutral_home, state_of, vassal_homes, with_state
+
+
+BRIBED_ORDER_TYPES = (Hold, SupportHold, SupportMove, Convoy)
+"""What a bribed unit may be ordered to do (2.5.3, 2.8.2)."""
 
 
 class PrestigeRules:
@@ -34,8 +41,9 @@ class PrestigeRules:
             events["rebellions"] = list(s.rebellions)
         if s.bribed:
             events["bribed"] = dict(sorted(s.bribed.items()))
-        vassals_now = dict(state_of(s.position).vassals)
-        new = {h: p for h, p in vassals_now.items() if state_of(position).vassals.get(h) != p}
+        before, after = state_of(position), state_of(s.position)
+        new = {neutral_home(after, s.position.unit_at(loc.province)): p for loc, p in after.vassals.items()
+               if before.vassals.get(loc) != p}
         if new:
             events["vassals"] = dict(sorted(new.items()))
         return MovementSetup(position=s.position, results=s.results, unit_orders=s.unit_orders,
@@ -47,10 +55,12 @@ class PrestigeRules:
         state = state_of(position)
         neutral_moves = {src: dst for src, dst in moved.items()
                          if (u := position.unit_at(dst.province)) is not None and u.power == NEUTRAL}
+        gone = {unit.location for unit, _ in annihilated}
         on_board = {u.location for u in position.units if u.power == NEUTRAL}
-        on_board |= {d.unit.location for d in position.dislodged if d.unit.power == NEUTRAL}
-        homes = moved_homes(state, neutral_moves)
-        homes = {loc: h for loc, h in homes.items() if loc in on_board or loc in neutral_moves.values()}
+        on_board |= {d.unit.location for d in position.dislodged if d.unit.power == NEUTRAL} - gone
+        on_board |= set(neutral_moves.values())
+        homes = {loc: h for loc, h in moved_homes(state, neutral_moves, gone).items() if loc in on_board}
+        vassals = {loc: p for loc, p in moved_vassals(state, neutral_moves, gone).items() if loc in on_board}
         score = dict(state.annihilations)
         for unit, by in annihilated:
             if by is not None and by != NEUTRAL:
@@ -60,7 +70,10 @@ class PrestigeRules:
                 loser = state.bribed.get(unit.province) or lord_of(state, unit) or NEUTRAL
             if loser != NEUTRAL:
                 score[loser] = score.get(loser, 0) - 1
-        return with_state(position, neutral_homes=homes, annihilations=score)
+        # A bribe commands a unit where it stands: one dislodged is its owner's again (decision 18).
+        dislodged = {d.unit.province for d in position.dislodged}
+        bribed = {p: b for p, b in state.bribed.items() if p not in dislodged}
+        return with_state(position, neutral_homes=homes, vassals=vassals, annihilations=score, bribed=bribed)
 
     def before_retreats(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
         """Vassals retreat as their lord orders; neutrals nobody commands, at random (3.4)."""
@@ -82,7 +95,7 @@ class PrestigeRules:
         results = {i: OrderResult(o, Outcome.INVALID, "nobody commands this neutral unit: it retreats at random "
                                                       "(rule 3.4)")
                    for i, o in enumerate(orders)
-                   if isinstance(o, (Retreat, Disband)) and o.province in drawn and o.power != NEUTRAL}
+                   if isinstance(o, (Retreat, Move, Disband)) and o.location.province in drawn and o.power != NEUTRAL}
         return MovementSetup(position=position, results=results, unit_orders=unit_orders, commander=commander)
 
     def capture_owner(self, variant, position: Position, unit: Unit) -> Power | None:
@@ -95,7 +108,7 @@ class PrestigeRules:
             if lord is None or unit.province == neutral_home(state, unit):
                 return NEUTRAL                          # its own lands stay neutral (2.4.1)
             return lord                                 # 2.4.6, 3.3
-        if state.vassals.get(unit.province) == unit.power:
+        if state.vassals and unit.province in vassal_homes(state, unit.power):
             return None                                 # the lord cannot take its vassal's home (2.4.5)
         return unit.power
 
@@ -129,6 +142,85 @@ class PrestigeRules:
         if state.bribed and position.phase.kind is not PhaseKind.RETREAT:
             return replace(adjudication, position=with_state(position, bribed={}))
         return adjudication
+
+
+    def commanders(self, variant, position: Position) -> Mapping[ProvinceId, Power]:
+        """Owners order their units, lords their vassals; a neutral nobody holds, nobody (2.4)."""
+        state = state_of(position)
+        out = owners_command(position)
+        for p, power in out.items():
+            if power == NEUTRAL:
+                unit = position.unit_at(p) if position.phase.kind is not PhaseKind.RETREAT else next(
+                    d.unit for d in position.dislodged if d.unit.province == p)
+                out[p] = lord_of(state, unit) or NEUTRAL
+        return out
+
+    def bid_units(self, variant, position: Position, power: Power,
+                  orders: Sequence[Order]) -> Mapping[ProvinceId, frozenset[type]]:
+        """A VASSAL bid would command its unit (2.4.1); a BRIBE, for holds, supports and convoys (2.5.3)."""
+        if not is_spending_phase(position):
+            return {}
+        out: dict[ProvinceId, frozenset[type]] = {}
+        for o in orders:
+            if isinstance(o, (Vassal, Bribe)) and o.power == power and position.unit_at(o.location.province):
+                kinds = UNIT_ORDER_TYPES if isinstance(o, Vassal) else BRIBED_ORDER_TYPES
+                out[o.location.province] = out.get(o.location.province, frozenset()) | frozenset(kinds)
+        return out
+
+
+    def order_check(self, variant, position: Position, order: Order,
+                    standing: Sequence[Order]) -> tuple[Reason | None, Reason | None] | None:
+        """Prestige orders: spent only in spring and autumn movement (2.1), invalid outright or
+        what they need (:class:`.checks.Checks`); a BRIBE's own order checked as the briber's.
+        Neutral units a power orders: the vassal's leash (2.4.4); a unit it bribes may not move
+        (2.5.3, 2.8.2)."""
+        if isinstance(order, PRESTIGE_ORDER_TYPES):
+            if not is_spending_phase(position):
+                return Reason("prestige-wrong-phase", "prestige is spent only in spring and autumn movement phases "
+                                                      "(rule 2.1)"), None
+            checks = Checks(variant, position)
+            why = checks.reason(order)
+            if why is None and isinstance(order, Bribe) and order.order is not None:
+                why = self.bribe_order_reason(variant, position, order, standing)
+            return (why, None) if why is not None else (None, checks.needs(order))
+        if position.phase.kind is not PhaseKind.MOVEMENT or not isinstance(order, Move):
+            return None
+        unit = position.unit_at(order.location.province)
+        if unit is None or unit.power == order.power:
+            return None
+        vassal = lord_of(state_of(position), unit) == order.power or any(
+            isinstance(o, Vassal) and o.power == order.power and o.location.province == unit.province
+            for o in standing)
+        if vassal and unit.power == NEUTRAL:
+            home = neutral_home(state_of(position), unit)
+            if not within_leash(variant, home, order.destination.province):
+                near = sorted({home} | set(variant.province_neighbours(home)) - {unit.province})
+                return Reason("beyond-leash", leash_reason(variant, home), ", ".join(near)), None
+            return None
+        if any(isinstance(o, Bribe) and o.power == order.power and o.location.province == unit.province
+               for o in standing):
+            return Reason("bribed-unit-moves", "a bribed unit may only hold, support or convoy (rules 2.5.3, "
+                                               "2.8.2)", f"{unit.short} H"), None
+        return None
+
+
+    @staticmethod
+    def bribe_order_reason(variant, position: Position, order: Bribe, standing: Sequence[Order]) -> Reason | None:
+        """Why the order given with a BRIBE cannot be the bribed unit's, or None."""
+        unit = position.unit_at(order.location.province)
+        if isinstance(order.order, Move):
+            return Reason("bribed-unit-moves", "a bribed unit may only hold, support or convoy (rules 2.5.3, 2.8.2)",
+                          f"BRIBE {unit.short} BID {order.bid} {unit.short} H")
+        inner = check_order(variant, position, order.order, [*standing, order]).refusal
+        return None if inner is None else replace(inner, text=f"the order given with the BRIBE: {inner.text}")
+
+    def spendable(self, variant, position: Position, power: Power) -> int:
+        """What ``power`` may spend now: its prestige, in spring and autumn movement (2.1)."""
+        return state_of(position).prestige.get(power, 0) if is_spending_phase(position) else 0
+
+    def notes(self, variant, position: Position, power: Power, standing: Sequence[Order]) -> Mapping[Order, Reason]:
+        """The orders ``power`` cannot pay for from what it holds (2.3.7; decision 12)."""
+        return affordability_notes(variant, position, power, standing)
 
 
 def drop_lost_fiefs(variant, position: Position) -> tuple[Position, dict[str, list[str]]]:

@@ -59,7 +59,7 @@ def homeless_neutrals(variant, position: Position) -> list[Unit]:
         home = neutral_home(state, unit)
         if unit.province == home or variant.provinces[unit.province].supply_center:
             continue
-        if home in state.vassals:
+        if unit.location in state.vassals:
             continue
         out.append(unit)
     return out

@@ -1,0 +1,86 @@
+"""The prestige part of a position document (docs/cli.md): its keys read into a
+:class:`~.state.PrestigeState` and written back, so that the judge reads every position it writes.
+
+``prestige``, ``prestige_start``, ``home_centers``, ``neutral_homes``, ``vassals`` (by the home of
+the neutral; ``vassal_units`` by where it stands, for neutral units that share a home), and the
+judge's own ``annihilations``, ``seed`` and (in a retreat phase) ``bribed``. Every key may be left
+out: it then says what a fresh game says.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ..fields import MAX_NUMBER, an_object, expect, power, province, whole_number
+from ..position import Position
+from ..vocab import NEUTRAL
+from .state import PrestigeState, initial_state, neutral_units, vassals_by_home, vassals_from_homes
+
+KEYS = frozenset({"prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations",
+                  "seed", "bribed", "vassal_units"})
+"""The keys only a position under the prestige rules may have."""
+
+
+def read_state(variant, position: Position, doc: Mapping[str, Any]) -> PrestigeState:
+    """The prestige state a document gives ``position`` (its units and phase already read)."""
+    base = initial_state(variant, position)
+    prestige = dict(base.prestige)
+    for code, n in an_object(doc, "prestige").items():
+        prestige[power(variant, code, "prestige")] = whole_number(n, f"prestige[{code!r}]")
+    start = dict(prestige)
+    for code, n in an_object(doc, "prestige_start").items():
+        start[power(variant, code, "prestige_start")] = whole_number(n, f"prestige_start[{code!r}]")
+    homes = dict(base.home_centers)
+    for code, provs in an_object(doc, "home_centers").items():
+        owner = power(variant, code, "home_centers")
+        expect(isinstance(provs, list), f"home_centers[{code!r}]: must be a list of province ids")
+        homes[owner] = tuple(province(variant, p, f"home_centers[{code!r}]") for p in provs)
+    neutrals = {u.province: u for u in position.units if u.power == NEUTRAL}
+    neutrals.update({d.unit.province: d.unit for d in position.dislodged if d.unit.power == NEUTRAL})
+
+    def neutral_at(where: Any, key: str):
+        unit = neutrals.get(province(variant, where.split("/")[0].split("(")[0], key))
+        expect(unit is not None, f"{key}: there is no neutral unit in {where!r}")
+        return unit
+
+    neutral_homes = {}
+    for where, home in an_object(doc, "neutral_homes").items():
+        unit = neutral_at(where, "neutral_homes")
+        neutral_homes[unit.location] = province(variant, home, f"neutral_homes[{where!r}]")
+    bribed = {}
+    for where, briber in an_object(doc, "bribed").items():
+        bribed[province(variant, where, "bribed")] = power(variant, briber, f"bribed[{where!r}]")
+    by_home = {province(variant, home, "vassals"): power(variant, lord, f"vassals[{home!r}]")
+               for home, lord in an_object(doc, "vassals").items()}
+    vassals = vassals_from_homes(PrestigeState(neutral_homes=neutral_homes), neutral_units(position), by_home)
+    for where, lord in an_object(doc, "vassal_units").items():
+        vassals[neutral_at(where, "vassal_units").location] = power(variant, lord, f"vassal_units[{where!r}]")
+    annihilations = {}
+    for code, n in an_object(doc, "annihilations").items():
+        annihilations[power(variant, code, "annihilations")] = whole_number(n, f"annihilations[{code!r}]",
+                                                                            low=-MAX_NUMBER)
+    seed = whole_number(doc.get("seed", base.seed), "seed", low=-2**63, high=2**63 - 1)
+    return PrestigeState(prestige=prestige, prestige_start=start, home_centers=homes,
+                         neutral_homes=neutral_homes, vassals=vassals, annihilations=annihilations, seed=seed,
+                         bribed=bribed)
+
+
+def write_state(position: Position) -> dict[str, Any]:
+    """The document keys of ``position``'s prestige state, in the order documents write them."""
+    state = position.prestige
+    doc: dict[str, Any] = {
+        "prestige": dict(sorted(state.prestige.items())),
+        "prestige_start": dict(sorted(state.prestige_start.items())),
+        "home_centers": {p: list(h) for p, h in sorted(state.home_centers.items())},
+        "neutral_homes": {str(loc): home for loc, home in sorted(state.neutral_homes.items())},
+    }
+    by_home, by_location = vassals_by_home(state, neutral_units(position))
+    doc["vassals"] = dict(sorted(by_home.items()))
+    if by_location:     # neutral units that share a home: each named where it stands
+        doc["vassal_units"] = {str(loc): lord for loc, lord in sorted(by_location.items())}
+    if any(state.annihilations.values()):
+        doc["annihilations"] = dict(sorted(state.annihilations.items()))
+    doc["seed"] = state.seed
+    if state.bribed:
+        doc["bribed"] = dict(sorted(state.bribed.items()))
+    return doc

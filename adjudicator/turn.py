@@ -1,0 +1,302 @@
+"""What each power may and must do in a phase: the rules questions asked before adjudication.
+
+The service and the front ends ask these, and decide none of them themselves:
+
+- :func:`commands`: the units a power orders this phase (its own, its vassals for the year,
+  the units its standing VASSAL and BRIBE bids would command) and the orders each may take;
+- :func:`duty`: what it must decide (orders for its units; each dislodged unit with its legal
+  retreats; builds with their sites, or disbands); :func:`to_decide`: the powers that have
+  anything to decide (a retreat or adjustment phase where none has is adjudicated at once);
+- :func:`check_order` and :func:`submit`: whether an order, and a power's whole set of orders,
+  can be given, with the reason as a value (:class:`~adjudicator.results.Reason`); what a
+  later order replaces (:func:`slot`);
+- :func:`winners`, :func:`game_over`, :func:`survivors`: who has won, who is still playing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import NamedTuple, Sequence
+
+from .adjudicate import winners, winners_among
+from .adjustment import allowance
+from .errors import IllegalOrderError
+from .modules import rules_for
+from .orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive,
+                     is_rule_order)
+from .position import Position
+from .results import Reason
+from .validate import Board, check, retreat_options
+from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceKind, Unit, UnitType
+
+MOVEMENT, RETREAT = PhaseKind.MOVEMENT, PhaseKind.RETREAT
+UNIT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy)
+RETREAT_ORDERS = (Retreat, Disband)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A unit a power orders this phase, and the kinds of order it may be given.
+
+    ``by`` says why the power orders it: ``own``, ``vassal`` (held in vassaldom this year),
+    ``bid`` (a standing VASSAL or BRIBE bid would command it: its order is carried out if the
+    bid wins) or ``dislodged`` (a retreat phase's unit: retreat or disband).
+    """
+
+    unit: Unit
+    orders: tuple[type, ...]
+    by: str = "own"
+
+
+@dataclass(frozen=True)
+class Duty:
+    """What one power has to decide in this phase.
+
+    ``units``: in a movement phase, the units it orders (it must give each an order, or it holds);
+    ``prestige``: what it may spend there (a rule module's prestige; 0 in the classic game). ``retreats``: in a retreat phase,
+    each dislodged unit it orders with where it may go (it may also disband). ``builds`` (at
+    ``sites``) or ``disbands``: in an adjustment phase.
+    """
+
+    power: Power
+    units: tuple[Command, ...] = ()
+    prestige: int = 0
+    retreats: tuple[tuple[Unit, tuple[Location, ...]], ...] = ()
+    builds: int = 0
+    sites: tuple = ()
+    disbands: int = 0
+
+    @property
+    def must_decide(self) -> bool:
+        """Is there anything this power must decide (orders, retreats, builds or disbands)?"""
+        return bool(self.units or self.retreats or self.builds or self.disbands)
+
+
+def _unit_orders(variant, unit: Unit, kinds=UNIT_ORDERS) -> tuple[type, ...]:
+    """The movement orders ``unit`` may take: convoys only for a fleet at sea."""
+    at_sea = unit.type is UnitType.FLEET and variant.provinces[unit.province].kind is ProvinceKind.SEA
+    return tuple(k for k in UNIT_ORDERS if k in kinds and (k is not Convoy or at_sea))
+
+
+def commands(variant, position: Position, power: Power, standing: Sequence[Order] = ()) -> tuple[Command, ...]:
+    """The units ``power`` orders in ``position``'s phase, ``standing`` being its orders so far.
+
+    Movement: its own units, its vassals, and the units its bids in ``standing`` would command.
+    Retreat: the dislodged units it orders. Adjustment: its units (any may be disbanded when it
+    has disbands to make).
+    """
+    hooks = rules_for(position)
+    kind = position.phase.kind
+    if kind is RETREAT:
+        who = hooks.commanders(variant, position)
+        return tuple(Command(d.unit, RETREAT_ORDERS, "dislodged") for d in position.dislodged
+                     if who.get(d.unit.province) == power)
+    if kind is not MOVEMENT:
+        return tuple(Command(u, (Disband,)) for u in position.units_of(power))
+    who = hooks.commanders(variant, position)
+    out = []
+    for unit in position.units:
+        if who.get(unit.location.province) == power:
+            out.append(Command(unit, _unit_orders(variant, unit), "own" if unit.power == power else "vassal"))
+    bids = hooks.bid_units(variant, position, power, standing)
+    for province, kinds in bids.items():
+        unit = position.unit_at(province)
+        if who.get(province) != power:
+            out.append(Command(unit, _unit_orders(variant, unit, kinds), "bid"))
+    return tuple(out)
+
+
+def duty(variant, position: Position, power: Power) -> Duty:
+    """What ``power`` has to decide in ``position``'s phase (see :class:`Duty`)."""
+    if power in position.eliminated or power == NEUTRAL:
+        return Duty(power)
+    hooks = rules_for(position)
+    kind = position.phase.kind
+    if kind is MOVEMENT:
+        return Duty(power, units=commands(variant, position, power),
+                    prestige=hooks.spendable(variant, position, power))
+    if kind is RETREAT:
+        who = hooks.commanders(variant, position)
+        board = Board(variant, position, hooks=hooks)
+        retreats = []
+        for d in position.dislodged:
+            if who.get(d.unit.province) == power:
+                options = retreat_options(board, d)
+                retreats.append((d.unit, tuple(loc for p in sorted(options) for loc in options[p])))
+        return Duty(power, retreats=tuple(retreats))
+    allowed = allowance(position, power, hooks.home_centers(variant, position, power))
+    return Duty(power, builds=allowed.builds, sites=allowed.sites, disbands=allowed.disbands)
+
+
+def to_decide(variant, position: Position) -> frozenset[Power]:
+    """The powers that must decide something in ``position``'s phase.
+
+    Empty for a retreat phase where only neutral units nobody commands were dislodged (they
+    retreat at random) and for an adjustment phase where nobody can build or must disband:
+    such a phase is adjudicated at once. (A movement phase is never skipped: it moves the
+    neutrals; a power that only holds prestige may bid there, but need not.)
+    """
+    return frozenset(p for p in variant.powers if duty(variant, position, p).must_decide)
+
+
+def survivors(variant, position: Position) -> tuple[Power, ...]:
+    """The powers still in the game: not eliminated, owning a centre or a unit."""
+    owners = set(position.supply_centers.values())
+    with_units = {u.power for u in position.units}
+    return tuple(sorted(p for p in variant.powers
+                        if p not in position.eliminated and (p in owners or p in with_units)))
+
+
+def game_over(variant, position: Position) -> bool:
+    """Has some power won (:func:`winners`), or is no more than one power left?"""
+    return bool(winners(variant, position)) or len(survivors(variant, position)) <= 1
+
+
+# -- checking orders ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the judge makes of one order given at submission.
+
+    ``understood``: the order as the judge reads it (unit types filled in from the board), None
+    when it is refused; ``refusal``: why it is refused; ``note``: for an accepted order that only
+    the adjudication can settle (a bid that may lose), what it needs; ``replaces``: the standing
+    order it takes the place of (:func:`slot`).
+    """
+
+    order: Order
+    understood: Order | None = None
+    refusal: Reason | None = None
+    note: Reason | None = None
+    replaces: Order | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.refusal is None
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A power's orders checked together: a :class:`Verdict` for each order given, in order, and
+    the power's standing orders after them (the accepted ones, each in the place of the earlier
+    order of its :func:`slot`)."""
+
+    verdicts: tuple[Verdict, ...]
+    standing: tuple[Order, ...]
+
+
+class Slot(NamedTuple):
+    """What a later order replaces: ``unit``/province (a unit's order, a build or disband there),
+    ``vassal``/``bribe``/``rebel``/``fief``/province, ``lend``/power, ``loyalty``."""
+
+    kind: str
+    subject: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.subject}" if self.subject else self.kind
+
+
+def slot(order: Order) -> Slot | None:
+    """The place ``order`` holds among a power's orders: a later order with the same slot
+    replaces it. None for a waive: every waive gives up one more build."""
+    if isinstance(order, Waive):
+        return None
+    if is_rule_order(order):
+        return Slot(*order.slot())
+    return Slot("unit", order.location.province)     # a unit's order, a build or a disband
+
+
+def _board(variant, position: Position, power: Power, bids: Sequence[Order], hooks) -> Board:
+    """The board on which ``power``'s orders are checked: each unit ordered by its commander this
+    phase, and the units ``power``'s bids would command by ``power``."""
+    commander = dict(hooks.commanders(variant, position))
+    for province in hooks.bid_units(variant, position, power, bids):
+        commander[province] = power
+    return Board(variant, position, commander, hooks)
+
+
+def check_order(variant, position: Position, order: Order, standing: Sequence[Order] = ()) -> Verdict:
+    """Can ``order`` be given in ``position``'s phase, ``standing`` being its power's orders so far
+    (its bids there let it order the units they bid for)? One order alone: what a power's whole
+    set allows (builds, prestige) is :func:`submit`'s."""
+    hooks = rules_for(position)
+    own = hooks.order_check(variant, position, order, standing)
+    refusal, note = own if own is not None else (None, None)
+    if is_rule_order(order):
+        return Verdict(order, None if refusal else order, refusal, note)
+    understood, why = check(_board(variant, position, order.power, standing, hooks), order)
+    if why is not None or refusal is not None:
+        return Verdict(order, refusal=why or refusal)
+    return Verdict(order, understood, note=note)
+
+
+def legal(variant, position: Position, order: Order, standing: Sequence[Order] = ()) -> Order:
+    """``order`` as the judge understands it, or :class:`~adjudicator.errors.IllegalOrderError`
+    with the reason."""
+    verdict = check_order(variant, position, order, standing)
+    if verdict.refusal is not None:
+        raise IllegalOrderError(verdict.refusal, order)
+    return verdict.understood
+
+
+def submit(variant, position: Position, power: Power, given: Sequence[Order],
+           standing: Sequence[Order] = ()) -> Submission:
+    """``power``'s orders ``given`` (in the order written), checked one by one and as a set
+    against its ``standing`` orders of the phase.
+
+    Each accepted order takes the place of the standing order of the same :func:`slot`. In an
+    adjustment phase, builds and waives beyond the builds allowed, and disbands beyond those
+    due, are refused. A rule module may add notes on the whole set (prestige: an order beyond
+    the prestige the power holds after its orders above it, accepted since a loan may arrive).
+    """
+    now = list(standing)
+    verdicts = []
+    todo = duty(variant, position, power) if position.phase.kind is PhaseKind.ADJUSTMENT else None
+    # a unit a bid of this submission is for may be ordered on any line of it, above the bid too
+    hooks = rules_for(position)
+    bids = [o for o in given if hooks.bid_units(variant, position, power, [o])
+            and check_order(variant, position, o, now).accepted]
+    for order in given:
+        verdict = check_order(variant, position, order, now + [b for b in bids if b not in now])
+        if verdict.accepted:
+            place = slot(order)
+            earlier = next((o for o in now if place is not None and slot(o) == place), None)
+            extra = None if todo is None or earlier is not None else _beyond_allowance(variant, todo, now, order)
+            if extra is not None:
+                verdict = Verdict(order, refusal=extra)
+            else:
+                if earlier is not None:
+                    now.remove(earlier)
+                now.append(order)
+                verdict = replace(verdict, replaces=earlier)
+        verdicts.append(verdict)
+    notes = hooks.notes(variant, position, power, now)
+    if notes:
+        verdicts = [replace(v, note=notes[v.order]) if v.accepted and v.order in notes else v for v in verdicts]
+    return Submission(tuple(verdicts), tuple(now))
+
+
+def _beyond_allowance(variant, todo: Duty, standing: Sequence[Order], order: Order) -> Reason | None:
+    """Why ``order`` (a new build, waive or disband) is one more than ``todo`` allows, or None."""
+    name = variant.power_name(todo.power)
+    if isinstance(order, (Build, Waive)):
+        made = [o for o in standing if isinstance(o, (Build, Waive))]
+        if len(made) < todo.builds:
+            return None
+        listed = ", ".join(str(o) for o in made)
+        return Reason("no-builds-left", f"{name} may make {todo.builds} build{'s' if todo.builds != 1 else ''}, "
+                                        f"and {listed} stand{'s' if len(made) == 1 else ''} already",
+                      "a build at the same site as one of them (it replaces it)")
+    if isinstance(order, Disband):
+        made = [o for o in standing if isinstance(o, Disband)]
+        if len(made) < todo.disbands:
+            return None
+        listed = ", ".join(str(o) for o in made)
+        return Reason("no-disbands-left", f"{name} must remove {todo.disbands} unit{'s' if todo.disbands != 1 else ''}, "
+                                          f"and {listed} stand{'s' if len(made) == 1 else ''} already")
+    return None
+
+
+__all__ = ["Command", "Duty", "Slot", "Submission", "Verdict", "check_order", "commands", "duty", "game_over",
+           "legal", "slot", "submit", "survivors", "to_decide", "winners", "winners_among"]
