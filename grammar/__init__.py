@@ -11,9 +11,10 @@
 - :func:`resolve_province`, :func:`resolve_power_name` and :func:`suggestions` are the name
   matching the grammar uses, for other layers (autocomplete, the CLI).
 
-Errors are :class:`OrderError` (a ``ValueError``): :class:`OrderSyntaxError`,
-:class:`UnknownNameError`, :class:`AmbiguousNameError`; :class:`IllegalOrderError` is for
-the layers that validate against a position.
+Errors are :class:`OrderError` (a :class:`~adjudicator.errors.CrusaderError` and a
+``ValueError``): :class:`OrderSyntaxError`, :class:`UnknownNameError`,
+:class:`AmbiguousNameError`. An order read but not allowed in a position is the engine's to
+say, as a reason.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from adjudicator.variant import Variant
 from adjudicator.vocab import Location, Power, ProvinceId
 
 from . import names as _names
-from .errors import AmbiguousNameError, IllegalOrderError, OrderError, OrderSyntaxError, UnknownNameError
+from .errors import AmbiguousNameError, OrderError, OrderSyntaxError, UnknownNameError
 from .message import MessageParse, ParsedLine, parse_message
 from .parser import _variant, as_phase_order, parse_order, parse_order_text
 from .transform import NO_POWER, with_power
@@ -58,7 +59,7 @@ def suggestions(name: str, variant: Variant | str, limit: int = 3) -> list[Provi
 
 
 __all__ = [
-    "AmbiguousNameError", "IllegalOrderError", "MessageParse", "NO_POWER", "OrderError",
+    "AmbiguousNameError", "MessageParse", "NO_POWER", "OrderError",
     "OrderSyntaxError", "ParsedLine", "UnknownNameError", "as_phase_order", "parse_message",
     "parse_order", "parse_order_text", "resolve_power_name", "resolve_province", "suggestions",
     "with_power",

@@ -3,18 +3,20 @@
 - :class:`OrderSyntaxError`: not an order in any notation the judge knows.
 - :class:`UnknownNameError`: a word where a province, coast or power belongs names none.
 - :class:`AmbiguousNameError`: a name that fits more than one province or power.
-- :class:`IllegalOrderError`: understood, but not allowed here (raised by the layers that
-  know the position; the grammar never raises it).
 
-All are :class:`OrderError`, a :class:`ValueError`. ``str(error)`` is the whole report a
-player reads: the reason, the line with a caret under the offending column, what would be
-accepted, and a "did you mean" when there is a near miss.
+All are :class:`OrderError`, a :class:`~adjudicator.errors.CrusaderError` and a
+:class:`ValueError`. ``str(error)`` is the whole report a player reads: the reason, the line
+with a caret under the offending column, what would be accepted, and a "did you mean" when
+there is a near miss. (An order read but not allowed in a position is no error here: the
+engine says why, as its result's reason.)
 """
 
 from __future__ import annotations
 
+from adjudicator.errors import CrusaderError
 
-class OrderError(ValueError):
+
+class OrderError(CrusaderError, ValueError):
     """A line of orders that could not be read.
 
     Attributes: ``reason`` (one sentence), ``text`` (the line as written), ``column`` and
@@ -102,10 +104,6 @@ class UnknownNameError(OrderError):
 
 class AmbiguousNameError(OrderError):
     """A name (or the start of one) that fits several provinces or powers."""
-
-
-class IllegalOrderError(OrderError):
-    """Understood, but not allowed in this position or phase."""
 
 
 def _or_list(items: tuple[str, ...]) -> str:

@@ -18,15 +18,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from adjudicator.orders import Bribe, Convoy, Hold, Move, Order, SupportHold, SupportMove, canonical
+from adjudicator.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove, canonical
+
+from adjudicator.prestige.orders import Bribe
 from adjudicator.variant import Variant
 from adjudicator.vocab import Phase, PhaseKind, Power
 
-from . import parser
 from .errors import OrderError, OrderSyntaxError
 from .names import find_powers, name_index
 from .parser import _variant, as_phase_order, read_line, settle_power
-from .shortcut import plain_pieces, read_plain
 
 _SIGNATURE = re.compile(
     r"^(?:--\s*|_{5,}|-{3,}\s*original message\s*-{3,}|sent from my\b.*|"
@@ -100,7 +100,6 @@ def parse_message(text: str, variant: Variant | str, power: Power | None = None,
     say). ``phase``, when given, turns moves into retreats in a retreat phase.
     """
     index = name_index(_variant(variant))
-    pieces = plain_pieces(index) if parser.SHORTCUT else None
     current = power or None
     lines: list[ParsedLine] = []
     for line_no, raw in enumerate(text.splitlines(), start=1):
@@ -123,13 +122,9 @@ def parse_message(text: str, variant: Variant | str, power: Power | None = None,
             if power and current != power:
                 raise _not_yours(index, power, current, raw, line_no)
             # A line's own prefix outranks a power line above it, not the message's power.
-            # read_plain takes a prefix only where it is ``current`` (which is the message's
-            # power, when the message has one); the full reading settles any other.
-            order = read_plain(line, pieces, current) if pieces is not None else None
-            if order is None:
-                reading = read_line(line, index)
-                given = power if reading.prefix else current
-                order = settle_power(reading, line, index, given, require_power=True)
+            reading = read_line(line, index)
+            given = power if reading.prefix else current
+            order = settle_power(reading, line, index, given, require_power=True)
         except OrderError as err:
             if _GREETING.match(stripped) or _HEADING.match(stripped):
                 continue

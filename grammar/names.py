@@ -23,9 +23,14 @@ from adjudicator.variant import Variant
 from adjudicator.vocab import NEUTRAL, Location, Power, ProvinceId
 
 from .errors import AmbiguousNameError, UnknownNameError
+from .lexer import WORD
+
+_WORDS = re.compile(WORD).findall
 
 MIN_PREFIX = 3
 """A start of a name shorter than this is not matched ("n" would fit half the map)."""
+STEM = 5
+"""A word shorter than this is not matched as another form of a power's word."""
 FUZZY_CUTOFF = 65
 """How alike (rapidfuzz ratio, 0-100) a spelling must be to be suggested..."""
 FUZZY_SPREAD = 12
@@ -67,6 +72,9 @@ class NameIndex:
     province_spelling_keys: tuple[str, ...] = ()
     """``normalize`` of each of ``province_spellings``, for the fuzzy suggestions."""
     power_spelling_keys: tuple[str, ...] = ()
+    power_words: tuple[tuple[str, Power], ...] = ()
+    """Each spelling of a power and each word of its name and adjective (normalized), with the
+    power: "byzantine", "fatimid", "easternseldjuk"."""
     hyphens_inside_words: bool = False
     """Every hyphenated name has its hyphen between two word characters ("Mid-Atlantic")."""
 
@@ -123,6 +131,8 @@ def name_index(variant: Variant) -> NameIndex:
     for word, codes in words.items():
         if len(codes) == 1 and word not in powers:
             powers[word] = set(codes)
+    power_words = tuple(sorted({(word, code) for table in (words, powers) for word, codes in table.items()
+                                for code in codes if len(word) >= STEM}))
     for spelling in _NEUTRAL_NAMES:
         add_power(spelling, NEUTRAL)
 
@@ -141,6 +151,7 @@ def name_index(variant: Variant) -> NameIndex:
         hyphenated=pattern,
         province_spelling_keys=tuple(normalize(s) for s, _ in spellings),
         power_spelling_keys=tuple(normalize(s) for s, _ in power_spellings),
+        power_words=power_words,
         hyphens_inside_words=all(_INNER_HYPHEN(h) for h in hyphenated),
     )
 
@@ -222,6 +233,13 @@ def resolve_location(index: NameIndex, words: Sequence[str], coast_words: Sequen
 
 
 @functools.lru_cache(maxsize=8192)
+def resolve_place(index: NameIndex, name: str, coast: str | None = None) -> Location:
+    """:func:`resolve_location` of a name as the grammar's lexer reads it (``"St. Petersburg nc"``,
+    coast ``"nc"``), its words found here: a line's places are matched by their text at once."""
+    return _resolve_location(index, tuple(_WORDS(name)), None if coast is None else tuple(_WORDS(coast)))
+
+
+@functools.lru_cache(maxsize=8192)
 def _resolve_location(index: NameIndex, words: tuple[str, ...], coast_words: tuple[str, ...] | None) -> Location:
     text = " ".join(words)
     if coast_words is not None:
@@ -280,12 +298,27 @@ def parse_location_text(index: NameIndex, text: str) -> Location:
 
 
 def find_powers(index: NameIndex, text: str) -> frozenset[Power]:
-    """The powers ``text`` may name (exactly, else by a start of at least three letters)."""
+    """The powers ``text`` may name: exactly, else by a start of at least three letters, else by a
+    word that differs from one of a power's words only in its last two letters ("Byzantium" for
+    the Byzantine Empire, "Fatimids"); an article before the name is passed over."""
     key = normalize(text)
     found = index.powers.get(key)
     if not found and len(key) >= MIN_PREFIX:
         found = frozenset(_starting_with(index.power_keys, index.powers, key))
+    if not found and len(key) >= STEM:
+        found = frozenset(code for word, code in index.power_words
+                          if abs(len(word) - len(key)) <= 2 and _stem(word, key) == _stem(key, word))
+    if not found:
+        words = text.split()
+        if len(words) > 1 and words[0].casefold() == "the":
+            return find_powers(index, " ".join(words[1:]))
     return found or frozenset()
+
+
+def _stem(word: str, other: str) -> str:
+    """The start two words must share to be one word in two forms: all but the last two letters
+    of the longer."""
+    return word[:max(len(word), len(other)) - 2]
 
 
 def resolve_power(index: NameIndex, text: str) -> Power:

@@ -1,8 +1,10 @@
 """One order line -> one order value.
 
-The grammar (``orders.lark``) is loaded once; a line is parsed with LALR, the tree is turned
-into an order by :class:`~grammar.transform.OrderBuilder`, and the powers the line names
-are settled against the power the caller says is writing.
+The grammar (``orders.lark``) is read once; each variant gets its own LALR parser, built on
+first use, with :class:`~grammar.lexer.OrderLexer` and the variant's
+:class:`~grammar.transform.OrderBuilder` embedded, so that a line becomes an order as it is
+parsed. The powers the line names are then settled against the power the caller says is
+writing.
 """
 
 from __future__ import annotations
@@ -10,33 +12,34 @@ from __future__ import annotations
 import functools
 from importlib import resources
 
-from lark import Lark, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.exceptions import VisitError
-from rapidfuzz import fuzz, process
+from lark import Lark, Token, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from adjudicator.orders import Bribe, Move, Order, Retreat
+from adjudicator.notation import as_phase_order
+from adjudicator.orders import Order
+from adjudicator.prestige.orders import Bribe
 from adjudicator.variant import Variant, get_variant
 from adjudicator.vocab import NEUTRAL, Phase, PhaseKind, Power
 
 from .errors import OrderError, OrderSyntaxError
-from .names import NameIndex, name_index, normalize, province_candidates
-from .shortcut import Pieces, plain_pieces, read_plain, read_prestige, read_short
-from .transform import NO_POWER, OrderBuilder, Reading, Span, with_power
+from .explain import examples, explain_name, keyword_suggestions
+from .lexer import Line, OrderLexer, name_words
+from .names import NameIndex, name_index, resolve_location
+from .transform import NO_POWER, OrderBuilder, Reading, Span, UnitRef, Unresolved
 
 GRAMMAR = resources.files(__package__).joinpath("orders.lark").read_text(encoding="utf-8")
-PARSER = Lark(GRAMMAR, parser="lalr", lexer="contextual", maybe_placeholders=False)
-"""The order parser, built once at import."""
 
-SHORTCUT = True
-"""Read the commonest lines with :func:`~grammar.shortcut.read_plain`, the common notations
-with :func:`~grammar.shortcut.read_short` (and prestige orders with
-:func:`~grammar.shortcut.read_prestige`) before the grammar (same results, much faster).
-Tests set it to ``False`` to compare with the grammar."""
+
+@functools.cache
+def parser(index: NameIndex) -> Lark:
+    """The order parser of ``index``'s variant: its names are matched as each rule is reduced."""
+    return Lark(GRAMMAR, parser="lalr", lexer=OrderLexer, transformer=OrderBuilder(index),
+                maybe_placeholders=False, keep_all_tokens=True)    # each rule's values as written, unfiltered
+
 
 # What each terminal is, in a player's words, in the order they are listed.
 EXPECTED: dict[str, str] = {
     "UNIT": "a unit type (A or F)",
-    "WORD": "a province name",
+    "NAME": "a province name",
     "HOLD": "H (hold)",
     "MOVE": "- (move)",
     "SUPPORT": "S (support)",
@@ -63,31 +66,33 @@ EXPECTED: dict[str, str] = {
     "$END": "the end of the order",
 }
 
-# Common mistakes, named by example (lark's ``match_examples``): the first label whose
-# example fails in the same parser state as the player's line explains the error.
+# Common mistakes, named by example (lark's ``match_examples``): the label of an example that
+# fails in the same state of the parser, on the same kind of token, explains the error. In
+# the examples, {a} {b} {c} stand for provinces of the variant and {p} for one of its powers;
+# in the labels, {hold}, {convoy}... for the orders of :func:`~grammar.explain.examples`.
 MISTAKES: dict[str, list[str]] = {
-    "the order has no verb: after the unit write H, -, S, C, R, build or disband":
-        ["A par", "F nth", "par", "English A par"],
-    "the move does not say where to": ["A par -", "A par - via convoy"],
-    "the support does not say which unit it supports": ["A par S", "A par S -"],
-    "the convoy does not say which army it carries": ["F nth C", "F nth C -"],
-    "the convoy does not say where the army goes: write it as F nth C A lon - nwy":
-        ["F nth C A lon", "F nth C lon"],
+    "the order has no verb: after the unit write H, -, S, C, R, build or disband, as in {hold}":
+        ["A {a}", "F {a}", "{a}", "{p} A {a}"],
+    "the move does not say where to: write it as {move}": ["A {a} -"],
+    "the supported move does not say where to: write it as {support_move}":
+        ["A {a} S A {b} -", "A {a} S {b} -"],
+    "the support does not say which unit it supports: write it as {support}": ["A {a} S", "A {a} S -"],
+    "the convoy does not say which army it carries: write it as {convoy}": ["F {a} C", "F {a} C -"],
+    "the convoy does not say where the army goes: write it as {convoy}":
+        ["F {a} C A {b}", "F {a} C {b}", "F {a} C A {b} -", "F {a} C {b} -"],
     "two orders on one line: write one order per line":
-        ["A par - bur A mar - spa", "A par H F bre - mao", "A par S A mar F bre H",
-         "A par S A mar - bur F bre H", "F nth C A lon - nwy F bre H"],
-    "the bid has no amount: write BID and a number, as in BID 2":
-        ["VASSAL A nwy BID", "REBEL tun BID", "SECURE LOYALTY BID"],
-    "the prestige order has no bid: write BID and a number, as in VASSAL A nwy BID 2":
-        ["VASSAL A nwy", "BRIBE A rum", "REBEL tun", "SECURE LOYALTY"],
-    "the coast in brackets is not closed: write spa(nc)": ["F spa(nc", "F spa(nc - mao"],
-    "nothing follows the power: write the order after it, as in ENG: F lon - nth": ["ENG:"],
-    "LEND needs a power and an amount, as in LEND ENG 3": ["LEND", "LEND ENG", "LEND 3"],
+        ["A {a} - {b} A {c} - {a}", "A {a} H F {b} - {c}", "A {a} S A {b} F {c} H",
+         "A {a} S A {b} - {c} F {a} H", "F {a} C A {b} - {c} F {a} H", "A {a} - {b} {c} - {a}",
+         "A {a} H {b} - {c}"],
+    "the bid has no amount: write BID and a number, as in {vassal}":
+        ["VASSAL A {a} BID", "REBEL {a} BID", "SECURE LOYALTY BID"],
+    "the prestige order has no bid: write BID and a number, as in {vassal}":
+        ["VASSAL A {a}", "BRIBE A {a}", "REBEL {a}", "SECURE LOYALTY"],
+    "the coast in brackets is not closed: close it with )": ["F {a}(nc", "F {a}(nc - {b}"],
+    "nothing follows the power: write the order after it, as in {prefixed}": ["{p}:"],
+    "LEND needs a power and an amount, as in {lend}": ["LEND", "LEND {p}", "LEND 3"],
+    "SEIZE FIEF needs the centre, as in {seize}": ["SEIZE FIEF"],
 }
-
-KEYWORDS = ("hold", "move", "moves", "support", "supports", "convoy", "convoys", "retreat",
-            "build", "disband", "remove", "waive", "army", "fleet", "via convoy", "vassal",
-            "bribe", "seize fief", "rebel", "secure loyalty", "lend", "bid", "prestige")
 
 
 def parse_order(text: str, variant: Variant | str, power: Power | None = None, *,
@@ -101,44 +106,19 @@ def parse_order(text: str, variant: Variant | str, power: Power | None = None, *
 
     Raises :class:`OrderSyntaxError`, :class:`UnknownNameError` or :class:`AmbiguousNameError`.
     """
-    order = read_plain(text, _plain_pieces(variant), power or None) if SHORTCUT else None
-    if order is None:
-        order = _parse(text, _variant(variant), power, require_power=True)
+    order = _parse(text, _variant(variant), power, require_power=True)
     return as_phase_order(order, phase) if phase is not None else order
 
 
 def parse_order_text(text: str, variant: Variant | str, *, phase: Phase | PhaseKind | None = None) -> Order:
     """Like :func:`parse_order`, but a line without a power is no error: its order has the
     power ``""`` (:data:`NO_POWER`); give it one with :func:`with_power`."""
-    order = read_plain(text, _plain_pieces(variant), NO_POWER) if SHORTCUT else None
-    if order is None:
-        order = _parse(text, _variant(variant), None, require_power=False)
+    order = _parse(text, _variant(variant), None, require_power=False)
     return as_phase_order(order, phase) if phase is not None else order
-
-
-def as_phase_order(order: Order, phase: Phase | PhaseKind) -> Order:
-    """The order as meant in ``phase``: in a retreat phase, ``A par - bur`` is a retreat.
-
-    The grammar does not know the phase, so it reads every move as a :class:`Move`; a move
-    by convoy stays a move (a retreat can never be convoyed, validation says so).
-    """
-    if not isinstance(order, Move) or order.via_convoy:  # most orders: no need to look at the phase
-        return order
-    kind = phase.kind if isinstance(phase, Phase) else phase
-    if kind is PhaseKind.RETREAT:
-        return Retreat(order.power, order.unit_type, order.location, order.destination)
-    return order
 
 
 def _variant(variant: Variant | str) -> Variant:
     return get_variant(variant) if isinstance(variant, str) else variant
-
-
-@functools.lru_cache(maxsize=16)    # bounded: a variant may be named in many spellings
-def _plain_pieces(variant: Variant | str) -> Pieces:
-    """The :func:`~grammar.shortcut.plain_pieces` of ``variant`` (or of the variant so
-    named), found in one look-up for the lines :func:`~grammar.shortcut.read_plain` reads."""
-    return plain_pieces(name_index(_variant(variant)))
 
 
 def _parse(text: str, variant: Variant, power: Power | None, *, require_power: bool) -> Order:
@@ -148,30 +128,21 @@ def _parse(text: str, variant: Variant, power: Power | None, *, require_power: b
     if "\n" in line or "\r" in line:
         raise OrderSyntaxError("one order per line: this text has several lines (read it as a message)",
                                text=line.splitlines()[0])
-    if not line.strip():
-        raise OrderSyntaxError("the line is empty", expected=("an order, such as A par - bur",))
     index = name_index(variant)
+    if not line.strip():
+        raise OrderSyntaxError("the line is empty", expected=(f"an order, such as {examples(index).move}",))
     reading = read_line(line, index)
     return settle_power(reading, line, index, power, require_power=require_power)
 
 
 def read_line(line: str, index: NameIndex) -> Reading:
     """Parse one line (no power settled yet). Raises :class:`OrderError` located on ``line``."""
-    spelled = index.respell(line)
-    if SHORTCUT:
-        reading = read_short(spelled, index) or read_prestige(spelled, index)
-        if reading is not None:
-            return reading
     try:
-        tree = PARSER.parse(spelled)
+        return parser(index).parse(Line(index.respell(line)))
     except UnexpectedInput as exc:
         raise syntax_error(exc, line, index) from None
-    try:
-        return OrderBuilder(index).transform(tree)
-    except VisitError as exc:
-        if isinstance(exc.orig_exc, OrderError):
-            raise exc.orig_exc.located(line) from None
-        raise
+    except OrderError as err:
+        raise err.located(line) from None
 
 
 def settle_power(reading: Reading, line: str, index: NameIndex, power: Power | None, *,
@@ -185,7 +156,7 @@ def settle_power(reading: Reading, line: str, index: NameIndex, power: Power | N
             expected=(f"no prefix, or {who}:",)), reading.prefix_span, line)
     who = reading.prefix or who
     owner = reading.owner
-    if owner and owner != NEUTRAL and not isinstance(reading.order, Bribe):
+    if owner and owner != NEUTRAL and reading.kind is not Bribe:
         if who and owner != who:
             raise _at(OrderSyntaxError(
                 f"the unit is named as {index.power_name(owner)}'s ({owner}), "
@@ -196,9 +167,9 @@ def settle_power(reading: Reading, line: str, index: NameIndex, power: Power | N
         if require_power:
             raise OrderSyntaxError(
                 "the order does not say which power gives it",
-                text=line, expected=("the power first, as in ENG: F lon - nth",))
+                text=line, expected=(f"the power first, as in {next(iter(index.variant.powers))}: {line.strip()}",))
         who = NO_POWER
-    return with_power(reading.order, who)
+    return reading.order(who)
 
 
 def _at(error: OrderError, span: Span | None, line: str) -> OrderError:
@@ -207,8 +178,12 @@ def _at(error: OrderError, span: Span | None, line: str) -> OrderError:
     return error.located(line)
 
 
-def syntax_error(exc: UnexpectedInput, line: str, index: NameIndex) -> OrderSyntaxError:
-    """The project's error for a lark error: reason, caret, what would be accepted."""
+def syntax_error(exc: UnexpectedInput, line: str, index: NameIndex) -> OrderError:
+    """The project's error for a lark error: reason, caret, what would be accepted.
+
+    A name that names nothing before the point where the parser stopped is the fault to tell
+    first (:func:`~grammar.explain.explain_name`): the words the player meant as an order word
+    were read as part of it."""
     at_end = isinstance(exc, UnexpectedToken) and exc.token.type == "$END"
     if isinstance(exc, UnexpectedCharacters):
         parser = getattr(exc, "interactive_parser", None)
@@ -221,7 +196,12 @@ def syntax_error(exc: UnexpectedInput, line: str, index: NameIndex) -> OrderSynt
     else:
         expected = getattr(exc, "expected", ()) or ()
         reason = "the order stops too soon"
-    label = _mistake(exc)
+    fault = _name_fault(exc, line, index, set(expected))
+    if fault is not None:
+        return fault.located(line)
+    label = _mistake(exc, index)
+    if _is(getattr(exc, "token", None), "NAME") and "$END" in expected and not _names_a_place(index, exc.token):
+        label = f"{str(exc.token)!r} is not part of an order: the order ends before it"     # "A ant H thanks"
     if label:
         reason = label
     if at_end:
@@ -232,51 +212,73 @@ def syntax_error(exc: UnexpectedInput, line: str, index: NameIndex) -> OrderSynt
         context = exc.get_context(line).rstrip("\n")
     words = tuple(EXPECTED[t] for t in EXPECTED if t in set(expected))
     return OrderSyntaxError(reason, text=line, column=column, expected=words,
-                            suggestions=_keyword_suggestions(line, index), context=context)
+                            suggestions=tuple(keyword_suggestions(index, line.replace("-", " ").split())),
+                            context=context)
 
 
-def _mistake(exc: UnexpectedInput) -> str | None:
-    """The label of :data:`MISTAKES` that explains ``exc``: lark's ``match_examples`` (with
-    ``use_accepts=False``: with it, lark 1.3.1 formats a debug message with "%d" on a
-    ParserState and raises TypeError whenever two examples share a state), run over the
-    examples' errors parsed once rather than at every error."""
-    if exc.state is None:
-        return None
-    candidate = None
-    for label, example in _example_errors():
-        if example.state == exc.state:
-            if (isinstance(exc, (UnexpectedToken, UnexpectedEOF))
-                    and isinstance(example, (UnexpectedToken, UnexpectedEOF))
-                    and example.token == exc.token):
-                return label
-            if candidate is None:
-                candidate = label
-    return candidate
+_AFTER_A_UNIT = ("HOLD", "MOVE", "SUPPORT", "CONVOY", "RETREAT", "BUILD", "DISBAND", "VIA", "$END")
+"""What may follow a unit's place, of what the parser would take after a name."""
+
+
+def _name_fault(exc: UnexpectedInput, line: str, index: NameIndex, expected: set[str]) -> OrderError | None:
+    """The first name before the point where the parser stopped that names nothing, explained."""
+    stack = exc.state.value_stack if exc.state is not None else []
+    order_start = 2 if len(stack) > 1 and _is(stack[1], "COLON") else 0
+    for i, value in enumerate(stack):
+        after = tuple(EXPECTED[t] for t in _AFTER_A_UNIT if t in expected) if i == len(stack) - 1 else ()
+        if type(value) is UnitRef and type(value.location) is Unresolved:
+            name = value.location.name
+            return (explain_name(index, name, name.start_pos, line=line, subject=i == order_start, after=after)
+                    or value.location.error)
+        if not _is(value, "NAME") or (i + 1 < len(stack) and _is(stack[i + 1], "COLON", "UNIT")):
+            continue    # not a name, or a power's name ("ENG:", "English F ...")
+        if i > 0 and _is(stack[i - 1], "LEND", "TO", "SEIZE", "REBEL"):
+            continue    # a power or a centre, not a unit's place: the parser's own words say it
+        if _names_a_place(index, value):
+            continue
+        fault = explain_name(index, value, value.start_pos, line=line, subject=i == order_start, after=after)
+        if fault is not None:
+            return fault
+    return None
+
+
+def _is(value, *kinds: str) -> bool:
+    return isinstance(value, Token) and value.type in kinds
+
+
+def _names_a_place(index: NameIndex, name: Token) -> bool:
+    try:
+        resolve_location(index, name_words(name))
+    except OrderError:
+        return False
+    return True
+
+
+def _mistake(exc: UnexpectedInput, index: NameIndex) -> str | None:
+    """The label of :data:`MISTAKES` that explains ``exc``, with the map's examples: that of an
+    example that fails in the same state of the parser (with or without a power before it) on
+    the same kind of token. (Lark's ``match_examples`` matches the state alone, which told
+    "two orders on one line" for any word after a whole order.)"""
+    if not isinstance(exc, (UnexpectedToken, UnexpectedEOF)) or exc.state is None:
+        return None     # a character no order has: saying which is clearer than any label
+    for label, example in _example_errors(index):
+        if example.state.position == exc.state.position and example.token.type == exc.token.type:
+            return label.format(**examples(index)._asdict())
+    return None
 
 
 @functools.cache
-def _example_errors() -> tuple[tuple[str, UnexpectedInput], ...]:
-    """Each example of :data:`MISTAKES` with the error the parser raises for it."""
+def _example_errors(index: NameIndex) -> tuple[tuple[str, UnexpectedInput], ...]:
+    """Each example of :data:`MISTAKES`, written with the variant's names, with the error the
+    parser raises for it."""
+    a, b, c = sorted(index.variant.provinces)[:3]
+    names = {"a": a, "b": b, "c": c, "p": next(iter(index.variant.powers))}
     out = []
-    for label, examples in MISTAKES.items():
-        for example in examples:
+    for label, cases in MISTAKES.items():
+        for example in cases:
             try:
-                PARSER.parse(example)
+                parser(index).parse(example.format(**names))
             except UnexpectedInput as exc:
                 out.append((label, exc))
+    assert len(out) == sum(map(len, MISTAKES.values())), "each example of MISTAKES is a syntax error"
     return tuple(out)
-
-
-def _keyword_suggestions(line: str, index: NameIndex) -> tuple[str, ...]:
-    """Misspelt keywords: a word that is neither a name nor a keyword but is close to one."""
-    out: list[str] = []
-    for word in line.replace("-", " ").split():
-        key = normalize(word)
-        if len(key) < 3 or key in index.powers or province_candidates(index, word)[0]:
-            continue
-        if any(normalize(k) == key for k in KEYWORDS):
-            continue
-        match = process.extractOne(key, KEYWORDS, scorer=fuzz.ratio, score_cutoff=72)
-        if match:
-            out.append(f"{match[0]!r} for {word!r}")
-    return tuple(out[:3])

@@ -1,30 +1,34 @@
-"""From parse tree to order values: a stateless :class:`lark.Transformer`.
+"""From grammar rules to order values: the transformer embedded in the parser.
 
-The transformer knows the variant's names (to turn words into provinces and powers) and
-nothing else; it keeps no state between calls. Each order comes out with an empty power and
-a :class:`Reading` that says which powers the line named, so that the caller can settle
-whose order it is.
+Lark calls a method of :class:`OrderBuilder` each time it reduces a rule of ``orders.lark``,
+with the rule's values (``None`` where an optional part was not written), so that the line
+becomes an order as it is parsed and no tree is built. The builder knows the variant's names
+(to turn words into provinces and powers) and nothing else; it keeps no state between calls.
+Each order comes out with an empty power and a :class:`Reading` that says which powers the
+line named, so that the caller can settle whose order it is.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, is_dataclass, replace
-from operator import attrgetter
+from dataclasses import replace
 from typing import NamedTuple
 
 from lark import Token, Transformer
 
-from adjudicator.orders import (
-    Bribe, Build, Convoy, Disband, Hold, Lend, Move, Order, Rebel, Retreat, SecureLoyalty,
-    SeizeFief, SupportHold, SupportMove, Vassal, Waive,
-)
-from adjudicator.vocab import Location, Power, UnitType
+from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive
 
-from .errors import OrderError
-from .names import NameIndex, resolve_location, resolve_power
+from adjudicator.prestige.orders import Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
+from adjudicator.vocab import Location, Power, ProvinceId, UnitType
+
+from .errors import OrderError, UnknownNameError
+from .explain import explain_name, is_order_word, not_a_unit
+from .lexer import name_words
+from .names import NameIndex, resolve_location, resolve_place, resolve_power
 
 NO_POWER = Power("")
 """The power of an order whose line did not say whose it is."""
+
+_UNIT_TYPES = {"a": UnitType.ARMY, "army": UnitType.ARMY, "f": UnitType.FLEET, "fleet": UnitType.FLEET}
 
 
 class Span(NamedTuple):
@@ -33,23 +37,40 @@ class Span(NamedTuple):
     start: int
     end: int
 
+    @classmethod
+    def of(cls, token: Token) -> Span:
+        return cls(token.start_pos, token.end_pos)
+
     def error(self, error: OrderError) -> OrderError:
         error.column, error.end_column = self.start + 1, self.end + 1
         return error
 
 
-@dataclass(frozen=True)
-class Phrase:
-    words: tuple[str, ...]
-    span: Span
+class Unresolved(NamedTuple):
+    """A name that names nothing (or more than one thing), and the error that says so."""
 
-    @property
-    def text(self) -> str:
-        return " ".join(self.words)
+    error: OrderError
+    name: Token
 
 
-@dataclass(frozen=True)
-class UnitRef:
+def _named(value: Location | Unresolved) -> Location:
+    if type(value) is Unresolved:
+        raise value.error
+    return value
+
+
+def _unit(unit: UnitRef) -> UnitRef:
+    """``unit``, once its place and its owner are known to name something."""
+    if type(unit.location) is Unresolved:
+        raise unit.location.error
+    if type(unit.owner) is Unresolved:
+        raise unit.owner.error
+    return unit
+
+
+class UnitRef(NamedTuple):
+    """A unit as the line names it: its owner (if named), type (if written) and place."""
+
     owner: Power | None
     owner_span: Span | None
     unit_type: UnitType | None
@@ -57,195 +78,189 @@ class UnitRef:
 
 
 class Reading(NamedTuple):
-    """One parsed line: the order (power still empty) and the powers the line named."""
+    """One parsed line: the order without its power (its class and the other fields), and the
+    powers the line named. :meth:`order` makes the order once its power is known."""
 
-    order: Order
+    kind: type
+    fields: tuple
+    inner: Reading | None = None
+    """A BRIBE's unit order, written on the same line."""
     prefix: Power | None = None
     prefix_span: Span | None = None
     owner: Power | None = None
     owner_span: Span | None = None
 
+    def order(self, power: Power) -> Order:
+        if self.inner is None:
+            return self.kind(power, *self.fields)
+        return self.kind(power, *self.fields, self.inner.order(power))
+
 
 def with_power(order: Order, power: Power) -> Order:
     """``order`` given by ``power`` (a one-line BRIBE's unit order too)."""
     if isinstance(order, Bribe) and order.order is not None:
-        return replace(order, power=power, order=_with_field(order.order, power))
-    return _with_field(order, power)
-
-
-def _with_field(order: Order, power: Power) -> Order:
-    """``dataclasses.replace(order, power=power)`` in a fraction of the time, for the order
-    classes whose ``__init__`` only stores the fields (frozen dataclasses without a
-    ``__post_init__``, the power their first field): the unit orders, which have slots, are
-    made again with the other fields read at once; the others, which have a ``__dict__``, are
-    copied with the power changed. Either way the same value."""
-    cls = type(order)
-    copy = _COPIES.get(cls)
-    if copy is None:
-        copy = _COPIES[cls] = _copy_of(cls, order)
-    if copy is _REPLACE:
-        return replace(order, power=power)
-    if copy is _DICT:
-        new = object.__new__(cls)
-        fields = new.__dict__
-        fields.update(order.__dict__)
-        fields["power"] = power
-        return new
-    return cls(power, *copy(order))
-
-
-_REPLACE, _DICT = "replace", "dict"
-
-
-def _copy_of(cls: type, order: Order):
-    """How :func:`_with_field` copies an order of ``cls``: ``_DICT``, ``_REPLACE``, or a getter of
-    the fields after the power."""
-    names = [f.name for f in fields(cls)] if is_dataclass(cls) else []
-    if hasattr(cls, "__post_init__") or names[:1] != ["power"]:
-        return _REPLACE
-    if hasattr(order, "__dict__") and not hasattr(cls, "__slots__"):
-        return _DICT
-    return attrgetter(*names[1:]) if len(names) > 2 else _REPLACE
-
-
-_COPIES: dict[type, object] = {}
-
-
-def _tokens(children, kind: str) -> list[Token]:
-    return [c for c in children if isinstance(c, Token) and c.type == kind]
-
-
-def _of(children, cls):
-    return [c for c in children if isinstance(c, cls)]
-
-
-def _located(span: Span, resolve, *args):
-    """``resolve(*args)``, a name error located at ``span``."""
-    try:
-        return resolve(*args)
-    except OrderError as err:
-        raise span.error(err) from None
+        return replace(order, power=power, order=replace(order.order, power=power))
+    return replace(order, power=power)
 
 
 class OrderBuilder(Transformer):
-    """Tree -> :class:`Reading`. Raises :class:`OrderError` (wrapped by lark in a VisitError)."""
+    """Rules -> :class:`Reading`, for one variant. Raises :class:`OrderError` for a name that
+    names nothing (or more than one thing), located at the name's columns."""
 
     def __init__(self, index: NameIndex) -> None:
         super().__init__(visit_tokens=False)
         self.index = index
 
     # -- names ----------------------------------------------------------------------
+    # A unit's place and owner are matched when the unit is reduced, but a name that names
+    # nothing is reported only when its order is reduced, at the end of the line: a line
+    # whose shape is wrong is told so first (its "name" may be a misspelt keyword).
 
-    def name(self, children) -> Phrase:
-        return Phrase(tuple(str(t) for t in children), Span(children[0].start_pos, children[-1].end_pos))
+    def _place(self, name: Token, coast: Token | None) -> Location | Unresolved:
+        try:
+            return resolve_place(self.index, name.value, None if coast is None else coast.value)
+        except UnknownNameError as err:
+            if coast is None:       # "Damietta will", "Amry Antioch": a place, and a word that is none
+                err = explain_name(self.index, name, name.start_pos) or err
+            return Unresolved(Span(name.start_pos, (coast or name).end_pos).error(err)
+                              if err.column is None else err, name)
+        except OrderError as err:
+            return Unresolved(Span(name.start_pos, (coast or name).end_pos).error(err), name)
 
-    def place(self, children) -> Location:
-        name, *coast = _of(children, Phrase)
-        span = Span(name.span.start, (coast[0] if coast else name).span.end)
-        return _located(span, resolve_location, self.index, name.words, coast[0].words if coast else None)
+    def coast(self, children: list[Token]) -> Token:
+        return children[1]      # "/" NAME, or "(" NAME ")"
 
-    def _power(self, phrase: Phrase) -> Power:
-        return _located(phrase.span, resolve_power, self.index, phrase.text)
+    def _power(self, name: Token) -> Power:
+        try:
+            return resolve_power(self.index, " ".join(name_words(name)))
+        except OrderError as err:
+            raise Span.of(name).error(err) from None
 
-    def _unit_type(self, children) -> UnitType | None:
-        tokens = _tokens(children, "UNIT")
-        return UnitType.parse(tokens[0]) if tokens else None
-
-    def owned_unit(self, children) -> UnitRef:
-        owner = children[0]
-        return UnitRef(self._power(owner), owner.span, self._unit_type(children), _of(children, Location)[0])
+    def _province(self, name: Token) -> ProvinceId:
+        try:
+            return resolve_location(self.index, name_words(name)).province
+        except OrderError as err:
+            raise Span.of(name).error(err) from None
 
     def typed_unit(self, children) -> UnitRef:
-        return UnitRef(None, None, self._unit_type(children), _of(children, Location)[0])
+        # [owner] UNIT [AT] NAME [coast]: the place is the first NAME after the unit type
+        owner = children[0] if children[0].type == "NAME" else None
+        at = 1 if owner is not None else 0
+        unit_type = children[at]
+        at += 2 if children[at + 1].type == "AT" else 1
+        location = self._place(children[at], children[at + 1] if len(children) > at + 1 else None)
+        if owner is None:
+            return UnitRef(None, None, _UNIT_TYPES[unit_type.lower()], location)
+        words = name_words(owner)
+        if words[0].casefold() == "the":        # "The fleet in Smyrna", "the English fleet"
+            if len(words) == 1:
+                return UnitRef(None, None, _UNIT_TYPES[unit_type.lower()], location)
+            words = words[1:]
+        try:
+            power = resolve_power(self.index, " ".join(words))
+        except OrderError as err:
+            if is_order_word(words[0]):     # "move A ant to ale": a verb before the unit
+                unit = f"{unit_type.upper()[0]} {location}" if type(location) is Location else None
+                err = not_a_unit(self.index, words[0], owner.start_pos, owner.start_pos + len(words[0]),
+                                 example=unit and f"{unit} H")
+            power = Unresolved(Span.of(owner).error(err) if err.column is None else err, owner)
+        return UnitRef(power, Span.of(owner), _UNIT_TYPES[unit_type.lower()], location)
 
     def bare_unit(self, children) -> UnitRef:
-        return UnitRef(None, None, None, children[0])
+        return UnitRef(None, None, None, self._place(children[0], children[1] if len(children) > 1 else None))
 
     # -- unit orders ----------------------------------------------------------------
 
-    @staticmethod
-    def _reading(order: Order, unit: UnitRef) -> Reading:
-        return Reading(order, owner=unit.owner, owner_span=unit.owner_span)
+    def _destination(self, children, at: int) -> tuple[Location, bool]:
+        """The place at ``children[at]`` (with its coast after it, if written), and whether the
+        order ends with VIA."""
+        coast = children[at + 1] if len(children) > at + 1 and type(children[at + 1]) is Token \
+            and children[at + 1].type == "NAME" else None
+        return _named(self._place(children[at], coast)), children[-1].type == "VIA"
 
     def hold(self, children) -> Reading:
-        u = children[0]
-        return self._reading(Hold(NO_POWER, u.unit_type, u.location), u)
+        u = _unit(children[0])
+        return Reading(Hold, (u.unit_type, u.location), owner=u.owner, owner_span=u.owner_span)
 
     def move(self, children) -> Reading:
-        u, dest = children[0], _of(children, Location)[0]
-        via = bool(_tokens(children, "VIA"))
-        return self._reading(Move(NO_POWER, u.unit_type, u.location, dest, via), u)
+        u = _unit(children[0])
+        destination, via = self._destination(children, 2)
+        return Reading(Move, (u.unit_type, u.location, destination, via),
+                       owner=u.owner, owner_span=u.owner_span)
 
     def support_hold(self, children) -> Reading:
-        u, target = _of(children, UnitRef)
-        return self._reading(SupportHold(NO_POWER, u.unit_type, u.location, target.unit_type, target.location), u)
+        u, target = _unit(children[0]), _unit(children[2])
+        return Reading(SupportHold, (u.unit_type, u.location, target.unit_type, target.location),
+                       owner=u.owner, owner_span=u.owner_span)
 
     def support_move(self, children) -> Reading:
-        u, target = _of(children, UnitRef)
-        dest = _of(children, Location)[0]
-        order = SupportMove(NO_POWER, u.unit_type, u.location, target.unit_type, target.location, dest)
-        return self._reading(order, u)
+        u, target = _unit(children[0]), _unit(children[2])
+        destination, _ = self._destination(children, 4)
+        return Reading(SupportMove, (u.unit_type, u.location, target.unit_type, target.location, destination),
+                       owner=u.owner, owner_span=u.owner_span)
 
     def convoy(self, children) -> Reading:
-        u, target = _of(children, UnitRef)
-        dest = _of(children, Location)[0]
-        return self._reading(Convoy(NO_POWER, u.unit_type, u.location, target.unit_type, target.location, dest), u)
+        u, target = _unit(children[0]), _unit(children[2])
+        destination, _ = self._destination(children, 4)
+        return Reading(Convoy, (u.unit_type, u.location, target.unit_type, target.location, destination),
+                       owner=u.owner, owner_span=u.owner_span)
 
     def retreat(self, children) -> Reading:
-        u, dest = children[0], _of(children, Location)[0]
-        return self._reading(Retreat(NO_POWER, u.unit_type, u.location, dest), u)
+        u = _unit(children[0])
+        destination, _ = self._destination(children, 2)
+        return Reading(Retreat, (u.unit_type, u.location, destination), owner=u.owner,
+                       owner_span=u.owner_span)
 
     def build(self, children) -> Reading:
-        u = _of(children, UnitRef)[0]
-        return self._reading(Build(NO_POWER, u.unit_type, u.location), u)
+        u = _unit(children[1] if isinstance(children[0], Token) else children[0])
+        return Reading(Build, (u.unit_type, u.location), owner=u.owner, owner_span=u.owner_span)
 
     def disband(self, children) -> Reading:
-        u = _of(children, UnitRef)[0]
-        return self._reading(Disband(NO_POWER, u.unit_type, u.location), u)
+        u = _unit(children[1] if isinstance(children[0], Token) else children[0])
+        return Reading(Disband, (u.unit_type, u.location), owner=u.owner, owner_span=u.owner_span)
 
     def waive(self, children) -> Reading:
-        return Reading(Waive(NO_POWER))
+        return Reading(Waive, ())
 
     # -- prestige orders ------------------------------------------------------------
 
     def bid(self, children) -> int:
-        return int(_tokens(children, "INT")[0])
+        return int(children[1])     # BID INT [PRESTIGE]
 
     def vassal(self, children) -> Reading:
-        u, amount = _of(children, UnitRef)[0], _of(children, int)[0]
-        return Reading(Vassal(NO_POWER, u.unit_type, u.location, amount))
+        _, u, amount = children
+        u = _unit(u)
+        return Reading(Vassal, (u.unit_type, u.location, amount))
 
     def bribe(self, children) -> Reading:
-        u, amount = _of(children, UnitRef)[0], _of(children, int)[0]
-        inner = _of(children, Reading)
-        order = Bribe(NO_POWER, u.unit_type, u.location, amount, owner=u.owner,
-                      order=inner[0].order if inner else None)
-        return Reading(order)
+        u, amount = _unit(children[1]), children[2]
+        inner = children[3] if len(children) > 3 else None
+        if inner is None:
+            return Reading(Bribe, (u.unit_type, u.location, amount, u.owner))
+        return Reading(Bribe, (u.unit_type, u.location, amount, u.owner), inner)
 
     def seize_fief(self, children) -> Reading:
-        return Reading(SeizeFief(NO_POWER, self._province(children[-1])))
+        return Reading(SeizeFief, (self._province(children[1]),))
 
     def rebel(self, children) -> Reading:
-        return Reading(Rebel(NO_POWER, self._province(_of(children, Phrase)[0]), _of(children, int)[0]))
+        _, name, amount = children
+        return Reading(Rebel, (self._province(name), amount))
 
     def secure_loyalty(self, children) -> Reading:
-        return Reading(SecureLoyalty(NO_POWER, _of(children, int)[0]))
+        return Reading(SecureLoyalty, (children[1],))
 
     def lend(self, children) -> Reading:
-        to = self._power(_of(children, Phrase)[0])
-        return Reading(Lend(NO_POWER, to, int(_tokens(children, "INT")[0])))
+        _, name, amount = children[:3]     # LEND NAME INT [PRESTIGE]
+        return Reading(Lend, (self._power(name), int(amount)))
 
-    lend_to = lend
-
-    def _province(self, phrase: Phrase):
-        return _located(phrase.span, resolve_location, self.index, phrase.words).province
+    def lend_to(self, children) -> Reading:
+        amount, name = children[1], children[-1] if children[-1].type == "NAME" else children[-2]
+        return Reading(Lend, (self._power(name), int(amount)))
 
     # -- the line ---------------------------------------------------------------------
 
     def start(self, children) -> Reading:
-        return children[0]
-
-    def prefixed(self, children) -> Reading:
-        phrase, reading = children
-        return reading._replace(prefix=self._power(phrase), prefix_span=phrase.span)
-
+        if len(children) == 1:
+            return children[0]
+        prefix, _, reading = children      # NAME ":" order
+        return reading._replace(prefix=self._power(prefix), prefix_span=Span.of(prefix))
