@@ -1,8 +1,12 @@
 """Colours of the map picture.
 
 Powers bring their own colour from the map file (both maps use the Okabe-Ito palette, which
-stays distinguishable with the common kinds of colour blindness). The rest is chosen to sit
-quietly behind them: pale land, pale blue sea, mid grey for whatever belongs to no one.
+stays distinguishable with the common kinds of colour blindness); every power's units also carry
+its initial, so that colour is never the only cue. The rest sits behind them: pale land, a clear
+mid-blue sea, mid grey for whatever belongs to no one. Land a power owns is tinted a pale shade of
+its colour (:func:`owned_tint`); the sea is dark enough that no tint, not even of the two blue
+powers, comes near it, under normal vision or simulated protan, deutan or tritan vision (a test
+measures it).
 """
 
 from __future__ import annotations
@@ -19,20 +23,24 @@ OKABE_ITO = {
 }
 
 LAND = "#F2EBDA"
-SEA = "#C9E0F0"
+SEA = "#8CC2E6"
 OFF_MAP = "#DCD8CE"
 """Land beyond the board's provinces."""
-SEA_LABEL = "#2E5E86"
+SEA_LABEL = "#0E3A5E"
 LAND_LABEL = "#3A3A3A"
 BORDER = "#9C9484"
-SEA_BORDER = "#A9C6DD"
+SEA_BORDER = "#6FA6D2"
 COAST = "#44607A"
 FRAME = "#44607A"
 INK = "#1E1E1E"
 NEUTRAL = "#B8B8B8"
 """Neutral supply centres and neutral units."""
-FAILED = "#8A8A8A"
+HALO = "#FFFFFF"
+"""Drawn round labels and letters so that they read over anything."""
+DISLODGED = "#C62828"
 LEGEND_BG = "#FFFFFF"
+OWNED_TINT = 0.72
+"""How far an owner's colour is moved towards the land colour to tint its land."""
 
 
 def _rgb(colour: str) -> tuple[int, int, int]:
@@ -53,3 +61,8 @@ def ink_on(colour: str) -> str:
     r, g, b = _rgb(colour)
     luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
     return INK if luminance > 140 else "#FFFFFF"
+
+
+def owned_tint(colour: str) -> str:
+    """The tint of land owned by the power of ``colour``."""
+    return mix(colour, LAND, OWNED_TINT)

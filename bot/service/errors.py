@@ -1,10 +1,22 @@
-"""What the service refuses, and why: every error is a ``ValueError`` with a sentence for the user."""
+"""What the service refuses, and why: each a :class:`~adjudicator.errors.CrusaderError` whose
+message is a sentence for the person who asked, saying what would be accepted.
+
+A front end shows the message of a ``CrusaderError``; any other exception is a bug (logged with
+its traceback, and the user gets an apology). The refusals are ``ValueError`` s too, as the
+grammar's are, for code that reads them as bad values.
+"""
 
 from __future__ import annotations
 
+from adjudicator.errors import CrusaderError
 
-class ServiceError(ValueError):
+
+class ServiceError(CrusaderError, ValueError):
     """A request the service cannot carry out; the message says what would be accepted."""
+
+
+class InputError(ServiceError):
+    """A value as given cannot be read: a duration, a moment, a time zone, a player's name..."""
 
 
 class NotFoundError(ServiceError):
@@ -17,3 +29,11 @@ class NotAllowedError(ServiceError):
 
 class WrongStateError(ServiceError):
     """Not now: the game has not started, is paused, has ended..."""
+
+
+class UnplayedPowersError(WrongStateError):
+    """A game cannot start while powers have no player, unless they are to start in civil disorder."""
+
+    def __init__(self, message: str, unplayed: int) -> None:
+        super().__init__(message)
+        self.unplayed = unplayed

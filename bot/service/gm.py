@@ -3,61 +3,74 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime, timedelta
 from typing import Callable
 
-from .. import storage
-from ..storage import GameRow, OrderRow
+from adjudicator.turn import to_decide
+
+from bot.codec.documents import position_from_dict
+from bot.store import database
+from bot.store.rows import GameRow, OrderRow, PlayerRow
 from . import texts
-from .base import ServiceBase
-from .errors import ServiceError, WrongStateError
+from .context import WAITING, Context
+from .judge import Judge
+from .durations import MAX_DURATION, format_duration
+from .errors import NotFoundError, ServiceError, WrongStateError
 from .views import GameView
 
 
-class GameMasterActions(ServiceBase):
+class GameMaster:
+    """What the game master of a game does (``actor`` the asker, checked; ``None`` the judge's
+    operator at a shell): the clock, forced adjudication and rollback, the players, the end."""
+
+    def __init__(self, ctx: Context, judge: Judge) -> None:
+        self.ctx, self.judge = ctx, judge
+
     def pause(self, game: str | int, actor: str | None) -> GameView:
-        now = self.now()
-        with self.db.session() as session:
-            row = self._game(session, game, lock=True)
-            self._require_gm(row, actor)
-            self._require_status(row, "active")
+        now = self.ctx.now()
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, game, lock=True)
+            self.ctx.require_gm(row, actor)
+            self.ctx.require_status(row, "active")
             remaining = (row.deadline_at - now).total_seconds() if row.deadline_at else None
             row.status, row.paused_remaining = "paused", max(remaining, 0.0) if remaining is not None else None
-            self._arm(session, row, None, now)
-            self._announce(session, row, "paused", "public", f"{row.name}: paused",
+            self.ctx.arm(session, row, None, now)
+            self.ctx.announce(session, row, "paused", "public", f"{row.name}: paused",
                            f"The game master has paused '{row.name}' in {row.phase}; the deadline is suspended.\n",
-                           key=f"{row.id}:{row.version}:paused:{now.isoformat()}")
+                           key=self._once(row, "paused", now))
             session.add(row)
-            return self._view(session, row)
+            return self.ctx.view(session, row)
 
     def resume(self, game: str | int, actor: str | None) -> GameView:
-        now = self.now()
-        with self.db.session() as session:
-            row = self._game(session, game, lock=True)
-            self._require_gm(row, actor)
-            self._require_status(row, "paused")
+        now = self.ctx.now()
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, game, lock=True)
+            self.ctx.require_gm(row, actor)
+            self.ctx.require_status(row, "paused")
             remaining = row.paused_remaining
-            deadline = now + timedelta(seconds=remaining) if remaining is not None else self._phase_deadline(row, now)
+            deadline = now + timedelta(seconds=remaining) if remaining is not None else self.ctx.phase_deadline(row, now)
             row.status, row.paused_remaining = "active", None
-            timers = self._arm(session, row, deadline, now)
-            self._announce(session, row, "resumed", "public", f"{row.name}: resumed",
-                           f"'{row.name}' has resumed; orders for {row.phase} are due by {texts.when(deadline, self.policy(row).timezone)}.\n",
-                           key=f"{row.id}:{row.version}:resumed:{now.isoformat()}")
+            timers = self.ctx.arm(session, row, deadline, now)
+            self.ctx.announce(session, row, "resumed", "public", f"{row.name}: resumed",
+                           f"'{row.name}' has resumed; orders for {row.phase} are due by {texts.when(deadline, self.ctx.policy(row).timezone)}.\n",
+                           key=self._once(row, "resumed", now))
             session.add(row)
-            view = self._view(session, row)
-        self._notify(timers)
+            view = self.ctx.view(session, row)
+        self.ctx.notify(timers)
         return view
 
     def extend(self, game: str | int, actor: str | None, by: timedelta) -> GameView:
-        if by <= timedelta(0):
-            raise ServiceError(f"an extension must be positive, like 24h: {by}")
-        now = self.now()
+        if not timedelta(0) < by <= MAX_DURATION:
+            raise ServiceError(f"an extension is more than nothing and at most {format_duration(MAX_DURATION)}, "
+                               f"like 24h: not {format_duration(by)}")
+        now = self.ctx.now()
         return self._new_deadline(game, actor, now, lambda row: max(row.deadline_at or now, now) + by,
                                   "deadline extended", "extended")
 
     def set_deadline(self, game: str | int, actor: str | None, at: datetime) -> GameView:
         """Move this phase's deadline to ``at`` (timezone-aware, in the future); reminders follow it."""
-        now = self.now()
+        now = self.ctx.now()
         if at.tzinfo is None or at <= now:
             raise ServiceError(f"a new deadline must be a timezone-aware time after now ({texts.when(now)}): {at}")
         return self._new_deadline(game, actor, now, lambda row: at, "new deadline", "deadline")
@@ -65,106 +78,229 @@ class GameMasterActions(ServiceBase):
     def _new_deadline(self, game: str | int, actor: str | None, now: datetime,
                       deadline_of: Callable[[GameRow], datetime], subject: str, tag: str) -> GameView:
         """The active game's deadline moved to ``deadline_of(game)``, its reminders re-armed, the players told."""
-        with self.db.session() as session:
-            row = self._game(session, game, lock=True)
-            self._require_gm(row, actor)
-            self._require_status(row, "active")
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, game, lock=True)
+            self.ctx.require_gm(row, actor)
+            self.ctx.require_status(row, "active")
             deadline = deadline_of(row)
-            timers = self._arm(session, row, deadline, now)
-            self._announce(session, row, "extended", "public", f"{row.name}: {subject}",
-                           f"The deadline for {row.phase} in '{row.name}' is now {texts.when(deadline, self.policy(row).timezone)}.\n",
-                           key=f"{row.id}:{row.version}:{tag}:{now.isoformat()}")
+            if deadline - now > MAX_DURATION:
+                raise ServiceError(f"a deadline is at most {format_duration(MAX_DURATION)} away "
+                                   f"({texts.when(now + MAX_DURATION)}), not {texts.when(deadline)}; "
+                                   "pause the game instead")
+            timers = self.ctx.arm(session, row, deadline, now)
+            self.ctx.announce(session, row, "extended", "public", f"{row.name}: {subject}",
+                           f"The deadline for {row.phase} in '{row.name}' is now {texts.when(deadline, self.ctx.policy(row).timezone)}.\n",
+                           key=self._once(row, tag, now))
             session.add(row)
-            view = self._view(session, row)
-        self._notify(timers)
+            view = self.ctx.view(session, row)
+        self.ctx.notify(timers)
         return view
 
     def force_adjudicate(self, game: str | int, actor: str | None) -> str:
         """Adjudicate now, whatever the deadline says (missing orders are NMR)."""
-        with self.db.session() as session:
-            row = self._game(session, game)
-            self._require_gm(row, actor)
-            self._require_status(row, "active", "paused")
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, game)
+            self.ctx.require_gm(row, actor)
+            self.ctx.require_status(row, "active", "paused")
             if row.status == "paused":
                 raise WrongStateError(f"game '{row.name}' is paused; resume it first")
             game_id, version = row.id, row.version
-        return self.adjudicate(game_id, version, trigger="forced")
+        return self.judge.adjudicate(game_id, version, trigger="forced")
 
     def rollback(self, game: str | int, actor: str | None) -> GameView:
         """Undo the last adjudication: position, standing orders and players as they were before it."""
-        now = self.now()
-        with self.db.session() as session:
-            row = self._game(session, game, lock=True)
-            self._require_gm(row, actor)
-            season = storage.last_season(session, row.id)
+        now = self.ctx.now()
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, game, lock=True)
+            self.ctx.require_gm(row, actor)
+            season = database.last_season(session, row.id)
             if season is None:
                 raise WrongStateError(f"game '{row.name}' has no adjudicated phase to roll back")
+            while not to_decide(*position_from_dict(season.position)):
+                # a phase adjudicated at once (nobody had anything to decide) goes with the one before it
+                earlier = database.season_before(session, row.id, season.version)
+                if earlier is None:
+                    break
+                session.delete(season)
+                season = earlier
             undone = row.phase
             row.position, row.phase, row.version = season.position, season.phase, row.version + 1
             row.status, row.outcome, row.ended_at = "active", None, None
-            for o in storage.orders_of(session, row.id, season.version):
+            for o in database.orders_of(session, row.id, season.version):
                 session.add(OrderRow(game_id=row.id, version=row.version, phase=o.phase, power=o.power, key=o.key,
-                                     seq=o.seq, text=o.text, canonical=o.canonical, submission_id=o.submission_id,
+                                     seq=o.seq, text=o.text, order=o.order, submission_id=o.submission_id,
                                      submitted_at=o.submitted_at))
-            by_power = {s["power"]: s for s in season.players}
-            for p in storage.players_of(session, row.id):
-                saved = by_power.get(p.power)
+            by_power = {s["power"]: s for s in season.players if s.get("power")}
+            players = database.players_of(session, row.id)
+            back = {s["player"] for s in by_power.values()}
+            for p in players:  # a player restored to a power leaves the waiting list
+                if p.status == WAITING and p.player in back:
+                    session.delete(p)
+            session.flush()
+            for p in players:
+                saved = by_power.get(p.power) if p.power else None
                 if saved is not None:
                     p.player, p.status, p.nmr_count, p.draw_vote = (saved["player"], saved["status"],
                                                                     saved["nmr_count"], saved["draw_vote"])
                     session.add(p)
             session.delete(season)
-            timers = self._arm(session, row, self._phase_deadline(row, now), now)
-            self._announce(session, row, "rolled_back", "public", f"{row.name}: {season.phase} rolled back",
+            timers = self.ctx.arm(session, row, self.ctx.phase_deadline(row, now), now)
+            self.ctx.announce(session, row, "rolled_back", "public", f"{row.name}: {season.phase} rolled back",
                            f"The game master has rolled '{row.name}' back from {undone} to {season.phase}. "
-                           f"Standing orders are restored; the new deadline is {texts.when(row.deadline_at, self.policy(row).timezone)}.\n")
+                           f"Standing orders are restored; the new deadline is {texts.when(row.deadline_at, self.ctx.policy(row).timezone)}.\n")
             session.add(row)
-            view = self._view(session, row)
-        self._notify(timers)
+            view = self.ctx.view(session, row)
+        self.ctx.notify(timers)
         return view
 
-    def replace_player(self, game: str | int, actor: str | None, power: str, player: str) -> GameView:
-        with self.db.session() as session:
-            row = self._game(session, game, lock=True)
-            self._require_gm(row, actor)
-            players = storage.players_of(session, row.id)
-            if any(p.player == player and p.power != power for p in players):
-                raise ServiceError(f"{player!r} already plays another power in '{row.name}'")
-            target = self._power_row(players, power.upper(), row)
-            old = target.player
+    def replace_player(self, game: str | int, actor: str | None, power: str, player: str, *,
+                       abandoned_only: bool = False) -> GameView:
+        """``player`` plays ``power`` from now on; whoever played it leaves the game.
+
+        Before the start this is :meth:`assign` with the power's previous player (if any) leaving.
+        Once started, a power in civil disorder, removed or never played gets a player again
+        (active, no NMRs). ``player`` may come off the waiting list; one who plays another power
+        is refused (remove them from it first). ``abandoned_only``: only a power nobody plays
+        (removed, or never played) of a started game (:meth:`take_over`).
+        """
+        player = self.ctx.identity(player)
+        now = self.ctx.now()
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, game, lock=True)
+            self.ctx.require_gm(row, actor)
+            self.ctx.require_status(row, *(("active", "paused") if abandoned_only else ("forming", "active", "paused")))
+            power = self._power_code(row, power)
+            players = database.players_of(session, row.id)
+            newcomer = next((p for p in players if p.player == player), None)
+            target = next((p for p in players if p.power == power), None)
+            old = target.player if target is not None else None
+            if abandoned_only and target is not None and target.status != "removed":
+                why = ("is in civil disorder; its player may still come back" if target.status == "civil_disorder"
+                       else "has a player")
+                raise WrongStateError(f"{power} in '{row.name}' {why}: only a power nobody plays can be taken over")
+            if newcomer is not None and newcomer is target and target.status == "active":
+                raise ServiceError(f"{player} already plays {power} in '{row.name}'")
+            if row.status == "forming":
+                if target is not None:
+                    session.delete(target)
+                    players.remove(target)
+                self.ctx.seat(session, row, players, player, power)
+                return self.ctx.view(session, row)
+            if newcomer is not None and newcomer is not target and newcomer.status != WAITING:
+                raise ServiceError(f"{player} already plays {newcomer.power} in '{row.name}'; "
+                                   f"remove them from {newcomer.power} first")
+            if newcomer is not None and newcomer is not target:  # off the waiting list
+                session.delete(newcomer)
+                session.flush()
+            if target is None:
+                target = PlayerRow(game_id=row.id, player=player, power=power, joined_at=now)
             target.player, target.status, target.nmr_count, target.draw_vote = player, "active", 0, False
             session.add(target)
-            self._announce(session, row, "replaced", "public", f"{row.name}: {target.power} has a new player",
-                           f"{target.power} is now played by {player} (was {old}).\n",
-                           key=f"{row.id}:{row.version}:replaced:{target.power}:{player}")
-            return self._view(session, row)
+            session.flush()
+            text = (f"{player} plays {power} again.\n" if old == player else
+                    f"{power} is now played by {player}{f' (was {old})' if old else ' (it had no player)'}.\n")
+            self.ctx.announce(session, row, "replaced", "public", f"{row.name}: {power} has a new player", text,
+                           key=self._once(row, f"replaced:{power}", now),
+                           data={"power": power, "player": player, "previous": old})
+            return self.ctx.view(session, row)
 
-    def remove_player(self, game: str | int, actor: str | None, power: str) -> GameView:
-        """The power stays on the board in civil disorder, without a player."""
-        return self._set_status(game, actor, power, "removed")
+    def take_over(self, game: str | int, player: str, power: str) -> GameView:
+        """``player`` takes over ``power`` in a started game where nobody plays it (its player was
+        removed or resigned, or it never had one), without the game master, who is told with the
+        game (as for :meth:`replace_player`)."""
+        return self.replace_player(game, None, power, player, abandoned_only=True)
+
+    def remove_player(self, game: str | int, actor: str | None, power: str | None = None, *,
+                      player: str | None = None) -> GameView:
+        """Take a player out of the game, named by ``power`` or by ``player``.
+
+        Before the start (or from the waiting list) the player leaves the game, and the first
+        player waiting takes the seat. Once started the power stays on the board in civil
+        disorder, without a player, until :meth:`replace_player` gives it one.
+        """
+        if (power is None) == (player is None):
+            raise ServiceError("name the player to remove, or the power whose player it is (one of the two)")
+        now = self.ctx.now()
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, game, lock=True)
+            self.ctx.require_gm(row, actor)
+            self.ctx.require_status(row, "forming", "active", "paused")
+            players = database.players_of(session, row.id)
+            if player is not None:
+                target = self.ctx.player(players, self.ctx.identity(player), row)
+            else:
+                target = self.ctx.power_row(players, self._power_code(row, power), row)
+            if row.status == "forming" or target.status == WAITING:
+                self.ctx.unseat(session, row, players, target)
+                return self.ctx.view(session, row)
+            if target.status == "removed":
+                raise WrongStateError(f"{target.power} in '{row.name}' has no player already")
+            self._change_status(session, row, target, "removed", now)
+            return self.ctx.view(session, row)
 
     def set_civil_disorder(self, game: str | int, actor: str | None, power: str, on: bool = True) -> GameView:
-        return self._set_status(game, actor, power, "civil_disorder" if on else "active")
+        """Put ``power`` in civil disorder (its player stays, and comes back by sending orders or
+        by :meth:`restore_player`), or, with ``on=False``, bring it back (:meth:`restore_player`)."""
+        if not on:
+            return self.restore_player(game, actor, power)
+        now = self.ctx.now()
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, game, lock=True)
+            self.ctx.require_gm(row, actor)
+            self.ctx.require_status(row, "active", "paused")
+            target = self.ctx.power_row(database.players_of(session, row.id), self._power_code(row, power), row)
+            if target.status != "active":
+                raise WrongStateError(f"{target.power} in '{row.name}' is {target.status.replace('_', ' ')} already")
+            self._change_status(session, row, target, "civil_disorder", now)
+            return self.ctx.view(session, row)
 
-    def _set_status(self, game, actor, power: str, status: str) -> GameView:
-        now = self.now()
-        with self.db.session() as session:
-            row = self._game(session, game, lock=True)
-            self._require_gm(row, actor)
-            target = self._power_row(storage.players_of(session, row.id), power.upper(), row)
-            target.status, target.nmr_count = status, 0
-            session.add(target)
-            words = {"removed": "has been removed; the power is in civil disorder",
-                     "civil_disorder": "is in civil disorder", "active": "is back in play"}[status]
-            self._announce(session, row, status, "public", f"{row.name}: {target.power} {words}",
-                           f"{target.power} ({target.player}) {words}.\n",
-                           key=f"{row.id}:{row.version}:{status}:{target.power}:{now.isoformat()}")
-            return self._view(session, row)
+    def restore_player(self, game: str | int, actor: str | None, power: str) -> GameView:
+        """Bring ``power`` back from civil disorder: its player plays again, its NMR count is reset.
+        A power that has no player (removed, or never played) gets one with :meth:`replace_player`."""
+        now = self.ctx.now()
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, game, lock=True)
+            self.ctx.require_gm(row, actor)
+            self.ctx.require_status(row, "active", "paused")
+            code = self._power_code(row, power)
+            target = next((p for p in database.players_of(session, row.id) if p.power == code), None)
+            if target is None or target.status == "removed":
+                raise WrongStateError(f"{code} in '{row.name}' has no player to bring back; give it one with replace")
+            if target.status == "active":
+                raise WrongStateError(f"{code} in '{row.name}' is not in civil disorder; {target.player} plays it")
+            self._change_status(session, row, target, "active", now)
+            return self.ctx.view(session, row)
+
+    def _change_status(self, session, row: GameRow, target: PlayerRow, status: str, now: datetime) -> None:
+        target.status, target.nmr_count = status, 0
+        session.add(target)
+        words = {"removed": "has been removed; the power is in civil disorder",
+                 "civil_disorder": "is in civil disorder", "active": "is back in play"}[status]
+        self.ctx.announce(session, row, status, "public", f"{row.name}: {target.power} {words}",
+                       f"{target.power} ({target.player}) {words}.\n",
+                       key=self._once(row, f"{status}:{target.power}", now),
+                       data={"power": target.power, "player": target.player})
+
+    @staticmethod
+    def _once(row: GameRow, what: str, now: datetime) -> str:
+        """The outbox key of a game master's action: the same action may come twice in a phase (a player
+        replaced, then brought back), even within one tick of the clock."""
+        return f"{row.id}:{row.version}:{what}:{now.isoformat()}:{secrets.token_hex(4)}"
+
+    @staticmethod
+    def _power_code(game: GameRow, power: str) -> str:
+        from adjudicator.variant import get_variant
+
+        code = str(power).strip().upper()
+        powers = list(get_variant(game.variant).powers)
+        if code not in powers:
+            raise NotFoundError(f"{str(power)[:20]!r} is not a power of {game.variant}; powers: {', '.join(powers)}")
+        return code
 
     def end_game(self, game: str | int, actor: str | None, reason: str = "") -> GameView:
-        with self.db.session() as session:
-            row = self._game(session, game, lock=True)
-            self._require_gm(row, actor)
-            self._require_status(row, "forming", "active", "paused")
-            self._finish(session, row, {"ended_by_gm": True, "reason": reason})
-            return self._view(session, row)
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, game, lock=True)
+            self.ctx.require_gm(row, actor)
+            self.ctx.require_status(row, "forming", "active", "paused")
+            self.ctx.finish(session, row, {"ended_by_gm": True, "reason": reason})
+            return self.ctx.view(session, row)

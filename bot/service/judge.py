@@ -10,25 +10,58 @@ it was, and the still-pending deadline fires again after restart.
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import timedelta
 
 import sqlalchemy as sa
 import structlog
 
-from .. import storage
-from ..faults import crash_point
-from ..storage import GameRow, SeasonRow, TimerRow
-from . import engine, texts
-from .base import CIVIL_DISORDER_STATES, ServiceBase
+from adjudicator.adjudicate import adjudicate
+from adjudicator.position import Position
+from adjudicator.turn import to_decide, winners
+from adjudicator.vocab import Phase
+
+from bot.codec import limits
+from bot.codec.documents import position_from_dict, position_to_dict
+from bot.codec.season import GivenOrder, Season, season_columns
+from bot.codec.values import order_from_json
+from bot.store import database
+from bot.store.faults import crash_point
+from bot.store.rows import GameRow, SeasonRow, TimerRow
+from . import texts
+from .context import CIVIL_DISORDER_STATES, Context
 
 log = structlog.get_logger("crusader.judge")
 
 
-class Judge(ServiceBase):
+class _Timings(threading.local):
+    """Where a run's time goes, in this thread: the engine's adjudication and the picture, summed
+    over the phases of the run; the rest of the run is storage (reading, locking, writing, committing)."""
+
+    def start(self) -> None:
+        self.began, self.cpu, self.adjudicate, self.picture = time.perf_counter(), time.thread_time(), 0.0, 0.0
+
+    def fields(self) -> dict[str, float]:
+        """The ``phase run`` log line's timings, in ms: the whole run, its CPU time, the engine, the picture."""
+        ms = lambda seconds: round(seconds * 1000, 2)  # noqa: E731
+        return {"run_ms": ms(time.perf_counter() - self.began), "cpu_ms": ms(time.thread_time() - self.cpu),
+                "adjudicate_ms": ms(self.adjudicate), "picture_ms": ms(self.picture)}
+
+
+_timings = _Timings()
+
+
+class Judge:
+    """The judge's clock: timers fire, deadlines pass, phases are adjudicated exactly once."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
     def fire_due(self, *, limit: int | None = None) -> int:
         """Fire every pending timer that is due (the scheduler's sweep; tests call it after moving the clock)."""
-        with self.db.session() as session:
-            due = [(t.id, t.kind) for t in storage.pending_timers(session, due_before=self.now(), limit=limit)]
+        with self.ctx.db.session() as session:
+            due = [(t.id, t.kind) for t in database.pending_timers(session, due_before=self.ctx.now(), limit=limit)]
         # reminders first, so that a reminder due with its deadline still goes out before the results
         for timer_id, _ in sorted(due, key=lambda t: t[1] != "reminder"):
             self.fire_timer(timer_id)
@@ -36,8 +69,9 @@ class Judge(ServiceBase):
 
     def fire_timer(self, timer_id: int) -> str:
         """Run one timer (a deadline, grace end or reminder) in one transaction; say what happened."""
-        now = self.now()
-        with self.db.session() as session:
+        now = self.ctx.now()
+        _timings.start()
+        with self.ctx.db.session() as session:
             timer = session.get(TimerRow, timer_id)
             if timer is None or timer.fired_at is not None:
                 return "spent"
@@ -51,20 +85,20 @@ class Judge(ServiceBase):
 
     def _claim_timer(self, session, timer_id: int) -> bool:
         result = session.exec(sa.update(TimerRow).where(TimerRow.id == timer_id, TimerRow.fired_at.is_(None))
-                              .values(fired_at=self.now()).execution_options(synchronize_session=False))
+                              .values(fired_at=self.ctx.now()).execution_options(synchronize_session=False))
         return result.rowcount == 1
 
     def _missing(self, session, game: GameRow) -> tuple[list[str], dict[str, str]]:
         """Powers that must order and have not, and who plays each."""
-        variant, position = engine.load(game.position)
-        players = storage.players_of(session, game.id)
+        variant, position = position_from_dict(game.position)
+        players = database.players_of(session, game.id)
         playing = {p.power: p.player for p in players if p.status not in CIVIL_DISORDER_STATES and p.power}
-        have = {o.power for o in storage.orders_of(session, game.id, game.version)}
-        missing = sorted(p for p in engine.powers_to_order(variant, position) if p in playing and p not in have)
+        have = {o.power for o in database.orders_of(session, game.id, game.version)}
+        missing = sorted(p for p in to_decide(variant, position) if p in playing and p not in have)
         return missing, playing
 
     def _remind(self, session, timer: TimerRow) -> str:
-        game = storage.lock_game(session, timer.game_id)
+        game = database.lock_game(session, timer.game_id)
         if game is None:
             return "busy"
         if not self._claim_timer(session, timer.id):
@@ -74,67 +108,129 @@ class Judge(ServiceBase):
         missing, playing = self._missing(session, game)
         if missing:
             before = int(timer.payload.get("before", 0))
-            self._announce(session, game, "reminder", "players", f"{game.name}: orders due for {game.phase}",
-                           texts.reminder(game.name, game.phase, game.deadline_at, missing, self.policy(game).timezone),
+            self.ctx.announce(session, game, "reminder", "players", f"{game.name}: orders due for {game.phase}",
+                           texts.reminder(game.name, game.phase, game.deadline_at, missing, self.ctx.policy(game).timezone),
                            key=f"{game.id}:{game.version}:reminder:{before}", powers=missing,
                            recipients=[playing[p] for p in missing], data={"before": before})
         return "reminded"
 
     def adjudicate(self, game_id: int, version: int, *, trigger: str = "deadline", timer_id: int | None = None) -> str:
         """Adjudicate ``game_id`` if it still stands at ``version``; ``adjudicated``, ``grace``, ``busy`` or ``stale``."""
-        now = self.now()
-        with self.db.session() as session:
+        now = self.ctx.now()
+        _timings.start()
+        with self.ctx.db.session() as session:
             outcome, timers = self._run(session, game_id, version, trigger, timer_id, now)
         return self._after(outcome, timers, game_id, version, trigger)
 
     def _after(self, outcome: str, timers: list[TimerRow], game_id: int, version: int, trigger: str) -> str:
         """After the commit: arm the new timers, say what happened."""
-        self._notify(timers)
-        if outcome in ("adjudicated", "grace"):
-            log.info("phase run", game=game_id, version=version, trigger=trigger, outcome=outcome, node=self.node)
+        self.ctx.notify(timers)
+        if outcome in ("adjudicated", "grace", "ended"):
+            log.info("phase run", game=game_id, version=version, trigger=trigger, outcome=outcome, node=self.ctx.node,
+                     **_timings.fields())
         return outcome
 
     def _run(self, session, game_id: int, version: int, trigger: str, timer_id: int | None,
              now) -> tuple[str, list[TimerRow]]:
-        game = storage.lock_game(session, game_id)
+        game = database.lock_game(session, game_id)
         if game is None:
             return "busy", []
         if timer_id is not None and not self._claim_timer(session, timer_id):
             return "stale", []
         if game.version != version or game.status != "active":
             return "stale", []
-        policy = self.policy(game)
+        policy = self.ctx.policy(game)
         if trigger == "deadline" and policy.grace > timedelta(0):
             missing, playing = self._missing(session, game)
             if missing:
                 return "grace", self._grace(session, game, now, policy.grace, missing, playing)
         crash_point("before_adjudication")
+        if limits.calendar_ends(Phase.parse(game.phase)):
+            self.ctx.finish(session, game, {"calendar": True, "reason": texts.CALENDAR_ENDS}, now=now,
+                         key=f"{game.id}:{game.version}:ended")
+            return "ended", []
         timers = self._adjudicate_locked(session, game, now, trigger)
         session.flush()
         crash_point("after_results")
         return "adjudicated", timers
 
     def _grace(self, session, game: GameRow, now, grace, missing, playing) -> list[TimerRow]:
-        storage.cancel_timers(session, game.id, now)
+        database.cancel_timers(session, game.id, now)
         game.deadline_at = (game.deadline_at or now) + grace
         timer = TimerRow(game_id=game.id, version=game.version, kind="grace", due_at=game.deadline_at, payload={})
         session.add_all([timer, game])
-        self._announce(session, game, "late", "players", f"{game.name}: orders late for {game.phase}",
-                       texts.late(game.name, game.phase, game.deadline_at, missing, self.policy(game).timezone),
+        self.ctx.announce(session, game, "late", "players", f"{game.name}: orders late for {game.phase}",
+                       texts.late(game.name, game.phase, game.deadline_at, missing, self.ctx.policy(game).timezone),
                        powers=missing, recipients=[playing[p] for p in missing])
         session.flush()
         return [timer]
 
+    def _picture(self, game: GameRow, variant, before, adjudication) -> bytes | None:
+        """The season's picture (:func:`bot.render.season.season_picture`), drawn once, here, and
+        stored with the season for every front end; ``None`` and a warning when it cannot be
+        drawn (no cairo library): the results go out without it."""
+        try:
+            from bot.render.season import season_picture
+
+            bribed = adjudication.events.get("bribed")
+            return season_picture(variant, before, adjudication.results,
+                                  controllers=dict(bribed) if isinstance(bribed, dict) else None)
+        except Exception:
+            log.warning("season picture not drawn", game=game.id, phase=game.phase, exc_info=True)
+            return None
+
     def _adjudicate_locked(self, session, game: GameRow, now, trigger: str) -> list[TimerRow]:
-        variant, position = engine.load(game.position)
-        orders = storage.orders_of(session, game.id, game.version)
-        result = engine.adjudicate(game.position, [o.canonical for o in orders])
-        players = storage.players_of(session, game.id)
-        snapshot = [{"player": p.player, "power": p.power, "status": p.status, "nmr_count": p.nmr_count,
-                     "draw_vote": p.draw_vote} for p in players]
-        need = engine.powers_to_order(variant, position)
-        have = {o.power for o in orders}
-        limit = self.policy(game).nmr_limit
+        """Adjudicate the game's phase, then at once every following phase in which no power has
+        anything to decide; arm the deadline of the phase that waits for orders, announce each."""
+        orders = database.orders_of(session, game.id, game.version)
+        players = database.players_of(session, game.id)
+        variant, position = position_from_dict(game.position)
+        snapshot = self._snapshot(players)      # the players as they were before this phase
+        nmr, disorder = self._count_nmr(session, game, players, to_decide(variant, position),
+                                        {o.power for o in orders})
+        runs = [self._archive(session, game, variant, position, orders, snapshot, nmr, now, trigger)]
+        won = winners(variant, runs[-1].after)
+        while not won and not to_decide(variant, runs[-1].after) and not limits.calendar_ends(runs[-1].after.phase):
+            runs.append(self._archive(session, game, variant, runs[-1].after, [], self._snapshot(players), [], now,
+                                      "nothing to decide"))
+            won = winners(variant, runs[-1].after)
+        winner = won[0] if won else None
+        outcome = {"winner": winner} if winner else None
+        timers = [] if winner else self.ctx.arm(session, game, self.ctx.phase_deadline(game, now), now)
+        session.add(game)
+        tz = self.ctx.policy(game).timezone
+        for i, season in enumerate(runs):
+            last = i == len(runs) - 1
+            phase, following = str(season.phase), game.phase if last else str(runs[i + 1].phase)
+            self.ctx.announce(session, game, "results", "public", f"{game.name}: results of {phase}",
+                           texts.results(season, None if winner and last else following,
+                                         game.deadline_at if last else None, outcome if last else None, tz),
+                           key=f"{game.id}:{season.version}:results",
+                           data={"phase": phase, "next_phase": following, "nmr": list(season.nmr),
+                                 "version": season.version, "at_once": i > 0})
+        key = f"{game.id}:{runs[0].version}"
+        phase = str(runs[0].phase)
+        for p in disorder:
+            self.ctx.announce(session, game, "civil_disorder", "gm", f"{game.name}: {p.power} is in civil disorder",
+                           f"{p.power} ({p.player}) sent no orders for {p.nmr_count} phases in a row and is now "
+                           f"in civil disorder: its units hold and its builds are waived.\n",
+                           key=f"{key}:civil_disorder:{p.power}", powers=[p.power], recipients=[p.player])
+            self.ctx.announce(session, game, "civil_disorder", "players", f"{game.name}: {p.power} is in civil disorder",
+                           f"No orders came for {p.power} in '{game.name}' for {p.nmr_count} phases in a row, so it "
+                           f"is now in civil disorder: its units hold and its builds are waived. Send orders for "
+                           f"{game.phase} to play it again.\n",
+                           key=f"{key}:civil_disorder:{p.power}:player", powers=[p.power], recipients=[p.player])
+        if nmr and not disorder:
+            self.ctx.announce(session, game, "nmr", "gm", f"{game.name}: no orders from {', '.join(nmr)}",
+                           f"No orders for {phase} from: {', '.join(nmr)}.\n", key=f"{key}:nmr", powers=nmr,
+                           data={"phase": phase})
+        if outcome:
+            self.ctx.finish(session, game, outcome, now=now, key=f"{game.id}:{runs[-1].version}:ended")
+        return timers
+
+    def _count_nmr(self, session, game: GameRow, players, need, have) -> tuple[list[str], list]:
+        """The powers that had to order and did not (sorted), and the players this puts in civil disorder."""
+        limit = self.ctx.policy(game).nmr_limit
         nmr, disorder = [], []
         for p in players:
             if p.power not in need or p.status in CIVIL_DISORDER_STATES:
@@ -148,33 +244,32 @@ class Judge(ServiceBase):
                     p.status = "civil_disorder"
                     disorder.append(p)
             session.add(p)
-        session.add(SeasonRow(
-            game_id=game.id, version=game.version, phase=game.phase, position=game.position,
-            orders=[{"power": o.power, "text": o.text, "canonical": o.canonical, "key": o.key, "seq": o.seq,
-                     "submitted_at": o.submitted_at.isoformat()} for o in orders],
-            result=result, seed=int(game.position.get("seed", game.seed)), nmr=sorted(nmr), players=snapshot,
-            deadline_at=game.deadline_at, adjudicated_at=now, adjudicated_by=f"{self.node}:{trigger}"))
-        phase, version = game.phase, game.version
-        game.position, game.phase, game.version = result["position"], result["position"]["phase"], version + 1
-        winner = engine.winner(game.position)
-        outcome = {"winner": winner} if winner else None
-        timers = [] if winner else self._arm(session, game, self._phase_deadline(game, now), now)
-        session.add(game)
-        key = f"{game.id}:{version}"
-        self._announce(session, game, "results", "public", f"{game.name}: results of {phase}",
-                       texts.results(game.name, phase, result, sorted(nmr), None if winner else game.phase,
-                                     game.deadline_at, outcome, self.policy(game).timezone),
-                       key=f"{key}:results", data={"phase": phase, "next_phase": game.phase, "nmr": sorted(nmr),
-                                                   "version": version})
-        for p in disorder:
-            self._announce(session, game, "civil_disorder", "gm", f"{game.name}: {p.power} is in civil disorder",
-                           f"{p.power} ({p.player}) sent no orders for {p.nmr_count} phases in a row and is now "
-                           f"in civil disorder: its units hold and its builds are waived.\n",
-                           key=f"{key}:civil_disorder:{p.power}", powers=[p.power], recipients=[p.player])
-        if nmr and not disorder:
-            self._announce(session, game, "nmr", "gm", f"{game.name}: no orders from {', '.join(sorted(nmr))}",
-                           f"No orders for {phase} from: {', '.join(sorted(nmr))}.\n", key=f"{key}:nmr",
-                           powers=sorted(nmr))
-        if outcome:
-            self._finish(session, game, outcome, now=now, key=f"{key}:ended")
-        return timers
+        return sorted(nmr), disorder
+
+    @staticmethod
+    def _snapshot(players) -> list[dict]:
+        """The players as a season keeps them, for a rollback to restore."""
+        return [{"player": p.player, "power": p.power, "status": p.status, "nmr_count": p.nmr_count,
+                 "draw_vote": p.draw_vote} for p in players]
+
+    def _archive(self, session, game: GameRow, variant, position: Position, orders, snapshot: list[dict],
+                 nmr: list[str], now, trigger: str) -> Season:
+        """Adjudicate the game's phase (``position``) with the standing ``orders``, keep the season,
+        move the game on a version to the next position."""
+        given = tuple(GivenOrder(o.power, o.text, order_from_json(o.order), o.key, o.seq, o.submitted_at)
+                      for o in orders)
+        began = time.perf_counter()
+        adjudication = adjudicate(variant, position, [o.order for o in given])
+        drawn = time.perf_counter()
+        _timings.adjudicate += drawn - began
+        picture = self._picture(game, variant, position, adjudication) if self.ctx.pictures else None
+        _timings.picture += time.perf_counter() - drawn
+        season = Season(game=game.name, version=game.version, variant=variant, position=position, orders=given,
+                        adjudication=adjudication, nmr=tuple(nmr), players=tuple(snapshot),
+                        seed=position.prestige.seed if position.prestige is not None else game.seed,
+                        deadline_at=game.deadline_at, adjudicated_at=now, adjudicated_by=f"{self.ctx.node}:{trigger}",
+                        picture=picture)
+        session.add(SeasonRow(game_id=game.id, **season_columns(season)))
+        game.position, game.phase = position_to_dict(adjudication.position, variant), str(adjudication.position.phase)
+        game.version += 1
+        return season

@@ -2,38 +2,19 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field, fields
 from datetime import timedelta
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from adjudicator.vocab import PhaseKind
 
-_DURATION_RE = re.compile(r"(\d+(?:\.\d+)?)\s*([wdhms])")
-_UNIT_SECONDS = {"w": 604800, "d": 86400, "h": 3600, "m": 60, "s": 1}
-_LENGTHS = ("movement", "retreat", "adjustment", "grace")  # stored as seconds
+from .durations import MAX_DURATION, MIN_PHASE, check_phase_length, format_duration, parse_duration, zone
+from .errors import InputError
 
+__all__ = ["DeadlinePolicy", "format_duration", "parse_duration"]
 
-def parse_duration(text: str) -> timedelta:
-    """``48h``, ``2d``, ``1d12h``, ``90m``, ``30s`` or a bare number of seconds."""
-    cleaned = text.strip().lower().replace(" ", "")
-    if re.fullmatch(r"\d+(\.\d+)?", cleaned):
-        return timedelta(seconds=float(cleaned))
-    parts = _DURATION_RE.findall(cleaned)
-    if not parts or "".join(n + u for n, u in parts) != cleaned:
-        raise ValueError(f"duration must look like 48h, 2d, 1d12h, 90m or 30s: {text!r}")
-    return timedelta(seconds=sum(float(n) * _UNIT_SECONDS[u] for n, u in parts))
-
-
-def format_duration(delta: timedelta) -> str:
-    seconds = int(delta.total_seconds())
-    out = []
-    for unit in "dhms":
-        n, seconds = divmod(seconds, _UNIT_SECONDS[unit])
-        if n:
-            out.append(f"{n}{unit}")
-    return "".join(out) or "0s"
+_PHASES = ("movement", "retreat", "adjustment")
+_LENGTHS = (*_PHASES, "grace")  # stored as seconds
 
 
 @dataclass(frozen=True)
@@ -42,8 +23,9 @@ class DeadlinePolicy:
 
     ``nmr_limit`` consecutive phases without orders put a power in civil disorder (0: never).
     ``early`` adjudicates as soon as every power that must order has orders in.
-    ``timezone`` (an IANA name) is how announcements show deadlines, next to UTC; times are
-    always stored in UTC.
+    ``timezone`` (an IANA name) is how announcements show deadlines, next to UTC, and the zone of
+    a deadline the game master writes without one; times are always stored in UTC. A phase lasts
+    :data:`~bot.service.durations.MIN_PHASE` to :data:`~bot.service.durations.MAX_DURATION`.
     """
 
     movement: timedelta = timedelta(hours=48)
@@ -57,10 +39,18 @@ class DeadlinePolicy:
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
-        try:
-            ZoneInfo(self.timezone)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"unknown time zone {self.timezone!r}; use an IANA name like Europe/Paris or UTC") from None
+        zone(self.timezone)
+        for key in _PHASES:
+            check_phase_length(getattr(self, key), f"the {key} phase")
+        if not timedelta(0) <= self.grace <= MAX_DURATION:
+            raise InputError(f"the grace period must be 0 to {format_duration(MAX_DURATION)}, "
+                             f"not {format_duration(self.grace)}")
+        for before in self.reminders:
+            if not timedelta(0) < before <= MAX_DURATION:
+                raise InputError(f"a reminder comes 1s to {format_duration(MAX_DURATION)} before the deadline, "
+                                 f"not {format_duration(before)}")
+        if not 0 <= self.nmr_limit <= 1000:
+            raise InputError(f"the NMR limit is a number of phases from 0 (never) to 1000, not {self.nmr_limit}")
 
     def length(self, kind: PhaseKind) -> timedelta:
         return {PhaseKind.MOVEMENT: self.movement, PhaseKind.RETREAT: self.retreat,
@@ -83,11 +73,12 @@ class DeadlinePolicy:
         known = sorted(f.name for f in fields(cls))
         unknown = sorted(set(d) - set(known))
         if unknown:
-            raise ValueError(f"unknown deadline policy key {unknown[0]!r}; known: {', '.join(known)}")
+            raise InputError(f"unknown deadline policy key {unknown[0]!r}; known: {', '.join(known)}")
         kw: dict[str, Any] = {}
         for key in _LENGTHS:
-            if key in d:
-                kw[key] = timedelta(seconds=float(d[key]))
+            if key in d:  # a game stored before the bounds keeps its pace within them
+                low = MIN_PHASE if key in _PHASES else timedelta(0)
+                kw[key] = min(max(timedelta(seconds=float(d[key])), low), MAX_DURATION)
         if "reminders" in d:
             kw["reminders"] = tuple(sorted((timedelta(seconds=float(r)) for r in d["reminders"]), reverse=True))
         if "nmr_limit" in d:

@@ -15,10 +15,16 @@ from functools import cached_property
 
 from sqlmodel import Session
 
-from .. import storage
-from ..storage import GameRow
-from . import engine
-from .base import CIVIL_DISORDER_STATES, game_not_found
+from adjudicator.orders import Order
+from adjudicator.turn import slot, to_decide
+
+from bot.codec.documents import position_from_dict
+from bot.codec.values import order_from_json, order_to_json
+from bot.store import database
+from bot.store.rows import GameRow
+from .context import CIVIL_DISORDER_STATES, game_not_found
+from .reading import order_key
+from .views import OrderLine
 
 
 @dataclass
@@ -28,7 +34,7 @@ class Standing:
     key: str
     seq: int
     text: str
-    canonical: str
+    order: Order
     submitted_at: datetime
     id: int | None = None
     submission: int | None = None  # index of the audit row in the batch
@@ -39,14 +45,14 @@ class Phase:
     """A game's current phase during a batch: its row, players and every power's standing orders."""
 
     game: GameRow
-    players: list  # plain player rows (``storage.player_rows``)
+    players: list  # plain player rows (``database.player_rows``)
     standing: dict[str, list[Standing]] = field(default_factory=dict)
     reactivated: set[int] = field(default_factory=set)  # players back from civil disorder
     ordered_here: bool = False  # at least one message of this batch was taken
 
     @cached_property
     def board(self):
-        return engine.load(self.game.position)
+        return position_from_dict(self.game.position)
 
     def status_of(self, player) -> str:
         return "active" if player.id in self.reactivated else player.status
@@ -54,7 +60,7 @@ class Phase:
     def everyone_ordered(self) -> bool:
         variant, position = self.board
         playing = {p.power for p in self.players if self.status_of(p) not in CIVIL_DISORDER_STATES}
-        need = engine.powers_to_order(variant, position) & playing
+        need = to_decide(variant, position) & playing
         have = {power for power, orders in self.standing.items() if orders}
         return bool(need) and need <= have
 
@@ -66,24 +72,24 @@ class Batch:
         self.session = session
         names = [r for r in refs if isinstance(r, str)]
         ids = [r if isinstance(r, int) else int(r) for r in refs if isinstance(r, int) or r.isdigit()]
-        games = storage.lock_games(session, names, ids)
+        games = database.lock_games(session, names, ids)
         self.by_name = {g.name: g for g in games}
         self.by_id = {g.id: g for g in games}
         started = [g for g in games if g.position is not None]
         players: dict[int, list] = {g.id: [] for g in games}
-        for row in storage.player_rows(session, [g.id for g in games]):
+        for row in database.player_rows(session, [g.id for g in games]):
             players[row.game_id].append(row)
         self.phases = {g.id: Phase(g, players[g.id]) for g in games}
-        for row in storage.standing_order_rows(session, [(g.id, g.version) for g in started]):
+        for row in database.standing_order_rows(session, [(g.id, g.version) for g in started]):
             game = self.by_id[row.game_id]
             if row.version == game.version:
                 self.phases[game.id].standing.setdefault(row.power, []).append(
-                    Standing(row.key, row.seq, row.text, row.canonical, row.submitted_at, id=row.id))
+                    Standing(row.key, row.seq, row.text, order_from_json(row.order), row.submitted_at, id=row.id))
         self.audit: list[dict] = []
         self.deleted: set[int] = set()
 
     def phase(self, ref: str | int) -> Phase:
-        """The game ``ref`` names (a name, or a number that is no game's name), as ``ServiceBase._game`` reads it."""
+        """The game ``ref`` names (a name, or a number that is no game's name), as ``Context.game`` reads it."""
         game = self.by_name.get(ref) if isinstance(ref, str) else None
         if game is None and (isinstance(ref, int) or ref.isdigit()):
             game = self.by_id.get(int(ref))
@@ -91,24 +97,29 @@ class Batch:
             raise game_not_found(self.session, ref)
         return self.phases[game.id]
 
-    def take(self, phase: Phase, player, lines: list[engine.Line], text: str, now: datetime) -> list[Standing]:
-        """Record one message of ``player``'s (its read ``lines``); the power's standing orders after it."""
+    def take(self, phase: Phase, player, lines: list[OrderLine], text: str, now: datetime) -> list[Standing]:
+        """Record one message of ``player``'s (what each of its ``lines`` became); each accepted
+        order takes the place of the standing order of its slot (:func:`adjudicator.turn.slot`,
+        as the engine judged them); the power's standing orders after it."""
         game, power = phase.game, player.power
         accepted = [ln for ln in lines if ln.order is not None]
         self.audit.append(dict(
             game_id=game.id, version=game.version, phase=game.phase, power=power, player=player.player, text=text,
             accepted=[{"written": ln.written, "canonical": ln.canonical} for ln in accepted],
             rejected=[{"written": ln.written, "reason": ln.reason} for ln in lines if ln.order is None], at=now))
-        existing = phase.standing.get(power, [])
-        keyed = dict((engine.order_key(ln.order, i), ln) for i, ln in enumerate(accepted))  # the later line stands
-        replaced = set(keyed)
-        if any(k.startswith("waive:") for k in keyed):
-            replaced |= {o.key for o in existing if o.key.startswith("waive:")}
-        self.deleted |= {o.id for o in existing if o.key in replaced and o.id is not None}
-        seq = max((o.seq for o in existing), default=0) + 1
-        added = [Standing(key, seq + i, line.written, line.canonical, now, submission=len(self.audit) - 1)
-                 for i, (key, line) in enumerate(keyed.items())]
-        standing = phase.standing[power] = [o for o in existing if o.key not in replaced] + added
+        standing = list(phase.standing.get(power, []))
+        seq = max((o.seq for o in standing), default=0)
+        for line in accepted:
+            place = slot(line.order)
+            earlier = next((o for o in standing if place is not None and slot(o.order) == place), None)
+            if earlier is not None:
+                standing.remove(earlier)
+                if earlier.id is not None:
+                    self.deleted.add(earlier.id)
+            seq += 1
+            standing.append(Standing(order_key(line.order, seq), seq, line.written, line.order, now,
+                                     submission=len(self.audit) - 1))
+        phase.standing[power] = standing
         if player.status == "civil_disorder" and accepted:
             phase.reactivated.add(player.id)
         phase.ordered_here = True
@@ -116,15 +127,15 @@ class Batch:
 
     def write(self) -> None:
         """The audit rows, the replaced orders deleted, the new ones inserted, the players back from civil disorder."""
-        ids = storage.add_submissions(self.session, self.audit)
-        storage.delete_orders_by_id(self.session, self.deleted)
+        ids = database.add_submissions(self.session, self.audit)
+        database.delete_orders_by_id(self.session, self.deleted)
         rows = []
         for phase in self.phases.values():
             game = phase.game
             for power, orders in phase.standing.items():
                 rows += [dict(game_id=game.id, version=game.version, phase=game.phase, power=power, key=o.key,
-                              seq=o.seq, text=o.text, canonical=o.canonical, submission_id=ids[o.submission],
+                              seq=o.seq, text=o.text, order=order_to_json(o.order), submission_id=ids[o.submission],
                               submitted_at=o.submitted_at)
                          for o in orders if o.id is None]
-        storage.add_orders(self.session, rows)
-        storage.reactivate_players(self.session, {i for p in self.phases.values() for i in p.reactivated})
+        database.add_orders(self.session, rows)
+        database.reactivate_players(self.session, {i for p in self.phases.values() for i in p.reactivated})

@@ -7,7 +7,8 @@ from zoneinfo import ZoneInfo
 
 from adjudicator.vocab import Phase
 
-from ..report import result_text
+from bot.codec.report import result_text
+from bot.codec.season import Season
 
 
 def when(moment: datetime | None, tz: str = "UTC") -> str:
@@ -26,29 +27,41 @@ def phase_name(phase: str | None) -> str:
 
 
 def started(game: str, variant: str, phase: str, deadline: datetime | None, assignments: dict[str, str],
-            tz: str = "UTC") -> str:
+            tz: str = "UTC", unplayed: list[str] = ()) -> str:
     lines = [f"Game '{game}' ({variant}) has started.", "", "Powers:"]
     lines += [f"  {power}: {player}" for power, player in sorted(assignments.items())]
+    lines += [f"  {power}: no player (civil disorder: its units hold)" for power in unplayed]
     lines += ["", f"Orders for {phase_name(phase)} ({phase}) are due by {when(deadline, tz)}."]
     return "\n".join(lines) + "\n"
 
 
-def results(game: str, phase: str, result: dict, nmr: list[str], next_phase: str | None,
-            deadline: datetime | None, outcome: dict | None, tz: str = "UTC") -> str:
-    lines = [f"Diplomacy results for {phase_name(phase)} ({phase}) in game '{game}'.", ""]
-    body = result_text(result)
-    lines.append(body.rstrip("\n"))
-    if nmr:
-        lines += ["", "No orders received from: " + ", ".join(nmr) + "."]
+def results(season: Season, next_phase: str | None, deadline: datetime | None, outcome: dict | None,
+            tz: str = "UTC") -> str:
+    """The results post of a phase (and, when nobody had anything to decide in it, that it did not wait)."""
+    phase = str(season.phase)
+    lines = [f"Diplomacy results for {phase_name(phase)} ({phase}) in game '{season.game}'.", ""]
+    if season.at_once:
+        lines += ["No power had anything to decide in this phase: it was adjudicated at once.", ""]
+    lines.append(result_text(season.adjudication).rstrip("\n"))
+    if season.nmr:
+        lines += ["", "No orders received from: " + ", ".join(season.nmr) + "."]
     lines.append("")
     if outcome:
         lines.append(ending(outcome).rstrip("\n"))
+    elif next_phase and deadline is None:
+        lines.append(f"The next phase is {phase_name(next_phase)} ({next_phase}).")
     elif next_phase:
         lines.append(f"The next phase is {phase_name(next_phase)} ({next_phase}); orders are due by {when(deadline, tz)}.")
     return "\n".join(lines) + "\n"
 
 
+CALENDAR_ENDS = ("the calendar has run out: W9999B is the last phase the judge can write (years have four "
+                 "digits), so the game ends there, its last winter not adjudicated")
+
+
 def ending(outcome: dict) -> str:
+    if outcome.get("calendar"):
+        return f"The game is over: {CALENDAR_ENDS}.\n"
     if outcome.get("winner"):
         return f"The game is over: {outcome['winner']} has won.\n"
     if outcome.get("draw"):

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from adjudicator.orders import Order, canonical
+from adjudicator.results import Reason
+from adjudicator.turn import Duty
+
 
 @dataclass(frozen=True)
 class PlayerView:
@@ -58,9 +62,27 @@ class GameEntry:
 
 @dataclass(frozen=True)
 class OrderLine:
+    """A line of orders: as written, and the order the judge understood, or why not.
+
+    ``reason``: why the line was not accepted, a sentence; ``refusal``: the engine's reason as a
+    value when the line was read but the order cannot be given (its ``code`` is what a program
+    may branch on; a line that could not be read has none). ``note``: for an accepted order that
+    only the adjudication can settle (a bid that may lose, prestige beyond what the power holds),
+    what it needs. ``replaces``: the order an accepted one takes the place of (the power's standing
+    order of the same unit, bid or site, or an earlier line of the same message).
+    """
+
     written: str
-    canonical: str | None = None
+    order: Order | None = None
     reason: str | None = None
+    refusal: Reason | None = None
+    note: Reason | None = None
+    replaces: Order | None = None
+
+    @property
+    def canonical(self) -> str | None:
+        """The order in the judge's notation with its power (``FRA: A par - bur``)."""
+        return canonical(self.order) if self.order is not None else None
 
 
 @dataclass(frozen=True)
@@ -74,11 +96,15 @@ class SubmissionReport:
     rejected: tuple[OrderLine, ...]
     standing: tuple[OrderLine, ...]
     deadline_at: datetime | None = None
+    duty: Duty | None = None
+    """What the power has to decide in this phase (:class:`adjudicator.turn.Duty`)."""
+    variant: str = ""
 
     def to_text(self) -> str:
         out = [f"Orders for {self.power} in {self.game}, {self.phase}:"]
         for line in self.accepted:
-            out.append(f"  accepted: {line.written}  ->  {line.canonical}")
+            out.append(f"  accepted: {line.written}  ->  {line.canonical}"
+                       + (f"  (conditional: {line.note})" if line.note else ""))
         for line in self.rejected:
             out.append(f"  REJECTED: {line.written}  ({line.reason})")
         out.append("Standing orders:" if self.standing else "No standing orders.")
@@ -97,3 +123,6 @@ class PlayerOrders:
     must_order: bool
     prestige: int | None
     deadline_at: datetime | None
+    duty: Duty | None = None
+    """What the power has to decide in this phase (:class:`adjudicator.turn.Duty`)."""
+    variant: str = ""

@@ -1,0 +1,334 @@
+"""Archives: a season report in the e-mail judges' style, a whole game as one JSON file, and
+``verify``, which re-adjudicates every season of an export and says whether it comes out the same.
+
+The archive of a season is: the position it started from, every order as written and as
+understood, every result with its reason, the prestige ledger (in the result's events), the seed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+import tempfile
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Mapping
+
+from adjudicator.orders import canonical
+from adjudicator.variant import get_variant
+from adjudicator.vocab import Phase
+
+from bot.codec.documents import read_orders
+from bot.codec.report import result_text
+from bot.codec.season import Season, season_columns, season_document, season_from_document, season_from_row
+from bot.store import database
+from bot.store.database import Database
+from bot.store.names import check_game_name, game_key, name_taken
+from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
+from bot.store.rows import GameRow, OrderRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
+from bot.codec.values import order_from_json, order_to_json
+
+EXPORT_FORMAT = "crusader-game"
+EXPORT_VERSION = 1
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def _time(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
+# -- the text of a season ---------------------------------------------------------------------
+
+
+def season_report(game: str, season: Season) -> str:
+    """One season as the e-mail judges print it: orders with results, then the board after."""
+    out = [f"Game '{game}', {season.phase}: results", "=" * 60, ""]
+    out.append(result_text(season.adjudication).rstrip("\n"))
+    if season.nmr:
+        out += ["", "No orders received from: " + ", ".join(season.nmr) + "."]
+    after = season.after
+    units: dict[str, list[str]] = {}
+    for unit in after.units:
+        units.setdefault(unit.power, []).append(unit.short)
+    out += ["", "Units after the phase:"]
+    out += [f"  {power}: {', '.join(sorted(us))}" for power, us in sorted(units.items())]
+    start = season.variant.starting_owners
+    changed = sorted((p, o) for p, o in after.supply_centers.items() if start.get(p) != o)
+    if changed:
+        out += ["", "Supply centres changed from the start:"]
+        out += [f"  {prov}: {owner}" for prov, owner in changed]
+    if after.prestige is not None:
+        out += ["", "Prestige:"] + [f"  {p}: {n}" for p, n in sorted(after.prestige.prestige.items())]
+    ledger = season.events.get("prestige")
+    if isinstance(ledger, dict) and ledger:
+        out += ["", "Prestige ledger:"]
+        for power, entry in sorted(ledger.items()):
+            if not isinstance(entry, dict):
+                out.append(f"  {power}: {json.dumps(entry, ensure_ascii=False)}")
+                continue
+            spent = entry.get("spent") or []
+            detail = "; ".join(f"{s.get('order')} {s.get('amount')}" for s in spent if isinstance(s, dict))
+            out.append(f"  {power}: start {entry.get('start')}, received {entry.get('received')}, "
+                       f"spent {sum(s.get('amount', 0) for s in spent if isinstance(s, dict))}"
+                       f"{' (' + detail + ')' if detail else ''}, left {entry.get('left')}")
+    out += ["", f"Seed: {season.seed}", ""]
+    return "\n".join(out)
+
+
+def temporary_prefix(name: str) -> str:
+    """The start of the name of a temporary file or directory made for ``name``: a dot (never
+    a page or an archive file), and who made it (this host and process), so that
+    :func:`sweep_temporary` knows a leftover of a process that died from one in use."""
+    return f".{name}.{TEMPORARY}{_HOST}{TEMPORARY}{os.getpid()}{TEMPORARY}"
+
+
+TEMPORARY = "~tmp~"
+_HOST = "".join(c for c in socket.gethostname() if c.isalnum())[:40] or "host"
+ABANDONED = 3600  # seconds after which a temporary file of another host is taken as left behind
+
+
+def write_atomically(path: Path, text: str, *, mode: int = 0o644) -> None:
+    """Write ``text`` to ``path`` atomically (a temporary file beside it, then a rename): a
+    reader sees the old file or the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix(path.name))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def sweep_temporary(root: Path) -> int:
+    """Remove the temporary files and directories that processes killed while writing left in
+    ``root`` and the folders under it (a process of this host that no longer runs, or any after
+    an hour); put back a folder that was set aside to be replaced (``.<name>.old-...``) when a
+    kill left its place empty. How many were removed."""
+    removed = 0
+    if not root.is_dir():
+        return 0
+    for folder in [root, *(d for d in root.iterdir() if d.is_dir() and not d.name.startswith("."))]:
+        for entry in list(folder.iterdir()):
+            if not entry.name.startswith(".") or TEMPORARY not in entry.name or not _abandoned(entry):
+                continue
+            tail = entry.name.split(TEMPORARY, 3)[-1]
+            name = entry.name[1:].split("." + TEMPORARY, 1)[0] if tail.startswith("old-") else None
+            kept = entry / name if name else None
+            if kept is not None and kept.is_dir() and not (folder / name).exists():
+                os.replace(kept, folder / name)  # the rename that would have replaced it never came
+            if entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+def _abandoned(entry: Path) -> bool:
+    try:
+        _, host, pid, _ = entry.name.split(TEMPORARY, 3)
+        if host == _HOST:
+            if int(pid) == os.getpid():
+                return False
+            os.kill(int(pid), 0)
+            return False  # its process still runs
+        return time.time() - entry.lstat().st_mtime > ABANDONED
+    except ProcessLookupError:
+        return True
+    except (ValueError, PermissionError, OSError):
+        return time.time() - entry.lstat().st_mtime > ABANDONED
+
+
+# -- export and import --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameArchive:
+    """A whole game read from the tables once: the game's fields and its players as an export
+    writes them, its seasons as values (:class:`~bot.codec.season.Season`), its standing orders
+    and the audit log. :func:`export_game` writes it as JSON; the archive site reads it as it is."""
+
+    game: Mapping[str, Any]
+    players: tuple[Mapping[str, Any], ...]
+    seasons: tuple[Season, ...]
+    orders: tuple[Mapping[str, Any], ...]
+    submissions: tuple[Mapping[str, Any], ...]
+
+
+def game_archive(db: Database, ref: str | int) -> GameArchive:
+    """The game ``ref`` (its name, or number) as :class:`GameArchive`; a ``ValueError`` when there is none."""
+    with db.session() as session:
+        game = database.game_by_name(session, str(ref)) or (session.get(GameRow, int(ref))
+                                                            if str(ref).isdigit() else None)
+        if game is None:
+            raise ValueError(f"no game {ref!r}")
+        return GameArchive(
+            game={"name": game.name, "variant": game.variant, "rules": game.rules, "gm": game.gm,
+                  "status": game.status, "policy": game.policy, "position": game.position, "phase": game.phase,
+                  "version": game.version, "deadline_at": _iso(game.deadline_at),
+                  "paused_remaining": game.paused_remaining, "seed": game.seed, "outcome": game.outcome,
+                  "created_at": _iso(game.created_at), "ended_at": _iso(game.ended_at)},
+            players=tuple({"player": p.player, "power": p.power, "status": p.status, "nmr_count": p.nmr_count,
+                           "draw_vote": p.draw_vote, "joined_at": _iso(p.joined_at)}
+                          for p in database.players_of(session, game.id)),
+            seasons=tuple(season_from_row(s, game.name) for s in database.seasons_of(session, game.id)),
+            orders=tuple({"version": o.version, "phase": o.phase, "power": o.power, "key": o.key, "seq": o.seq,
+                          "text": o.text, "canonical": canonical(order_from_json(o.order)),
+                          "submitted_at": _iso(o.submitted_at)}
+                         for o in database.orders_of(session, game.id, game.version)),
+            submissions=tuple({"version": s.version, "phase": s.phase, "power": s.power, "player": s.player,
+                               "text": s.text, "accepted": s.accepted, "rejected": s.rejected, "at": _iso(s.at)}
+                              for s in database.submissions_of(session, game.id)))
+
+
+def export_game(db: Database, ref: str | int) -> dict[str, Any]:
+    """A whole game as one JSON-ready document (:data:`EXPORT_FORMAT`)."""
+    archive = game_archive(db, ref)
+    return {"format": EXPORT_FORMAT, "format_version": EXPORT_VERSION, "game": dict(archive.game),
+            "players": [dict(p) for p in archive.players],
+            "seasons": [season_document(s) for s in archive.seasons],
+            "orders": [dict(o) for o in archive.orders], "submissions": [dict(s) for s in archive.submissions]}
+
+
+def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None) -> str:
+    """Load an export as a new game (optionally under another name); its pending deadline is re-armed."""
+    if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
+        raise ValueError(f"not a game export: expected \"format\": \"{EXPORT_FORMAT}\"")
+    if doc.get("format_version") != EXPORT_VERSION:
+        raise ValueError(f"export format_version {doc.get('format_version')!r} not supported; this judge reads {EXPORT_VERSION}")
+    g = doc["game"]
+    name = check_game_name(name or g["name"])
+    with db.session() as session:
+        taken = database.game_by_name(session, name)
+        if taken is not None:
+            raise ValueError(name_taken(name, taken.name).replace("choose another name", "import it with another name"))
+        game = GameRow(name=name, variant=g["variant"], rules=g["rules"], gm=g["gm"], status=g["status"],
+                       policy=g["policy"], position=g["position"], phase=g["phase"], version=g["version"],
+                       deadline_at=_time(g["deadline_at"]), paused_remaining=g.get("paused_remaining"), seed=g["seed"],
+                       outcome=g["outcome"], created_at=_time(g["created_at"]), ended_at=_time(g["ended_at"]))
+        session.add(game)
+        session.flush()
+        for p in doc["players"]:
+            session.add(PlayerRow(game_id=game.id, player=p["player"], power=p["power"], status=p["status"],
+                                  nmr_count=p["nmr_count"], draw_vote=p["draw_vote"], joined_at=_time(p["joined_at"])))
+        for s in doc["seasons"]:
+            session.add(SeasonRow(game_id=game.id, **season_columns(season_from_document(s, name))))
+        for s in doc["submissions"]:
+            session.add(SubmissionRow(game_id=game.id, version=s["version"], phase=s["phase"], power=s["power"],
+                                      player=s["player"], text=s["text"], accepted=s["accepted"],
+                                      rejected=s["rejected"], at=_time(s["at"])))
+        variant = get_variant(game.variant)
+        for o in doc["orders"]:
+            session.add(OrderRow(game_id=game.id, version=o["version"], phase=o["phase"], power=o["power"],
+                                 key=o["key"], seq=o["seq"], text=o["text"],
+                                 order=order_to_json(_read_order(o["canonical"], variant, o["phase"])),
+                                 submitted_at=_time(o["submitted_at"])))
+        if game.status == "active" and game.deadline_at is not None:
+            session.add(TimerRow(game_id=game.id, version=game.version, kind="deadline", due_at=game.deadline_at))
+    return name
+
+
+def _read_order(text: str, variant, phase: str):
+    """An order of an export, in the judge's notation, as a value."""
+    orders, errors = read_orders([text], variant, Phase.parse(phase))
+    if errors:
+        raise ValueError(f"an order of the export cannot be read: {text!r}: {errors[0]}")
+    return orders[0]
+
+
+# -- verify -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeasonCheck:
+    phase: str
+    identical: bool
+    detail: str = ""
+
+
+def _first_difference(a: Any, b: Any, where: str = "") -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            if a.get(key) != b.get(key):
+                return _first_difference(a.get(key), b.get(key), f"{where}.{key}" if where else key)
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return _first_difference(x, y, f"{where}[{i}]")
+    return f"{where or 'result'}: stored {a!r}, recomputed {b!r}"
+
+
+def verify_export(doc: dict[str, Any]) -> list[SeasonCheck]:
+    """Re-adjudicate every season; each must give the stored result and lead to the next season."""
+    from bot.codec.documents import adjudicate_document
+
+    checks = []
+    seasons = doc.get("seasons", [])
+    for i, season in enumerate(seasons):
+        document = {**season["position"], "orders": [o["canonical"] for o in season["orders"]]}
+        recomputed = json.loads(json.dumps(adjudicate_document(document)))
+        if recomputed != season["result"]:
+            checks.append(SeasonCheck(season["phase"], False, _first_difference(season["result"], recomputed)))
+            continue
+        following = seasons[i + 1]["position"] if i + 1 < len(seasons) else doc["game"]["position"]
+        if following != season["result"]["position"]:
+            checks.append(SeasonCheck(season["phase"], False, "the next season does not start from this result"))
+            continue
+        checks.append(SeasonCheck(season["phase"], True))
+    return checks
+
+
+# -- the archive on disk ------------------------------------------------------------------------
+
+
+class ArchiveWriter:
+    """A notifier: after each results announcement, write that season's JSON and text report.
+
+    Files live under ``<root>/<game's folder>/<version>-<phase>.json|.txt``, written atomically;
+    writing the same season twice gives the same files, so a repeated delivery is harmless.
+    """
+
+    name = "archive"
+
+    def __init__(self, db: Database, root: Path) -> None:
+        self.db = db
+        self.root = Path(root)
+
+    def tidy(self) -> int:
+        """Remove what writes interrupted by a kill left behind (:func:`sweep_temporary`)."""
+        return sweep_temporary(self.root)
+
+    async def recipients(self, announcement: Announcement) -> tuple[str, ...]:
+        return (self.name,) if announcement.kind == "results" and announcement.game_id is not None else ()
+
+    async def deliver(self, delivery: Delivery) -> Outcome:
+        await asyncio.to_thread(self.write, delivery.announcement)
+        return DELIVERED
+
+    def write(self, announcement: Announcement) -> None:
+        version = announcement.data.get("version")
+        with self.db.session() as session:
+            game = session.get(GameRow, announcement.game_id)
+            season = database.season_at(session, announcement.game_id, version)
+            if game is None or season is None:
+                return  # rolled back since: nothing to archive
+            season = season_from_row(season, game.name)
+            name = game.name
+        folder = self.root / game_key(name)
+        stem = f"{season.version:04d}-{season.phase}"
+        text = json.dumps(season_document(season), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+        write_atomically(folder / f"{stem}.json", text)
+        write_atomically(folder / f"{stem}.txt", season_report(name, season))

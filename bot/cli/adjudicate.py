@@ -1,0 +1,53 @@
+"""``crusader adjudicate [FILE]``: a position document in, a result document out (the contract)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import CommandError, Exit, dump, load_json, read_input
+
+
+def cmd_adjudicate(args: argparse.Namespace) -> Exit:
+    from bot.codec.documents import DocumentError, adjudicate_document, adjudicate_position
+
+    text = read_input(args.file)
+    if args.jsonl:
+        for line in text.split("\n"):  # JSON Lines: only a newline ends a line
+            line = line.removesuffix("\r")
+            if not line.strip():
+                continue
+            try:
+                result = adjudicate_document(load_json(line, "line"))
+            except (CommandError, DocumentError) as exc:
+                result = {"error": str(exc)}
+            dump(result, pretty=False)
+        return Exit.OK
+    doc = load_json(text)
+    try:
+        if args.format == "text":
+            from bot.codec.report import result_text
+
+            _, _, adjudication, result = adjudicate_position(doc)
+            unread = [(*_whose(e["order"]), e["reason"]) for e in result["results"] if e["canonical"] is None]
+            sys.stdout.write(result_text(adjudication, unread))
+        else:
+            dump(adjudicate_document(doc), pretty=args.pretty)
+    except DocumentError as exc:
+        raise CommandError(str(exc)) from None
+    return Exit.OK
+
+
+def _whose(line: str) -> tuple[str, str]:
+    """A line that is no order, as the report lists it: under the power it begins with, or ``?``."""
+    power, sep, rest = line.partition(": ") if isinstance(line, str) else ("", "", "")
+    return (power, rest) if sep else ("?", str(line))
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("adjudicate", help="adjudicate a position document (JSON) and print the result document")
+    p.add_argument("file", nargs="?", help="the position document; standard input when absent or -")
+    p.add_argument("--jsonl", action="store_true", help="one position document per line, one result per line")
+    p.add_argument("--format", choices=("json", "text"), default="json", help="json (default) or a readable report")
+    p.add_argument("--pretty", action="store_true", help="indent the JSON")
+    p.set_defaults(func=cmd_adjudicate)

@@ -1,0 +1,102 @@
+"""What every ``crusader`` command shares: the exit codes, the one error a command raises, and
+reading and writing its input and output."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from enum import IntEnum
+from typing import Any
+
+import orjson
+
+
+class Exit(IntEnum):
+    """The exit codes of every ``crusader`` command (``docs/cli.md``)."""
+
+    OK = 0  # done
+    FAILED = 1  # done, and the answer is no: a line not understood, an order or action refused, a mismatch
+    BAD_INPUT = 2  # the command cannot be used as given: unreadable file, bad JSON, unknown name or key
+    INTERNAL = 3  # the judge itself failed: a bug to report
+
+
+class CommandError(Exception):
+    """A command that cannot do what was asked: ``crusader: <message>`` on standard error, one line,
+    and ``code`` as the exit code (bad input unless said otherwise)."""
+
+    def __init__(self, message: str, code: Exit = Exit.BAD_INPUT) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def read_input(path: str | None) -> str:
+    """The text of the file ``path``, or of standard input when it is ``None`` or ``-`` (UTF-8 both)."""
+    if path in (None, "-"):
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream put in its place
+            return sys.stdin.read()
+        try:
+            return stream.read().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise CommandError(f"standard input is not UTF-8 text (byte {exc.start + 1})") from None
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise CommandError(f"{path} is not UTF-8 text") from None
+
+
+def load_json(text: str, where: str = "input") -> Any:
+    """``text`` read as JSON; ``where`` names it in the error."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CommandError(f"{where} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise CommandError(f"{where} is nested too deeply") from None
+    except ValueError as exc:  # an integer of more digits than Python converts (4300)
+        raise CommandError(f"{where} has a number too long to read: {str(exc).split(';')[0]}") from None
+    if "\\u" in text and _LONE_SURROGATE.search(text):
+        try:
+            json.dumps(doc, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise CommandError(f"{where} is not valid JSON text: {exc.object[exc.start]!r} is half of a UTF-16 "
+                               f"surrogate pair, not a character") from None
+    return doc
+
+
+# a \uD800-\uDFFF escape, of which a lone one (a half pair) stands for no character
+_LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def read_json(path: str) -> Any:
+    """The JSON document in the file ``path`` (``-``: standard input)."""
+    return load_json(read_input(path), "standard input" if path == "-" else path)
+
+
+# Characters that some line readers (Python's str.splitlines, JavaScript) take as a line end.
+# They can only stand inside a JSON string, where an escape means the same character.
+_LINE_BREAKS = str.maketrans({c: f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"})
+
+
+def json_text(doc: Any, *, pretty: bool = False) -> str:
+    """``doc`` as JSON text: compact, or indented by two spaces; UTF-8 characters as they are.
+
+    Written by orjson, several times faster than the standard library on result documents;
+    what orjson refuses (an integer beyond 64 bits, a key that is not a string, a lone
+    surrogate) is written by the standard library, as it writes everything else the same way.
+    """
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2 if pretty else 0).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return json.dumps(doc, ensure_ascii=False, indent=2 if pretty else None,
+                          separators=None if pretty else (",", ":"))
+
+
+def dump(doc: Any, *, pretty: bool) -> None:
+    """Write ``doc`` to standard output as one JSON line, or indented."""
+    sys.stdout.write(json_text(doc, pretty=pretty).translate(_LINE_BREAKS))
+    sys.stdout.write("\n")

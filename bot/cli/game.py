@@ -1,0 +1,345 @@
+"""``crusader game ...``: games in the judge's database, from a shell (options in :mod:`bot.cli.shell`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .common import CommandError, Exit, read_input, read_json
+from .shell import add_database_options, open_service, refusals_are_command_errors
+
+
+def _view_text(view, tz: str = "UTC") -> str:
+    from bot.service.texts import when
+
+    lines = [f"{view.name}  ({view.variant}{', ' + ', '.join(view.rules) if view.rules else ''})  GM {view.gm}",
+             f"  status {view.status}, phase {view.phase}, deadline {when(view.deadline_at, tz)}"]
+    for p in sorted(view.players, key=lambda p: (p.status == "waiting", p.power or "~")):
+        flags = ([p.status.replace("_", " ")] + (["orders in"] if p.has_orders else [])
+                 + ([f"NMR x{p.nmr_count}"] if p.nmr_count else []))
+        power = p.power or ("(waiting list)" if p.status == "waiting" else "(drawn at the start)")
+        lines.append(f"  {power}  {p.player}  ({', '.join(flags)})")
+    if view.status in ("active", "paused"):
+        played = {p.power for p in view.players if p.power}
+        unplayed = [c for c in _powers(view.variant) if c not in played]
+        if unplayed:
+            lines.append(f"  no player (civil disorder): {', '.join(unplayed)}")
+    if view.outcome:
+        lines.append(f"  outcome: {json.dumps(view.outcome)}")
+    return "\n".join(lines) + "\n"
+
+
+def _view_json(view) -> dict:
+    return {"name": view.name, "variant": view.variant, "rules": list(view.rules), "gm": view.gm,
+            "status": view.status, "phase": view.phase, "version": view.version,
+            "deadline_at": view.deadline_at.isoformat() if view.deadline_at else None,
+            "players": [{"player": p.player, "power": p.power, "status": p.status, "nmr_count": p.nmr_count,
+                         "has_orders": p.has_orders} for p in view.players],
+            "centers": view.centers, "must_order": list(view.must_order), "outcome": view.outcome}
+
+
+def _powers(variant: str) -> list[str]:
+    from adjudicator.variant import get_variant
+
+    return list(get_variant(variant).powers)
+
+
+def _print(view, fmt: str = "text", service=None) -> None:
+    """The game as the shell shows it; deadlines in the game's time zone when ``service`` is given."""
+    if fmt == "json":
+        sys.stdout.write(json.dumps(_view_json(view)) + "\n")
+        return
+    tz = service.policy_of(view.id).timezone if service is not None else "UTC"
+    sys.stdout.write(_view_text(view, tz))
+
+
+@refusals_are_command_errors
+def cmd_create(args: argparse.Namespace) -> Exit:
+    from bot.service import DeadlinePolicy, parse_duration
+
+    kw = {}
+    for key in ("movement", "retreat", "adjustment", "grace"):
+        if getattr(args, key):
+            kw[key] = parse_duration(getattr(args, key), what=f"--{key}", zero=key == "grace")
+    if args.reminder is not None:
+        kw["reminders"] = tuple(sorted((parse_duration(r, what="--reminder") for r in args.reminder if r != "none"),
+                                       reverse=True))
+    if args.nmr_limit is not None:
+        kw["nmr_limit"] = args.nmr_limit
+    kw["early"] = args.early
+    if args.timezone:
+        kw["timezone"] = args.timezone
+    if args.discord_channel:  # where the Discord front end posts, as /game new would have set it
+        kw["extra"] = {"discord": {"channel": args.discord_channel, "archive": args.discord_archive or args.discord_channel,
+                                   **({"guild": args.discord_server} if args.discord_server else {})}}
+    elif args.discord_archive or args.discord_server:
+        raise CommandError("--discord-archive and --discord-server go with --discord-channel")
+    service, _ = open_service(args)
+    view = service.create_game(args.name, args.variant, args.gm, policy=DeadlinePolicy(**kw), rules=args.rule or (),
+                               seed=args.seed)
+    _print(view, args.format, service)
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_list(args: argparse.Namespace) -> Exit:
+    service, _ = open_service(args)
+    games = service.games(status=args.status)
+    if args.format == "json":
+        print(json.dumps([_view_json(v) for v in games]))
+    else:
+        for v in games:
+            print(f"{v.name:24} {v.variant:10} {v.status:8} {v.phase or '-':8} {len(v.players)} players")
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_status(args: argparse.Namespace) -> Exit:
+    service, _ = open_service(args)
+    _print(service.status(args.name), args.format, service)
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_join(args: argparse.Namespace) -> Exit:
+    from bot.service.identities import identity
+
+    service, _ = open_service(args)
+    view = service.join(args.name, args.player, args.power)
+    _print(view, "text", service)
+    me = next(p for p in view.players if p.player == identity(args.player))
+    if me.status == "waiting":
+        why = "the game has started" if view.status != "forming" else "every power has a player"
+        print(f"{me.player} is on the waiting list ({why}); 'crusader game replace' or 'assign' gives them a power")
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_leave(args: argparse.Namespace) -> Exit:
+    service, _ = open_service(args)
+    _print(service.leave(args.name, args.player), "text", service)
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_assign(args: argparse.Namespace) -> Exit:
+    service, _ = open_service(args)
+    _print(service.assign(args.name, None, args.player, args.power), "text", service)
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_remove(args: argparse.Namespace) -> Exit:
+    service, _ = open_service(args)
+    _print(service.remove_player(args.name, None, args.power, player=args.player), "text", service)
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_replace(args: argparse.Namespace) -> Exit:
+    service, _ = open_service(args)
+    _print(service.replace_player(args.name, None, args.power, args.player), "text", service)
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_restore(args: argparse.Namespace) -> Exit:
+    service, _ = open_service(args)
+    _print(service.restore_player(args.name, None, args.power), "text", service)
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_start(args: argparse.Namespace) -> Exit:
+    from bot.service import UnplayedPowersError
+
+    service, _ = open_service(args)
+    try:
+        view = service.start(args.name, None, fill_civil_disorder=args.fill_civil_disorder)
+    except UnplayedPowersError as exc:
+        raise CommandError(f"{exc}: crusader game start {args.name} --fill-civil-disorder", Exit.FAILED) from None
+    _print(view, "text", service)
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_orders(args: argparse.Namespace) -> Exit:
+    service, _ = open_service(args)
+    text = read_input(args.file)
+    report = service.submit_orders(args.name, args.player, text)
+    sys.stdout.write(report.to_text())
+    return Exit.OK if not report.rejected else Exit.FAILED
+
+
+@refusals_are_command_errors
+def cmd_adjudicate(args: argparse.Namespace) -> Exit:
+    """Adjudicate now and print the season's report, as the players get it."""
+    from bot.service import texts
+
+    service, _ = open_service(args)
+    before = service.status(args.name)
+    outcome = service.force_adjudicate(before.id, None)
+    if outcome != "adjudicated":
+        print(f"{before.name}: {before.phase} was not adjudicated ({outcome}); try again", file=sys.stderr)
+        return Exit.FAILED
+    after = service.status(before.id)
+    tz = service.policy_of(after.id).timezone
+    running = after.status in ("active", "paused")
+    # the phase asked for, then any the judge ran at once after it (nobody had anything to decide)
+    seasons = [s for s in (service.season(after.id, v) for v in range(before.version, after.version)) if s]
+    for i, season in enumerate(seasons):
+        last = i == len(seasons) - 1
+        following = str(seasons[i + 1].phase) if not last else (after.phase if running else None)
+        sys.stdout.write(("" if i == 0 else "\n") + texts.results(
+            season, following, after.deadline_at if last else None, after.outcome if last else None, tz))
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_deadline(args: argparse.Namespace) -> Exit:
+    from bot.service import parse_duration, parse_moment
+
+    service, _ = open_service(args)
+    if args.at is not None:
+        at = parse_moment(args.at, service.policy_of(args.name).timezone)
+    else:
+        at = service.now() + parse_duration(args.in_, what="--in")
+    _print(service.set_deadline(args.name, None, at), "text", service)
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_gm(args: argparse.Namespace) -> Exit:
+    from bot.service import parse_duration
+
+    service, _ = open_service(args)
+    action = args.gm_action
+    if action == "extend":
+        view = service.extend(args.name, None, parse_duration(args.by, what="--by"))
+    elif action == "end":
+        view = service.end_game(args.name, None, args.reason or "")
+    else:
+        view = getattr(service, action)(args.name, None)
+    _print(view, "text", service)
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_export(args: argparse.Namespace) -> Exit:
+    from bot.archive.games import export_game
+
+    _, db = open_service(args)
+    text = json.dumps(export_game(db, args.name), ensure_ascii=False, indent=1) + "\n"
+    if args.output and args.output != "-":
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_import(args: argparse.Namespace) -> Exit:
+    from bot.archive.games import import_game
+
+    _, db = open_service(args)
+    doc = read_json(args.file)
+    print(f"imported as {import_game(db, doc, name=args.name)!r}")
+    return Exit.OK
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("game", help="games in the judge's database, from a shell",
+                              description="Games in the judge's database. The shell acts as the judge's operator: "
+                              "every game master action is allowed. Players and game masters are named "
+                              "discord:<user id>, by an e-mail address, or by a plain name (docs/cli.md).")
+    sub = p.add_subparsers(dest="game_command", metavar="SUBCOMMAND")
+    sub.required = True
+
+    def cmd(name, func, help, *, fmt=False):
+        q = sub.add_parser(name, help=help, description=help)
+        add_database_options(q)
+        if fmt:
+            q.add_argument("--format", choices=("text", "json"), default="text")
+        q.set_defaults(func=func)
+        return q
+
+    q = cmd("create", cmd_create, "create a game", fmt=True)
+    q.add_argument("name")
+    q.add_argument("--variant", default="crusader", help="crusader (default) or standard")
+    q.add_argument("--gm", required=True, help="the game master: discord:<user id>, an e-mail address or a name")
+    q.add_argument("--rule", action="append", help="an extra rule module, e.g. prestige")
+    for key, default in (("movement", "48h"), ("retreat", "24h"), ("adjustment", "24h"), ("grace", "0s")):
+        what = "period after a missed deadline" if key == "grace" else "phase (at least 1m)"
+        q.add_argument(f"--{key}", help=f"length of the {key} {what}, like 36h, 2d, 90m or 1d12h (default {default})")
+    q.add_argument("--reminder", action="append", help="a reminder this long before the deadline; repeat (default 24h and 1h; 'none')")
+    q.add_argument("--nmr-limit", type=int, help="consecutive NMRs before civil disorder (default 2; 0 never)")
+    q.add_argument("--early", action="store_true", help="adjudicate as soon as every power has orders in")
+    q.add_argument("--timezone", help="the game's time zone (IANA, e.g. Europe/Paris; default UTC): how "
+                   "announcements show deadlines, and the zone of 'deadline --at' without one")
+    q.add_argument("--seed", type=int, help="the game's random seed")
+    q.add_argument("--discord-channel", type=int, metavar="CHANNEL_ID",
+                   help="the Discord channel where the bot posts the game's results (as /game new does)")
+    q.add_argument("--discord-archive", type=int, metavar="CHANNEL_ID",
+                   help="the channel or thread for each season's full report (default: the results channel)")
+    q.add_argument("--discord-server", type=int, metavar="SERVER_ID",
+                   help="the server whose DISCORD_GM_ROLE holders may run the game (default: any server's)")
+    q = cmd("list", cmd_list, "list the games", fmt=True)
+    q.add_argument("--status", choices=("forming", "active", "paused", "ended"))
+    cmd("status", cmd_status, "a game's phase, deadline and players", fmt=True).add_argument("name")
+    q = cmd("join", cmd_join, "add a player (once every power has one, or the game has started: to the waiting list)")
+    q.add_argument("name")
+    q.add_argument("player", help="discord:<user id>, an e-mail address or a name")
+    q.add_argument("--power", help="the power to play (default: given at random at the start)")
+    q = cmd("leave", cmd_leave, "take a player out of a game that has not started, or off its waiting list")
+    q.add_argument("name")
+    q.add_argument("player")
+    q = cmd("assign", cmd_assign, "before the start: give a player a power (joining them, or moving them)")
+    q.add_argument("name")
+    q.add_argument("player")
+    q.add_argument("power", nargs="?", help="the power; leave it out to have it drawn at the start")
+    q = cmd("remove", cmd_remove, "remove a player: before the start they leave; after, the power goes into "
+            "civil disorder without a player")
+    q.add_argument("name")
+    who = q.add_mutually_exclusive_group(required=True)
+    who.add_argument("--power", help="the power whose player is removed")
+    who.add_argument("--player", help="the player to remove")
+    q = cmd("replace", cmd_replace, "give a power a new player (a removed or civil-disorder power too)")
+    q.add_argument("name")
+    q.add_argument("power")
+    q.add_argument("player")
+    q = cmd("restore", cmd_restore, "bring a power back from civil disorder: its player plays again")
+    q.add_argument("name")
+    q.add_argument("power")
+    q = cmd("start", cmd_start, "start a forming game: powers are drawn, the clock starts")
+    q.add_argument("name")
+    q.add_argument("--fill-civil-disorder", action="store_true",
+                   help="start even though some powers have no player: they start in civil disorder")
+    q = cmd("orders", cmd_orders, "submit a player's orders (one per line) from a file or standard input")
+    q.add_argument("name")
+    q.add_argument("--player", required=True)
+    q.add_argument("file", nargs="?")
+    cmd("adjudicate", cmd_adjudicate, "adjudicate the current phase now and print the season's report").add_argument("name")
+    q = cmd("deadline", cmd_deadline, "set this phase's deadline: after a duration, or at a date and time")
+    q.add_argument("name")
+    when = q.add_mutually_exclusive_group(required=True)
+    when.add_argument("--in", dest="in_", metavar="DURATION", help="how long from now, like 36h, 2d, 90m or 1d12h")
+    when.add_argument("--at", metavar="TIME", help="a date and time, like '2031-03-01 18:00' (in the game's time "
+                      "zone) or '2031-03-01 18:00 Europe/Paris'")
+    for action, help in (("pause", "pause the clock"), ("resume", "resume the clock"),
+                         ("rollback", "undo the last adjudication"), ("extend", "move the deadline later"),
+                         ("end", "end the game")):
+        q = cmd(action, cmd_gm, help)
+        q.add_argument("name")
+        q.set_defaults(gm_action=action)
+        if action == "extend":
+            q.add_argument("--by", required=True, help="how much later, like 24h, 2d or 90m")
+        if action == "end":
+            q.add_argument("--reason")
+    q = cmd("export", cmd_export, "write a whole game as one JSON file")
+    q.add_argument("name")
+    q.add_argument("-o", "--output", help="the file (default standard output)")
+    q = cmd("import", cmd_import, "load a game from an export")
+    q.add_argument("file")
+    q.add_argument("--name", help="import under another name")

@@ -1,0 +1,70 @@
+"""The judge's database from a shell, for ``crusader serve``, ``game``, ``archive`` and the like.
+
+The database is ``--database URL``, else ``$CRUSADER_DATABASE_URL``, else SQLite under
+``--data-dir`` / ``$CRUSADER_DATA_DIR`` / ``./data``. The shell operator acts as the judge
+itself: every game-master action is allowed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+from pathlib import Path
+from typing import Callable
+
+from adjudicator.errors import CrusaderError
+from bot.app.errors import SetupError
+
+from .common import CommandError, Exit
+
+
+def add_database_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data-dir", help="data directory (default $CRUSADER_DATA_DIR or ./data)")
+    p.add_argument("--database", help="database URL (default $CRUSADER_DATABASE_URL or SQLite in the data directory)")
+
+
+def settings(args: argparse.Namespace):
+    """The judge's settings from the environment, with the command's database options on top."""
+    from .reference import read
+    from bot.app.settings import Settings
+
+    overrides = {}
+    if getattr(args, "data_dir", None):
+        overrides["data_dir"] = Path(args.data_dir)
+    if getattr(args, "database", None):
+        overrides["database_url"] = args.database
+    return read(Settings, **overrides)
+
+
+def open_service(args: argparse.Namespace):
+    """``(GameService, Database)`` on the command's database, its schema brought up to date; logs
+    only warnings unless the settings ask for more."""
+    from bot.app.logging import configure
+    from bot.app.setup import make_directories, open_database
+    from bot.service import GameService
+
+    config = settings(args)
+    configure("WARNING" if config.log_level.upper() == "INFO" else config.log_level, config.log_format)
+    make_directories(config)
+    db = open_database(config)
+    return GameService(db, node="shell"), db
+
+
+def refusals_are_command_errors(func: Callable[[argparse.Namespace], Exit]) -> Callable[[argparse.Namespace], Exit]:
+    """Run a command on the service: what the service refuses becomes a :class:`CommandError`,
+    exit 1 when the game's state or the asker's role does not allow it, else exit 2 (the request
+    itself is wrong: no such game, a bad duration, a name taken...)."""
+
+    @functools.wraps(func)
+    def run(args: argparse.Namespace) -> Exit:
+        try:
+            return func(args)
+        except SetupError:  # the judge's own set-up: ``main`` says so, exit 1
+            raise
+        except CrusaderError as exc:  # what the service refuses, a document it cannot use: all say what to do
+            from bot.service.errors import NotAllowedError, WrongStateError
+
+            code = Exit.FAILED if isinstance(exc, (NotAllowedError, WrongStateError)) else Exit.BAD_INPUT
+            raise CommandError(str(exc), code) from None
+
+    return run

@@ -1,0 +1,116 @@
+"""Orders and units spelled out for people: every province by its name, every power by its name.
+
+The judge's notation (``str(order)``) is short and exact: ``A nic - lyd``, ``LEND ANT 1``. A
+player reading an answer or a results post gets the same value in words:
+
+    >>> from adjudicator.notation import read_order
+    >>> from adjudicator.variant import get_variant
+    >>> from adjudicator.vocab import Phase
+    >>> crusader = get_variant("crusader")
+    >>> spell(read_order("BYZ: A nic - lyd", crusader, phase=Phase.parse("F1101R")), crusader)
+    'A Nicaea retreats to Lydia'
+    >>> spell(read_order("JER: LEND ANT 1", crusader), crusader)
+    'LEND 1 prestige to The Principality of Antioch'
+
+A pure function of values: the front ends (Discord, mail, the site) show orders this one way.
+"""
+
+from __future__ import annotations
+
+from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive
+from adjudicator.prestige.orders import Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
+from adjudicator.turn import Duty
+from adjudicator.variant import Variant
+from adjudicator.vocab import NEUTRAL, Location, Unit, UnitType
+
+COASTS = {"nc": "north coast", "sc": "south coast", "ec": "east coast", "wc": "west coast"}
+
+
+def place(location: Location, variant: Variant) -> str:
+    """``Spain (north coast)``; an id the variant does not know stays as it is."""
+    province = variant.provinces.get(location.province)
+    name = province.name if province is not None else str(location.province)
+    return f"{name} ({COASTS.get(location.coast, location.coast)})" if location.coast else name
+
+
+def power_name(power: str | None, variant: Variant) -> str:
+    """The power's name (``The Principality of Antioch``); the neutrals are ``the neutrals``."""
+    if power == NEUTRAL:
+        return "the neutrals"
+    return variant.power_name(power) if power in variant.powers else str(power)
+
+
+def _unit(unit_type: UnitType | None, location: Location, variant: Variant) -> str:
+    where = place(location, variant)
+    return f"{unit_type.value} {where}" if unit_type is not None else where
+
+
+def unit(u: Unit, variant: Variant) -> str:
+    """``A Nicaea``."""
+    return _unit(u.type, u.location, variant)
+
+
+def spell(order: Order, variant: Variant) -> str:
+    """``order`` in words, without its power: ``A Paris - Burgundy``, ``A Nicaea retreats to Lydia``,
+    ``Build F Acre``, ``LEND 1 prestige to The Kingdom of Jerusalem``."""
+    match order:
+        case Hold():
+            return f"{_unit(order.unit_type, order.location, variant)} H"
+        case Retreat():
+            return f"{_unit(order.unit_type, order.location, variant)} retreats to {place(order.destination, variant)}"
+        case Move():
+            via = " by convoy" if order.via_convoy else ""
+            return f"{_unit(order.unit_type, order.location, variant)} - {place(order.destination, variant)}{via}"
+        case SupportHold():
+            return (f"{_unit(order.unit_type, order.location, variant)} S "
+                    f"{_unit(order.target_type, order.target, variant)}")
+        case SupportMove():
+            return (f"{_unit(order.unit_type, order.location, variant)} S "
+                    f"{_unit(order.target_type, order.target, variant)} - {place(order.destination, variant)}")
+        case Convoy():
+            return (f"{_unit(order.unit_type, order.location, variant)} C "
+                    f"{_unit(order.target_type, order.target, variant)} - {place(order.destination, variant)}")
+        case Disband():
+            return f"Disband {_unit(order.unit_type, order.location, variant)}"
+        case Build():
+            return f"Build {_unit(order.unit_type, order.location, variant)}"
+        case Waive():
+            return "Waive a build"
+        case Vassal():
+            return f"VASSAL {_unit(order.unit_type, order.location, variant)} BID {order.bid}"
+        case Bribe():
+            owner = f"{power_name(order.owner, variant)}'s " if order.owner else ""
+            text = f"BRIBE {owner}{_unit(order.unit_type, order.location, variant)} BID {order.bid}"
+            return f"{text}, then {spell(order.order, variant)}" if order.order is not None else text
+        case SeizeFief():
+            return f"SEIZE FIEF {place(Location(order.province), variant)}"
+        case Rebel():
+            return f"REBEL {place(Location(order.province), variant)} BID {order.bid}"
+        case SecureLoyalty():
+            return f"SECURE LOYALTY BID {order.bid}"
+        case Lend():
+            return f"LEND {order.amount} prestige to {power_name(order.to, variant)}"
+    return str(order)
+
+
+def _either(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def duty(todo: Duty, variant: Variant) -> list[str]:
+    """What a power has to decide this phase (:class:`adjudicator.turn.Duty`), a line each:
+    ``Units to order: A Antioch, A Aleppo (vassal)``, ``A Nicaea: retreat to Lydia or Bithynia,
+    or disband``, ``Builds: 2, at Antioch or Aleppo (or waive)``, ``Units to remove: 1``."""
+    out = []
+    if todo.units:
+        why = {"vassal": " (vassal)", "bid": " (if your bid wins)"}
+        out.append("Units to order: " + ", ".join(unit(c.unit, variant) + why.get(c.by, "") for c in todo.units))
+    for u, options in todo.retreats:
+        places = [place(o, variant) for o in options]
+        out.append(f"{unit(u, variant)}: " + (f"retreat to {_either(places)}, or disband" if places else "disband"))
+    if todo.builds:
+        sites = [place(Location(s), variant) for s in todo.sites]
+        out.append(f"Builds: {todo.builds}, at {_either(sites)} (or waive)")
+    if todo.disbands:
+        out.append(f"Units to remove: {todo.disbands}")
+    return out

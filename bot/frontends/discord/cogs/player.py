@@ -1,0 +1,116 @@
+"""What a player does with slash commands: /orders show|clear, /status, /map, /prestige, /join, /draw."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from adjudicator.variant import get_variant
+
+from ..client import reply
+from ..formatting import file_name, my_orders_text, status_text
+from ..identity import player_key
+from ..maps import board_png
+from ..transformers import FormingGame, Game, PowerArg, ProvinceArg, RunningGame, my_game
+
+
+class Player(commands.Cog):
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+        self.service = bot.service
+
+    orders = app_commands.Group(name="orders", description="Your orders for the current phase (only you see them)")
+
+    @orders.command(name="show", description="Show the orders you have in for this phase")
+    @app_commands.describe(game="The game (default: your only running game)")
+    async def orders_show(self, interaction: discord.Interaction, game: RunningGame | None = None) -> None:
+        entry = await my_game(interaction, game)
+        mine = await self.bot.call(self.service.my_orders, entry.name, player_key(interaction.user))
+        await reply(interaction, my_orders_text(mine, get_variant(entry.variant)))
+
+    @orders.command(name="clear", description="Withdraw your orders for this phase (all, or one unit's)")
+    @app_commands.describe(game="The game (default: your only running game)",
+                           province="Only the order for the unit in this province")
+    async def orders_clear(self, interaction: discord.Interaction, game: RunningGame | None = None,
+                           province: ProvinceArg | None = None) -> None:
+        entry = await my_game(interaction, game)
+        mine = await self.bot.call(self.service.clear_orders, entry.name, player_key(interaction.user),
+                                       province.province if province is not None else None)
+        await reply(interaction, "Withdrawn.\n" + my_orders_text(mine, get_variant(entry.variant)))
+
+    @app_commands.command(name="status", description="Phase, deadline and who has orders in")
+    @app_commands.describe(game="The game (default: your only game)")
+    async def status(self, interaction: discord.Interaction, game: Game | None = None) -> None:
+        entry = await my_game(interaction, game)
+        view = await self.bot.call(self.service.status, entry.name)
+        await reply(interaction, status_text(view, get_variant(entry.variant)), ephemeral=False)
+
+    @app_commands.command(name="map", description="The board as it stands")
+    @app_commands.describe(game="The game (default: your only game)")
+    async def map(self, interaction: discord.Interaction, game: Game | None = None) -> None:
+        entry = await my_game(interaction, game)
+        await interaction.response.defer(thinking=True)
+        variant, position = await self.bot.call(self.service.board, entry.name)
+        png = await asyncio.to_thread(board_png, variant, position)
+        if png is None:
+            await interaction.followup.send("The map picture is not available on this judge; `/status` has the "
+                                            "centre counts.")
+            return
+        await interaction.followup.send(f"{entry.name}, {position.phase}",
+                                        file=discord.File(io.BytesIO(png), file_name(f"{entry.name}-{position.phase}", "png")))
+
+    @app_commands.command(name="prestige", description="Prestige of every power (prestige games)")
+    @app_commands.describe(game="The game (default: your only running game)")
+    async def prestige(self, interaction: discord.Interaction, game: RunningGame | None = None) -> None:
+        entry = await my_game(interaction, game)
+        variant, position = await self.bot.call(self.service.board, entry.name)
+        if position.prestige is None:
+            await reply(interaction, f"'{entry.name}' is not played with the prestige rules.")
+            return
+        me = entry.power
+        if me is None:
+            mine = [g for g in await self.bot.call(self.service.directory, player=player_key(interaction.user))
+                    if g.id == entry.id]
+            me = mine[0].power if mine else None
+        lines = [f"**Prestige in {entry.name}, {position.phase}**"]
+        for power, amount in sorted(position.prestige.prestige.items()):
+            you = " (you)" if power == me else ""
+            lines.append(f"{variant.power_name(power)}{you}: {amount}")
+        await reply(interaction, "\n".join(lines))
+
+    @app_commands.command(name="join", description="Join a game that has not started yet")
+    @app_commands.describe(game="A game that is forming", power="The power you would like (default: drawn at start)")
+    async def join(self, interaction: discord.Interaction, game: FormingGame, power: PowerArg | None = None) -> None:
+        me = player_key(interaction.user)
+        view = await self.bot.call(self.service.join, game.name, me, power)
+        seated = [p for p in view.players if p.status != "waiting"]
+        if any(p.player == me and p.status == "waiting" for p in view.players):
+            waiting = len(view.players) - len(seated)
+            text = (f"Every power of '{view.name}' has a player: {interaction.user.mention} is on the waiting list "
+                    f"({waiting} waiting); the game master may give you a power.")
+        else:
+            as_power = f" as {get_variant(game.variant).power_name(power)}" if power else ""
+            powers = len(get_variant(game.variant).powers)
+            text = (f"{interaction.user.mention} joined '{view.name}'{as_power}; "
+                    f"{len(seated)} of {powers} player(s) so far.")
+        await reply(interaction, text, ephemeral=False)
+
+    @app_commands.command(name="draw", description="Vote for (or withdraw your vote for) a draw")
+    @app_commands.describe(game="The game (default: your only running game)", vote="True to vote for, False to withdraw")
+    async def draw(self, interaction: discord.Interaction, game: RunningGame | None = None, vote: bool = True) -> None:
+        entry = await my_game(interaction, game)
+        view = await self.bot.call(self.service.vote_draw, entry.name, player_key(interaction.user), vote)
+        if view.status == "ended":
+            text = f"'{view.name}' has ended in a draw."
+        else:
+            text = f"Your draw vote in '{view.name}' is {'recorded' if vote else 'withdrawn'}."
+        await reply(interaction, text)
+        self.bot.kick_outbox()
+
+
+async def setup(bot: commands.Bot) -> None:
+    await bot.add_cog(Player(bot))

@@ -1,0 +1,507 @@
+"""Pure functions from the service's answers to what Discord shows, within Discord's limits.
+
+Limits (Discord's, enforced by the server): 2000 characters of message content; per message at
+most 10 embeds and 6000 characters over all of them; an embed title 256, description 4096.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Iterable
+
+import discord
+
+from adjudicator.notation import read_unit
+from adjudicator.orders import Hold, Retreat
+from adjudicator.prestige.orders import PRESTIGE_ORDER_TYPES
+from adjudicator.position import Position
+from adjudicator.results import Outcome
+from adjudicator.variant import Variant
+from adjudicator.vocab import NEUTRAL, Location, Phase, PhaseKind
+
+from bot.codec.season import Season
+from bot.codec.spelled import duty as spelled_duty
+from bot.codec.spelled import place, spell
+from bot.codec.spelled import unit as spelled_unit
+
+from bot.service import GameView, OrderLine, PlayerOrders, SubmissionReport
+from bot.service.texts import when
+from .identity import mention, mentionify
+
+CONTENT_LIMIT = 2000
+EMBEDS_PER_MESSAGE = 10
+EMBED_TOTAL = 6000
+DESCRIPTION_LIMIT = 4096
+TITLE_LIMIT = 256
+
+COASTS = {"nc": "north coast", "sc": "south coast", "ec": "east coast", "wc": "west coast"}
+_TOKEN_RE = re.compile(r"\b([a-z][a-z0-9]{1,4})(?:/([a-z]{2}))?\b")
+MARK = {Outcome.SUCCEEDS: "✅", Outcome.FAILS: "❌", Outcome.INVALID: "⛔"}
+
+
+# -- small pieces --------------------------------------------------------------------------------
+
+
+def timestamp(moment: datetime | None, style: str = "R") -> str:
+    """A Discord timestamp (``<t:1700000000:R>`` shows "in 2 days" in the reader's own time zone)."""
+    return f"<t:{int(moment.timestamp())}:{style}>" if moment else "no deadline"
+
+
+def deadline_text(moment: datetime | None) -> str:
+    return f"{timestamp(moment, 'F')} ({timestamp(moment, 'R')})" if moment else "no deadline"
+
+
+def phase_name(phase: str | None) -> str:
+    return f"{Phase.parse(phase).long_name} ({phase})" if phase else "-"
+
+
+def long_order(text: str | None, variant: Variant) -> str:
+    """An order in the short notation with every province spelled out: ``A Paris - Burgundy``."""
+    if not text:
+        return ""
+
+    def spell(m: re.Match) -> str:
+        province = variant.provinces.get(m.group(1))
+        if province is None:
+            return m.group(0)
+        coast = m.group(2)
+        return f"{province.name} ({COASTS.get(coast, coast)})" if coast else province.name
+
+    return _TOKEN_RE.sub(spell, text)
+
+
+def quote_block(text: str) -> str:
+    """Text shown verbatim in a code block (carets under a column stay aligned)."""
+    return "```\n" + text.replace("```", "'''").rstrip("\n") + "\n```"
+
+
+def chunks(text: str, limit: int = CONTENT_LIMIT) -> list[str]:
+    """``text`` cut at line ends into pieces of at most ``limit`` characters (code blocks kept whole
+    where they fit, closed and reopened where they do not)."""
+    pieces: list[str] = []
+    current = ""
+    in_code = False
+    for line in text.split("\n"):
+        while len(line) > limit - 8:
+            head, line = line[: limit - 8], line[limit - 8:]
+            pieces, current = _push(pieces, current, head, limit, in_code)
+        pieces, current = _push(pieces, current, line, limit, in_code)
+        if line.strip().startswith("```"):
+            in_code = not in_code
+    if current.strip():
+        pieces.append(current)
+    return pieces or [""]
+
+
+def _push(pieces: list[str], current: str, line: str, limit: int, in_code: bool) -> tuple[list[str], str]:
+    candidate = f"{current}\n{line}" if current else line
+    if len(candidate) + (4 if in_code else 0) <= limit:
+        return pieces, candidate
+    if in_code:
+        pieces.append(current + "\n```")
+        return pieces, "```\n" + line
+    pieces.append(current)
+    return pieces, line
+
+
+# -- a player's orders ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An answer in one message (several only where Discord's 2,000 characters force it), with a
+    file when the answer was cut short (the whole of it)."""
+
+    text: str
+    attachment: tuple[str, bytes] | None = None
+
+
+MAX_ERRORS_SHOWN = 5
+REPLY_BUDGET = CONTENT_LIMIT - 100
+
+
+def submission_reply(report: SubmissionReport, variant: Variant) -> Reply:
+    """The answer to a message of orders: what was understood, what was not and why (the first few
+    in full, then how many more), and every order that now stands. A line written twice is listed
+    once; an order a later line of the same message replaced says so."""
+    head = [f"**{variant.power_name(report.power)} in {report.game}, {phase_name(report.phase)}**"
+            + (f" · due {timestamp(report.deadline_at)}" if report.deadline_at else "")]
+    standing = {line.canonical for line in report.standing}
+    understood = []
+    for line, times in _once(report.accepted, lambda ln: ln.canonical):
+        note = _replacing(line, variant) if line.canonical in standing else " (replaced by a later line)"
+        understood.append(f"✅ {_words(line, variant)}{_times(times)}{note}"
+                          + (f"\n  ⚠️ conditional: {line.note}" if line.note is not None else ""))
+    if understood:
+        head.insert(1, f"Understood ({len(understood)}):")
+        head[2:2] = understood
+    tail = _to_decide(report.duty, report.phase, variant)
+    tail.append(_standing_header(len(report.standing), report.phase))
+    tail += [f"• {_words(line, variant)}" for line in report.standing]
+    if not report.accepted and not report.rejected:
+        head.append("No order lines found in your message.")
+
+    errors = [(f"❌ `{line.written.replace('`', chr(39))}`{_times(times)}", quote_block(line.reason or "not understood"))
+              for line, times in _once(report.rejected, lambda ln: ln.written.strip())]
+    if not errors:
+        return Reply("\n".join(head + tail))
+    shown: list[str] = [f"Not accepted ({len(errors)}):"]
+    size = len("\n".join(head + tail)) + len(shown[0]) + 80
+    for i, (written, why) in enumerate(errors):
+        if i and (i >= MAX_ERRORS_SHOWN or size + len(written) + len(why) + 2 > REPLY_BUDGET):
+            break
+        shown += [written, why]
+        size += len(written) + len(why) + 2
+    else:
+        return Reply("\n".join(head + shown + tail))
+    left = len(errors) - i
+    shown.append(f"… and {left} more line{'s' if left > 1 else ''} not accepted: every line and why is in the "
+                 "attached file. Correct them and send them again.")
+    whole = "\n".join(head + [f"Not accepted ({len(errors)}):"] + [f"{w}\n{why}" for w, why in errors] + tail)
+    name = file_name(f"{report.game}-{report.phase}-not-accepted", "txt")
+    return Reply("\n".join(head + shown + tail), (name, whole.replace("**", "").encode("utf-8")))
+
+
+def submission_text(report: SubmissionReport, variant: Variant) -> str:
+    """:func:`submission_reply`'s text."""
+    return submission_reply(report, variant).text
+
+
+def _once(lines, key) -> list[tuple[OrderLine, int]]:
+    """Each line once (the first), with how many times it was written."""
+    seen: dict = {}
+    for line in lines:
+        k = key(line)
+        if k in seen:
+            seen[k][1] += 1
+        else:
+            seen[k] = [line, 1]
+    return [(line, n) for line, n in seen.values()]
+
+
+def _replacing(line: OrderLine, variant: Variant) -> str:
+    """`` (replaces A Paris - Burgundy)`` when the order took the place of another one."""
+    if line.replaces is None or line.replaces == line.order:
+        return ""
+    return f" (replaces {spell(line.replaces, variant)})"
+
+
+def _to_decide(todo, phase: str, variant: Variant) -> list[str]:
+    """In a retreat or adjustment phase, what the power must decide: each dislodged unit and where it
+    may retreat, the builds and their sites, or the units to remove (a movement phase's units are
+    the player's own list)."""
+    if todo is None or Phase.parse(phase).kind is PhaseKind.MOVEMENT or not todo.must_decide:
+        return []
+    return ["To decide:"] + [f"· {line}" for line in spelled_duty(todo, variant)]
+
+
+def _times(n: int) -> str:
+    return f" (written {n} times)" if n > 1 else ""
+
+
+def _words(line: OrderLine, variant: Variant) -> str:
+    return spell(line.order, variant) if line.order is not None else line.written
+
+
+def _standing_header(n: int, phase: str) -> str:
+    return f"Your orders for {phase} now ({n}):" if n else f"You have no orders standing for {phase}."
+
+
+def my_orders_text(mine: PlayerOrders, variant: Variant) -> str:
+    out = [f"**{variant.power_name(mine.power)} in {mine.game}, {phase_name(mine.phase)}**"
+           + (f" · due {timestamp(mine.deadline_at)}" if mine.deadline_at else "")]
+    if mine.must_order and mine.duty is not None and mine.duty.must_decide:
+        out += ["To decide:"] + [f"· {line}" for line in spelled_duty(mine.duty, variant)]
+    out.append(_standing_header(len(mine.orders), mine.phase))
+    out += [f"• {_words(line, variant)}" for line in mine.orders]
+    if not mine.must_order:
+        out.append("(You have nothing to order this phase.)")
+    if mine.prestige is not None:
+        out.append(f"Prestige: {mine.prestige}")
+    return "\n".join(out)
+
+
+# -- a game ----------------------------------------------------------------------------------------
+
+
+def status_text(view: GameView, variant: Variant) -> str:
+    """Phase, deadline and who has orders in; never what the orders are."""
+    out = [f"**{view.name}** ({view.variant}) · {view.status} · {phase_name(view.phase)}"]
+    if view.status == "active":
+        out.append(f"Deadline: {deadline_text(view.deadline_at)}")
+    elif view.status == "paused":
+        out.append("Deadline: suspended while the game is paused")
+    out.append(f"Game master: {mention(view.gm)}")
+    if view.players:
+        out.append("Players:")
+    for p in sorted(view.players, key=lambda p: p.power or "~"):
+        if p.power is None:
+            mark, label = "·", ""
+        elif view.status in ("active", "paused") and p.power in view.must_order:
+            mark, label = ("✅", " · orders in") if p.has_orders else ("⏳", " · no orders yet")
+        else:
+            mark, label = "—", ""
+        name = variant.power_name(p.power) if p.power else "(power to be drawn)"
+        extra = f" · {view.centers.get(p.power, 0)} centres" if view.centers and p.power else ""
+        status = f" · {p.status.replace('_', ' ')}" if p.status != "active" else ""
+        out.append(f"{mark} {name}: {mention(p.player)}{extra}{status}{label}")
+    if view.outcome:
+        if view.outcome.get("winner"):
+            out.append(f"Won by {view.outcome['winner']}.")
+        elif view.outcome.get("draw"):
+            out.append("Drawn between " + ", ".join(view.outcome["draw"]) + ".")
+    return "\n".join(out)
+
+
+# -- results ---------------------------------------------------------------------------------------
+
+
+def results_summary(season: Season, variant: Variant, *, next_phase: str | None, deadline: datetime | None,
+                    at_once: bool = False) -> list[discord.Embed]:
+    """The season in one screen: what changed, who won which bid, every power's centres and units
+    (and prestige), who is out, what comes next. Usually one embed; more only when Discord's limits
+    force it. Every order with its outcome is in :func:`results_detail`."""
+    title = f"{season.game}: {phase_name(str(season.phase))}"
+    lines = summary_lines(season, variant, next_phase=next_phase, deadline=deadline, at_once=at_once)
+    return _split_embed(title[:TITLE_LIMIT], lines, None)
+
+
+def summary_lines(season: Season, variant: Variant, *, next_phase: str | None, deadline: datetime | None,
+                  at_once: bool = False) -> list[str]:
+    phase, events, before, after = season.phase, season.events, season.position, season.after
+    code = _codes(variant)
+    out: list[str] = []
+    if at_once:
+        out.append("No power had anything to decide in this phase: it was adjudicated at once.")
+
+    changes = _changes(season, variant, phase, events, code)
+    if changes:
+        out.append("**What changed**")
+        out += changes
+    bids = _bids(season, variant, phase)
+    if bids:
+        out.append("**Bids**")
+        out += bids
+    year = events.get("prestige_year")
+    if year:
+        out.append(f"**The end of {phase.year}**")
+        out += _year_end(year, variant, phase, code)
+
+    out.append(_standings_header(after, phase, year))
+    out += _standings(before, after, variant)
+    if events.get("eliminated"):
+        out.append("**Out of the game**: " + ", ".join(_name(p, variant) for p in events["eliminated"]))
+    if events.get("victory"):
+        out.append("**Victory**: " + ", ".join(_name(p, variant) for p in events["victory"]))
+    if season.nmr:
+        out.append("No orders from: " + ", ".join(season.nmr))
+    if next_phase:
+        out.append(f"Next: {phase_name(next_phase)}, orders due {deadline_text(deadline)}")
+    return out
+
+
+def _codes(variant: Variant):
+    return lambda unit_text: _unit_words(unit_text, variant)
+
+
+def _unit_words(unit_text: str, variant: Variant) -> str:
+    """``BYZ: A nic`` -> ``BYZ A Nicaea``."""
+    try:
+        u = read_unit(unit_text, variant)
+    except ValueError:
+        return long_order(unit_text, variant)
+    return f"{u.power} {spelled_unit(u, variant)}"
+
+
+def _name(power: str, variant: Variant) -> str:
+    return f"{variant.power_name(power)} ({power})" if power in variant.powers else power
+
+
+def _changes(season: Season, variant: Variant, phase: Phase, events: dict, code) -> list[str]:
+    out = []
+    for d in events.get("dislodged") or []:
+        out.append(f"Dislodged: {code(d['unit'])} (attacked from {place(Location(d['from']), variant)})")
+    for a in events.get("annihilated") or []:
+        by = f" by {a['by']}" if a.get("by") else ""
+        out.append(f"Destroyed, nowhere to retreat: {code(a['unit'])}{by}")
+    if phase.kind is PhaseKind.RETREAT:
+        for r in season.results + season.adjudication.implicit:
+            if r.succeeded and isinstance(r.order, Retreat):
+                out.append(f"Retreated: {r.order.power} {spell(r.order, variant)}")
+    for unit in events.get("disbanded") or []:
+        out.append(f"Disbanded: {code(unit)}")
+    for unit in events.get("built") or []:
+        out.append(f"Built: {code(unit)}")
+    for unit in events.get("removed") or []:
+        out.append(f"Removed: {code(unit)}")
+    for c in events.get("centers") or []:
+        out.append(f"{place(Location(c['province']), variant)}: {c['from']} → {c['to']}")
+    for label, key in (("Vassal", "vassals"), ("Bribed", "bribed")):
+        for province, lord in (events.get(key) or {}).items():
+            out.append(f"{label}: {place(Location(province), variant)} → {lord}")
+    if events.get("rebellions"):
+        out.append("Rebellions: " + ", ".join(place(Location(p), variant) for p in events["rebellions"]))
+    return out
+
+
+def _bids(season: Season, variant: Variant, phase: Phase) -> list[str]:
+    """Who won which bid (every prestige order), what it cost, why a bid lost."""
+    spent: dict[tuple[str, str], int] = {}
+    for power, ledger in (season.events.get("prestige") or {}).items():
+        for item in ledger.get("spent") or []:
+            spent[(power, item["order"])] = spent.get((power, item["order"]), 0) + item["amount"]
+    out = []
+    for r in season.results:
+        if not isinstance(r.order, PRESTIGE_ORDER_TYPES):
+            continue
+        power = r.order.power
+        cost = spent.get((power, str(r.order)), 0)
+        if r.succeeded:
+            verdict = "won" + (f", {cost} spent" if cost else "")
+        else:
+            verdict = ("lost" if r.outcome is Outcome.FAILS else "invalid") + (f", {cost} spent" if cost else "")
+            verdict += f": {r.reason}" if r.reason else ""
+        out.append(f"{power}: {spell(r.order, variant)} — {verdict}")
+    return out
+
+
+def _year_end(year: dict, variant: Variant, phase: Phase, code) -> list[str]:
+    out = []
+    if year.get("disbanded"):
+        out.append("Neutral units disbanded away from home: " + ", ".join(code(u) for u in year["disbanded"]))
+    annihilations = year.get("annihilations") or {}
+    if annihilations:
+        out.append("Prestige for annihilations: " + ", ".join(f"{p} {n:+d}" for p, n in annihilations.items()))
+    if year.get("award"):
+        out.append("Prestige awarded by centres: " + ", ".join(f"{p} {n}" for p, n in year["award"].items()))
+    return out
+
+
+def _standings_header(after: Position, phase: Phase, year: dict | None) -> str:
+    if after.prestige is None:
+        return "**Centres · units**"
+    if year or phase.kind is PhaseKind.ADJUSTMENT:
+        return f"**Centres · units · prestige for {phase.year + 1}**"
+    return f"**Centres · units · prestige left for {phase.year}**"
+
+
+def _standings(before: Position, after: Position, variant: Variant) -> list[str]:
+    """A line per power still in the game: centres (with the change), units, prestige."""
+    was, now = before.center_counts(), after.center_counts()
+    prestige = after.prestige.prestige if after.prestige is not None else None
+    out = []
+    for power in variant.powers:
+        centres, units = now.get(power, 0), len(after.units_of(power))
+        if power in after.eliminated or not (centres or units or was.get(power)):
+            continue
+        delta = centres - was.get(power, 0)
+        change = f" ({delta:+d})" if delta else ""
+        line = f"{power} {variant.power_name(power)}: {centres}{change} · {units}"
+        if prestige is not None:
+            line += f" · {prestige.get(power, 0)}"
+        out.append(line)
+    return out
+
+
+def results_detail(season: Season, variant: Variant, colours: bool = True) -> list[discord.Embed]:
+    """Every order of the season with its outcome and reason, an embed per power (for the archive);
+    the units nobody ordered that simply held are named on one line."""
+    by_power: dict[str, list[str]] = {}
+    held: dict[str, list[str]] = {}
+    for r in season.results:
+        words = spell(r.order, variant)
+        line = f"{MARK[r.outcome]} {words}"
+        if r.reason and r.reason not in words:  # "retreats to Lydia" says nothing more
+            line += f" — {r.reason}"
+        by_power.setdefault(r.order.power, []).append(line)
+    for r in season.adjudication.implicit:
+        words = spell(r.order, variant)
+        if isinstance(r.order, Hold) and r.reason in ("holds", ""):
+            held.setdefault(r.order.power, []).append(words.removesuffix(" H"))
+            continue
+        line = f"▫️ {words} (no order given)" + (f" — {r.reason}" if r.reason and r.reason not in words else "")
+        by_power.setdefault(r.order.power, []).append(line)
+    for power, units in held.items():
+        by_power.setdefault(power, []).append("▫️ Held, no order given: " + ", ".join(units))
+    embeds = []
+    for power in sorted(by_power, key=lambda p: (p == NEUTRAL, p)):
+        colour = _colour(variant, power) if colours else None
+        name = variant.power_name(power) if power in variant.powers else ("Neutral units" if power == NEUTRAL else power)
+        embeds += _split_embed(name, by_power[power], colour)
+    return embeds
+
+
+def _colour(variant: Variant, power: str) -> int | None:
+    info = variant.powers.get(power)
+    try:
+        return int(info.colour.lstrip("#"), 16) if info else None
+    except ValueError:
+        return None
+
+
+def _split_embed(title: str, lines: list[str], colour: int | None) -> list[discord.Embed]:
+    """One embed, or several titled "(cont.)" when the lines do not fit one description."""
+    out, current = [], ""
+    for line in lines:
+        line = line[: DESCRIPTION_LIMIT - 10]
+        if current and len(current) + 1 + len(line) > DESCRIPTION_LIMIT - 200:
+            out.append(current)
+            current = line
+        else:
+            current = f"{current}\n{line}" if current else line
+    out.append(current or "-")
+    embeds = []
+    for i, desc in enumerate(out):
+        t = title if i == 0 else f"{title} (cont.)"
+        embeds.append(discord.Embed(title=t[:TITLE_LIMIT], description=desc, colour=colour))
+    return embeds
+
+
+def embed_size(embed: discord.Embed) -> int:
+    total = len(embed.title or "") + len(embed.description or "")
+    total += sum(len(f.name or "") + len(f.value or "") for f in embed.fields)
+    total += len(embed.footer.text or "") if embed.footer else 0
+    total += len(embed.author.name or "") if embed.author else 0
+    return total
+
+
+def pack_embeds(embeds: Iterable[discord.Embed], *, footer_room: int = 120) -> list[list[discord.Embed]]:
+    """Embeds grouped into messages of at most 10 embeds and 6000 characters (``footer_room``
+    characters kept free per embed for a footer added later)."""
+    messages: list[list[discord.Embed]] = [[]]
+    size = 0
+    for embed in embeds:
+        n = embed_size(embed) + footer_room
+        if messages[-1] and (len(messages[-1]) >= EMBEDS_PER_MESSAGE or size + n > EMBED_TOTAL):
+            messages.append([])
+            size = 0
+        messages[-1].append(embed)
+        size += n
+    return [m for m in messages if m]
+
+
+def public_text(body: str) -> str:
+    return mentionify(body)
+
+
+def announcement_text(body: str, data: dict) -> str:
+    """An announcement's text for Discord: its players as mentions, and the deadline it gives (written
+    by :func:`bot.service.texts.when` in the game's zone) as a Discord timestamp, which every reader
+    sees in their own time zone and as "in 2 days"."""
+    text = mentionify(body)
+    if data.get("deadline"):
+        moment = datetime.fromisoformat(data["deadline"])
+        text = text.replace(when(moment, data.get("timezone") or "UTC"), deadline_text(moment))
+    return text
+
+
+_UNSAFE_FILE_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def file_name(stem: str, extension: str) -> str:
+    """A file name Discord keeps as it is, whatever the game is called: letters, digits, ``_``, ``-``
+    and ``.`` only (``attachment://`` links need the exact name), at most 100 characters."""
+    safe = _UNSAFE_FILE_CHARS.sub("_", stem).strip("._") or "game"
+    return f"{safe[:90]}.{extension}"

@@ -1,0 +1,162 @@
+"""Text becomes a domain value at the boundary: games, powers, provinces and durations.
+
+Each transformer answers autocomplete from the service (games the user can see, the powers
+and provinces of the game named in the ``game`` option) and refuses, with a sentence, what it
+cannot resolve.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import discord
+from discord import app_commands
+
+from adjudicator.errors import CrusaderError
+from adjudicator.variant import get_variant
+from adjudicator.vocab import Location
+from grammar import resolve_power_name, resolve_province, suggestions
+
+from bot.service import GameEntry, NotFoundError, parse_duration
+from bot.store.names import game_key
+from .identity import player_key
+
+MAX_CHOICES = 25
+
+
+def _service(interaction: discord.Interaction):
+    return interaction.client.service
+
+
+async def game_named(interaction: discord.Interaction, name: str) -> GameEntry | None:
+    """The game called ``name`` (in any case and punctuation: its key), looked up once per
+    interaction: the permission check and the command get the same game."""
+    key = game_key(str(name))
+    resolved = interaction.extras.get("game")
+    if resolved is not None and resolved[0] == key:
+        return resolved[1]
+    entry = None
+    if key and not key.replace("-", "").isdigit():  # a game's number is not its name
+        try:
+            entry = await interaction.client.call(_service(interaction).entry, str(name))
+        except NotFoundError:
+            entry = None
+    interaction.extras["game"] = (key, entry)
+    return entry
+
+
+async def _entry_for(interaction: discord.Interaction, name: str | None) -> GameEntry | None:
+    """The game named ``name``, or the asker's only running game when none is named."""
+    service = _service(interaction)
+    if name:
+        return await game_named(interaction, name)
+    mine = await interaction.client.call(service.directory, player=player_key(interaction.user),
+                                   statuses=("active", "paused"))
+    return mine[0] if len(mine) == 1 else None
+
+
+class GameTransformer(app_commands.Transformer):
+    """A game by name; autocomplete offers the asker's games first, then the others."""
+
+    def __init__(self, *, statuses: tuple[str, ...] = ()) -> None:
+        self.statuses = statuses
+
+    async def transform(self, interaction: discord.Interaction, value: str) -> GameEntry:
+        game = await game_named(interaction, value)
+        if game is not None and (not self.statuses or game.status in self.statuses):
+            return game
+        games = await interaction.client.call(_service(interaction).directory, statuses=self.statuses)
+        names = ", ".join(g.name for g in games[:15]) or "none yet"
+        raise app_commands.AppCommandError(f"There is no game called {value!r}. Games: {names}.")
+
+    async def autocomplete(self, interaction: discord.Interaction, value: str) -> list[app_commands.Choice[str]]:
+        service = _service(interaction)
+        mine = {g.name for g in await interaction.client.call(service.directory, player=player_key(interaction.user))}
+        games = await interaction.client.call(service.directory, statuses=self.statuses)
+        typed = value.strip().lower()
+        hits = [g for g in games if typed in g.name.lower()]
+        hits.sort(key=lambda g: (g.name not in mine, not g.name.lower().startswith(typed), g.name.lower()))
+        return [app_commands.Choice(name=f"{g.name} ({g.variant}, {g.status})"[:100], value=g.name)
+                for g in hits[:MAX_CHOICES]]
+
+
+async def _variant_of_game_option(interaction: discord.Interaction):
+    """The variant of the game named in the ``game`` option (or the asker's only running game), and
+    that game; the classic map when there is none."""
+    entry = await _entry_for(interaction, getattr(interaction.namespace, "game", None))
+    return get_variant(entry.variant if entry else "standard"), entry
+
+
+class PowerTransformer(app_commands.Transformer):
+    """A power of the game named in the ``game`` option: code, name or adjective (``France``, ``fra``)."""
+
+    async def transform(self, interaction: discord.Interaction, value: str) -> str:
+        variant, entry = await _variant_of_game_option(interaction)
+        try:
+            return resolve_power_name(value, variant)
+        except CrusaderError as exc:
+            first = str(exc).splitlines()[0]  # the grammar's sentence; its list of powers comes once, below
+            powers = ", ".join(f"{info.name} ({code})" for code, info in variant.powers.items())
+            raise app_commands.AppCommandError(
+                f"{first}. The powers of {entry.name if entry else variant.name}: {powers}.") from None
+
+    async def autocomplete(self, interaction: discord.Interaction, value: str) -> list[app_commands.Choice[str]]:
+        variant, _ = await _variant_of_game_option(interaction)
+        typed = value.strip().lower()
+        return [app_commands.Choice(name=f"{info.name} ({code})"[:100], value=code)
+                for code, info in variant.powers.items()
+                if not typed or typed in code.lower() or typed in info.name.lower() or typed in info.adjective.lower()
+                ][:MAX_CHOICES]
+
+
+class ProvinceTransformer(app_commands.Transformer):
+    """A province of the game named in the ``game`` option (id, name, alias or a unique start)."""
+
+    async def transform(self, interaction: discord.Interaction, value: str) -> Location:
+        variant, _ = await _variant_of_game_option(interaction)
+        try:
+            return resolve_province(value, variant)
+        except CrusaderError as exc:
+            raise app_commands.AppCommandError(str(exc)) from None
+
+    async def autocomplete(self, interaction: discord.Interaction, value: str) -> list[app_commands.Choice[str]]:
+        variant, _ = await _variant_of_game_option(interaction)
+        typed = value.strip()
+        if typed:
+            ids = suggestions(typed, variant, limit=MAX_CHOICES)
+        else:
+            ids = sorted(variant.provinces, key=lambda p: variant.provinces[p].name)[:MAX_CHOICES]
+        return [app_commands.Choice(name=f"{variant.provinces[p].name} ({p})"[:100], value=p) for p in ids]
+
+
+class DurationTransformer(app_commands.Transformer):
+    """``48h``, ``2d``, ``1d12h``, ``90m`` (:func:`bot.service.parse_duration`: a unit, positive, at most a year)."""
+
+    async def transform(self, interaction: discord.Interaction, value: str) -> timedelta:
+        try:
+            return parse_duration(value)
+        except CrusaderError as exc:
+            raise app_commands.AppCommandError(str(exc)) from None
+
+
+Game = app_commands.Transform[GameEntry, GameTransformer]
+RunningGame = app_commands.Transform[GameEntry, GameTransformer(statuses=("active", "paused"))]
+FormingGame = app_commands.Transform[GameEntry, GameTransformer(statuses=("forming",))]
+PowerArg = app_commands.Transform[str, PowerTransformer]
+ProvinceArg = app_commands.Transform[Location, ProvinceTransformer]
+Duration = app_commands.Transform[timedelta, DurationTransformer]
+
+
+async def my_game(interaction: discord.Interaction, game: GameEntry | None) -> GameEntry:
+    """The game a player command is about: the one named, or the asker's only running game."""
+    if game is not None:
+        return game
+    mine = await interaction.client.call(_service(interaction).directory, player=player_key(interaction.user),
+                                   statuses=("active", "paused", "forming"))
+    if len(mine) == 1:
+        return mine[0]
+    if not mine:
+        raise app_commands.AppCommandError("You are not in any game yet; name one with the `game` option "
+                                           "or join one with `/join`.")
+    raise app_commands.AppCommandError("You are in several games (" + ", ".join(g.name for g in mine)
+                                       + "); say which with the `game` option.")

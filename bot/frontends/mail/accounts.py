@@ -1,0 +1,332 @@
+"""Who may act for a power by mail: the power's registered address, its player and its password.
+
+The game master (or the judge's operator, ``actor=None``) registers an address for a power, with
+a password or without one: then the judge makes one and mails it to that address. The power's
+own player may change its password (``SET PASSWORD`` once signed on). When the service gives a
+power to a player named by an e-mail address (at the start, or as a new player), that address
+is registered for the power and sent a new password with the announcement
+(:meth:`MailAccounts.adopt`). An address stands for the player it was registered for: once the
+power has another player, or none (removed), it no longer signs on or receives the game's mail.
+
+Wrong passwords are counted by power and envelope sender together (``mail_signon_failure``,
+shared by every server): a sender that guesses wrong :attr:`failures_per_hour` times in an hour
+is refused without checking; and once a power has had ten times as many from all senders
+together, only the sender its player last signed on from is checked. A rival who forges a player's
+``From:`` therefore locks out only their own sending address, and the owner's right password
+from the owner's own mail system is always accepted.
+
+The service's games and players are read through :class:`~bot.service.GameService`; only the
+mail tables (and the outbox, for a password mail) are written here.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+
+from adjudicator.errors import CrusaderError
+from adjudicator.variant import get_variant
+
+from bot.service import GameService, GameView, NotAllowedError, ServiceError
+from bot.store import database
+from bot.store import mail as mail_store
+from bot.store.outbox import Announcement, outbox_row
+from .addresses import AddressError, normalise
+from .passwords import check_new_password, hash_password, new_password, verify_password
+
+WINDOW = timedelta(hours=1)
+"""How long a wrong password counts."""
+ALL_SENDERS = 10
+"""A power's wrong passwords from every sender together, in units of the per-sender bound, beyond
+which only the senders its player has signed on from are checked."""
+PASSWORD_KINDS = ("started", "replaced")
+"""Announcements that give a power to a player: an address player reads how to sign on with them."""
+ADOPTING = (*PASSWORD_KINDS, "rolled_back")
+"""Announcements after which a power may have a player named by an address it was not registered for."""
+
+
+class SignonRefused(CrusaderError, ValueError):
+    """A sign-on that is not accepted; the message is safe to mail back (never a password)."""
+
+
+class ForeignSender(SignonRefused):
+    """A sign-on from an address other than the power's registered one (``registered``)."""
+
+    def __init__(self, message: str, *, registered: str, password_right: bool) -> None:
+        super().__init__(message)
+        self.registered = registered
+        self.password_right = password_right
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A power of a game as the mail front end knows it."""
+
+    game_id: int
+    game: str
+    power: str
+    player: str | None
+    address: str | None
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A power's mail identity as the game master sees it (never the password)."""
+
+    power: str
+    address: str | None
+    player: str | None
+    has_password: bool
+    password_owed: bool
+    current: bool
+
+
+def address_of(player: str | None) -> str | None:
+    """The e-mail address a player is named by, if it is one."""
+    if not player or "@" not in player or player.startswith("discord:"):
+        return None
+    try:
+        return normalise(player)
+    except AddressError:
+        return None
+
+
+def _holds(row: mail_store.MailIdentityRow, view: GameView) -> bool:
+    """Whether ``row`` still speaks for its power: the power has no player yet, or the player it
+    was registered for (or, registered for nobody in particular, whoever) plays it."""
+    holder = view.player_of(row.power)
+    if holder is None:
+        return row.player is None
+    return holder.status not in ("removed", "waiting") and row.player in (None, holder.player)
+
+
+class MailAccounts:
+    def __init__(self, service: GameService, *, failures_per_hour: int = 10) -> None:
+        self.service = service
+        self.db = service.db
+        self.failures_per_hour = failures_per_hour
+
+    # -- the game master's side ----------------------------------------------------------------
+
+    def set_power_password(self, game: str | int, actor: str | None, power: str, password: str) -> None:
+        """Set ``power``'s password in ``game``; ``actor`` is the game master, the power's player or ``None``."""
+        view, power = self._authorise(game, actor, power)
+        digest = hash_password(check_new_password(password))
+        with self.db.session() as session:
+            row = self._row(session, view, power)
+            row.password_hash, row.password_mail, row.updated_at = digest, None, self.service.now()
+            session.add(row)
+            mail_store.clear_failures(session, view.id, power)  # a new password lifts a lock
+
+    def set_power_address(self, game: str | int, actor: str | None, power: str, address: str) -> None:
+        """Register the address that may sign on for ``power`` and that receives the game's mail."""
+        view, power = self._authorise(game, actor, power, gm_only=True)
+        address = normalise(address)
+        with self.db.session() as session:
+            row = self._row(session, view, power)
+            if row.address is not None and row.address != address:
+                row.password_hash, row.password_mail = None, None  # a password was for the old address
+            holder = view.player_of(power)
+            row.address, row.player, row.updated_at = address, holder.player if holder else None, self.service.now()
+            session.add(row)
+
+    def register(self, game: str | int, actor: str | None, power: str, *, address: str,
+                 password: str | None = None) -> None:
+        """What a game master does for each player by mail: the address, and a password, or
+        (``password=None``) a new one that the judge makes and mails to the address."""
+        if password is not None:
+            check_new_password(password)
+        self.set_power_address(game, actor, power, address)
+        if password is not None:
+            self.set_power_password(game, actor, power, password)
+        else:
+            self.mail_password(game, actor, power)
+
+    def mail_password(self, game: str | int, actor: str | None, power: str) -> str:
+        """A new password for ``power``, made by the judge and mailed to its registered address (the
+        old one stops working when the mail leaves); the address."""
+        view, power = self._authorise(game, actor, power, gm_only=True)
+        now = self.service.now()
+        with self.db.session() as session:
+            row = mail_store.identity(session, view.id, power)
+            if row is None or not row.address:
+                raise ServiceError(f"no address is registered for {power} in '{view.name}': register one first")
+            key = f"mail-password:{uuid.uuid4().hex}"
+            row.password_mail, row.updated_at = key, now
+            session.add(row)
+            name = get_variant(view.variant).power_name(power)
+            database.add_announcement(session, outbox_row(Announcement(
+                key=key, kind="password", audience="direct", subject=f"{view.name}: your password for {power}",
+                body=(f"The game master of '{view.name}' ({view.gm}) has registered this address to play "
+                      f"{name} ({power}) by mail.\n"),
+                game_id=view.id, game=view.name, powers=(power,), recipients=(row.address,),
+                data={"via": "mail", "auto": "auto-generated"}), now))
+            return row.address
+
+    def remove(self, game: str | int, actor: str | None, power: str) -> str | None:
+        """Forget ``power``'s address and password; the address it had, if any."""
+        view, power = self._authorise(game, actor, power, gm_only=True)
+        with self.db.session() as session:
+            row = mail_store.identity(session, view.id, power)
+            if row is None:
+                raise ServiceError(f"no address is registered for {power} in '{view.name}'")
+            session.delete(row)
+            return row.address
+
+    def registrations(self, game: str | int) -> tuple[GameView, list[Registration]]:
+        """Every power of ``game`` registered for mail, as the game master sees it."""
+        view = self.service.status(game)
+        with self.db.session() as session:
+            rows = mail_store.identities_of(session, view.id)
+        return view, [Registration(r.power, r.address, r.player, r.password_hash is not None,
+                                   r.password_mail is not None, _holds(r, view)) for r in rows]
+
+    def forget(self, game_id: int, power: str) -> None:
+        """After a resignation: the address no longer signs on for the power nor receives its mail."""
+        with self.db.session() as session:
+            row = mail_store.identity(session, game_id, power)
+            if row is not None:
+                session.delete(row)
+
+    # -- the service's news --------------------------------------------------------------------
+
+    def adopt(self, announcement: Announcement) -> None:
+        """The service gave powers to players (the start, a new player, a rollback that brings a
+        player back): register each player named by an e-mail address for the power they now
+        play, and owe the address a new password, carried by ``announcement``."""
+        a = announcement
+        if a.game_id is None or a.kind not in ADOPTING:
+            return
+        view = self.service.status(a.game_id)
+        now = self.service.now()
+        with self.db.session() as session:
+            rows = {r.power: r for r in mail_store.identities_of(session, a.game_id)}
+            for holder in view.players:
+                if not holder.power or holder.status in ("waiting", "removed"):
+                    continue
+                row, address = rows.get(holder.power), address_of(holder.player)
+                if address is None:
+                    if row is not None and row.player is None and a.kind == "replaced" and \
+                            a.data.get("power") == holder.power:
+                        session.delete(row)  # registered for whoever played it: not for the new player
+                    continue
+                if row is not None and row.address == address and row.player in (None, holder.player) and \
+                        (row.password_hash or row.password_mail):
+                    continue  # registered already, with a password (or one on its way)
+                row = row or mail_store.MailIdentityRow(game_id=a.game_id, power=holder.power, updated_at=now)
+                row.address, row.player, row.password_hash, row.password_mail = address, holder.player, None, a.key
+                row.signon_sender, row.updated_at = None, now
+                session.add(row)
+
+    def password_for(self, announcement: Announcement, address: str) -> list[tuple[str, str]]:
+        """The ``(power, password)`` pairs ``announcement`` carries to ``address``: for each power whose
+        new password it owes that address, a new one, made now (the last one mailed is the one that
+        works, should a mail be sent twice)."""
+        if announcement.game_id is None:
+            return []
+        out = []
+        with self.db.session() as session:
+            for row in mail_store.identities_of(session, announcement.game_id):
+                if row.address == address and row.password_mail == announcement.key:
+                    password = new_password()
+                    row.password_hash, row.updated_at = hash_password(password), self.service.now()
+                    session.add(row)
+                    mail_store.clear_failures(session, row.game_id, row.power)
+                    out.append((row.power, password))
+        return out
+
+    # -- the player's side ---------------------------------------------------------------------
+
+    def authenticate(self, game: str, power: str, password: str, sender: str | None,
+                     envelope: str | None = None) -> Identity:
+        """The identity of ``power`` in ``game`` if ``sender`` is its registered address and ``password`` is right.
+
+        Otherwise :class:`SignonRefused`. A sender that is not the registered address is refused
+        with the same words whether the password was right or not (no oracle for guessing it);
+        :class:`ForeignSender` says whether to warn the registered address. Wrong passwords from
+        the registered address count by ``envelope`` sender (see the module's note).
+        """
+        try:
+            view = self.service.status(game)
+        except ServiceError:
+            raise SignonRefused(f"there is no game called {game!r} on this judge") from None
+        powers = list(get_variant(view.variant).powers)
+        if power not in powers:
+            raise SignonRefused(f"{power!r} is not a power of game '{view.name}'; its powers are {', '.join(powers)}")
+        with self.db.session() as session:
+            row = mail_store.identity(session, view.id, power)
+            if row is not None:
+                session.expunge(row)
+        if row is None or row.address is None or (row.password_hash is None and row.password_mail is None):
+            raise SignonRefused(f"{power} in game '{view.name}' cannot be played by mail yet: the game master "
+                                f"({view.gm}) registers its address")
+        if sender != row.address:
+            raise ForeignSender(
+                f"this message did not come from the address registered for {power} in game '{view.name}'; "
+                f"write from that address, or ask the game master ({view.gm}) to register this one",
+                registered=row.address, password_right=verify_password(password, row.password_hash))
+        if not _holds(row, view):
+            raise SignonRefused(f"this address no longer plays {power} in game '{view.name}'")
+        if row.password_hash is None:
+            raise SignonRefused(f"the password of {power} in game '{view.name}' is on its way to this address "
+                                f"by mail; sign on with it when it arrives")
+        now, source = self.service.now(), (envelope or "")[:254]
+        with self.db.session() as session:
+            mine = mail_store.failures_since(session, view.id, power, now - WINDOW, source=source)
+            everyone = mail_store.failures_since(session, view.id, power, now - WINDOW)
+        known = row.signon_sender is not None and row.signon_sender == source
+        if mine >= self.failures_per_hour or (everyone >= ALL_SENDERS * self.failures_per_hour and not known):
+            raise SignonRefused(f"too many wrong passwords for {power} in game '{view.name}' in the last hour; "
+                                f"try again later or ask the game master ({view.gm}) for a new password")
+        right = verify_password(password, row.password_hash)
+        with self.db.session() as session:
+            if not right:
+                mail_store.record_failure(session, view.id, power, source, now)
+            elif row.password_mail is not None or row.signon_sender != source:
+                stored = mail_store.identity(session, view.id, power)
+                stored.signon_sender = source  # a sender the player uses: checked even while the power is guessed at
+                stored.password_mail = None  # the password arrived: a late copy of its mail changes nothing
+                session.add(stored)
+        if not right:
+            raise SignonRefused(f"that is not the password of {power} in game '{view.name}'; "
+                                f"the game master ({view.gm}) can set a new one")
+        holder = view.player_of(power)
+        return Identity(view.id, view.name, power, holder.player if holder else None, row.address)
+
+    def recipients(self, game_id: int, powers: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
+        """``(power, address)`` of every address that speaks for a power of the game (or of ``powers`` only)."""
+        view = self.service.status(game_id)
+        with self.db.session() as session:
+            rows = mail_store.identities_of(session, game_id)
+        return [(r.power, r.address) for r in rows
+                if r.address and (powers is None or r.power in powers) and _holds(r, view)]
+
+    def powers_of(self, game_id: int, address: str) -> list[str]:
+        """The powers of the game ``address`` speaks for."""
+        return [power for power, a in self.recipients(game_id) if a == address]
+
+    # -- inside --------------------------------------------------------------------------------
+
+    def _authorise(self, game: str | int, actor: str | None, power: str, *,
+                   gm_only: bool = False) -> tuple[GameView, str]:
+        view = self.service.status(game)
+        power = power.strip().upper()
+        powers = list(get_variant(view.variant).powers)
+        if power not in powers:
+            raise ServiceError(f"{power!r} is not a power of {view.variant}; powers: {', '.join(powers)}")
+        holder = view.player_of(power)
+        if actor is None or actor == view.gm:
+            return view, power
+        if not gm_only and holder is not None and holder.player == actor:
+            return view, power
+        who = f"the game master of '{view.name}' ({view.gm})" + ("" if gm_only else f" or the player of {power}")
+        raise NotAllowedError(f"only {who} may do that")
+
+    def _row(self, session, view: GameView, power: str) -> mail_store.MailIdentityRow:
+        row = mail_store.identity(session, view.id, power)
+        if row is None:
+            holder = view.player_of(power)
+            row = mail_store.MailIdentityRow(game_id=view.id, power=power, updated_at=self.service.now(),
+                                             player=holder.player if holder else None)
+        return row

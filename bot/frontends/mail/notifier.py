@@ -1,0 +1,188 @@
+"""Mail from the outbox: announcements to a game's players and game master, and the judge's
+answers to mail.
+
+Only addresses that speak for a power (``mail_identity``, see :mod:`.accounts`) and the game
+master's, when the game master is named by an e-mail address, receive announcements: ``public``
+ones go to every registered address of the game and to the game master, ``players`` ones
+(reminders, late notices, a power put in civil disorder) to the addresses of the powers named,
+``gm`` ones (no orders from a power, civil disorder, a mail that could not be delivered) to the
+game master. ``direct`` announcements through ``mail`` (the answer to a player's message, an
+alert to a registered address, a password) go to the one address they name. Each address is a
+delivery of its own: a relay that refuses one address (5xx) holds up nobody else, and the game
+master is told; a 4xx is retried for that address alone.
+
+What each address reads is the announcement, then what concerns it alone: a new password the
+mail carries (made as it leaves, never stored), how to sign on for the power it plays; results
+add the board to plan from (:mod:`.board`), the game's end its standings.
+
+Every mail for one announcement and one address carries the same ``Message-ID``, so that a mail
+sent again after a crash (a delivery in doubt: SMTP cannot say whether it arrived) is recognisable
+as the same message. Results carry the map picture when :mod:`bot.render` can draw it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from typing import Sequence
+
+import structlog
+
+from adjudicator.variant import get_variant
+
+from bot.codec.spelled import duty as spelled_duty
+from bot.service import NotFoundError, ServiceError
+from bot.store.database import Database
+from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
+from . import board
+from .accounts import PASSWORD_KINDS, MailAccounts, address_of
+from .outbound import Mailer
+from .replies import announcement_message
+
+log = structlog.get_logger("crusader.mail")
+
+PICTURED = ("results", "started")
+
+
+class MailNotifier:
+    name = "mail"
+
+    def __init__(self, db: Database, accounts: MailAccounts, mailer: Mailer, *, judge_address: str,
+                 attach_maps: bool = True) -> None:
+        self.db = db
+        self.accounts = accounts
+        self.mailer = mailer
+        self.judge_address = judge_address
+        self.attach_maps = attach_maps
+        self._pictures: dict[str, bytes | None] = {}  # the last few drawn, by announcement key
+        self._boards: dict[str, str] = {}  # the last few boards written out, by announcement key
+
+    async def recipients(self, announcement: Announcement) -> Sequence[str]:
+        a = announcement
+        if a.audience == "direct":
+            return a.direct_to(self.name)
+        if a.game_id is None:
+            return ()
+        try:
+            return await asyncio.to_thread(self._recipients, a)
+        except NotFoundError:
+            return ()  # the game was deleted: nobody to tell
+
+    def _recipients(self, a: Announcement) -> list[str]:
+        self.accounts.adopt(a)  # players named by an address get the power's mail from now on
+        gm = address_of(self.accounts.service.entry(a.game_id).gm)
+        if a.audience == "gm":
+            return [gm] if gm else []
+        powers = None if a.audience == "public" else tuple(a.powers)
+        out = sorted({address for _, address in self.accounts.recipients(a.game_id, powers)})
+        if a.audience == "public" and gm and gm not in out:
+            out.append(gm)
+        return out
+
+    async def deliver(self, delivery: Delivery) -> Outcome:
+        a, address = delivery.announcement, delivery.recipient
+        picture = await self._picture(a) if a.kind in PICTURED and a.audience != "direct" else None
+        name = f"{a.game}-{a.data.get('phase')}.png"  # the phase the picture shows
+        try:
+            body = await asyncio.to_thread(self._body, a, address)
+        except NotFoundError:
+            return DELIVERED  # the game was deleted: nothing left to say
+        message = announcement_message(self.judge_address, address, a.subject, body, picture=picture,
+                                       picture_name=name, auto=a.data.get("auto", "auto-generated"),
+                                       message_id=self.message_id(a.key, address))
+        if a.data.get("in_reply_to"):
+            message["In-Reply-To"] = a.data["in_reply_to"]
+            message["References"] = a.data["in_reply_to"]
+        return await self.mailer.deliver(message, address)
+
+    def _body(self, a: Announcement, address: str) -> str:
+        """What ``address`` reads: its own part (a password, how to sign on), the announcement, the board."""
+        personal = self._personal(a, address)
+        todo = self._to_decide(a, address) if a.kind in ("reminder", "late") and a.game_id is not None else []
+        return (("\n".join(personal) + "\n\n" if personal else "") + a.body
+                + ("\n" + "\n".join(todo) + "\n" if todo else "") + self._board(a))
+
+    def _personal(self, a: Announcement, address: str) -> list[str]:
+        out = []
+        given = self.accounts.password_for(a, address)
+        for power, password in given:
+            out += [f"Your password for {power} in '{a.game}' is: {password}",
+                    f"Sign on with the first line of your orders: SIGNON {power}{a.game} {password}",
+                    "(Keep it to yourself; SET PASSWORD <new> changes it.)"]
+        if a.kind in PASSWORD_KINDS and a.game_id is not None:
+            concerned = a.data.get("assignments") or {a.data.get("power"): a.data.get("player")}
+            for power in self.accounts.powers_of(a.game_id, address):
+                if power in concerned and power not in dict(given):
+                    out.append(f"You play {power}: sign on with SIGNON {power}{a.game} <your password>")
+        return out
+
+    def _to_decide(self, a: Announcement, address: str) -> list[str]:
+        """For a reminder or a late notice: what the power this address plays has still to decide,
+        while the phase it is about is the game's."""
+        service, out = self.accounts.service, []
+        view = service.status(a.game_id)
+        for power in self.accounts.powers_of(a.game_id, address):
+            holder = view.player_of(power)
+            if power not in a.powers or holder is None:
+                continue
+            try:
+                mine = service.my_orders(a.game_id, holder.player)
+            except ServiceError:
+                continue  # no longer a player of the game
+            if mine.phase != a.data.get("phase") or mine.duty is None or not mine.duty.must_decide:
+                continue
+            out += [f"{power} has still to decide, in {mine.phase}:"]
+            out += [f"  {line}" for line in spelled_duty(mine.duty, get_variant(mine.variant))]
+        return out
+
+    def _board(self, a: Announcement) -> str:
+        """The board after the season a results mail gives, or the standings at the game's end."""
+        if a.audience == "direct" or a.game_id is None or a.kind not in ("results", "ended", "started"):
+            return ""
+        if a.key not in self._boards:
+            service = self.accounts.service
+            if a.kind == "results" and a.data.get("version") is not None:
+                season = service.season(a.game_id, a.data["version"])
+                lines = (board.planning(season.variant, season.adjudication.position, season.position)
+                         if season is not None else [])
+            else:
+                variant, position = service.board(a.game_id)
+                lines = board.standings(variant, position) if a.kind == "ended" else board.planning(variant, position)
+            while len(self._boards) >= 8:
+                self._boards.pop(next(iter(self._boards)))
+            self._boards[a.key] = "\n" + "\n".join(lines).rstrip("\n") + "\n" if lines else ""
+        return self._boards[a.key]
+
+    def message_id(self, key: str, address: str) -> str:
+        digest = hashlib.sha256(f"{key}\n{address}".encode()).hexdigest()[:32]
+        return f"<{digest}@{self.judge_address.rpartition('@')[2] or 'crusader.invalid'}>"
+
+    async def _picture(self, announcement: Announcement) -> bytes | None:
+        """The picture for ``announcement``, drawn once for all its addresses."""
+        if not self.attach_maps:
+            return None
+        if announcement.key not in self._pictures:
+            try:
+                picture = await asyncio.to_thread(self._draw, announcement)
+            except Exception:
+                log.exception("map picture not drawn; the mail goes without it", key=announcement.key)
+                picture = None
+            while len(self._pictures) >= 8:
+                self._pictures.pop(next(iter(self._pictures)))
+            self._pictures[announcement.key] = picture
+        return self._pictures[announcement.key]
+
+    def _draw(self, announcement: Announcement) -> bytes | None:
+        """Results: the season's picture (orders drawn with their outcomes, the bids); a start: the
+        opening board."""
+        from bot.render import render_png
+
+        service = self.accounts.service
+        version = announcement.data.get("version")
+        if announcement.kind == "results" and version is not None:
+            season = service.season(announcement.game_id, version)
+            if season is None:
+                return None  # rolled back since
+            return season.picture  # drawn when the season was adjudicated
+        variant, position = service.board(announcement.game_id)
+        return render_png(variant, position)

@@ -1,0 +1,213 @@
+"""What the archive site shows, read from the archive's documents.
+
+A season (:class:`bot.codec.season.Season`, as :meth:`GameService.season` and
+:func:`bot.archive.games.game_archive` give it) holds the position the season started
+from, the orders as written and as understood, the results and the seed. :func:`season_record`
+turns one into a :class:`SeasonRecord`: domain values for the map picture, and rows for the
+pages (orders with outcomes and reasons, the bids and the prestige ledger). :func:`game_record`
+does the same for a whole game (:func:`bot.archive.games.game_archive`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from adjudicator.orders import canonical
+from adjudicator.prestige.orders import PRESTIGE_ORDER_TYPES
+from adjudicator.position import Position
+from adjudicator.results import OrderResult
+from adjudicator.variant import Variant
+from adjudicator.vocab import NEUTRAL, Phase, Power
+
+from bot.codec.documents import position_from_dict
+from bot.archive.games import GameArchive
+from bot.codec.season import Season
+
+
+@dataclass(frozen=True)
+class SeasonOrder:
+    """One order of a season: as the player wrote it, as the judge understood it, and its result.
+
+    ``written`` is empty for an order the judge supplied (a unit left without orders holds).
+    """
+
+    power: str
+    written: str
+    understood: str
+    outcome: str
+    reason: str
+    implicit: bool = False
+
+
+@dataclass(frozen=True)
+class Bid:
+    """A prestige order of a season: who bid for what, whether it was won, and what it cost."""
+
+    power: str
+    order: str
+    outcome: str
+    reason: str
+    spent: int
+
+
+@dataclass(frozen=True)
+class LedgerLine:
+    """A power's prestige over one season: what it had, received (loans), spent and kept."""
+
+    power: str
+    start: int
+    received: int
+    spent: tuple[tuple[str, int], ...]
+    left: int
+
+    @property
+    def total_spent(self) -> int:
+        return sum(amount for _, amount in self.spent)
+
+
+@dataclass(frozen=True)
+class SeasonRecord:
+    phase: Phase
+    version: int
+    variant: Variant
+    before: Position
+    after: Position
+    orders: tuple[SeasonOrder, ...]
+    results: tuple[OrderResult, ...]
+    """The orders players gave, as the judge understood them, as domain values, for the map picture
+    (the judge's own orders for units nobody ordered are in ``orders`` only)."""
+    bids: tuple[Bid, ...]
+    ledger: tuple[LedgerLine, ...]
+    nmr: tuple[str, ...]
+    seed: int
+    events: Mapping[str, Any] = field(default_factory=dict)
+    adjudicated_at: str | None = None
+
+    @property
+    def slug(self) -> str:
+        """The file name of the season's page, without ``.html``: the phase, like ``S1101M``."""
+        return str(self.phase)
+
+    @property
+    def centers(self) -> dict[Power, int]:
+        """Supply centres per power after the season."""
+        return self.after.center_counts()
+
+    @property
+    def prestige(self) -> dict[str, int] | None:
+        """Prestige per power after the season; ``None`` without the prestige rules."""
+        state = self.after.prestige
+        return dict(state.prestige) if state is not None else None
+
+    @property
+    def controllers(self) -> dict[str, str] | None:
+        """Province -> the power that bribed the unit there this season, if any did."""
+        bribed = self.events.get("bribed")
+        return dict(bribed) if isinstance(bribed, Mapping) and bribed else None
+
+    def orders_by_power(self) -> list[tuple[str, list[SeasonOrder]]]:
+        by_power: dict[str, list[SeasonOrder]] = {}
+        for line in self.orders:
+            by_power.setdefault(line.power, []).append(line)
+        return sorted(by_power.items(), key=lambda item: (item[0] == NEUTRAL, item[0]))  # neutrals last
+
+    def year_end(self) -> dict[str, Any]:
+        """What the year's end changed (after a fall or a winter): centres that changed hands
+        (province, from, to), neutrals disbanded, the prestige award and prestige after it."""
+        events = self.events
+        year = events.get("prestige_year") if isinstance(events.get("prestige_year"), Mapping) else {}
+        names = self.variant.provinces
+        centres = [(names[c["province"]].name if c.get("province") in names else c.get("province"),
+                    c.get("from"), c.get("to")) for c in events.get("centers") or () if isinstance(c, Mapping)]
+        return {"centres": centres, "disbanded": list(year.get("disbanded") or ()),
+                "award": dict(year.get("award") or {}), "prestige": dict(year.get("prestige") or {}),
+                "fiefs_lost": year.get("fiefs_lost") or []}
+
+    def legend_lines(self) -> list[str]:
+        """Who won which bid, in a line each, for the legend of the map picture."""
+        return [f"{b.power}: {b.order} - {'won' if b.outcome == 'succeeds' else b.outcome}"
+                f"{f', {b.spent} spent' if b.spent else ''}" for b in self.bids]
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    name: str
+    variant: Variant
+    status: str
+    phase: str | None
+    outcome: Mapping[str, Any] | None
+    start: Position
+    """The board before the first archived season (the opening, if nothing was rolled back)."""
+    seasons: tuple[SeasonRecord, ...]
+    current: Position | None = None
+    """The board as it stands now (the game's position)."""
+    players: tuple[Mapping[str, Any], ...] = ()
+    """The game's players: power, status, missed deadlines in a row (who plays is not shown)."""
+
+    @property
+    def has_prestige(self) -> bool:
+        return self.start.prestige is not None
+
+    def centre_history(self) -> list[tuple[str, dict[Power, int]]]:
+        """(label, centres per power) at the start and after every season."""
+        return [("start", self.start.center_counts())] + [(s.slug, s.centers) for s in self.seasons]
+
+    def prestige_history(self) -> list[tuple[SeasonRecord, dict[str, int]]]:
+        """Every season after which some power's prestige differs from the season before."""
+        out = []
+        last = dict(self.start.prestige.prestige) if self.start.prestige is not None else None
+        for season in self.seasons:
+            now = season.prestige
+            if now is not None and now != last:
+                out.append((season, now))
+            last = now
+        return out
+
+
+def season_record(season: Season) -> SeasonRecord:
+    """The :class:`SeasonRecord` of one season: its orders in rows, its bids and prestige ledger."""
+    events = season.events
+    ledger_doc = events.get("prestige") if isinstance(events.get("prestige"), Mapping) else {}
+    lines: list[SeasonOrder] = []
+    results: list[OrderResult] = []
+    bids: list[Bid] = []
+    for given, result in zip(season.orders, season.results):
+        order, power = result.order, result.order.power
+        lines.append(SeasonOrder(power, given.written, canonical(order), result.outcome.value, result.reason))
+        results.append(result)
+        if isinstance(order, PRESTIGE_ORDER_TYPES):
+            spent = sum(s.get("amount", 0) for s in (ledger_doc.get(power) or {}).get("spent", [])
+                        if s.get("order") == str(order))
+            bids.append(Bid(power, str(order), result.outcome.value, result.reason, spent))
+    for result in season.adjudication.implicit:
+        # listed on the page, not drawn: a unit nobody ordered gets no ring on the map
+        lines.append(SeasonOrder(result.order.power, "", canonical(result.order), result.outcome.value,
+                                 result.reason, implicit=True))
+    ledger = tuple(
+        LedgerLine(power, int(d.get("start", 0)), int(d.get("received", 0)),
+                   tuple((s.get("order", ""), int(s.get("amount", 0))) for s in d.get("spent", [])), int(d.get("left", 0)))
+        for power, d in sorted(ledger_doc.items()) if isinstance(d, Mapping))
+    return SeasonRecord(phase=season.phase, version=season.version, variant=season.variant, before=season.position,
+                        after=season.after, orders=tuple(lines), results=tuple(results), bids=tuple(bids),
+                        ledger=ledger, nmr=tuple(season.nmr), seed=season.seed, events=events,
+                        adjudicated_at=season.adjudicated_at.isoformat() if season.adjudicated_at else None)
+
+
+def game_record(archive: GameArchive) -> GameRecord:
+    """The :class:`GameRecord` of a whole game (:func:`bot.archive.games.game_archive`)."""
+    game = archive.game
+    seasons = tuple(season_record(s) for s in sorted(archive.seasons, key=lambda s: s.version))
+    if seasons:
+        start = seasons[0].before
+        variant = seasons[0].variant
+    else:
+        variant, start = position_from_dict({k: v for k, v in game["position"].items() if k != "orders"})
+    current = None
+    if isinstance(game.get("position"), Mapping):
+        _, current = position_from_dict({k: v for k, v in game["position"].items() if k != "orders"})
+    players = tuple({"power": p.get("power"), "status": p.get("status", ""), "nmr_count": p.get("nmr_count", 0)}
+                    for p in archive.players if p.get("power"))
+    return GameRecord(name=game["name"], variant=variant,
+                      status=game.get("status", ""), phase=game.get("phase"), outcome=game.get("outcome"),
+                      start=start, seasons=seasons, current=current, players=players)

@@ -1,0 +1,143 @@
+"""The archive site in ``crusader serve``: kept up to date from the announcements, served over HTTP.
+
+:class:`SiteNotifier` rewrites a game's pages when the judge announces its results (and when a
+game starts, ends or is rolled back). :class:`ArchiveSite` is the front end: at start it brings
+every game's pages up to date, then serves the directory with aiohttp on
+``CRUSADER_ARCHIVE_HOST``:``CRUSADER_ARCHIVE_PORT`` (127.0.0.1:8080 unless set).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path, PurePosixPath
+
+import structlog
+from aiohttp import web
+
+from bot.archive.games import game_archive, sweep_temporary
+from bot.store import database
+from bot.store.database import Database
+from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
+from .writer import SiteWriter
+
+log = structlog.get_logger("crusader.site")
+
+UPDATING_KINDS = frozenset({"started", "results", "rolled_back", "ended"})
+
+
+class SiteNotifier:
+    """A notifier: after the announcements that change a game's record, bring its pages up to date.
+
+    Idempotent: a repeated delivery writes no season page twice and the same index pages again.
+    It never fails a delivery: the pages it could not write are written on its next call.
+    """
+
+    name = "site"
+
+    def __init__(self, db: Database, writer: SiteWriter) -> None:
+        self.db = db
+        self.writer = writer
+        self._lock = asyncio.Lock()
+
+    async def recipients(self, announcement: Announcement) -> tuple[str, ...]:
+        return (self.name,) if announcement.kind in UPDATING_KINDS and announcement.game_id is not None else ()
+
+    async def deliver(self, delivery: Delivery) -> Outcome:
+        announcement = delivery.announcement
+        async with self._lock:
+            try:
+                await asyncio.to_thread(self.update, announcement.game_id)
+            except Exception:
+                # never hold back the results for the other front ends: a page missing now is
+                # written with the game's next announcement, or when the server starts
+                log.exception("archive pages not written", game=announcement.game, key=announcement.key)
+        return DELIVERED
+
+    def update(self, game_id: int) -> None:
+        try:
+            archive = game_archive(self.db, game_id)
+        except ValueError:
+            return  # deleted since
+        self.writer.write_game(archive)
+
+    def update_all(self) -> int:
+        """Bring every game's pages up to date (at start-up), after removing what writes
+        interrupted by a kill left behind; the number of games."""
+        sweep_temporary(self.writer.root)
+        with self.db.session() as session:
+            ids = [g.id for g in database.all_games(session)]
+        for game_id in ids:
+            self.update(game_id)
+        self.writer.write_index()
+        return len(ids)
+
+
+_NOT_FOUND = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title></head>"
+              "<body><h1>Not found</h1><p>There is no page at {path}: a season that has not been adjudicated "
+              "yet, or a game that is not archived here.</p><p><a href=\"/\">All games</a></p></body></html>")
+
+
+def site_app(root: Path) -> web.Application:
+    """An aiohttp application serving the static site under ``root`` (``/`` is ``index.html``)."""
+    root = Path(root).resolve()
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        path = request.match_info.get("path", "")
+        if "\x00" in path or len(path) > 1000:  # no file has such a name
+            raise _not_found(request)
+        rel = PurePosixPath(path)
+        if any(part.startswith(".") for part in rel.parts):
+            raise _not_found(request)
+        target = (root / rel).resolve()
+        if not target.is_relative_to(root):
+            raise _not_found(request)
+        if target.is_dir():
+            if not request.path.endswith("/"):
+                raise web.HTTPMovedPermanently(request.path + "/")
+            target = target / "index.html"
+        if not target.is_file():
+            raise _not_found(request)
+        return web.FileResponse(target, headers={"Cache-Control": "no-cache"})
+
+    app = web.Application()
+    app.router.add_get("/{path:.*}", page)
+    return app
+
+
+def _not_found(request: web.Request) -> web.HTTPNotFound:
+    from html import escape
+
+    return web.HTTPNotFound(text=_NOT_FOUND.format(path=escape(request.path[:200].replace("\x00", "\ufffd"))),
+                            content_type="text/html")
+
+
+class ArchiveSite:
+    """The front end of ``crusader serve`` that writes and serves the archive site."""
+
+    name = "archive site"
+
+    def __init__(self, db: Database, root: Path, host: str, port: int) -> None:
+        self.root = Path(root)
+        self.host, self.port = host, port
+        self.notifier = SiteNotifier(db, SiteWriter(self.root))
+        self._runner: web.AppRunner | None = None
+
+    async def start(self) -> None:
+        games = await asyncio.to_thread(self.notifier.update_all)
+        self._runner = web.AppRunner(site_app(self.root), access_log=None)
+        await self._runner.setup()
+        try:
+            await web.TCPSite(self._runner, self.host, self.port).start()
+        except OSError as exc:
+            from bot.app.setup import listen_error
+
+            await self._runner.cleanup()
+            self._runner = None
+            raise listen_error(exc, "the archive site", self.host, self.port, "CRUSADER_ARCHIVE_HOST",
+                               "CRUSADER_ARCHIVE_PORT", off=" (or 0 to turn the site off)") from None
+        log.info("archive site", url=f"http://{self.host}:{self.port}/", directory=str(self.root), games=games)
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None

@@ -1,0 +1,251 @@
+"""Writing the archive site: static HTML pages from the archive, with the templates in the package.
+
+Layout under the site's root::
+
+    index.html                 the games
+    <game>/index.html          seasons, supply-centre chart, prestige history
+    <game>/<phase>.html        one season: maps before and after, orders, bids (e.g. S1101M.html)
+    <game>/<phase>-before.svg  its maps, full size (and -after.svg)
+    <game>/game.json           the game's line in the site index
+
+Every file is written atomically (a temporary file renamed over the old one), so a reader never
+sees half a page. A season page is written once, when its season is archived (again only if it
+is rolled back and adjudicated anew); the index pages are rewritten each time. A whole game can
+also be built afresh in a temporary directory that is then renamed into place.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shutil
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import jinja2
+
+from adjudicator.vocab import Phase
+
+from bot.archive.games import GameArchive, temporary_prefix, write_atomically
+from bot.store.names import game_key
+from bot.render import DEFAULT_SIZE, render_svg
+from .chart import centre_chart
+from .model import GameRecord, game_record
+from .pictures import scoped, season_maps
+
+SUMMARY = "game.json"
+"""The file in each game's directory that the site index is made from."""
+
+_SEASON_FILE = re.compile(r"^[A-Z]\d+[A-Z](\.html|-before\.svg|-after\.svg)$")
+_OUTCOME_WORDS = {"succeeds": "succeeded", "fails": "failed", "invalid": "invalid"}
+_FILE_MODE, _DIR_MODE = 0o644, 0o755
+
+
+def game_slug(name: str) -> str:
+    """The directory of a game under the site's root: its key (:func:`bot.store.names.game_key`),
+    which no other game has."""
+    return game_key(name) or "_"
+
+
+def _phase_name(text: str | None) -> str:
+    if not text:
+        return ""
+    try:
+        return Phase.parse(text).long_name
+    except ValueError:
+        return text
+
+
+def outcome_text(outcome: Mapping[str, Any] | None) -> str:
+    """How a finished game ended, in words."""
+    if not outcome:
+        return ""
+    if outcome.get("winner"):
+        return f"Won by {outcome['winner']}."
+    if outcome.get("draw"):
+        return "Drawn between " + ", ".join(outcome["draw"]) + "."
+    if outcome.get("reason"):
+        return f"Ended: {outcome['reason']}"
+    return "Ended."
+
+
+def _when(iso: str | None) -> str:
+    try:
+        return datetime.fromisoformat(iso).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if iso else ""
+    except ValueError:
+        return iso or ""
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    """The Jinja2 environment of the site's templates (``bot/frontends/site/templates/*.html.j2``)."""
+    env = jinja2.Environment(loader=jinja2.PackageLoader("bot.frontends.site", "templates"),
+                             autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",)),
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.globals.update(phase_name=_phase_name, outcome_word=lambda o: _OUTCOME_WORDS.get(o, o))
+    return env
+
+
+def write_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, readable by all."""
+    write_atomically(path, text, mode=_FILE_MODE)
+
+
+def _powers(record: GameRecord) -> list[dict[str, str]]:
+    return [{"code": code, "name": info.name, "colour": info.colour} for code, info in record.variant.powers.items()]
+
+
+def _won(season) -> list[tuple[str, str]]:
+    """What the bids of a season decided, in words: vassals taken, units bribed, rebellions."""
+    names = season.variant.provinces
+    events = season.events
+    out = [(f"{names[p].name if p in names else p}: vassal", power) for p, power in (events.get("vassals") or {}).items()
+           if any(b.power == power and b.outcome == "succeeds" and b.order.startswith("VASSAL") for b in season.bids)]
+    out += [(f"{names[p].name if p in names else p}: bribed for the season", power)
+            for p, power in (events.get("bribed") or {}).items()]
+    out += [(f"{names[p].name if p in names else p}: rebellion", "") for p in events.get("rebellions") or ()]
+    return out
+
+
+class SiteWriter:
+    """Writes the archive site under ``root``.
+
+    :param root: the site's directory (created when missing).
+    :param map_size: width in pixels of the maps on season pages.
+    :param clock: gives the time printed at the foot of the index pages.
+    """
+
+    def __init__(self, root: Path, *, map_size: int = DEFAULT_SIZE,
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        self.root = Path(root)
+        self.map_size = map_size
+        self.clock = clock
+        self.env = environment()
+
+    # -- pages ------------------------------------------------------------------------------
+
+    def season_page(self, record: GameRecord, index: int, maps: tuple[str, str] | None = None) -> str:
+        """A season's page; ``maps``, its two maps as :func:`season_maps` draws them unscoped."""
+        season = record.seasons[index]
+        previous = record.seasons[index - 1].slug if index > 0 else None
+        # only a page that exists: the season after this one has none until it is adjudicated
+        following = record.seasons[index + 1].slug if index + 1 < len(record.seasons) else None
+        before, after = maps or season_maps(season, size=self.map_size, prefixed=False)
+        before, after = scoped(before, "before"), scoped(after, "after")
+        return self.env.get_template("season.html.j2").render(
+            game_name=record.name, season=season, previous=previous, next=following, map_before=before,
+            map_after=after, has_prestige=season.before.prestige is not None, powers=_powers(record),
+            dislodged=season.events.get("dislodged") or [], won=_won(season), year_end=season.year_end(),
+            power_name=season.variant.power_name, written_at=_when(season.adjudicated_at),
+            full_before=f"{season.slug}-before.svg", full_after=f"{season.slug}-after.svg")
+
+    def game_page(self, record: GameRecord) -> str:
+        history = record.centre_history()
+        start_prestige = dict(record.start.prestige.prestige) if record.start.prestige is not None else {}
+        board = (render_svg(record.variant, record.current, size=self.map_size)
+                 if record.current is not None else None)
+        current = record.current or (record.seasons[-1].after if record.seasons else record.start)
+        players = {p["power"]: p for p in record.players}
+        return self.env.get_template("game_index.html.j2").render(
+            game=record, outcome=outcome_text(record.outcome), chart=centre_chart(record.variant, history),
+            centre_history=history, prestige_history=record.prestige_history(), start_prestige=start_prestige,
+            powers=_powers(record), written_at=self._now(), board=board, current=current, players=players)
+
+    def index_page(self, games: list[dict[str, Any]]) -> str:
+        return self.env.get_template("site_index.html.j2").render(games=games, written_at=self._now())
+
+    def _now(self) -> str:
+        return self.clock().astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def write_game(self, archive: GameArchive, *, rewrite: bool = False) -> GameRecord:
+        """Bring a game's pages up to date from its archive (:func:`bot.archive.games.game_archive`).
+
+        Season pages not yet written are written (all of them with ``rewrite``); pages of
+        seasons rolled back since are removed; the game's index and the site index are rewritten.
+        """
+        record = game_record(archive)
+        self._write_game_into(self.root / game_slug(record.name), record, rewrite=rewrite)
+        self.write_index()
+        return record
+
+    def build_game(self, archive: GameArchive) -> GameRecord:
+        """Write a game's pages afresh in a temporary directory and rename it into place."""
+        record = game_record(archive)
+        slug = game_slug(record.name)
+        self.root.mkdir(parents=True, exist_ok=True)
+        target = self.root / slug
+        fresh = Path(tempfile.mkdtemp(dir=self.root, prefix=temporary_prefix(slug) + "new-"))
+        try:
+            os.chmod(fresh, _DIR_MODE)
+            self._write_game_into(fresh, record, rewrite=True)
+            if target.exists():
+                old = Path(tempfile.mkdtemp(dir=self.root, prefix=temporary_prefix(slug) + "old-"))
+                os.replace(target, old / slug)
+                os.replace(fresh, target)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.replace(fresh, target)
+        except BaseException:
+            shutil.rmtree(fresh, ignore_errors=True)
+            raise
+        self.write_index()
+        return record
+
+    def _write_game_into(self, folder: Path, record: GameRecord, *, rewrite: bool) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        written = self._pages_written(folder)
+        keep = set()
+        last = len(record.seasons) - 1
+        for i, season in enumerate(record.seasons):
+            path = folder / f"{season.slug}.html"
+            keep.update({path.name, f"{season.slug}-before.svg", f"{season.slug}-after.svg"})
+            # a season rolled back and adjudicated anew has a new version: its page is rewritten, and
+            # so is the last one before a new season, which now links to it
+            if (rewrite or not path.exists() or written.get(season.slug) != season.version
+                    or (i == last - 1 and record.seasons[last].slug not in written)):
+                maps = season_maps(season, size=self.map_size, prefixed=False)
+                write_file(path, self.season_page(record, i, maps))
+                write_file(folder / f"{season.slug}-before.svg", maps[0])
+                write_file(folder / f"{season.slug}-after.svg", maps[1])
+        for stale in folder.iterdir():
+            if _SEASON_FILE.match(stale.name) and stale.name not in keep:
+                stale.unlink(missing_ok=True)
+        write_file(folder / "index.html", self.game_page(record))
+        summary = {"name": record.name, "slug": game_slug(record.name),
+                   "variant": record.variant.name, "variant_title": record.variant.title, "status": record.status,
+                   "phase": record.phase, "phase_name": _phase_name(record.phase), "seasons": len(record.seasons),
+                   "outcome": outcome_text(record.outcome),
+                   "pages": {season.slug: season.version for season in record.seasons}}
+        write_file(folder / SUMMARY, json.dumps(summary, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+
+    @staticmethod
+    def _pages_written(folder: Path) -> dict[str, int]:
+        try:
+            return dict(json.loads((folder / SUMMARY).read_text(encoding="utf-8")).get("pages") or {})
+        except (OSError, ValueError, AttributeError):
+            return {}
+
+    def games(self) -> list[dict[str, Any]]:
+        """The games written under the root, from their summaries, by name."""
+        out = []
+        if self.root.is_dir():
+            for path in sorted(self.root.glob(f"*/{SUMMARY}")):
+                if path.parent.name.startswith("."):
+                    continue
+                try:
+                    summary = json.loads(path.read_text(encoding="utf-8"))
+                except (OSError, ValueError):
+                    continue
+                summary["slug"] = path.parent.name
+                out.append(summary)
+        return sorted(out, key=lambda g: g.get("name", "").lower())
+
+    def write_index(self) -> None:
+        """Rewrite the site's index from the games under the root."""
+        write_file(self.root / "index.html", self.index_page(self.games()))

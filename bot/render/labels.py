@@ -1,0 +1,89 @@
+"""Where a province's name goes and which name fits: the full name where there is room, its id
+where there is not.
+
+A label sits under the province's unit point. Its width is measured with the advance widths of
+DejaVu Sans (the font the pictures name first, and the one the judge's image installs), so the
+choice does not depend on the machine; the room is the width of the province's shape along the
+label's line, read from the drawn polygons.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from adjudicator.variant import Province
+
+Point = tuple[float, float]
+Polygon = Sequence[Point]
+
+# Advance widths of DejaVu Sans (Book and Bold), characters 32..126, in thousandths of an em.
+_BOOK = (
+    318, 401, 460, 838, 636, 950, 780, 275, 390, 390, 500, 838, 318, 361, 318, 337, 636, 636, 636, 636, 636, 636,
+    636, 636, 636, 636, 337, 337, 838, 838, 838, 531, 1000, 684, 686, 698, 770, 632, 575, 775, 752, 295, 295, 656,
+    557, 863, 748, 787, 603, 787, 695, 635, 611, 732, 684, 989, 685, 611, 685, 390, 337, 390, 838, 500, 500, 613,
+    635, 550, 635, 615, 352, 635, 634, 278, 278, 579, 278, 974, 634, 612, 635, 635, 411, 521, 392, 634, 592, 818,
+    592, 592, 525, 636, 337, 636, 838,
+)
+_BOLD = (
+    348, 456, 521, 838, 696, 1002, 872, 306, 457, 457, 523, 838, 380, 415, 380, 365, 696, 696, 696, 696, 696, 696,
+    696, 696, 696, 696, 400, 400, 838, 838, 838, 580, 1000, 774, 762, 734, 830, 683, 683, 821, 837, 372, 372, 775,
+    637, 995, 837, 850, 733, 850, 770, 720, 682, 812, 774, 1103, 771, 724, 725, 457, 365, 457, 838, 500, 500, 675,
+    716, 593, 716, 678, 435, 716, 712, 343, 343, 665, 343, 1042, 712, 687, 716, 716, 493, 595, 478, 712, 652, 924,
+    645, 652, 582, 712, 365, 712, 838,
+)
+
+
+def text_width(text: str, size: float, *, bold: bool = False) -> float:
+    """The width of ``text`` set in DejaVu Sans at ``size`` (characters it has no width for
+    count as a wide letter)."""
+    table = _BOLD if bold else _BOOK
+    return size * sum(table[o - 32] if 32 <= (o := ord(c)) < 127 else 700 for c in text) / 1000
+
+
+def chord(polygons: Sequence[Polygon], x: float, y: float) -> float:
+    """The width of the shape along the horizontal line at ``y``, through ``x``: the stretch of
+    that line around ``x`` that lies inside any of the polygons (0 when ``x`` is outside)."""
+    crossings: list[float] = []
+    for poly in polygons:
+        n = len(poly)
+        for i in range(n):
+            (x1, y1), (x2, y2) = poly[i], poly[(i + 1) % n]
+            if (y1 <= y < y2) or (y2 <= y < y1):
+                crossings.append(x1 + (y - y1) * (x2 - x1) / (y2 - y1))
+    crossings.sort()
+    for left, right in zip(crossings[0::2], crossings[1::2]):
+        if left <= x <= right:
+            return right - left
+    return 0.0
+
+
+@dataclass(frozen=True)
+class Label:
+    """A province's name as drawn: the text, its centre and baseline, its width."""
+
+    text: str
+    x: float
+    y: float
+    width: float
+    full: bool
+    """Whether the full name fitted (otherwise the text is the province's id)."""
+
+
+def short_name(pid: str) -> str:
+    return pid[:1].upper() + pid[1:]
+
+
+def place_label(province: Province, polygons: Sequence[Polygon], at: Point, size: float, *,
+                gap: float) -> Label:
+    """The label of ``province``: centred under ``at`` (the unit point), ``gap`` below it; the
+    full name when it fits inside the shape along both the top and the baseline of the text,
+    the id otherwise."""
+    x, y = at[0], at[1] + gap + 0.75 * size
+    full = province.name
+    width = text_width(full, size)
+    room = min(chord(polygons, x, y), chord(polygons, x, y - 0.7 * size))
+    if width + 0.6 * size <= room:
+        return Label(full, x, y, width, True)
+    short = short_name(str(province.id))
+    return Label(short, x, y, text_width(short, size), False)

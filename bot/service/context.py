@@ -1,0 +1,207 @@
+"""What every part of the service shares (:class:`Context`): the database, the clock, the rows a
+request works on and their views, the games' timers and the outbox."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Callable
+
+from sqlmodel import Session
+
+from adjudicator.turn import to_decide
+from adjudicator.vocab import Phase
+
+from bot.codec.documents import position_from_dict
+from bot.store import database
+from bot.store.database import Database
+from bot.store.outbox import Announcement, outbox_row
+from bot.store.rows import GameRow, PlayerRow, TimerRow, utcnow
+from . import texts
+from .errors import NotAllowedError, NotFoundError, ServiceError, WrongStateError
+from .identities import identity
+from .policy import DeadlinePolicy
+from .views import GameView, PlayerView
+
+CIVIL_DISORDER_STATES = ("civil_disorder", "removed")
+WAITING = "waiting"  # a player on a game's waiting list: no power yet
+
+
+def game_not_found(session: Session, ref: str | int) -> NotFoundError:
+    """The error for a game name or number that names no game, with the names that would do."""
+    names = [g.name for g in database.all_games(session)][:10]
+    return NotFoundError(f"no game {ref!r}; games here: {', '.join(names) or 'none yet'}")
+
+
+class Context:
+    """The service's shared state and the steps every part takes: find a game's rows, check who may
+    act and when, make the views, arm a game's timers, write an announcement to the outbox."""
+
+    def __init__(self, db: Database, *, clock: Callable[[], datetime] = utcnow, node: str = "local",
+                 pictures: bool = True) -> None:
+        self.db = db
+        self.clock = clock
+        self.node = node
+        self.pictures = pictures
+        """Whether a season's picture is drawn when it is adjudicated and stored with it."""
+        self.timer_listeners: list[Callable[[list[TimerRow]], None]] = []
+
+    def now(self) -> datetime:
+        moment = self.clock()
+        if moment.tzinfo is None:
+            raise ValueError("the service clock must give timezone-aware UTC times")
+        return moment
+
+    # -- rows ------------------------------------------------------------------------------
+
+    def game(self, session: Session, ref: str | int, *, lock: bool = False) -> GameRow:
+        if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()
+                                    and database.game_by_name(session, ref) is None):
+            game = (database.lock_game(session, int(ref), skip_locked=False) if lock
+                    else session.get(GameRow, int(ref)))
+        else:
+            game = database.game_by_name(session, ref)
+            if game is not None and lock:
+                game = database.lock_game(session, game.id, skip_locked=False)
+        if game is None:
+            raise game_not_found(session, ref)
+        return game
+
+    @staticmethod
+    def identity(text: str, what: str = "a player") -> str:
+        return identity(text, what)     # (an InputError says what is accepted)
+
+    def unseat(self, session: Session, game: GameRow, players: list[PlayerRow], row: PlayerRow) -> None:
+        """Before the start (or from a waiting list): ``row``'s player leaves the game; the first
+        player waiting takes the seat."""
+        session.delete(row)
+        session.flush()
+        waiting = [p for p in players if p.status == WAITING and p is not row]
+        if row.status != WAITING and game.status == "forming" and waiting:
+            waiting[0].status = "active"
+            session.add(waiting[0])
+            session.flush()
+
+    def seat(self, session: Session, game: GameRow, players: list[PlayerRow], player: str,
+              power: str | None) -> PlayerRow:
+        """Before the start: ``player`` gets ``power`` (``None``: drawn at the start), joining the
+        game or leaving its waiting list if needed; a power another player holds is refused."""
+        from adjudicator.variant import get_variant
+
+        target = next((p for p in players if p.player == player), None)
+        seated = [p for p in players if p.status != WAITING and p is not target]
+        powers = list(get_variant(game.variant).powers)
+        if (target is None or target.status == WAITING) and len(seated) >= len(powers):
+            raise WrongStateError(f"every power of '{game.name}' has a player; remove one first")
+        if power is not None:
+            power = power.strip().upper()
+            if power not in powers:
+                raise NotFoundError(f"{power[:20]!r} is not a power of {game.variant}; powers: {', '.join(powers)}")
+            holder = next((p.player for p in seated if p.power == power), None)
+            if holder is not None:
+                raise ServiceError(f"{power} is already played by {holder} in '{game.name}'; move or remove them first")
+        if target is None:
+            target = PlayerRow(game_id=game.id, player=player, joined_at=self.now())
+        target.power, target.status = power, "active"
+        session.add(target)
+        session.flush()
+        return target
+
+    @staticmethod
+    def player(players: list[PlayerRow], player: str, game: GameRow) -> PlayerRow:
+        for row in players:
+            if row.player == player:
+                return row
+        raise NotAllowedError(f"{player!r} is not a player of game '{game.name}'")
+
+    @staticmethod
+    def power_row(players: list[PlayerRow], power: str, game: GameRow) -> PlayerRow:
+        for row in players:
+            if row.power == power:
+                return row
+        raise NotFoundError(f"nobody plays {power!r} in game '{game.name}'")
+
+    @staticmethod
+    def require_gm(game: GameRow, actor: str | None) -> None:
+        """``actor=None`` is the judge's own operator (the shell), who may do anything."""
+        if actor is not None and actor != game.gm:
+            raise NotAllowedError(f"only the game master of '{game.name}' ({game.gm}) may do that")
+
+    @staticmethod
+    def require_status(game: GameRow, *allowed: str) -> None:
+        if game.status not in allowed:
+            raise WrongStateError(f"game '{game.name}' is {game.status}; this needs it to be {' or '.join(allowed)}")
+
+    @staticmethod
+    def policy(game: GameRow) -> DeadlinePolicy:
+        return DeadlinePolicy.from_dict(game.policy)
+
+    # -- views -----------------------------------------------------------------------------
+
+    def view(self, session: Session, game: GameRow) -> GameView:
+        players = database.players_of(session, game.id)
+        ordered: set[str] = set()
+        centers: dict[str, int] = {}
+        must: tuple[str, ...] = ()
+        if game.position is not None and game.status != "forming":
+            ordered = {o.power for o in database.orders_of(session, game.id, game.version)}
+            variant, position = position_from_dict(game.position)
+            centers = dict(sorted(position.center_counts().items()))
+            must = tuple(sorted(to_decide(variant, position)))
+        views = tuple(PlayerView(p.player, p.power, p.status, p.nmr_count, p.power in ordered, p.draw_vote)
+                      for p in players)
+        return GameView(id=game.id, name=game.name, variant=game.variant, rules=tuple(game.rules), gm=game.gm,
+                        status=game.status, phase=game.phase, version=game.version, deadline_at=game.deadline_at,
+                        players=views, centers=centers, must_order=must, outcome=game.outcome)
+
+    def finish(self, session, game: GameRow, outcome: dict, *, now: datetime | None = None,
+                key: str | None = None) -> None:
+        """End the game with ``outcome``: no more deadlines, the ending announced."""
+        now = now or self.now()
+        game.status, game.outcome, game.ended_at = "ended", outcome, now
+        self.arm(session, game, None, now)
+        self.announce(session, game, "ended", "public", f"{game.name}: the game is over", texts.ending(outcome),
+                       key=key, data={"outcome": outcome})
+        session.add(game)
+
+    # -- timers and announcements -----------------------------------------------------------
+
+    def arm(self, session: Session, game: GameRow, deadline: datetime | None, now: datetime) -> list[TimerRow]:
+        """Replace the game's pending timers by a deadline at ``deadline`` and its reminders."""
+        database.cancel_timers(session, game.id, now)
+        game.deadline_at = deadline
+        if deadline is None:
+            return []
+        timers = [TimerRow(game_id=game.id, version=game.version, kind="deadline", due_at=deadline, payload={})]
+        for before in self.policy(game).reminders:
+            due = deadline - before
+            if due > now:
+                timers.append(TimerRow(game_id=game.id, version=game.version, kind="reminder", due_at=due,
+                                       payload={"before": before.total_seconds()}))
+        session.add_all(timers)
+        session.flush()
+        return timers
+
+    def phase_deadline(self, game: GameRow, now: datetime) -> datetime:
+        return now + self.policy(game).length(Phase.parse(game.phase).kind)
+
+    def announce(self, session: Session, game: GameRow, kind: str, audience: str, subject: str, body: str,
+                  *, key: str | None = None, powers: list[str] = (), recipients: list[str] = (),
+                  data: dict | None = None) -> None:
+        announcement = Announcement(
+            key=key or f"{game.id}:{game.version}:{kind}", kind=kind, audience=audience, subject=subject, body=body,
+            game_id=game.id, game=game.name, powers=tuple(powers), recipients=tuple(recipients),
+            data={"phase": game.phase, **self.deadline_data(game), **(data or {})})
+        session.add(outbox_row(announcement, self.now()))
+
+    def deadline_data(self, game: GameRow) -> dict:
+        """The deadline an announcement's text gives (the game's, as it is now) and the zone it is shown
+        in, as values: a front end may show it its own way (Discord in each reader's time zone)."""
+        if game.deadline_at is None:
+            return {}
+        return {"deadline": game.deadline_at.isoformat(), "timezone": self.policy(game).timezone}
+
+    def notify(self, timers: list[TimerRow]) -> None:
+        """Tell the scheduler (if one listens) about timers just committed."""
+        if timers:
+            for listener in self.timer_listeners:
+                listener(list(timers))

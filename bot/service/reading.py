@@ -1,0 +1,57 @@
+"""A message of orders read once, and judged by the engine: what each line became.
+
+The grammar reads the player's text, as far as the bounds of a message go (:mod:`bot.codec.limits`;
+it passes over what is not meant as orders: greetings, quoted replies, the signature); the engine (:func:`adjudicator.turn.submit`) judges the orders
+with the power's standing orders of the phase: each is accepted, with a note when only the
+adjudication can tell whether it happens ("needs 3 prestige..."), or refused with the reason.
+The service decides none of it.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from adjudicator.orders import Order
+from adjudicator.position import Position
+from adjudicator.turn import Submission, slot, submit
+from adjudicator.variant import Variant
+from adjudicator.vocab import Power
+
+from bot.codec import limits
+from .views import OrderLine
+
+
+def read_message(text: str, variant: Variant, position: Position, power: Power,
+                 standing: Sequence[Order]) -> tuple[list[OrderLine], Submission]:
+    """Each order line of ``text`` as ``power``'s, judged with its ``standing`` orders: the answer
+    for each line (in the order written), and the engine's verdicts with the standing orders after."""
+    from grammar import parse_message
+
+    bounded = limits.bounded_message(text)  # a line too long, or past the last one read: not read
+    parsed = parse_message(bounded.text, variant, power, phase=position.phase)
+    lines = [line for line in parsed.lines if line.joined_to is None]  # a bribed unit's order is its BRIBE's
+    submission = submit(variant, position, power, [line.order for line in lines if line.order is not None],
+                        standing)
+    verdicts = iter(submission.verdicts)
+    out = []
+    for line in lines:
+        written = line.text.strip()
+        if line.order is None:
+            out.append((line.line_no, OrderLine(written, reason=str(line.error))))
+            continue
+        verdict = next(verdicts)
+        if verdict.accepted:
+            out.append((line.line_no, OrderLine(written, verdict.understood, note=verdict.note,
+                                                replaces=verdict.replaces)))
+        else:
+            out.append((line.line_no, OrderLine(written, reason=verdict.refusal.text, refusal=verdict.refusal)))
+    out += [(n.line_no, OrderLine(n.written, reason=n.reason)) for n in bounded.not_read]
+    out = [line for _, line in sorted(out, key=lambda pair: pair[0])]
+    return out, submission
+
+
+def order_key(order: Order, seq: int) -> str:
+    """The key a standing order is stored under: its slot (what a later order replaces,
+    :func:`adjudicator.turn.slot`); a waive, which replaces nothing, by its sequence number."""
+    place = slot(order)
+    return str(place) if place is not None else f"waive:{seq}"

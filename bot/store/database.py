@@ -1,0 +1,410 @@
+"""The database handle and the queries the service needs.
+
+SQLite (one file, WAL) by default, PostgreSQL by URL. The schema is owned by the Alembic
+migrations in ``bot/store/migrations``; :meth:`Database.migrate` applies them. The tables are
+in :mod:`bot.store.rows`.
+
+No other module writes SQL: the service asks for rows through the helpers at the bottom.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Collection, Iterator
+
+import sqlalchemy as sa
+from sqlalchemy.orm import defer
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from .names import game_key
+from .rows import DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
+
+
+# -- the database handle --------------------------------------------------------------------
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+    # let SQLAlchemy's BEGIN below be the only transaction control (pysqlite defers it otherwise)
+    dbapi_connection.isolation_level = None
+
+
+def _sqlite_begin_immediate(conn) -> None:
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+class Database:
+    """One engine and its sessions. ``url`` is any SQLAlchemy URL (``sqlite:///…``, ``postgresql+psycopg://…``)."""
+
+    def __init__(self, url: str, *, echo: bool = False, pool_size: int = 5) -> None:
+        self.url = url
+        kwargs: dict[str, Any] = {"echo": echo}
+        if url.startswith("sqlite"):
+            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        else:
+            kwargs.update(pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)
+        self.engine: Engine = sa.create_engine(url, **kwargs)
+        if self.is_sqlite:
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+            event.listen(self.engine, "begin", _sqlite_begin_immediate)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    @classmethod
+    def sqlite_file(cls, path: Path) -> Database:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return cls(f"sqlite:///{path}")
+
+    def migrate(self) -> None:
+        """Bring the schema up to date with the migrations shipped in the package."""
+        from .migrations import upgrade
+
+        upgrade(self.engine)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A unit of work: committed when the block ends normally, rolled back otherwise."""
+        with Session(self.engine, expire_on_commit=False) as session:
+            with session.begin():
+                yield session
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+# -- queries the service needs (the only place that builds them) ---------------------------
+
+
+def lock_game(session: Session, game_id: int, *, skip_locked: bool = True) -> GameRow | None:
+    """The game row, locked for this transaction (PostgreSQL: ``FOR UPDATE SKIP LOCKED``).
+
+    ``None`` when another process holds it. On SQLite the transaction is ``BEGIN IMMEDIATE``,
+    which already serialises writers.
+    """
+    stmt = select(GameRow).where(GameRow.id == game_id)
+    if session.get_bind().dialect.name != "sqlite":
+        stmt = stmt.with_for_update(skip_locked=skip_locked)
+    return session.exec(stmt).first()
+
+
+def game_by_name(session: Session, name: str) -> GameRow | None:
+    """The game called ``name``, written in any case and punctuation (its key, :func:`game_key`)."""
+    return session.exec(select(GameRow).where(GameRow.key == game_key(name))).first()
+
+
+def all_games(session: Session, *, status: str | None = None) -> list[GameRow]:
+    stmt = select(GameRow).order_by(GameRow.id)
+    if status:
+        stmt = stmt.where(GameRow.status == status)
+    return list(session.exec(stmt))
+
+
+def players_of(session: Session, game_id: int) -> list[PlayerRow]:
+    return list(session.exec(select(PlayerRow).where(PlayerRow.game_id == game_id).order_by(PlayerRow.id)))
+
+
+def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = ()) -> list[sa.Row]:
+    """The games ``player`` plays in (optionally only those in ``statuses``); see ``games_of_players``."""
+    return games_of_players(session, [player], statuses)
+
+
+def games_of_players(session: Session, players: Collection[str], statuses: tuple[str, ...] = ()) -> list[sa.Row]:
+    """The games each of ``players`` plays in, in one query, as plain rows in game order.
+
+    A listing, on the path of every DM: each row has the game's ``id, name, variant, status,
+    gm, phase, policy`` and the player's ``player, power``; no position, no ORM objects.
+    """
+    game, seat = GameRow.__table__, PlayerRow.__table__
+    stmt = (sa.select(game.c.id, game.c.name, game.c.variant, game.c.status, game.c.gm, game.c.phase,
+                      game.c.policy, seat.c.player, seat.c.power)
+            .join(seat, seat.c.game_id == game.c.id)
+            .where(seat.c.player.in_(sorted(set(players)))).order_by(game.c.id, seat.c.id))
+    if statuses:
+        stmt = stmt.where(game.c.status.in_(statuses))
+    return list(session.connection().execute(stmt))
+
+
+def lock_games(session: Session, names: Collection[str] = (), ids: Collection[int] = ()) -> list[GameRow]:
+    """The games called one of ``names`` or numbered one of ``ids``, locked for this transaction.
+
+    PostgreSQL locks them in id order (``ORDER BY id FOR UPDATE``), so that two transactions
+    locking overlapping sets cannot deadlock; on SQLite ``BEGIN IMMEDIATE`` already serialises writers.
+    """
+    stmt = (select(GameRow).where(sa.or_(GameRow.name.in_(sorted(set(names))), GameRow.id.in_(sorted(set(ids)))))
+            .order_by(GameRow.id))
+    if session.get_bind().dialect.name != "sqlite":
+        stmt = stmt.with_for_update()
+    return list(session.exec(stmt))
+
+
+def player_rows(session: Session, game_ids: Collection[int]) -> list[sa.Row]:
+    """The players of these games as plain rows (read-only: no ORM objects on the orders' hot path)."""
+    table = PlayerRow.__table__
+    stmt = sa.select(table).where(table.c.game_id.in_(sorted(set(game_ids)))).order_by(table.c.id)
+    return list(session.connection().execute(stmt))
+
+
+def standing_order_rows(session: Session, phases: Collection[tuple[int, int]]) -> list[sa.Row]:
+    """The standing orders of every power in these ``(game id, version)`` phases, as plain rows
+    in ``orders_of``'s order (power, then the order they were given in)."""
+    table = OrderRow.__table__
+    stmt = (sa.select(table).where(sa.tuple_(table.c.game_id, table.c.version).in_(sorted(set(phases))))
+            .order_by(table.c.game_id, table.c.power, table.c.seq))
+    return list(session.connection().execute(stmt))
+
+
+def add_submissions(session: Session, rows: list[dict[str, Any]]) -> list[int]:
+    """Insert audit-log rows in one statement; their ids, in the order given."""
+    if not rows:
+        return []
+    table = SubmissionRow.__table__
+    stmt = sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
+    return list(session.connection().execute(stmt, rows).scalars())
+
+
+def add_orders(session: Session, rows: list[dict[str, Any]]) -> None:
+    """Insert standing-order rows in one statement (``OrderRow``'s columns as keys)."""
+    if rows:
+        session.connection().execute(sa.insert(OrderRow.__table__), rows)
+
+
+def delete_orders_by_id(session: Session, ids: Collection[int]) -> None:
+    if ids:
+        session.connection().execute(sa.delete(OrderRow.__table__).where(OrderRow.__table__.c.id.in_(sorted(ids))))
+
+
+def reactivate_players(session: Session, ids: Collection[int]) -> None:
+    """Players back from civil disorder (they sent orders): active, the count of missed phases cleared."""
+    if ids:
+        table = PlayerRow.__table__
+        session.connection().execute(sa.update(table).where(table.c.id.in_(sorted(ids)))
+                                     .values(status="active", nmr_count=0))
+
+
+def orders_of(session: Session, game_id: int, version: int, power: str | None = None) -> list[OrderRow]:
+    stmt = select(OrderRow).where(OrderRow.game_id == game_id, OrderRow.version == version)
+    if power is not None:
+        stmt = stmt.where(OrderRow.power == power)
+    return list(session.exec(stmt.order_by(OrderRow.power, OrderRow.seq)))
+
+
+def delete_orders(session: Session, game_id: int, version: int, power: str, keys: list[str] | None = None) -> None:
+    stmt = sa.delete(OrderRow).where(OrderRow.game_id == game_id, OrderRow.version == version,
+                                     OrderRow.power == power)
+    if keys is not None:
+        stmt = stmt.where(OrderRow.key.in_(keys))
+    session.exec(stmt.execution_options(synchronize_session=False))
+
+
+def submissions_of(session: Session, game_id: int, version: int | None = None) -> list[SubmissionRow]:
+    stmt = select(SubmissionRow).where(SubmissionRow.game_id == game_id)
+    if version is not None:
+        stmt = stmt.where(SubmissionRow.version == version)
+    return list(session.exec(stmt.order_by(SubmissionRow.id)))
+
+
+def seasons_of(session: Session, game_id: int) -> list[SeasonRow]:
+    """Every season of a game, without their pictures (loaded when one is asked for: ``season.picture``)."""
+    stmt = select(SeasonRow).where(SeasonRow.game_id == game_id).order_by(SeasonRow.version)
+    return list(session.exec(stmt.options(defer(SeasonRow.picture))))
+
+
+def season_at(session: Session, game_id: int, version: int) -> SeasonRow | None:
+    """The archive of the phase adjudicated at ``version`` (``None``: not adjudicated, or rolled back)."""
+    return session.exec(select(SeasonRow).where(SeasonRow.game_id == game_id, SeasonRow.version == version)).first()
+
+
+def last_season(session: Session, game_id: int) -> SeasonRow | None:
+    stmt = select(SeasonRow).where(SeasonRow.game_id == game_id).order_by(SeasonRow.version.desc())
+    return session.exec(stmt).first()
+
+
+def season_before(session: Session, game_id: int, version: int) -> SeasonRow | None:
+    """The archive of the last phase adjudicated before ``version``."""
+    stmt = (select(SeasonRow).where(SeasonRow.game_id == game_id, SeasonRow.version < version)
+            .order_by(SeasonRow.version.desc()))
+    return session.exec(stmt).first()
+
+
+def pending_timers(session: Session, *, due_before: datetime | None = None, limit: int | None = None) -> list[TimerRow]:
+    stmt = select(TimerRow).where(TimerRow.fired_at.is_(None))
+    if due_before is not None:
+        stmt = stmt.where(TimerRow.due_at <= due_before)
+    stmt = stmt.order_by(TimerRow.due_at, TimerRow.id)
+    if limit:
+        stmt = stmt.limit(limit)
+    return list(session.exec(stmt))
+
+
+def cancel_timers(session: Session, game_id: int, when: datetime) -> None:
+    """Mark every pending timer of the game as spent (a new phase, pause or end)."""
+    session.exec(sa.update(TimerRow).where(TimerRow.game_id == game_id, TimerRow.fired_at.is_(None))
+                 .values(fired_at=when).execution_options(synchronize_session=False))
+
+
+# -- the outbox and its deliveries -------------------------------------------------------------
+
+
+def add_announcement(session: Session, row: OutboxRow) -> bool:
+    """Write an announcement unless one with its key is there already; whether it was written."""
+    if session.exec(select(OutboxRow.id).where(OutboxRow.key == row.key)).first() is not None:
+        return False
+    session.add(row)
+    session.flush()
+    return True
+
+
+def claim_outbox(session: Session, node: str, now: datetime, until: datetime, limit: int = 200) -> list[OutboxRow]:
+    """Claim announcements not yet fanned out to their recipients whose previous claim (if any) has lapsed."""
+    stmt = (select(OutboxRow)
+            .where(OutboxRow.expanded_at.is_(None),
+                   sa.or_(OutboxRow.claimed_until.is_(None), OutboxRow.claimed_until < now))
+            .order_by(OutboxRow.id).limit(limit))
+    if session.get_bind().dialect.name != "sqlite":
+        stmt = stmt.with_for_update(skip_locked=True)
+    rows = list(session.exec(stmt))
+    for row in rows:
+        row.claimed_by, row.claimed_until, row.attempts = node, until, row.attempts + 1
+        session.add(row)
+    return rows
+
+
+def expand_announcement(session: Session, outbox_id: int, node: str, recipients: Collection[tuple[str, str]],
+                        now: datetime) -> bool:
+    """Write the deliveries of an announcement claimed by ``node``: one per ``(notifier, recipient)``
+    not already there. False (nothing written) when the claim was lost to another server."""
+    row = session.get(OutboxRow, outbox_id)
+    if row is None or row.expanded_at is not None or row.claimed_by != node:
+        return False
+    table = DeliveryRow.__table__
+    have = set(session.connection().execute(sa.select(table.c.notifier, table.c.recipient)
+                                            .where(table.c.outbox_id == outbox_id)))
+    new = [{"outbox_id": outbox_id, "game_id": row.game_id, "notifier": notifier, "recipient": recipient,
+            "state": "pending", "attempts": 0, "due_at": now}
+           for notifier, recipient in sorted(set(recipients)) if (notifier, recipient) not in have]
+    if new:
+        session.connection().execute(sa.insert(table), new)
+    row.expanded_at = now
+    if not new and not have:
+        row.delivered_at = now  # nobody to tell
+    session.add(row)
+    return True
+
+
+def claim_deliveries(session: Session, notifiers: Collection[str], token: str, now: datetime, until: datetime,
+                     limit: int = 50, exclude: Collection[int] = ()) -> list[tuple[DeliveryRow, OutboxRow, bool]]:
+    """Claim due deliveries of these notifiers: ``(delivery, announcement, in doubt)``.
+
+    Only the first pending delivery of each queue (one notifier, one recipient, one game) is
+    taken, so that a recipient reads a game's announcements in the order they were made. A
+    delivery still claimed by a server whose claim lapsed is *in doubt*: that server may have
+    delivered it before it died.
+    """
+    d = DeliveryRow.__table__
+    e = d.alias("earlier")
+    earlier = (sa.exists().where(e.c.notifier == d.c.notifier, e.c.recipient == d.c.recipient,
+                                 e.c.game_id.is_not_distinct_from(d.c.game_id), e.c.state == "pending",
+                                 e.c.outbox_id < d.c.outbox_id))
+    stmt = (select(DeliveryRow)
+            .where(DeliveryRow.state == "pending", DeliveryRow.due_at <= now,
+                   DeliveryRow.notifier.in_(sorted(set(notifiers))),
+                   sa.or_(DeliveryRow.claimed_until.is_(None), DeliveryRow.claimed_until < now), ~earlier)
+            .order_by(DeliveryRow.outbox_id, DeliveryRow.id).limit(limit))
+    if exclude:
+        stmt = stmt.where(DeliveryRow.id.not_in(sorted(exclude)))
+    if session.get_bind().dialect.name != "sqlite":
+        stmt = stmt.with_for_update(skip_locked=True, of=DeliveryRow)
+    rows = list(session.exec(stmt))
+    if not rows:
+        return []
+    announcements = {o.id: o for o in session.exec(select(OutboxRow).where(
+        OutboxRow.id.in_(sorted({r.outbox_id for r in rows}))))}
+    out = []
+    for row in rows:
+        in_doubt = row.claimed_by is not None
+        row.claimed_by, row.claimed_until, row.attempts = token, until, row.attempts + 1
+        row.first_tried_at = row.first_tried_at or now
+        session.add(row)
+        out.append((row, announcements[row.outbox_id], in_doubt))
+    return out
+
+
+def renew_deliveries(session: Session, token: str, until: datetime) -> int:
+    """Extend the claim ``token`` holds on the deliveries it is still making; how many."""
+    table = DeliveryRow.__table__
+    return session.connection().execute(sa.update(table).where(table.c.claimed_by == token, table.c.state == "pending")
+                                         .values(claimed_until=until)).rowcount
+
+
+def finish_delivery(session: Session, delivery_id: int, token: str, now: datetime, *, state: str,
+                    due_at: datetime | None = None, reason: str | None = None) -> bool:
+    """Record how an attempt under the claim ``token`` went: ``delivered``, ``refused``, or
+    ``pending`` again from ``due_at``. False when the claim was lost (another server took it)."""
+    table = DeliveryRow.__table__
+    values: dict[str, Any] = {"state": state, "reason": reason}
+    if state == "pending":
+        values.update(due_at=due_at, claimed_by=None, claimed_until=None)
+    else:
+        values.update(done_at=now, claimed_until=None)
+    stmt = (sa.update(table).where(table.c.id == delivery_id, table.c.claimed_by == token, table.c.state == "pending")
+            .values(**values))
+    return session.connection().execute(stmt).rowcount == 1
+
+
+def close_announcements(session: Session, outbox_ids: Collection[int], now: datetime) -> None:
+    """Mark delivered those of these announcements whose every delivery is done."""
+    if not outbox_ids:
+        return
+    o, d = OutboxRow.__table__, DeliveryRow.__table__
+    pending = sa.exists().where(d.c.outbox_id == o.c.id, d.c.state == "pending")
+    session.connection().execute(sa.update(o).where(o.c.id.in_(sorted(set(outbox_ids))), o.c.delivered_at.is_(None),
+                                                    o.c.expanded_at.is_not(None), ~pending).values(delivered_at=now))
+
+
+def deliveries_of(session: Session, *, game_id: int | None = None, outbox_id: int | None = None) -> list[DeliveryRow]:
+    stmt = select(DeliveryRow).order_by(DeliveryRow.id)
+    if game_id is not None:
+        stmt = stmt.where(DeliveryRow.game_id == game_id)
+    if outbox_id is not None:
+        stmt = stmt.where(DeliveryRow.outbox_id == outbox_id)
+    return list(session.exec(stmt))
+
+
+def outbox_of(session: Session, game_id: int | None = None) -> list[OutboxRow]:
+    stmt = select(OutboxRow).order_by(OutboxRow.id)
+    if game_id is not None:
+        stmt = stmt.where(OutboxRow.game_id == game_id)
+    return list(session.exec(stmt))
+
+
+# -- turns at an outside service, shared by every server ---------------------------------------
+
+
+def take_turn(session: Session, name: str, interval: float, burst: float) -> float:
+    """Take the next turn of ``name`` (PostgreSQL): turns are ``interval`` seconds apart, and up to
+    ``burst`` seconds' worth may be taken ahead when the turns were idle (a generic cell rate
+    algorithm, its one number kept in the ``pace`` row and moved on in one statement, by the
+    database's clock). The seconds to wait before using it (zero or less: at once)."""
+    now = "extract(epoch FROM clock_timestamp())::float8"
+    return float(session.connection().execute(sa.text(
+        f"INSERT INTO pace (name, next_turn) VALUES (:name, {now} + :interval) "
+        f"ON CONFLICT (name) DO UPDATE SET next_turn = greatest(pace.next_turn, {now}) + :interval "
+        f"RETURNING next_turn - :interval - :burst - {now}"),
+        {"name": name, "interval": interval, "burst": burst}).scalar_one())
+
+
+def delete_game(session: Session, game_id: int) -> None:
+    for table in (DeliveryRow, OrderRow, SubmissionRow, SeasonRow, TimerRow, OutboxRow, PlayerRow):
+        session.exec(sa.delete(table).where(table.game_id == game_id))
+    session.exec(sa.delete(GameRow).where(GameRow.id == game_id))

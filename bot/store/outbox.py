@@ -1,0 +1,512 @@
+"""Announcements: written to the outbox with what they announce, delivered once per recipient.
+
+Front ends (Discord, e-mail, the archive site) register *notifiers*. A notifier has a ``name``
+(the same on every server sharing the database), says who receives an announcement
+(``recipients``: addresses, channels, or just itself), and delivers it to one recipient at a
+time (``deliver``), answering :class:`Delivered`, :class:`RetryLater` or :class:`Refused`.
+
+The dispatcher writes one *delivery* row per announcement, notifier and recipient, each with its
+own state. A server claims a delivery, renews its claim while it works, and records the outcome
+at once, so two servers never make the same delivery together, one recipient that is refused
+(for good: recorded, and the game master told; for now: tried again later, alone) holds up
+nobody else, and a game's announcements reach each recipient in the order they were made.
+
+A server killed between making a delivery and recording it leaves it *in doubt*: the next
+attempt says so (:attr:`Delivery.in_doubt`), and a notifier that can tell whether it arrived
+(Discord reads the channel, a file sink reads the file) looks before delivering again. One that
+cannot (SMTP) delivers again; that is the only way a recipient can get an announcement twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
+
+import fcntl
+import structlog
+
+from . import database
+from .database import Database
+from .faults import crash_point
+from .rows import OutboxRow, utcnow
+
+log = structlog.get_logger("crusader.outbox")
+
+AUDIENCES = ("public", "gm", "players", "direct")
+UNDELIVERABLE = "undeliverable"
+
+
+@dataclass(frozen=True)
+class Announcement:
+    """Something the judge says. ``audience``: ``public`` (the whole game), ``gm``, ``players``
+    (only ``powers``/``recipients``: reminders, late notices), or ``direct``: to ``recipients``
+    through the one notifier named by ``data["via"]`` (a reply to a player's mail)."""
+
+    key: str
+    kind: str
+    audience: str
+    subject: str
+    body: str
+    game_id: int | None = None
+    game: str | None = None
+    powers: tuple[str, ...] = ()
+    recipients: tuple[str, ...] = ()
+    data: dict[str, Any] = field(default_factory=dict)
+    created_at: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["powers"], d["recipients"] = list(self.powers), list(self.recipients)
+        d["created_at"] = self.created_at.isoformat() if self.created_at else None
+        return d
+
+    def direct_to(self, notifier: str) -> tuple[str, ...]:
+        """The recipients of a ``direct`` announcement if it goes through ``notifier``, else none."""
+        return self.recipients if self.audience == "direct" and self.data.get("via") == notifier else ()
+
+    @classmethod
+    def from_row(cls, row: OutboxRow) -> Announcement:
+        data = dict(row.data)
+        return cls(key=row.key, kind=row.kind, audience=row.audience, subject=row.subject, body=row.body,
+                   game_id=row.game_id, game=data.pop("game", None), powers=tuple(row.powers),
+                   recipients=tuple(row.recipients), data=data, created_at=row.created_at)
+
+
+def outbox_row(announcement: Announcement, now: datetime) -> OutboxRow:
+    if announcement.audience not in AUDIENCES:
+        raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}: {announcement.audience!r}")
+    if announcement.audience == "direct" and not announcement.data.get("via"):
+        raise ValueError("a direct announcement names the notifier it goes through in data['via']")
+    data = dict(announcement.data)
+    if announcement.game:
+        data["game"] = announcement.game
+    return OutboxRow(key=announcement.key, game_id=announcement.game_id, kind=announcement.kind,
+                     audience=announcement.audience, powers=list(announcement.powers),
+                     recipients=list(announcement.recipients), subject=announcement.subject,
+                     body=announcement.body, data=data, created_at=now)
+
+
+# -- what a notifier is given and answers --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One announcement for one recipient. ``attempt`` counts from 1; ``in_doubt``: an earlier
+    attempt may have delivered it (its server died, or lost its claim, before saying how it went)."""
+
+    announcement: Announcement
+    recipient: str
+    attempt: int = 1
+    in_doubt: bool = False
+
+
+@dataclass(frozen=True)
+class Delivered:
+    """It reached the recipient (or, in doubt, was found there already)."""
+
+
+@dataclass(frozen=True)
+class RetryLater:
+    """Not now (a relay's 4xx, a connection refused, not connected yet): try this recipient again
+    ``after`` (``None``: the dispatcher's back-off), alone."""
+
+    reason: str
+    after: timedelta | None = None
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Never: the recipient does not exist or will not take it (a relay's 5xx, DMs closed).
+    Recorded with the reason, and the game master is told."""
+
+    reason: str
+
+
+Outcome = Delivered | RetryLater | Refused
+DELIVERED = Delivered()
+
+
+@runtime_checkable
+class Notifier(Protocol):
+    """A sink for announcements; ``name`` is stable (it is stored with each delivery)."""
+
+    name: str
+
+    async def recipients(self, announcement: Announcement) -> Sequence[str]:
+        """Who receives ``announcement`` here (an empty list: nobody, nothing is stored)."""
+
+    async def deliver(self, delivery: Delivery) -> Outcome:
+        """Deliver to ``delivery.recipient``. An exception is a bug: logged, and retried later."""
+
+
+# -- notifiers that need no front end ------------------------------------------------------------
+
+
+class RecordingNotifier:
+    """Keeps every delivery it makes in memory, as made (a repeat is kept twice): for tests and
+    the benchmark. ``recipients_of`` chooses the recipients (default: one, ``"recording"``)."""
+
+    name = "recording"
+
+    def __init__(self, recipients_of: Callable[[Announcement], Sequence[str]] | None = None, *,
+                 name: str = "recording") -> None:
+        self.name = name
+        self.recipients_of = recipients_of or (lambda a: ("recording",))
+        self.delivered: list[Announcement] = []
+        self.made: list[tuple[str, str]] = []  # (key, recipient) of every delivery made
+        self.attempts = 0
+
+    async def recipients(self, announcement: Announcement) -> Sequence[str]:
+        return tuple(self.recipients_of(announcement))
+
+    async def deliver(self, delivery: Delivery) -> Outcome:
+        self.attempts += 1
+        self.made.append((delivery.announcement.key, delivery.recipient))
+        self.delivered.append(delivery.announcement)
+        return DELIVERED
+
+    def of_kind(self, kind: str) -> list[Announcement]:
+        return [a for a in self.delivered if a.kind == kind]
+
+
+class JsonlNotifier:
+    """Appends each announcement as one JSON line to a file (for scripts that follow the judge).
+
+    Every delivery appends (the file is a raw record); a delivery in doubt first looks for its
+    key in the file, so that a server killed after writing the line does not write it twice. A
+    line torn by a kill is completed by the next write.
+    """
+
+    name = "jsonl"
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.touch(exist_ok=True)
+
+    async def recipients(self, announcement: Announcement) -> Sequence[str]:
+        return () if announcement.audience == "direct" else (self.name,)
+
+    async def deliver(self, delivery: Delivery) -> Outcome:
+        await asyncio.to_thread(self._append, delivery)
+        return DELIVERED
+
+    def _append(self, delivery: Delivery) -> None:
+        a = delivery.announcement
+        line = json.dumps({**a.to_dict(), "pid": os.getpid()}, ensure_ascii=False) + "\n"
+        with self.path.open("r+", encoding="utf-8") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                text = f.read()
+                if delivery.in_doubt and any(_key_of(ln) == a.key for ln in text.splitlines()):
+                    return
+                if text and not text.endswith("\n"):
+                    f.write("\n")  # end a line torn by a kill; readers skip it
+                f.write(line)
+                f.flush()
+                os.fsync(f.fileno())
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _key_of(line: str) -> str | None:
+    try:
+        return json.loads(line).get("key")
+    except (ValueError, AttributeError):
+        return None
+
+
+class LogNotifier:
+    """Writes a one-line log event per announcement (always on in ``crusader serve``)."""
+
+    name = "log"
+
+    async def recipients(self, announcement: Announcement) -> Sequence[str]:
+        return (self.name,)
+
+    async def deliver(self, delivery: Delivery) -> Outcome:
+        a = delivery.announcement
+        log.info("announcement", key=a.key, kind=a.kind, audience=a.audience, game=a.game, powers=list(a.powers),
+                 subject=a.subject)
+        return DELIVERED
+
+
+# -- the dispatcher --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Claimed:
+    row_id: int
+    outbox_id: int
+    notifier: Notifier
+    delivery: Delivery
+    first_tried_at: datetime
+
+
+def notice_key(key: str, *parts: str) -> str:
+    """A key derived from ``key`` and ``parts`` that fits the outbox's 200 characters."""
+    text = ":".join((key, *parts))
+    return text if len(text) <= 200 else f"{text[:150]}~{hashlib.sha256(text.encode()).hexdigest()[:40]}"
+
+
+class OutboxDispatcher:
+    """Fans announcements out to one delivery per notifier and recipient, and makes the deliveries.
+
+    ``lease``: how long a claim holds without renewal (renewed every third of it while a
+    delivery is being made). ``backoff`` doubles from one failed attempt of a recipient to the
+    next, up to ``max_backoff``; after ``give_up_after`` from the first attempt the delivery is
+    refused for good. ``concurrency``: deliveries made at once.
+    """
+
+    def __init__(self, db: Database, notifiers: list[Notifier] | None = None, *, node: str = "local",
+                 lease: timedelta = timedelta(seconds=60), batch: int = 50, concurrency: int = 8,
+                 backoff: timedelta = timedelta(seconds=30), max_backoff: timedelta = timedelta(hours=1),
+                 give_up_after: timedelta = timedelta(days=3), clock: Callable[[], datetime] = utcnow) -> None:
+        self.db = db
+        self.notifiers: list[Notifier] = []
+        self.node = node
+        self.lease = lease
+        self.batch = batch
+        self.concurrency = concurrency
+        self.backoff, self.max_backoff, self.give_up_after = backoff, max_backoff, give_up_after
+        self.clock = clock
+        self._lock = asyncio.Lock()
+        self._again = False
+        self._kicked: asyncio.Task | None = None
+        self._renewer = ThreadPoolExecutor(1, thread_name_prefix="outbox-renewal")
+        for notifier in notifiers or []:
+            self.register(notifier)
+
+    def register(self, notifier: Notifier) -> None:
+        if not isinstance(notifier, Notifier):
+            raise TypeError(f"a notifier needs a name, async recipients(announcement) and async "
+                            f"deliver(delivery): {notifier!r}")
+        if any(n.name == notifier.name for n in self.notifiers):
+            raise ValueError(f"a notifier called {notifier.name!r} is registered already")
+        self.notifiers.append(notifier)
+
+    def _token(self) -> str:
+        return f"{self.node[:60]}/{uuid.uuid4().hex[:16]}"
+
+    # -- writing ----------------------------------------------------------------------------------
+
+    def enqueue(self, announcement: Announcement) -> bool:
+        """Write ``announcement`` to the outbox in a transaction of its own (unless its key is there
+        already) and deliver it soon; whether it was written. For what is said outside a service
+        transaction, like the answer to a player's mail."""
+        with self.db.session() as session:
+            written = database.add_announcement(session, outbox_row(announcement, self.clock()))
+        self.kick()
+        return written
+
+    def kick(self) -> None:
+        """Deliver what is pending now, in the background (several kicks during a flush: one more flush)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop here: the next sweep delivers it
+        self._again = True
+        if self._kicked is None or self._kicked.done():
+            self._kicked = loop.create_task(self._flush_while_kicked())
+
+    async def close(self, timeout: float = 10.0) -> None:
+        """Let a delivery run started by :meth:`kick` finish (at most ``timeout`` seconds: then it is
+        stopped, and what it had claimed is delivered again, in doubt, after its claim lapses)."""
+        task, self._kicked = self._kicked, None
+        if task is None or task.done():
+            return
+        self._again = False
+        done, _ = await asyncio.wait([task], timeout=timeout)
+        if not done:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            log.warning("deliveries still running at shutdown were stopped; they will be made again")
+
+    async def _flush_while_kicked(self) -> None:
+        while self._again:
+            self._again = False
+            try:
+                await self.flush()
+            except Exception:
+                log.exception("outbox flush failed; the next sweep retries")
+
+    # -- delivering ----------------------------------------------------------------------------------
+
+    async def flush(self) -> int:
+        """Make every delivery that is due; the number delivered."""
+        async with self._lock:
+            total = 0
+            deferred: set[int] = set()  # tried in this flush and not delivered: not again before the next
+            while True:
+                expanded = await self._expand()
+                token = self._token()
+                claimed = await asyncio.to_thread(self._claim, token, deferred)
+                if claimed:
+                    crash_point("before_announce")
+                    outcomes = await self._deliver_all(claimed, token)
+                    total += sum(isinstance(o, Delivered) for o in outcomes)
+                    deferred |= {c.row_id for c, o in zip(claimed, outcomes) if isinstance(o, RetryLater)}
+                elif not expanded:
+                    return total
+
+    async def _expand(self) -> int:
+        """Write the deliveries of new announcements: ask every notifier who receives each."""
+        token = self._token()
+        claimed = await asyncio.to_thread(self._claim_new, token)
+        for outbox_id, announcement in claimed:
+            recipients = []
+            for notifier in self.notifiers:
+                try:
+                    names = await notifier.recipients(announcement)
+                except Exception:
+                    log.exception("could not say who receives an announcement; asked again later",
+                                  key=announcement.key, notifier=notifier.name)
+                    break
+                recipients += [(notifier.name, str(r)) for r in dict.fromkeys(names)]
+            else:
+                await asyncio.to_thread(self._write_expansion, outbox_id, token, recipients)
+        return len(claimed)
+
+    def _claim_new(self, token: str) -> list[tuple[int, Announcement]]:
+        now = self.clock()
+        with self.db.session() as session:
+            rows = database.claim_outbox(session, token, now, now + self.lease, limit=self.batch)
+            return [(row.id, Announcement.from_row(row)) for row in rows]
+
+    def _write_expansion(self, outbox_id: int, token: str, recipients: list[tuple[str, str]]) -> None:
+        with self.db.session() as session:
+            database.expand_announcement(session, outbox_id, token, recipients, self.clock())
+
+    def _claim(self, token: str, exclude: set[int]) -> list[_Claimed]:
+        if not self.notifiers:
+            return []
+        by_name = {n.name: n for n in self.notifiers}
+        now = self.clock()
+        with self.db.session() as session:
+            rows = database.claim_deliveries(session, by_name, token, now, now + self.lease, limit=self.batch,
+                                             exclude=exclude)
+            return [_Claimed(row.id, row.outbox_id, by_name[row.notifier],
+                             Delivery(Announcement.from_row(outbox), row.recipient, row.attempts, in_doubt),
+                             row.first_tried_at)
+                    for row, outbox, in_doubt in rows]
+
+    async def _deliver_all(self, claimed: list[_Claimed], token: str) -> list[Outcome]:
+        renewal = asyncio.get_running_loop().create_task(self._renew(token))
+        gate = asyncio.Semaphore(self.concurrency)
+        try:
+            outcomes = await asyncio.gather(*(self._deliver_one(c, token, gate) for c in claimed))
+        finally:
+            renewal.cancel()
+            await asyncio.gather(renewal, return_exceptions=True)
+        await self._retrying(self._close, {c.outbox_id for c in claimed})
+        return outcomes
+
+    async def _renew(self, token: str) -> None:
+        """Renew the claim every third of the lease, on a thread of its own (a busy pool of worker
+        threads must not delay it past the lease)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(max(self.lease.total_seconds() / 3, 0.1))
+            try:
+                await loop.run_in_executor(self._renewer, self._renew_now, token)
+            except Exception as exc:
+                log.warning("could not renew the claim on deliveries in progress", error=_short(exc))
+
+    def _renew_now(self, token: str) -> None:
+        with self.db.session() as session:
+            database.renew_deliveries(session, token, self.clock() + self.lease)
+
+    async def _deliver_one(self, c: _Claimed, token: str, gate: asyncio.Semaphore) -> Outcome:
+        async with gate:
+            try:
+                outcome = await c.notifier.deliver(c.delivery)
+                if not isinstance(outcome, (Delivered, RetryLater, Refused)):
+                    raise TypeError(f"{c.notifier.name}.deliver answered {outcome!r}, not an outcome")
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.exception("delivery failed unexpectedly; it will be tried again", key=c.delivery.announcement.key,
+                              notifier=c.notifier.name)
+                outcome = RetryLater(f"internal error ({type(exc).__name__})")
+        if isinstance(outcome, Delivered):
+            crash_point("after_announce")
+        await self._retrying(self._record, c, token, outcome)
+        return outcome
+
+    def _record(self, c: _Claimed, token: str, outcome: Outcome) -> None:
+        now = self.clock()
+        a, recipient = c.delivery.announcement, c.delivery.recipient
+        if isinstance(outcome, RetryLater) and now - c.first_tried_at >= self.give_up_after:
+            outcome = Refused(f"still not delivered after {c.delivery.attempt} attempts since "
+                              f"{c.first_tried_at:%Y-%m-%d %H:%M} UTC: {outcome.reason}")
+        with self.db.session() as session:
+            if isinstance(outcome, Delivered):
+                kept = database.finish_delivery(session, c.row_id, token, now, state="delivered")
+            elif isinstance(outcome, RetryLater):
+                wait = outcome.after if outcome.after is not None else self._backoff(c.delivery.attempt)
+                kept = database.finish_delivery(session, c.row_id, token, now, state="pending", due_at=now + wait,
+                                                reason=outcome.reason)
+                # the first deferral is worth a warning; the retries that follow say nothing new
+                (log.warning if c.delivery.attempt <= 1 else log.info)(
+                    "delivery deferred", key=a.key, notifier=c.notifier.name, recipient=recipient,
+                    attempt=c.delivery.attempt, reason=outcome.reason, retry_in=wait.total_seconds())
+            else:
+                kept = database.finish_delivery(session, c.row_id, token, now, state="refused", reason=outcome.reason)
+                if kept:
+                    self._tell_gm(session, c, outcome.reason, now)
+        if not kept:
+            log.warning("claim on a delivery lost while making it (held longer than the lease)", key=a.key,
+                        notifier=c.notifier.name, recipient=recipient)
+
+    def _tell_gm(self, session, c: _Claimed, reason: str, now: datetime) -> None:
+        a, recipient, via = c.delivery.announcement, c.delivery.recipient, c.notifier.name
+        log.error("delivery refused for good", key=a.key, notifier=via, recipient=recipient, reason=reason)
+        if a.kind == UNDELIVERABLE or a.game_id is None:
+            return  # nobody to tell, or the game master cannot be reached either
+        notice = Announcement(
+            key=notice_key(a.key, UNDELIVERABLE, via, recipient), kind=UNDELIVERABLE, audience="gm",
+            subject=f"{a.game}: '{a.subject}' could not be delivered to {recipient}",
+            body=(f"'{a.subject}' could not be delivered to {recipient} ({via}): {reason}.\n"
+                  f"It will not be tried again; everybody else received it. Check that recipient "
+                  f"(the address, or the player's settings).\n"),
+            game_id=a.game_id, game=a.game, powers=a.powers,
+            data={"about": a.key, "notifier": via, "recipient": recipient, "reason": reason,
+                  "phase": a.data.get("phase")})
+        database.add_announcement(session, outbox_row(notice, now))
+
+    def _backoff(self, attempt: int) -> timedelta:
+        return min(self.max_backoff, self.backoff * 2 ** min(max(attempt - 1, 0), 20))
+
+    def _close(self, outbox_ids: set[int]) -> None:
+        with self.db.session() as session:
+            database.close_announcements(session, outbox_ids, self.clock())
+
+    async def _retrying(self, write: Callable, *args) -> None:
+        """Run ``write`` in a thread until the database takes it (it may be restarting), for at most
+        the lease: after that, another server may have taken the claim over anyway."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + max(self.lease.total_seconds(), 5.0)
+        delay = 0.2
+        while True:
+            try:
+                await asyncio.to_thread(write, *args)
+                return
+            except Exception as exc:
+                if loop.time() + delay > end:
+                    log.exception("could not record a delivery; it stays in doubt and is checked again")
+                    return
+                log.warning("database unavailable while recording a delivery; trying again", error=_short(exc))
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+
+
+def _short(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
