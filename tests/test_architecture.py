@@ -1,4 +1,5 @@
-"""Imports point one way: bot -> grammar -> adjudicator. The rules engine does no I/O."""
+"""Imports point one way: bot -> grammar -> adjudicator, and inside bot/ from the front ends down to
+the store, with no circle. The rules engine does no I/O."""
 
 import ast
 import pathlib
@@ -42,3 +43,136 @@ def test_the_check_sees_a_forbidden_import(tmp_path):
     sample = tmp_path / "x.py"
     sample.write_text("import discord\nfrom sqlmodel import Field\nfrom . import sibling\n")
     assert imported_modules(sample) & FORBIDDEN["adjudicator"] == {"discord", "sqlmodel"}
+
+
+# -- the import graph of the project's own modules ---------------------------------------------
+
+PACKAGES = ("adjudicator", "grammar", "bot")
+# bot's packages from the bottom up: each imports only the ones before it (and never a later one).
+# app knows the front ends only by name (FRONT_END_MODULES).
+BOT_LAYERS = ("codec", "store", "render", "service", "archive", "app", "frontends", "cli")
+
+
+def project_modules(root: pathlib.Path = ROOT) -> dict[str, pathlib.Path]:
+    modules = {}
+    for package in PACKAGES:
+        for path in (root / package).rglob("*.py"):
+            parts = path.relative_to(root).with_suffix("").parts
+            modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return modules
+
+
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """The ids of the nodes under ``if TYPE_CHECKING:``: imports for annotations, never run."""
+    hidden = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            hidden.update(id(n) for stmt in node.body for n in ast.walk(stmt))
+    return hidden
+
+
+def import_graph(modules: dict[str, pathlib.Path], *, runtime_only: bool) -> dict[str, set[str]]:
+    """Module -> the project's modules it imports, at the top or inside a function."""
+
+    def owner(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        hidden = _type_checking_only(tree) if runtime_only else set()
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets = set()
+        for node in ast.walk(tree):
+            if id(node) in hidden:
+                continue
+            if isinstance(node, ast.Import):
+                targets.update(owner(alias.name) for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(parts + ([node.module] if node.module else []))
+                for alias in node.names:  # ``from pkg import submodule`` imports the submodule
+                    full = f"{base}.{alias.name}"
+                    targets.add(full if full in modules else owner(base))
+        graph[name] = targets - {None, name}
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every group of modules that import one another round a circle (Tarjan's components)."""
+    index, low, stack, on_stack, circles = {}, {}, [], set(), []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while not group or group[-1] != v:
+                group.append(stack.pop())
+                on_stack.discard(group[-1])
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return circles
+
+
+def test_no_import_circle_anywhere_in_the_project():
+    """Not within a package, not across packages, not through an import inside a function."""
+    assert import_circles(import_graph(project_modules(), runtime_only=False)) == []
+
+
+def test_the_circle_finder_finds_a_circle_through_a_rule_module(tmp_path):
+    (tmp_path / "adjudicator" / "plugin").mkdir(parents=True)
+    (tmp_path / "adjudicator" / "__init__.py").write_text("")
+    (tmp_path / "adjudicator" / "core.py").write_text("def f():\n    from .plugin import rules\n")
+    (tmp_path / "adjudicator" / "plugin" / "__init__.py").write_text("")
+    (tmp_path / "adjudicator" / "plugin" / "rules.py").write_text("from ..core import f\n")
+    modules = {k: v for k, v in project_modules(tmp_path).items() if k.startswith("adjudicator")}
+    assert import_circles(import_graph(modules, runtime_only=True)) == [["adjudicator.core", "adjudicator.plugin.rules"]]
+
+
+@pytest.mark.parametrize("package", ["adjudicator", "grammar", "bot"])
+def test_no_import_circle(package):
+    graph = import_graph(project_modules(), runtime_only=True)
+    circles = [c for c in import_circles(graph) if c[0].split(".")[0] == package]
+    assert circles == [], f"modules of {package}/ that import one another in a circle: {circles}"
+
+
+def test_bots_packages_import_only_the_layers_below():
+    modules = project_modules()
+    layer = {f"bot.{name}": rank for rank, name in enumerate(BOT_LAYERS)}
+
+    def layer_of(module: str) -> str | None:
+        return next((p for p in layer if module == p or module.startswith(p + ".")), None)
+
+    assert {layer_of(m) for m in modules if m.startswith("bot.")} == set(layer), "a package of bot/ has no layer"
+    upward = sorted(f"{a} imports {b}" for a, targets in import_graph(modules, runtime_only=False).items()
+                    for b in targets if layer_of(a) and layer_of(b) and layer[layer_of(b)] > layer[layer_of(a)])
+    assert upward == [], f"imports against the layers {' < '.join(BOT_LAYERS)}: {upward}"
+
+
+def test_the_graph_sees_circles_and_layers(tmp_path):
+    for path, text in {"bot/__init__.py": "", "bot/store/__init__.py": "", "bot/cli/__init__.py": "",
+                       "bot/store/a.py": "from . import b\n", "bot/store/b.py": "def f():\n    from .a import x\n",
+                       "bot/store/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from bot.cli import d\n",
+                       "bot/cli/d.py": "from bot.store import c\n", "adjudicator/__init__.py": "",
+                       "grammar/__init__.py": ""}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    modules = project_modules(tmp_path)
+    assert import_circles(import_graph(modules, runtime_only=True)) == [["bot.store.a", "bot.store.b"]]
+    assert "bot.cli.d" in import_graph(modules, runtime_only=False)["bot.store.c"]

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import yaml
 
-from bot.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
@@ -67,17 +66,90 @@ def test_systemd_unit_and_its_environment_file():
     assert service["ExecStart"].endswith("crusader serve")
     assert service["KillSignal"] == "SIGTERM" and service["User"] != "root"
     assert service["EnvironmentFile"].endswith("crusader.env")
+    # the data directory is the one place the unit lets the judge write
+    assert service["Environment"] == f"CRUSADER_DATA_DIR={service['ReadWritePaths']}" == "CRUSADER_DATA_DIR=/var/lib/crusader"
     assert unit["Install"]["WantedBy"] == "multi-user.target"
-    known = {f"CRUSADER_{name.upper()}" for name in Settings.model_fields} | {"DISCORD_TOKEN"}
-    lines = [ln.lstrip("# ").split("=", 1)[0] for ln in (DEPLOY / "crusader.env.example").read_text().splitlines()
-             if "=" in ln]
+    from bot.cli.reference import env_name, models
+
+    known = {env_name(model, field) for _, model in models() for field in model.model_fields}
+    lines = [m.group(1) for m in re.finditer(r"^#? ?([A-Z][A-Z0-9_]*)=", (DEPLOY / "crusader.env.example").read_text(),
+                                             re.M)]
+    assert len(lines) >= 8
     unknown = [k for k in lines if k not in known]
     assert not unknown, f"settings the judge does not know: {unknown}"
 
 
 def test_the_commands_the_deployment_uses_exist():
-    from bot.cli import build_parser
+    from bot.cli.main import build_parser
 
     parser = build_parser()
     for command in (["serve"], ["migrate"], ["health"]):
         assert parser.parse_args(command).func
+
+
+def _env_example() -> dict[str, str]:
+    """The settings ``crusader.env.example`` sets (lines not commented out)."""
+    out = {}
+    for line in (DEPLOY / "crusader.env.example").read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            key, _, value = line.partition("=")
+            out[key.strip()] = value.strip()
+    return out
+
+
+def test_the_env_example_does_not_undo_what_compose_and_the_image_set():
+    """Copied to deploy/crusader.env, the example must leave the container's database URL, address
+    and data directory alone (an env_file overrides the image's ENV, so it must not name them)."""
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    judge = compose["services"]["judge"]
+    image_env = {}
+    for op, arg in _dockerfile():
+        if op == "ENV":
+            image_env.update(dict(re.findall(r"(\w+)=(\S+)", arg)))
+    assert judge["environment"]["CRUSADER_HOST"] == "0.0.0.0" == image_env["CRUSADER_HOST"]
+    assert "crusader.env" in str(judge["env_file"])
+    example = _env_example()
+    for key in set(judge["environment"]) | set(image_env):
+        assert key not in example, f"crusader.env.example sets {key}, which the compose file or the image sets"
+    # and the systemd recipe turns PostgreSQL on through the socket, as the role deploy/README.md creates
+    commented = (DEPLOY / "crusader.env.example").read_text()
+    assert "# CRUSADER_DATABASE_URL=postgresql+psycopg://crusader@/crusader?host=/var/run/postgresql" in commented
+    recipe = (DEPLOY / "README.md").read_text()
+    assert "createuser crusader" in recipe and "createdb --owner crusader crusader" in recipe
+    assert "sed -i 's|^# CRUSADER_DATABASE_URL=|CRUSADER_DATABASE_URL=|'" in recipe
+
+
+def _pins(text: str) -> dict[str, str]:
+    """``name -> version`` of the ``name==version`` lines of a requirements file or a list of them."""
+    canon = lambda name: re.sub(r"[-_.]+", "-", name).lower()  # noqa: E731
+    return {canon(m.group(1)): m.group(2) for m in re.finditer(r"^\s*\"?([A-Za-z0-9][A-Za-z0-9._-]*)"
+                                                               r"(?:\[[^\]]*\])?==([^\s\"\\;,]+)", text, re.M)}
+
+
+def test_the_lock_files_hold_the_pinned_direct_dependencies_with_hashes():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    runtime = _pins("\n".join(project["dependencies"]))
+    test = _pins("\n".join(project["optional-dependencies"]["test"]))
+    for lock, wanted in (("requirements.lock", runtime), ("requirements-test.lock", {**runtime, **test})):
+        text = (ROOT / lock).read_text()
+        locked = _pins(text)
+        stale = {name: (version, locked.get(name)) for name, version in wanted.items() if locked.get(name) != version}
+        assert not stale, f"{lock} is out of date with pyproject.toml ({stale}); regenerate it as the README says"
+        assert all("--hash=sha256:" in block for block in re.split(r"\n(?=[A-Za-z0-9])", text)[1:])
+
+
+def test_the_image_and_ci_install_the_lock_files():
+    steps = [arg for op, arg in _dockerfile() if op == "RUN"]
+    assert any("--require-hashes -r requirements.lock" in step for step in steps)
+    assert any("--no-deps ." in step for step in steps)
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "pip install -q --require-hashes -r requirements-test.lock" in ci
+    readme = (ROOT / "README.md").read_text()
+    [command] = re.findall(r"```sh\n(pip install -e '\.\[test\]' && python -m pytest[^\n]*)\n```", readme)
+    assert command in ci  # CI runs the README's test command
+
+
+def test_the_licence_is_shipped_with_the_map_data_notice():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "MIT" and (ROOT / "LICENSE").read_text().startswith("MIT License")
+    assert "adjudicator/variants/LICENSE-*" in project["license-files"]

@@ -5,6 +5,7 @@ from .logcheck import ErrorLogCollector, install_error_collector, remove_error_c
 from .payloads import Channel, Guild, Member, Role, User
 from .server import (
     DEFAULT_TOKEN,
+    CommandNotShown,
     DISCORD_HOSTS,
     DiscordError,
     FakeDiscord,
@@ -20,6 +21,7 @@ __all__ = [
     "DEFAULT_TOKEN",
     "DISCORD_HOSTS",
     "Channel",
+    "CommandNotShown",
     "DiscordError",
     "ErrorLogCollector",
     "FakeDiscord",

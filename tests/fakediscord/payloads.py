@@ -55,6 +55,9 @@ FLAG_EPHEMERAL = 1 << 6
 FLAG_LOADING = 1 << 7
 
 ALL_PERMISSIONS = (1 << 53) - 1
+# permission bits the fake checks when the bot acts in a server channel
+VIEW_CHANNEL, SEND_MESSAGES, ATTACH_FILES, READ_MESSAGE_HISTORY = 10, 11, 15, 16
+CREATE_PUBLIC_THREADS, SEND_MESSAGES_IN_THREADS = 35, 38
 DEFAULT_EVERYONE_PERMISSIONS = 0x0000_0000_0006_4EC3_8E41  # roughly Discord's default for @everyone
 
 _counter = itertools.count()
@@ -378,6 +381,45 @@ def mentioned_role_ids(content: str) -> list[int]:
     return [int(m) for m in _ROLE_MENTION.findall(content or "")]
 
 
+_EVERYONE = re.compile(r"@(everyone|here)\b")
+_FILENAME_BAD = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def check_allowed_mentions(allowed: Any) -> None:
+    """Refuse what Discord refuses: ``parse`` and an explicit list for the same kind."""
+    from .server import DiscordError
+
+    if not isinstance(allowed, dict):
+        raise DiscordError(400, 50035, "Invalid Form Body", {"allowed_mentions": {"_errors": [{"code": "MODEL_TYPE_CONVERT"}]}})
+    parse = allowed.get("parse") or []
+    for kind in ("users", "roles"):
+        if kind in parse and allowed.get(kind):
+            raise DiscordError(400, 50035, "Invalid Form Body", {"allowed_mentions": {"_errors": [{
+                "code": "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE",
+                "message": f"parse:[\"{kind}\"] and {kind}: [ids...] are mutually exclusive."}]}})
+
+
+def pinged(content: str, allowed: dict[str, Any] | None) -> tuple[list[int], list[int], bool]:
+    """The users and roles a message notifies, and whether it notifies @everyone/@here, as Discord
+    decides it: without ``allowed_mentions`` every mention in the content notifies."""
+    users, roles = mentioned_user_ids(content), mentioned_role_ids(content)
+    everyone = bool(_EVERYONE.search(content or ""))
+    if allowed is None:
+        return users, roles, everyone
+    parse = allowed.get("parse") or []
+    some_users = {int(u) for u in allowed.get("users") or []}
+    some_roles = {int(r) for r in allowed.get("roles") or []}
+    return ([u for u in users if "users" in parse or u in some_users],
+            [r for r in roles if "roles" in parse or r in some_roles],
+            everyone and "everyone" in parse)
+
+
+def discord_filename(name: str) -> str:
+    """An uploaded file's name as Discord keeps it: only letters, digits, ``_``, ``-`` and ``.``;
+    anything else becomes ``_`` (so an ``attachment://`` link to the name as sent finds nothing)."""
+    return _FILENAME_BAD.sub("_", name) or "unknown"
+
+
 def attachment_payload(
     attachment_id: int,
     channel_id: int,
@@ -414,6 +456,7 @@ def message_payload(
     member: Member | None = None,
     mentions: list[User] | None = None,
     mention_roles: list[int] | None = None,
+    mention_everyone: bool = False,
     attachments: list[dict[str, Any]] | None = None,
     embeds: list[dict[str, Any]] | None = None,
     components: list[dict[str, Any]] | None = None,
@@ -433,7 +476,7 @@ def message_payload(
         "timestamp": iso_now(),
         "edited_timestamp": None,
         "tts": tts,
-        "mention_everyone": False,
+        "mention_everyone": mention_everyone,
         "mentions": [user_payload(u) for u in (mentions or [])],
         "mention_roles": [str(r) for r in (mention_roles or [])],
         "attachments": list(attachments or []),

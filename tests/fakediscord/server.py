@@ -20,6 +20,7 @@ import socket
 import ssl
 import time
 import zlib
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Optional, Union
 
@@ -41,6 +42,10 @@ ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 Jsonable = Any
 REC: "web.RequestKey[RecordedRequest]"
 ChannelLike = Union[int, Channel, User]
+
+
+class CommandNotShown(LookupError):
+    """A member tried a command Discord would not show them (its default member permissions)."""
 
 
 class DiscordError(Exception):
@@ -210,6 +215,46 @@ class _RateLimitArm:
     scope: str
 
 
+@dataclass(frozen=True)
+class Limit:
+    """At most ``count`` requests in ``per`` seconds."""
+
+    count: int
+    per: float
+
+
+GLOBAL_LIMIT = Limit(50, 1.0)
+"""Discord's global limit: 50 requests a second per bot token, over every REST route but the
+interaction endpoints (interaction callbacks and their webhooks), whatever the process."""
+
+ROUTE_LIMITS: dict[str, Limit] = {"POST /channels/{channel_id}/messages": Limit(5, 5.0)}
+"""Per-route limits, each counted per top-level resource of the path (a channel, a guild, a
+webhook), as Discord counts them: 5 messages per 5 s in one channel."""
+
+DEFAULT_ROUTE_LIMIT = Limit(50, 1.0)
+"""The limit of every other route when limits are enforced (its headers then count truly down)."""
+
+MAJOR_PARAMETERS = ("channel_id", "guild_id", "webhook_id")
+
+
+@dataclass
+class _Window:
+    """One bucket's current window: it opens at its first request and resets ``per`` later."""
+
+    opened: float
+    used: int = 0
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """A request over a limit: which bucket, and when it may be tried again."""
+
+    bucket: str
+    retry_after: float
+    is_global: bool
+    headers: dict[str, str]
+
+
 # --------------------------------------------------------------------------- the fake
 
 
@@ -225,6 +270,7 @@ class FakeDiscord:
         allowed_privileged_intents: int = P.PRIVILEGED_INTENTS,
         interaction_deadline: float = 3.0,
         compress_gateway: bool = True,
+        enforce_rate_limits: bool = False,
     ) -> None:
         self.token = token
         self.application_id = P.snowflake()
@@ -235,6 +281,16 @@ class FakeDiscord:
         self.interaction_deadline = interaction_deadline
         self.compress_gateway = compress_gateway
         self.ratelimit_headers = True
+        # Discord's own limits (the global one and ROUTE_LIMITS), answered with 429s as Discord does;
+        # off by default, so that a test may post faster than a real bot could
+        self.enforce_rate_limits = enforce_rate_limits
+        self.global_limit = GLOBAL_LIMIT
+        self.route_limits = dict(ROUTE_LIMITS)
+        self.limited: Counter[str] = Counter()  # 429s answered, by bucket ("global" or "<route> <resource id>")
+        self.limited_requests: list[RecordedRequest] = []
+        self.global_arrivals: list[float] = []  # loop.time() of every request the global limit counted
+        self._global_log: deque[float] = deque()  # the same, within the last window
+        self._windows: dict[str, _Window] = {}
 
         self.users: dict[int, User] = {self.bot.id: self.bot, self.owner.id: self.owner}
         self.guilds: dict[int, Guild] = {}
@@ -247,11 +303,15 @@ class FakeDiscord:
         self.guild_commands: dict[int, dict[str, dict[str, Any]]] = {}
         self.command_syncs: list[RecordedRequest] = []
         self.interactions: dict[int, Interaction] = {}
+        # a server's Integrations settings: (guild id, command name) -> role and user ids allowed to use
+        # the command whatever its default member permissions
+        self.command_overrides: dict[tuple[int, str], set[int]] = {}
 
         self.requests: list[RecordedRequest] = []
         self.unknown_requests: list[RecordedRequest] = []
         self.refused_hosts: list[str] = []
         self.server_errors: list[str] = []
+        self.broken_images: list[str] = []  # embeds pointing at an attachment the message does not carry
 
         self.sessions: dict[str, GatewaySession] = {}
         self.connections: list[GatewayConnection] = []
@@ -421,6 +481,18 @@ class FakeDiscord:
     ) -> Channel:
         return self._add_guild_channel(guild, name, P.GUILD_TEXT, parent_id=category.id if category else None, topic=topic, announce=_announce)
 
+    def add_thread(self, parent: Channel, name: str, *, auto_archive_duration: int = 10080) -> Channel:
+        """A public thread of text channel ``parent`` that the bot opened (as ``/game new`` opens a
+        game's archive thread); active, so it comes with its guild's GUILD_CREATE."""
+        guild = self.guilds[parent.guild_id]
+        thread = Channel(P.snowflake(), P.PUBLIC_THREAD, name=name, guild_id=guild.id, parent_id=parent.id,
+                         owner_id=self.bot.id, auto_archive_duration=auto_archive_duration)
+        self.channels[thread.id] = thread
+        self.messages[thread.id] = []
+        guild.channel_ids.append(thread.id)
+        self._announce_soon("THREAD_CREATE", lambda s: P.channel_payload(thread), P.INTENT_GUILDS)
+        return thread
+
     def add_category(self, guild: Guild, name: str) -> Channel:
         return self._add_guild_channel(guild, name, P.GUILD_CATEGORY)
 
@@ -463,6 +535,23 @@ class FakeDiscord:
         """The user does not accept DMs: the bot's messages to them answer 403 (code 50007)."""
         self.closed_dms.add(user.id)
 
+    def allow_command(self, guild: Guild, name: str, *, role: Optional[Role] = None, user: Optional[User] = None) -> None:
+        """What a server's admin does in Integrations: let ``role`` (or ``user``) use command ``name``
+        whatever its default member permissions (``guild.everyone`` for every member)."""
+        self.command_overrides.setdefault((guild.id, name), set()).add((role or user).id)
+
+    def can_use(self, guild: Guild, user: User, schema: dict[str, Any]) -> bool:
+        """Whether Discord shows command ``schema`` to ``user`` in ``guild`` and lets them run it."""
+        needed = schema.get("default_member_permissions")
+        if needed is None:
+            return True
+        perms = self.member_permissions(guild, user.id)
+        if int(needed) & perms == int(needed) and (int(needed) or perms == P.ALL_PERMISSIONS):
+            return True
+        allowed = self.command_overrides.get((guild.id, schema["name"]), set())
+        member = guild.members.get(user.id)
+        return bool(allowed & ({user.id, guild.everyone.id} | set(member.roles if member else ())))
+
     def member_permissions(self, guild: Guild, user_id: int) -> int:
         if user_id == guild.owner_id:
             return P.ALL_PERMISSIONS
@@ -475,6 +564,37 @@ class FakeDiscord:
         if perms & 8:
             return P.ALL_PERMISSIONS
         return perms
+
+    def channel_permissions(self, channel: Channel, user_id: int) -> int:
+        """``user_id``'s permissions in ``channel`` as Discord computes them: the server's, then the
+        channel's overwrites for @everyone, the member's roles and the member (a thread: its parent's)."""
+        if channel.is_thread and channel.parent_id in self.channels:
+            channel = self.channels[channel.parent_id]
+        guild = self.guilds[channel.guild_id]
+        perms = self.member_permissions(guild, user_id)
+        if perms == P.ALL_PERMISSIONS:
+            return perms
+        member = guild.members.get(user_id)
+        roles = set(member.roles) if member else set()
+        over = {int(o["id"]): (int(o.get("allow") or 0), int(o.get("deny") or 0)) for o in channel.permission_overwrites}
+        allow, deny = over.get(guild.id, (0, 0))
+        perms = (perms & ~deny) | allow
+        allow = deny = 0
+        for rid in roles:
+            a, d = over.get(rid, (0, 0))
+            allow, deny = allow | a, deny | d
+        perms = (perms & ~deny) | allow
+        a, d = over.get(user_id, (0, 0))
+        return (perms & ~d) | a
+
+    def _check_bot_may(self, channel: Channel, *needed: int) -> None:
+        """Refuse, as Discord does (403, Missing Permissions), what the bot may not do in a server channel."""
+        if channel.guild_id is None:
+            return
+        perms = self.channel_permissions(channel, self.bot.id)
+        missing = [bit for bit in needed if not perms & (1 << bit)]
+        if missing:
+            raise DiscordError(403, 50013, "Missing Permissions")
 
     # ------------------------------------------------------------------ reading what happened
 
@@ -613,6 +733,7 @@ class FakeDiscord:
         out = [f"unknown route requested: {r.method} {r.path}" for r in self.unknown_requests]
         out += [f"request to a non-Discord host: {h}" for h in self.refused_hosts]
         out += [f"fake Discord handler error: {e}" for e in self.server_errors]
+        out += [f"an embed shows an attachment the message does not have: {b}" for b in self.broken_images]
         return out
 
     def check(self) -> None:
@@ -844,6 +965,9 @@ class FakeDiscord:
             member = guild.members.get(user.id)
             if member is None:
                 raise LookupError(f"{user.username} is not a member of {guild.name}")
+            if not self.can_use(guild, user, schema):
+                raise CommandNotShown(f"Discord does not show /{schema['name']} to {user.username} in {guild.name} "
+                                      f"(default member permissions {schema.get('default_member_permissions')})")
             payload["guild_id"] = str(guild.id)
             payload["guild"] = {"id": str(guild.id), "locale": "en-US", "features": []}
             payload["guild_locale"] = "en-US"
@@ -922,11 +1046,16 @@ class FakeDiscord:
             if name.startswith("api") and request.headers.get("Authorization") != f"Bot {self.token}":
                 raise DiscordError(401, 0, "401: Unauthorized")
             limited = self._take_rate_limit(route)
+            verdict = self._over_limit(route, name, rec) if limited is None and self.enforce_rate_limits else None
             if limited is not None:
                 resp = self._rate_limited_response(limited, route)
+            elif isinstance(verdict, _Verdict):
+                resp = self._over_limit_response(verdict, rec)
             else:
                 resp = await handler(request)
-                if self.ratelimit_headers and name.startswith("api"):
+                if verdict is not None:  # the route's own bucket, counted at arrival
+                    resp.headers.update(verdict)
+                elif self.ratelimit_headers and name.startswith("api"):
                     resp.headers.update(self._ratelimit_headers(route, remaining=49, reset_after=60.0))
         except DiscordError as exc:
             body: dict[str, Any] = {"message": exc.message, "code": exc.code}
@@ -986,10 +1115,54 @@ class FakeDiscord:
                 return arm
         return None
 
-    def _ratelimit_headers(self, route: str, *, remaining: int, reset_after: float) -> dict[str, str]:
+    def _over_limit(self, route: str, kind: str, rec: RecordedRequest) -> "_Verdict | dict[str, str] | None":
+        """Count a request against Discord's limits as it arrives: a :class:`_Verdict` when it is over
+        one (nothing is counted then), else the headers of its route's bucket (``None``: not an API request)."""
+        if kind != "api":  # interaction endpoints, the CDN and the gateway are not counted
+            return None
+        now = asyncio.get_running_loop().time()
+        log, limit = self._global_log, self.global_limit
+        while log and log[0] <= now - limit.per:
+            log.popleft()
+        if len(log) >= limit.count:
+            return _Verdict("global", log[0] + limit.per - now, True, {})
+        window = headers = None
+        route_limit = self.route_limits.get(route, DEFAULT_ROUTE_LIMIT)
+        if route_limit is not None:
+            major = next((rec.params[p] for p in MAJOR_PARAMETERS if p in rec.params), "")
+            bucket = f"{route} {major}".rstrip()
+            window = self._windows.get(bucket)
+            if window is None or now >= window.opened + route_limit.per:
+                window = self._windows[bucket] = _Window(now)
+            reset_after = window.opened + route_limit.per - now
+            if window.used >= route_limit.count:
+                headers = self._ratelimit_headers(route, remaining=0, reset_after=reset_after, limit=route_limit.count)
+                return _Verdict(bucket, reset_after, False, headers)
+            window.used += 1
+            headers = self._ratelimit_headers(route, remaining=route_limit.count - window.used, reset_after=reset_after,
+                                              limit=route_limit.count)
+        log.append(now)
+        self.global_arrivals.append(now)
+        return headers
+
+    def _over_limit_response(self, verdict: _Verdict, rec: RecordedRequest) -> web.Response:
+        """Discord's 429: ``Retry-After`` in whole seconds, ``retry_after`` in the body to the millisecond,
+        ``Via`` (discord.py takes a 429 without it for a Cloudflare ban), the scope, and on a route's
+        limit that bucket's headers."""
+        self.limited[verdict.bucket] += 1
+        self.limited_requests.append(rec)
+        retry_after = round(max(verdict.retry_after, 0.001), 3)
+        headers = {**verdict.headers, "Via": "1.1 google", "Retry-After": str(max(1, int(retry_after + 0.999))),
+                   "X-RateLimit-Scope": "global" if verdict.is_global else "user"}
+        if verdict.is_global:
+            headers["X-RateLimit-Global"] = "true"
+        body = {"message": "You are being rate limited.", "retry_after": retry_after, "global": verdict.is_global}
+        return json_response(body, status=429, headers=headers)
+
+    def _ratelimit_headers(self, route: str, *, remaining: int, reset_after: float, limit: int = 50) -> dict[str, str]:
         bucket = hashlib.sha1(route.encode()).hexdigest()[:32]
         return {
-            "X-RateLimit-Limit": "50",
+            "X-RateLimit-Limit": str(limit),
             "X-RateLimit-Remaining": str(remaining),
             "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
             "X-RateLimit-Reset-After": f"{reset_after:.3f}",
@@ -1160,6 +1333,7 @@ class FakeDiscord:
 
     async def _get_messages(self, request: web.Request) -> web.Response:
         channel = self._channel(request)
+        self._check_bot_may(channel, P.VIEW_CHANNEL, P.READ_MESSAGE_HISTORY)
         limit = int(request.query.get("limit", 50))
         msgs = list(reversed(self.messages.get(channel.id, [])))  # newest first, as Discord answers
         if "before" in request.query:
@@ -1230,11 +1404,19 @@ class FakeDiscord:
             self.files[aid] = up.data
             attachments.append(
                 P.attachment_payload(
-                    aid, channel_id, info.get("filename", up.filename), up.data, up.content_type,
+                    aid, channel_id, P.discord_filename(info.get("filename", up.filename)), up.data, up.content_type,
                     description=info.get("description"), cdn_base=self.cdn_base,
                 )
             )
         body["_attachments"] = attachments
+        names = {a["filename"] for a in attachments}
+        for e in embeds:
+            for part in ("image", "thumbnail"):
+                url = (e.get(part) or {}).get("url") or ""
+                if url.startswith("attachment://") and url[len("attachment://"):] not in names:
+                    self.broken_images.append(f"{url} (attachments: {sorted(names)})")
+        if "allowed_mentions" in body:
+            P.check_allowed_mentions(body["allowed_mentions"])
         return body
 
     def _bot_message(self, channel: Channel, body: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -1249,8 +1431,7 @@ class FakeDiscord:
             content=content,
             guild_id=guild.id if guild else None,
             member=guild.members.get(self.bot.id) if guild else None,
-            mentions=[self.users[u] for u in P.mentioned_user_ids(content) if u in self.users],
-            mention_roles=P.mentioned_role_ids(content),
+            **self._pings(content, body.get("allowed_mentions"), guild),
             attachments=body["_attachments"],
             embeds=body.get("embeds"),
             components=body.get("components"),
@@ -1265,9 +1446,19 @@ class FakeDiscord:
             msg["type"] = 19
         return msg
 
+    def _pings(self, content: str, allowed: Optional[dict[str, Any]], guild: Optional[Guild]) -> dict[str, Any]:
+        """Who a message notifies, as Discord decides it from the content and ``allowed_mentions``
+        (absent: everything mentioned, @everyone and @here included)."""
+        users, roles, everyone = P.pinged(content, allowed)
+        return {"mentions": [self.users[u] for u in users if u in self.users],
+                "mention_roles": [r for r in roles if guild is None or r in guild.roles],
+                "mention_everyone": everyone and guild is not None}
+
     async def _post_message(self, request: web.Request) -> web.Response:
         channel = self._channel(request)
         self._check_can_send(channel)
+        self._check_bot_may(channel, P.VIEW_CHANNEL, P.SEND_MESSAGES_IN_THREADS if channel.is_thread else P.SEND_MESSAGES,
+                            *((P.ATTACH_FILES,) if request[REC].files else ()))
         body = self._build_message_body(request[REC], channel.id)
         msg = self._bot_message(channel, body)
         self._append_message(channel, msg)
@@ -1294,6 +1485,12 @@ class FakeDiscord:
         for key in ("content", "embeds", "components"):
             if key in body:
                 msg[key] = body[key] if body[key] is not None else ([] if key != "content" else "")
+        if "content" in body:
+            guild = self.guilds.get(int(msg["guild_id"])) if msg.get("guild_id") else None
+            pings = self._pings(msg["content"], body.get("allowed_mentions"), guild)
+            msg["mentions"] = [P.user_payload(u) for u in pings["mentions"]]
+            msg["mention_roles"] = [str(r) for r in pings["mention_roles"]]
+            msg["mention_everyone"] = pings["mention_everyone"]
         if "flags" in body and body["flags"] is not None:
             msg["flags"] = (msg["flags"] & ~P.FLAG_LOADING & ~0x4) | int(body["flags"])
         msg["flags"] &= ~P.FLAG_LOADING
@@ -1314,6 +1511,7 @@ class FakeDiscord:
 
     async def _create_thread(self, request: web.Request) -> web.Response:
         parent = self._channel(request)
+        self._check_bot_may(parent, P.VIEW_CHANNEL, P.CREATE_PUBLIC_THREADS)
         if parent.type != P.GUILD_TEXT:
             raise DiscordError(400, 50024, "Cannot execute action on this channel type")
         body = request[REC].json or {}

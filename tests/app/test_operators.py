@@ -1,0 +1,148 @@
+"""What an operator meets setting the judge up: a mistake in a setting is exit 1 with a sentence that
+names the setting (never "internal error"), every setting has one reference generated from the
+models, `serve --help` names the ports and addresses, the logs carry no routine noise."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from bot.app.logging import configure
+from bot.cli.common import Exit
+from bot.cli.main import main
+from bot.cli.reference import reference
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def env(monkeypatch, tmp_path):
+    """A clean environment: no setting of the judge's but a data directory in ``tmp_path``."""
+    for key in list(os.environ):
+        if key.startswith(("CRUSADER_", "DISCORD_")):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("CRUSADER_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("CRUSADER_LOG_FORMAT", "json")
+    return monkeypatch
+
+
+def run(capsys, *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("variable, value, words", [
+    ("CRUSADER_DATABASE_URL", "postgresql+psycopg://nobody@127.0.0.1:1/none",
+     "does not answer: connection failed"),
+    ("CRUSADER_DATABASE_URL", "oracle+nothing://x/y", "is not one the judge can use"),
+    ("CRUSADER_ARCHIVE_PORT", "eighty", "CRUSADER_ARCHIVE_PORT: Input should be a valid integer"),
+    ("CRUSADER_LOG_LEVEL", "LOUD", "CRUSADER_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR"),
+])
+def test_a_bad_setting_is_exit_1_naming_it(env, capsys, variable, value, words):
+    env.setenv(variable, value)
+    for argv in (["game", "list"], ["serve"]):
+        code, err = run(capsys, *argv)
+        assert code == Exit.FAILED, err
+        assert words in err and variable in err and "internal error" not in err
+        assert err.count("\n") == 1  # one sentence, no traceback
+
+
+def test_a_data_directory_that_cannot_be_made(env, capsys, tmp_path):
+    (tmp_path / "afile").write_text("")
+    env.setenv("CRUSADER_DATA_DIR", str(tmp_path / "afile"))
+    code, err = run(capsys, "game", "list")
+    assert code == Exit.FAILED and "is a file, not a directory; set CRUSADER_DATA_DIR" in err
+    env.setenv("CRUSADER_DATA_DIR", str(tmp_path / "data"))
+    env.setenv("CRUSADER_ANNOUNCE_JSONL", str(tmp_path / "afile" / "announcements.jsonl"))
+    code, err = run(capsys, "serve")
+    assert code == Exit.FAILED and "set CRUSADER_ANNOUNCE_JSONL" in err
+
+
+def test_a_port_in_use_is_exit_1_naming_the_port_setting(env, capsys):
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    try:
+        env.setenv("CRUSADER_FRONT_ENDS", "site")
+        env.setenv("CRUSADER_ARCHIVE_PORT", str(port))
+        code, err = run(capsys, "serve")
+        assert code == Exit.FAILED
+        assert f"the archive site cannot listen on 127.0.0.1:{port}: the port is in use" in err
+        assert "set CRUSADER_ARCHIVE_PORT to a free port" in err
+        env.setenv("CRUSADER_FRONT_ENDS", "mail")
+        env.setenv("CRUSADER_MAIL_LISTEN_PORT", str(port))
+        code, err = run(capsys, "serve")
+        assert code == Exit.FAILED and "set CRUSADER_MAIL_LISTEN_PORT to a free port" in err
+    finally:
+        taken.close()
+
+
+def test_health_names_the_database_setting(env, capsys):
+    env.setenv("CRUSADER_DATABASE_URL", "postgresql+psycopg://nobody@127.0.0.1:1/none")
+    code, err = run(capsys, "health")
+    assert code == Exit.FAILED and err.startswith("crusader: unhealthy: the database at") and "CRUSADER_DATABASE_URL" in err
+    env.delenv("CRUSADER_DATABASE_URL")
+    assert main(["migrate"]) == Exit.OK
+    capsys.readouterr()
+    assert main(["health"]) == Exit.OK
+    assert "no crusader serve runs on this data directory" in capsys.readouterr().out
+
+
+def test_the_settings_reference_is_the_models_own():
+    committed = (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
+    assert committed == reference(), "docs/settings.md is out of date: crusader settings --reference > docs/settings.md"
+    from bot.app.settings import Settings
+    from bot.frontends.discord.config import DiscordSettings
+    from bot.frontends.mail.config import MailSettings
+
+    for model in (Settings, MailSettings, DiscordSettings):
+        for field in model.model_fields:
+            assert f"`{model.model_config['env_prefix']}{field}`".upper() in committed.upper()
+
+
+def test_settings_in_effect_hide_secrets(env, capsys):
+    env.setenv("DISCORD_TOKEN", "very-secret")
+    env.setenv("CRUSADER_ARCHIVE_PORT", "8181")
+    assert main(["settings"]) == Exit.OK
+    out = capsys.readouterr().out
+    assert "* CRUSADER_ARCHIVE_PORT=8181" in out and "* DISCORD_TOKEN=(set, hidden)" in out
+    assert "very-secret" not in out
+
+
+def test_serve_help_names_the_variables_of_its_ports_and_addresses(capsys):
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    out = capsys.readouterr().out
+    for variable in ("CRUSADER_HOST", "CRUSADER_ARCHIVE_HOST", "CRUSADER_ARCHIVE_PORT", "CRUSADER_MAIL_LISTEN_HOST",
+                     "CRUSADER_MAIL_LISTEN_PORT", "CRUSADER_DATABASE_URL", "DISCORD_API_BASE"):
+        assert variable in out
+
+
+def test_version(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0 and capsys.readouterr().out == f"crusader {version('crusader-judge')}\n"
+
+
+def test_routine_library_lines_stay_out_of_the_log(capfd):
+    configure("INFO", "json")
+    logging.getLogger("discord.client").warning("PyNaCl is not installed, voice will NOT be supported")
+    logging.getLogger("discord.client").warning("davey is not installed, voice will NOT be supported")
+    logging.getLogger("alembic.runtime.migration").info("Context impl SQLiteImpl.")
+    logging.getLogger("alembic.runtime.migration").info("Running upgrade 0001 -> 0002, pictures")
+    logging.getLogger("apscheduler.scheduler").warning(
+        'Execution of job "poll" skipped: maximum number of running instances reached (1)')
+    logging.getLogger("discord.client").warning("something else")
+    err = capfd.readouterr().err
+    assert "voice" not in err and "Context impl" not in err and "skipped" not in err
+    assert "Running upgrade" in err and "something else" in err
+    configure("DEBUG", "json")
+    logging.getLogger("discord.client").warning("PyNaCl is not installed, voice will NOT be supported")
+    assert "PyNaCl" in capfd.readouterr().err

@@ -1,0 +1,193 @@
+"""A game on Discord end to end: created and started by slash commands, orders by DM, a deadline
+passing under a controlled clock, results and the archive in the right channels, reminders only
+to the players missing orders. The real discord.py bot against the fake Discord."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from bot.store.outbox import DELIVERED, Delivery
+
+async def test_a_game_is_created_joined_and_started_by_slash_commands(ref_of, visible, powers, world):
+    fake = world.fake
+    async with world.running():
+        await world.start_game()
+        [thread] = fake.threads(world.results)
+        assert thread.name == "tannenberg archive"
+        view = world.service.status("tannenberg")
+        assert view.status == "active" and view.phase == "S1901M"
+        assert {p.power: p.player for p in view.players} == {
+            power: f"discord:{world.players[power].id}" for power in powers}
+        assert view.gm == f"discord:{world.gm.id}"
+        # the start is announced in the results channel, players mentioned
+        [started] = [m for m in fake.bot_messages(world.results) if "has started" in m["content"]]
+        assert f"<@{world.players['FRA'].id}>" in started["content"]
+        assert {int(u["id"]) for u in started["mentions"]} == {u.id for u in world.players.values()}  # each pinged
+        assert ref_of(started) == "1:0:started#1/1" and "ref" not in visible(started["content"])
+
+
+async def test_orders_by_dm_good_bad_mixed_and_replaced(world):
+    async with world.running():
+        await world.start_game()
+        good = await world.dm("FRA", "A par - bur\nF Brest to Mid-Atlantic Ocean\narmy marseilles holds")
+        assert "✅ A Paris - Burgundy" in good
+        assert "✅ F Brest - Mid-Atlantic Ocean" in good
+        assert "✅ A Marseilles H" in good
+        assert "Your orders for S1901M now (3)" in good
+        assert "Not accepted" not in good
+
+        bad = await world.dm("ENG", "F lon - xyz")
+        assert "Not accepted (1)" in bad and "xyz" in bad and "F lon - xyz" in bad
+        assert "Understood" not in bad and "You have no orders standing for S1901M." in bad
+
+        mixed = await world.dm("GER", "A ber - kie\nA mun - xyz\nF kie - hol\nA mun - bur")
+        assert "Understood (3)" in mixed and "Not accepted (1)" in mixed
+        assert "✅ A Berlin - Kiel" in mixed and "✅ F Kiel - Holland" in mixed and "✅ A Munich - Burgundy" in mixed
+        assert "Your orders for S1901M now (3)" in mixed
+
+        replaced = await world.dm("FRA", "A par - pic")
+        assert "✅ A Paris - Picardy" in replaced
+        assert "Your orders for S1901M now (3)" in replaced
+        standing = replaced.split("now (3):")[1]
+        assert "Picardy" in standing and "Burgundy" not in standing and "Mid-Atlantic Ocean" in standing
+        mine = world.service.my_orders("tannenberg", f"discord:{world.players['FRA'].id}")
+        assert sorted(o.canonical for o in mine.orders) == ["FRA: A mar H", "FRA: A par - pic", "FRA: F bre - mao"]
+
+
+async def test_one_players_orders_never_appear_in_anothers_replies(world):
+    fake = world.fake
+    async with world.running():
+        await world.start_game()
+        await world.dm("FRA", "A par - bur\nF bre - eng\nA mar - spa")
+        await world.dm("GER", "A mun - bur\nF kie - den")
+        resp, shown = await world.answer(world.players["GER"], "orders show", {"game": "tannenberg"})
+        assert resp.ephemeral
+        resp, status = await world.answer(world.players["ENG"], "status", {"game": "tannenberg"})
+        for user in (world.players["GER"], world.players["ENG"], world.gm):
+            for text in world.texts_to(user):
+                assert "English Channel" not in text and "Spain" not in text
+        assert "Burgundy" in shown and "Denmark" in shown and "English Channel" not in shown
+        assert "Burgundy" not in status and "Denmark" not in status
+        # no channel of the guild shows anybody's orders before adjudication (only the asker sees an
+        # ephemeral answer)
+        for channel in (world.results, fake.text_channel(world.guild, "general")):
+            for message in fake.bot_messages(channel):
+                if message["flags"] & 64:
+                    assert message["interaction_metadata"]["user"]["id"] == str(world.players["GER"].id)
+                    continue
+                assert "Burgundy" not in message["content"] and "Denmark" not in message["content"]
+
+
+async def test_status_shows_the_deadline_as_a_discord_timestamp_and_who_has_ordered(start, world):
+    async with world.running():
+        await world.start_game()
+        await world.dm("FRA", "A par - bur")
+        resp, text = await world.answer(world.players["ENG"], "status", {"game": "tannenberg"})
+        deadline = int((start + timedelta(hours=48)).timestamp())
+        assert f"<t:{deadline}:R>" in text and f"<t:{deadline}:F>" in text
+        lines = {line.split(":")[0]: line for line in text.splitlines() if line.startswith(("✅", "⏳"))}
+        assert [k for k in lines if k.startswith("✅")] == ["✅ France"]
+        assert len([k for k in lines if k.startswith("⏳")]) == 6
+        assert not resp.ephemeral
+
+
+async def test_reminders_go_only_to_players_missing_orders_then_the_deadline_adjudicates(start, world):
+    fake = world.fake
+    async with world.running():
+        await world.start_game()
+        await world.dm("FRA", "A par - bur\nF bre - mao\nA mar - spa")
+        await world.dm("GER", "A mun - bur\nF kie - den")
+        await world.dm("ENG", "F lon - eng")
+        before = {power: len(fake.bot_messages(user)) for power, user in world.players.items()}
+
+        world.clock.advance(timedelta(hours=24))  # the 24-hour reminder
+        assert world.service.fire_due() == 1
+        await world.flush()
+        reminded = {power for power, user in world.players.items() if len(fake.bot_messages(user)) > before[power]}
+        assert reminded == {"AUS", "ITA", "RUS", "TUR"}
+        note = fake.bot_messages(world.players["AUS"])[-1]["content"]
+        assert "Reminder" in note and "tannenberg" in note and "AUS" in note
+
+        world.clock.advance(timedelta(hours=24))  # the 1-hour reminder and the deadline
+        world.service.fire_due()
+        await world.flush()
+        view = world.service.status("tannenberg")
+        assert view.phase == "F1901M" and view.version == 1
+
+        [post] = [m for m in fake.bot_messages(world.results) if m["embeds"]]  # the season: one message
+        [summary] = post["embeds"]
+        assert summary["title"] == "tannenberg: Spring 1901 Movement (S1901M)"
+        assert "FRA France: 5 (+2) · 3" not in summary["description"]  # centres change hands in the fall only
+        assert "FRA France: 3 · 3" in summary["description"] and "AUS Austria: 3 · 3" in summary["description"]
+        assert "No orders from: AUS, ITA, RUS, TUR" in summary["description"]
+        assert "Next: Fall 1901 Movement (F1901M)" in summary["description"]
+        next_deadline = int((start + timedelta(hours=96)).timestamp())
+        assert f"<t:{next_deadline}:R>" in summary["description"]
+        [picture] = post["attachments"]  # the map picture, shown in the summary
+        assert fake.file_bytes(picture).startswith(b"\x89PNG")
+        assert summary["image"]["url"] == f"attachment://{picture['filename']}" == "attachment://tannenberg-S1901M.png"
+        # every order with its outcome, and the season's report, in the game's archive thread
+        [thread] = fake.threads(world.results)
+        [archived] = [m for m in fake.bot_messages(thread) if m["attachments"]]
+        by_title = {e["title"]: e["description"] for e in archived["embeds"]}
+        assert "✅ A Paris - Burgundy" not in by_title["France"]  # Paris and Munich both went for Burgundy
+        assert "❌ A Paris - Burgundy" in by_title["France"] and "❌ A Munich - Burgundy" in by_title["Germany"]
+        assert "✅ A Marseilles - Spain" in by_title["France"]
+        assert "✅ F Kiel - Denmark" in by_title["Germany"]
+        assert "Held, no order given: A Vienna, A Budapest, F Trieste" in by_title["Austria"]
+        report = fake.file_bytes(archived["attachments"][0]).decode()
+        assert "S1901M" in report and "FRA:\n" in report and "  A mar - spa" in report
+        assert archived["attachments"][0]["filename"] == "0000-S1901M.txt"
+        posts = [post, archived]
+        # each message within Discord's limits (the fake refuses anything larger)
+        assert all(len(m["embeds"]) <= 10 for m in posts)
+
+
+async def test_a_result_is_posted_once_even_when_delivered_again(world):
+    fake = world.fake
+    async with world.running():
+        await world.start_game()
+        world.clock.advance(timedelta(hours=48))
+        world.service.fire_due()
+        await world.flush()
+        count = len(fake.bot_messages(world.results))
+        [thread] = fake.threads(world.results)
+        archived = len(fake.bot_messages(thread))
+        [results] = world.recorder.of_kind("results")
+        notifier = world.bot.get_cog("Announce").notifier
+        for place in await notifier.recipients(results):  # as after a crash: only the channel's history knows
+            assert await notifier.deliver(Delivery(results, place, attempt=2, in_doubt=True)) == DELIVERED
+        assert len(fake.bot_messages(world.results)) == count
+        assert len(fake.bot_messages(thread)) == archived
+
+
+async def test_a_crusader_game_with_prestige_bids_by_dm_and_results_that_say_who_won(world):
+    fake = world.fake
+    crusaders = dict(zip(["ANT", "BYZ", "EDE", "FAT", "JER", "SEL", "RUM"], world.players.values()))
+    async with world.running():
+        resp, text = await world.answer(world.gm, "game new", {"name": "outremer", "variant": "crusader"})
+        assert "prestige rules" in text
+        for power, user in crusaders.items():
+            await world.answer(user, "join", {"game": "outremer", "power": power})
+        await world.answer(world.gm, "game start", {"game": "outremer"})
+        answer = await world.dm(crusaders["ANT"], "VASSAL A ale BID 2\nA ant H")
+        assert "✅ VASSAL A Aleppo BID 2" in answer and "✅ A Antioch H" in answer
+        answer = await world.dm(crusaders["JER"], "vassal A ale bid 1")
+        assert "the minimum bid for VASSAL is 2 (rule 2.4.1)" in answer  # refused at submission
+        answer = await world.dm(crusaders["JER"], "bribe A ale bid 1")
+        assert "BRIBE A Aleppo BID 1" in answer
+        resp, text = await world.answer(crusaders["ANT"], "prestige", {"game": "outremer"})
+        assert resp.ephemeral and "The Principality of Antioch (you): 2" in text
+        assert "VASSAL" not in text  # bids stay private
+        resp, text = await world.answer(world.gm, "game adjudicate", {"game": "outremer"})
+        await world.flush()
+        [post] = [m for m in fake.bot_messages(world.results) if m["embeds"]]
+        summary = post["embeds"][0]["description"]
+        assert "**Bids**" in summary and "ANT: VASSAL A Aleppo BID 2 — won, 2 spent" in summary
+        assert "JER: BRIBE A Aleppo BID 1 — lost" in summary
+        assert "Vassal: Aleppo → ANT" in summary
+        assert "**Centres · units · prestige left for 1101**" in summary
+        assert "ANT The Principality of Antioch: 3 · 3 · 0" in summary and "BYZ The Byzantine Empire: 4 · 4 · 2" in summary
+        [thread] = fake.threads(world.results)
+        by_title = {e["title"]: e["description"] for m in fake.bot_messages(thread) for e in m["embeds"]}
+        assert "takes A Aleppo as vassal" in by_title["The Principality of Antioch"]

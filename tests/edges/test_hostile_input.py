@@ -1,0 +1,139 @@
+"""Fuzzing with budgets: hostile documents for ``crusader adjudicate`` (giant integers, halves of
+surrogate pairs, deep nesting, endless lines) and hostile messages of orders for the service.
+Each input gets an answer (a result, or a one-line reason) within a time and memory budget.
+``--slow`` (``.ci/run``) tries many more examples than the default run."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import time
+import tracemalloc
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bot.cli.main import main
+from bot.service import GameService, ServiceError
+from bot.store import database
+from bot.store.database import Database
+from tests.budgets import examples
+
+SECONDS = 10.0  # per input, on a loaded machine
+BYTES = 64_000_000  # traced memory per input, beyond the input itself
+
+FUZZ = settings(max_examples=examples(25, 300), deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                       HealthCheck.data_too_large])
+
+digits = st.integers(1, 6000).map(lambda n: "7" * n)
+surrogate = st.integers(0xD800, 0xDFFF).map(lambda c: f"\\u{c:04x}")
+pair = st.tuples(st.integers(0xD800, 0xDBFF), st.integers(0xDC00, 0xDFFF)).map(lambda p: f"\\u{p[0]:04x}\\u{p[1]:04x}")
+long_text = st.integers(0, 3_000_000).map(lambda n: "A par - bur " * (n // 12))
+order = st.one_of(long_text, st.text(max_size=30), st.tuples(st.sampled_from(
+    ["FRA: SECURE LOYALTY BID ", "FRA: LEND ENG ", "FRA: VASSAL A bel BID ", "FRA: A par - "]), digits).map("".join))
+
+
+def hostile_document() -> st.SearchStrategy[str]:
+    """JSON text of a position document with one hostile part."""
+    base = {"variant": "standard", "phase": "S1901M", "units": ["FRA: A par", "ENG: F lon"], "orders": ["FRA: A par H"]}
+    plain = json.dumps(base)[:-1]
+    return st.one_of(
+        digits.map(lambda d: plain + f', "seed": {d}}}'),
+        digits.map(lambda d: json.dumps({**base, "rules": ["prestige"]})[:-1] + f', "prestige": {{"FRA": {d}}}}}'),
+        st.lists(st.one_of(surrogate, pair, st.just("x")), min_size=1, max_size=6).map(
+            lambda parts: plain.replace('"FRA: A par H"', f'"FRA: A par {"".join(parts)}"') + "}"),
+        st.integers(1, 20_000).map(lambda n: "[" * n + "]" * n),
+        st.integers(1, 20_000).map(lambda n: '{"a":' * n + "1" + "}" * n),
+        st.lists(order, max_size=4).map(lambda orders: json.dumps({**base, "orders": orders})),
+        st.sampled_from(["S9999M", "F9999M", "W9999B", "S10000M", "W0B", "F-1M"]).map(
+            lambda phase: json.dumps({**base, "phase": phase})),
+    )
+
+
+def measured(run):
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        value = run()
+    finally:
+        took = time.perf_counter() - started
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return value, took, peak
+
+
+def adjudicate(stdin: str, capsys, *args: str) -> tuple[int, str, str]:
+    old = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode("utf-8")))
+    try:
+        code = main(["adjudicate", *args])
+    finally:
+        sys.stdin = old
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@FUZZ
+@given(hostile_document())
+def test_a_hostile_document_gets_a_result_or_a_reason_within_budget(capsys, text):
+    (code, out, err), took, peak = measured(lambda: adjudicate(text, capsys))
+    assert "Traceback" not in err and "internal error" not in err, err[:500]
+    assert code in (0, 2), (code, err[:500])
+    if code == 2:
+        assert out == "" and err.startswith("crusader: ") and err.count("\n") == 1
+    else:
+        json.loads(out)
+    assert took < SECONDS, took
+    assert peak < BYTES + 12 * len(text), peak
+
+
+@FUZZ
+@given(st.lists(hostile_document(), min_size=1, max_size=3))
+def test_a_hostile_jsonl_stream_answers_every_line(capsys, texts):
+    texts = [t for t in texts if "\n" not in t]
+    (code, out, err), took, peak = measured(lambda: adjudicate("\n".join(texts) + "\n", capsys, "--jsonl"))
+    assert code == 0 and "Traceback" not in err, err[:500]
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert len(rows) == len(texts)
+    assert all("internal error" not in r.get("error", "") for r in rows)
+    assert took < SECONDS * len(texts)
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    db = Database.sqlite_file(tmp_path_factory.mktemp("hostile") / "judge.db")
+    db.migrate()
+    service = GameService(db)
+    service.create_game("hostile", "standard", "gm", seed=1)
+    service.join("hostile", "flo", "FRA")
+    service.start("hostile", "gm", fill_civil_disorder=True)
+    yield service
+    db.dispose()
+
+
+line = st.one_of(st.text(max_size=40), st.sampled_from(["A par - bur", "F bre - mao", "A mar H", "waive"]),
+                 st.integers(0, 200).map(lambda n: "\x00" * n), st.integers(0, 1_000_000).map(lambda n: "x" * n),
+                 st.integers(0xD800, 0xDFFF).map(chr), digits.map(lambda d: "A par - bur BID " + d))
+
+
+@FUZZ
+@given(st.lists(line, max_size=500))
+def test_a_hostile_message_of_orders_is_read_within_budget_and_stored(service, lines):
+    text = "\n".join(lines)
+    try:
+        report, took, peak = measured(lambda: service.submit_orders("hostile", "flo", text))
+    except ServiceError as exc:  # a refusal with its reason is fine; nothing else is
+        assert str(exc)
+        return
+    assert took < SECONDS, took
+    assert peak < BYTES + 4 * len(text), peak
+    for answer in report.accepted + report.rejected:
+        answer.written.encode("utf-8")  # every echo is text
+        assert len(answer.written) <= 301
+    with service.db.session() as session:
+        stored = database.submissions_of(session, service.entry("hostile").id)[-1]
+    stored.text.encode("utf-8")
+    assert len(stored.text) <= 400 * 301 + 100

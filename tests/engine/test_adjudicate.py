@@ -1,0 +1,208 @@
+"""The adjudication pipeline: order checking, one order per unit, reasons, and the next position."""
+
+from __future__ import annotations
+
+from adjudicator.adjudicate import adjudicate
+from adjudicator.movement import resolve_movement
+from adjudicator.orders import Build, Disband, Hold, Move, Retreat, SupportHold, SupportMove, Waive
+from adjudicator.prestige.orders import Bribe
+from adjudicator.position import Dislodgement, Position
+from adjudicator.opening import starting_position
+from adjudicator.results import Outcome
+from adjudicator.turn import check_order
+from adjudicator.variant import get_variant
+from adjudicator.vocab import Location, Phase, Power, ProvinceId, Unit, UnitType
+
+V = get_variant("standard")
+A, F = UnitType.ARMY, UnitType.FLEET
+
+
+def loc(text: str) -> Location:
+    return Location.parse(text)
+
+
+def board(phase: str, *units: str, centers: dict[str, str] | None = None, **changes) -> Position:
+    owners = dict(V.starting_owners)
+    owners.update({ProvinceId(k): Power(v) for k, v in (centers or {}).items()})
+    return Position("standard", Phase.parse(phase), tuple(Unit.parse(u) for u in units), owners, **changes)
+
+
+def move(power: str, t, src: str, dst: str, **kw) -> Move:
+    return Move(Power(power), t, loc(src), loc(dst), **kw)
+
+
+# -- the pipeline --------------------------------------------------------------------------------
+
+
+def test_a_later_order_replaces_an_earlier_one():
+    pos = board("S1901M", "FRA: A par")
+    adj = adjudicate(V, pos, [move("FRA", A, "par", "bur"), move("FRA", A, "par", "pic")])
+    first, second = adj.results
+    assert first.outcome is Outcome.FAILS and first.reason == "replaced by a later order for A par"
+    assert second.outcome is Outcome.SUCCEEDS
+    assert adj.position.unit_at(ProvinceId("pic")) is not None
+
+
+def test_an_illegal_later_order_does_not_replace_a_legal_one():
+    pos = board("S1901M", "FRA: A par")
+    adj = adjudicate(V, pos, [move("FRA", A, "par", "bur"), move("FRA", A, "par", "lon")])
+    assert [r.outcome for r in adj.results] == [Outcome.SUCCEEDS, Outcome.INVALID]
+
+
+def test_unit_type_left_out_is_taken_from_the_board():
+    pos = board("S1901M", "ENG: F lon")
+    adj = adjudicate(V, pos, [move("ENG", None, "lon", "nth")])
+    assert adj.results[0].outcome is Outcome.SUCCEEDS
+    assert adj.results[0].order.unit_type is F
+
+
+def test_units_without_orders_hold_and_are_reported():
+    pos = board("S1901M", "FRA: A par", "GER: A mun")
+    adj = adjudicate(V, pos, [move("FRA", A, "par", "bur")])
+    assert [str(r.order) for r in adj.implicit] == ["A mun H"]
+
+
+def test_reasons_a_player_can_act_on():
+    pos = board("S1901M", "GER: A mun", "AUS: A boh", "GER: A sil", "FRA: A bur")
+    orders = [move("GER", A, "mun", "tyr"), SupportMove(Power("GER"), A, loc("sil"), A, loc("mun"), loc("boh")),
+              move("FRA", A, "bur", "mun"), move("AUS", A, "boh", "mun")]
+    adj = adjudicate(V, pos, orders)
+    assert adj.results[1].reason == "A mun does not move to boh"
+    assert adj.results[2].reason == "bounced with A boh, 1 against 1"
+    pic = adjudicate(V, board("S1901M", "ENG: F nth"), [move("ENG", F, "nth", "pic")]).results[0]
+    assert pic.outcome is Outcome.INVALID
+    assert pic.reason == "not adjacent: Picardy is not adjacent to the North Sea"
+
+
+def test_not_your_unit():
+    refusal = check_order(V, board("S1901M", "ENG: F lon"), move("GER", F, "lon", "nth")).refusal
+    assert (refusal.code, refusal.text) == ("not-your-unit", "not your unit: F lon is English")
+
+
+def test_orders_of_the_wrong_phase_are_invalid():
+    pos = board("S1901M", "FRA: A par")
+    refusal = check_order(V, pos, Build(Power("FRA"), A, loc("par"))).refusal
+    assert refusal.code == "wrong-phase" and "movement phase" in refusal.text
+    retreat = board("S1901R", "FRA: A par")
+    refusal = check_order(V, retreat, SupportHold(Power("FRA"), A, loc("par"), A, loc("par"))).refusal
+    assert refusal.code == "wrong-phase" and "retreat phase" in refusal.text
+
+
+def test_prestige_orders_need_the_prestige_rules_and_never_move_a_unit():
+    pos = board("S1901M", "FRA: A par", "NEU: A bel")
+    bribe = Bribe(Power("FRA"), A, loc("bel"), 3, order=Hold(Power("FRA"), A, loc("bel")))
+    adj = adjudicate(V, pos, [bribe, move("FRA", A, "par", "bur")])
+    assert adj.results[0].outcome is Outcome.INVALID
+    assert adj.results[0].reason == "prestige orders need the prestige rules"
+    assert adj.results[1].outcome is Outcome.SUCCEEDS
+
+
+# -- the commander seam ---------------------------------------------------------------------------
+
+
+def test_self_dislodgement_follows_who_commands_the_unit():
+    units = tuple(Unit.parse(u) for u in ("ENG: A bel", "GER: A hol", "GER: A ruh", "FRA: A pic"))
+    orders = {ProvinceId("bel"): Move(Power("GER"), A, loc("bel"), loc("pic")),
+              ProvinceId("ruh"): SupportMove(Power("GER"), A, loc("ruh"), A, loc("hol"), loc("bel")),
+              ProvinceId("hol"): Move(Power("GER"), A, loc("hol"), loc("bel"))}
+    # the English army in Belgium is commanded by Germany this season: it cannot be dislodged by
+    # German units... it moves away into the French army, bounces, and stays
+    out = resolve_movement(V, units, orders, commander={ProvinceId("bel"): Power("GER")})
+    assert ProvinceId("hol") not in out.moved
+    out = resolve_movement(V, units, orders)
+    assert out.moved[ProvinceId("hol")] == loc("bel")
+
+
+def test_a_commanders_support_does_not_help_dislodge_its_own_unit():
+    units = tuple(Unit.parse(u) for u in ("FRA: A mun", "ITA: A tyr", "ITA: A boh"))
+    orders = {ProvinceId("tyr"): Move(Power("ITA"), A, loc("tyr"), loc("mun")),
+              ProvinceId("boh"): SupportMove(Power("ITA"), A, loc("boh"), A, loc("tyr"), loc("mun"))}
+    assert ProvinceId("tyr") in resolve_movement(V, units, orders).moved
+    bribed = resolve_movement(V, units, orders, commander={ProvinceId("boh"): Power("FRA")})
+    assert ProvinceId("tyr") not in bribed.moved
+
+
+# -- the next position ---------------------------------------------------------------------------
+
+
+def test_spring_without_dislodgement_goes_to_fall():
+    adj = adjudicate(V, starting_position(V), [])
+    assert str(adj.position.phase) == "F1901M"
+
+
+def test_a_dislodgement_makes_a_retreat_phase():
+    pos = board("S1901M", "AUS: A vie", "AUS: A bud", "ITA: A gal", "GER: A mun", "GER: A sil")
+    orders = [move("AUS", A, "vie", "gal"), SupportMove(Power("AUS"), A, loc("bud"), A, loc("vie"), loc("gal")),
+              move("GER", A, "mun", "boh"), move("GER", A, "sil", "boh")]
+    adj = adjudicate(V, pos, orders)
+    nxt = adj.position
+    assert str(nxt.phase) == "S1901R"
+    assert nxt.dislodged == (Dislodgement(Unit.parse("ITA: A gal"), ProvinceId("vie")),)
+    assert nxt.standoffs == {"boh"}
+    assert adj.events["dislodged"] == [{"unit": "ITA: A gal", "from": "vie", "by_convoy": False}]
+    retreat = adjudicate(V, nxt, [Retreat(Power("ITA"), A, loc("gal"), loc("boh"))])
+    assert retreat.results[0].outcome is Outcome.INVALID
+    assert str(retreat.position.phase) == "F1901M"
+    assert retreat.position.unit_at(ProvinceId("gal")) is not None   # the Austrian army
+    assert retreat.events["disbanded"] == ["ITA: A gal"]
+
+
+def test_a_unit_with_nowhere_to_go_is_annihilated_at_once():
+    pos = board("F1901M", "RUS: F con", "RUS: F bla", "TUR: F ank", "TUR: A arm", "TUR: A smy")
+    orders = [SupportMove(Power("RUS"), F, loc("con"), F, loc("bla"), loc("ank")), move("RUS", F, "bla", "ank")]
+    adj = adjudicate(V, pos, orders)
+    assert adj.events["annihilated"] == [{"unit": "TUR: F ank", "by": "RUS"}]
+    assert adj.position.phase.kind.value != "R"
+    assert adj.position.supply_centers[ProvinceId("ank")] == "RUS"
+
+
+def test_fall_changes_owners_then_builds():
+    pos = starting_position(V).with_changes(phase=Phase.parse("F1901M"))
+    adj = adjudicate(V, pos, [move("FRA", A, "par", "bur"), move("FRA", F, "bre", "mao"),
+                              move("GER", F, "kie", "den")])
+    assert {"province": "den", "from": "NEU", "to": "GER"} in adj.events["centers"]
+    assert str(adj.position.phase) == "W1901B"
+    assert adj.position.supply_centers[ProvinceId("den")] == "GER"
+
+
+def test_winter_is_skipped_when_nobody_can_adjust():
+    adj = adjudicate(V, starting_position(V).with_changes(phase=Phase.parse("F1901M")), [])
+    assert str(adj.position.phase) == "S1902M"
+    assert "centers" not in adj.events
+
+
+def test_builds_waives_and_civil_disorder():
+    pos = board("W1901B", "GER: A ber", "GER: A hol", "FRA: A par", "FRA: A bur", "FRA: A pic",
+                centers={"den": "GER"})
+    orders = [Build(Power("GER"), A, loc("kie")), Build(Power("GER"), None, loc("mun")), Waive(Power("GER")),
+              Waive(Power("GER"))]
+    adj = adjudicate(V, pos, orders)
+    assert [r.outcome for r in adj.results] == [Outcome.SUCCEEDS, Outcome.INVALID, Outcome.SUCCEEDS,
+                                                Outcome.FAILS]
+    assert adj.results[1].reason == "say which unit to build: A mun build or F mun build"
+    assert [str(r.order) for r in adj.implicit] == []     # France: 3 centres, 3 units
+    assert str(adj.position.phase) == "S1902M"
+    assert adj.events["built"] == ["GER: A kie"]
+
+
+def test_civil_disorder_removes_the_farthest_unit():
+    pos = board("W1905B", "ITA: A war", "ITA: A tus", centers={"ven": "AUS", "rom": "FRA", "nap": "AUS",
+                                                                 "war": "ITA"})
+    adj = adjudicate(V, pos, [])
+    assert [str(r.order) for r in adj.implicit] == ["A tus disband"]
+    assert "civil disorder" in adj.implicit[0].reason
+
+
+def test_a_power_without_units_or_centres_is_eliminated():
+    pos = board("W1905B", "FRA: A par", "ITA: A rom", centers={"par": "ITA"} | {c: "ITA" for c in ("bre", "mar")})
+    adj = adjudicate(V, pos, [Disband(Power("FRA"), A, loc("par"))])
+    assert adj.results[0].outcome is Outcome.SUCCEEDS
+    assert "FRA" in adj.position.eliminated
+    assert adj.events["eliminated"] == ["FRA"]
+
+
+def test_victory():
+    owners = {c: "FRA" for c in sorted(V.supply_centers)[:18]}
+    pos = board("F1910M", "FRA: A par", centers=owners)
+    adj = adjudicate(V, pos, [])
+    assert adj.events["victory"] == ["FRA"]

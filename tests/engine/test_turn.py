@@ -1,0 +1,220 @@
+"""The engine's answers before a phase is played (adjudicator.turn): who commands what, what each
+power must decide, whether an order can be given (with the reason as a value), what a later
+order replaces, who has won."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from adjudicator.adjudicate import adjudicate
+from adjudicator.errors import CrusaderError, IllegalOrderError
+from adjudicator.opening import starting_position
+from adjudicator.results import Reason
+from adjudicator.turn import (Slot, check_order, commands, duty, game_over, legal, slot, submit, survivors,
+                              to_decide, winners)
+from adjudicator.variant import get_variant
+from adjudicator.vocab import Location
+
+from tests.random_play import random_orders
+
+STANDARD = get_variant("standard")
+CRUSADER = get_variant("crusader")
+
+
+@pytest.fixture(scope="session")
+def order(orders):
+    """``order(text, retreat=False)``: one order written as in the rules text."""
+    return lambda text, retreat=False: orders(text, retreat=retreat)[0]
+
+
+@pytest.fixture(scope="session")
+def refusal(order):
+    """``refusal(position, text, standing=(), retreat=False)``: why the engine refuses the order, or None."""
+    return lambda position, text, standing=(), retreat=False: check_order(
+        STANDARD, position, order(text, retreat), [order(s) for s in standing]).refusal
+
+
+# -- who commands what ------------------------------------------------------------------------------
+
+def test_a_vassal_bought_in_spring_is_commanded_by_its_lord_in_autumn(board, order, orders, refusal):
+    spring = board("S1907M", units=["NEU: A nwy", "FRA: F nth"], prestige={"FRA": 3})
+    autumn = adjudicate(STANDARD, spring, orders("FRA: VASSAL A nwy BID 2", "FRA: A nwy - swe")).position
+    assert str(autumn.phase) == "F1907M"
+    mine = {str(c.unit): c.by for c in commands(STANDARD, autumn, "FRA")}
+    assert mine == {"FRA: F nth": "own", "NEU: A swe": "vassal"}
+    assert check_order(STANDARD, autumn, order("FRA: A swe - nwy")).accepted
+    assert refusal(autumn, "RUS: A swe - fin").code == "not-your-unit"
+    assert duty(STANDARD, autumn, "FRA").units == commands(STANDARD, autumn, "FRA")
+
+
+def test_a_standing_bid_lets_its_power_order_the_unit_a_bribe_never_to_move(board, orders, refusal):
+    p = board("S1907M", units=["NEU: A nwy", "NEU: A hol", "FRA: F nth"], prestige={"FRA": 5})
+    assert refusal(p, "FRA: A nwy - swe").code == "not-your-unit"
+    bids = ["FRA: VASSAL A nwy BID 2", "FRA: BRIBE A hol BID 1"]
+    assert refusal(p, "FRA: A nwy - swe", bids) is None
+    assert refusal(p, "FRA: A hol H", bids) is None
+    assert refusal(p, "FRA: A hol - bel", bids).code == "bribed-unit-moves"
+    kinds = {str(c.unit): {k.__name__ for k in c.orders} for c in commands(STANDARD, p, "FRA", orders(*bids))}
+    assert kinds["NEU: A nwy"] == {"Hold", "Move", "SupportHold", "SupportMove"}
+    assert kinds["NEU: A hol"] == {"Hold", "SupportHold", "SupportMove"}
+
+
+def test_a_vassal_is_ordered_on_its_leash(board, refusal):
+    p = board("F1907M", units=["NEU: A swe", "FRA: F nth"], vassals={"nwy": "FRA"}, neutral_homes={"swe": "nwy"})
+    why = refusal(p, "FRA: A swe - den")
+    assert why.code == "beyond-leash" and "rule 2.4.4" in why.text and "nwy" in why.accepted
+    assert refusal(p, "FRA: A swe - nwy") is None
+
+
+# -- what must be decided ---------------------------------------------------------------------------
+
+def test_a_retreat_phase_where_only_free_neutrals_were_dislodged_has_nothing_to_decide(board, orders):
+    p = board("S1907M", units=["NEU: A nwy", "RUS: A fin", "RUS: F bar"])
+    after = adjudicate(STANDARD, p, orders("RUS: A fin - nwy", "RUS: F bar S A fin - nwy")).position
+    assert str(after.phase) == "S1907R"
+    assert to_decide(STANDARD, after) == frozenset()
+
+
+def test_the_lord_decides_its_dislodged_vassals_retreat_with_the_legal_retreats(board, orders, refusal):
+    p = board("S1907M", units=["NEU: A nwy", "RUS: A fin", "RUS: F bar"], vassals={"nwy": "ENG"})
+    after = adjudicate(STANDARD, p, orders("RUS: A fin - nwy", "RUS: F bar S A fin - nwy")).position
+    assert to_decide(STANDARD, after) == {"ENG"}
+    (unit, options), = duty(STANDARD, after, "ENG").retreats
+    assert str(unit) == "NEU: A nwy" and options == (Location("stp"), Location("swe"))
+    assert refusal(after, "ENG: A nwy - fin", retreat=True).code == "retreat-to-attacker"
+
+
+def test_builds_with_their_sites_and_disbands(board):
+    p = board("W1907B", units=["GER: A ber", "FRA: A par", "FRA: A bur", "FRA: A pic", "FRA: A gas"],
+              centers={"den": "GER", "hol": "GER"})
+    germany, france = duty(STANDARD, p, "GER"), duty(STANDARD, p, "FRA")
+    assert (germany.builds, germany.sites, germany.disbands) == (2, ("kie", "mun"), 0)
+    assert (france.builds, france.disbands) == (0, 1)
+    assert {"GER", "FRA"} <= to_decide(STANDARD, p)
+    # no free home centre: nothing to decide, however many centres
+    full = board("W1907B", units=["GER: A ber", "GER: A kie", "GER: A mun"], centers={"den": "GER"})
+    assert not duty(STANDARD, full, "GER").must_decide and "GER" not in to_decide(STANDARD, full)
+
+
+def test_the_engine_skips_the_adjustment_phase_exactly_when_nobody_has_anything_to_decide():
+    for seed in range(6):
+        rng = random.Random(seed)
+        position = starting_position(CRUSADER)
+        while position.phase.year < 1104:
+            nxt = adjudicate(CRUSADER, position, random_orders(rng, CRUSADER, position)).position
+            if position.phase.season.value == "F" and nxt.phase.kind.value != "R":
+                winter = nxt.with_changes(phase=nxt.phase.adjustment())
+                assert (nxt.phase.kind.value == "B") == bool(to_decide(CRUSADER, winter))
+            position = nxt
+
+
+# -- orders, one by one and as a set ------------------------------------------------------------------
+
+def test_a_refusal_is_a_value_with_a_stable_code_and_what_would_be_accepted(board, order):
+    p = starting_position(STANDARD)
+    assert check_order(STANDARD, p, order("ENG: F lon - wal")).refusal is None
+    why = check_order(STANDARD, p, order("FRA: A par - mun")).refusal
+    assert isinstance(why, Reason) and why.code == "not-adjacent"
+    assert "bur" in why.accepted.split(", ") and str(why) == why.text
+    why = check_order(STANDARD, starting_position(STANDARD).with_changes(
+        units=[u for u in p.units if u.province != "spa"] + list(board(units=["FRA: F mao"]).units)),
+        order("FRA: F mao - spa")).refusal
+    assert why.code == "coast-needed" and why.accepted == "spa/nc or spa/sc"
+
+
+def test_legal_raises_the_projects_error_with_the_reason(order):
+    with pytest.raises(IllegalOrderError) as caught:
+        legal(STANDARD, starting_position(STANDARD), order("ENG: F lon - bel"))
+    assert caught.value.reason.code == "not-adjacent"
+    assert isinstance(caught.value, CrusaderError) and isinstance(caught.value, ValueError)
+    assert str(legal(STANDARD, starting_position(STANDARD), order("ENG: lon - nth"))) == "F lon - nth"
+
+
+@pytest.mark.parametrize("text, code", [
+    ("FRA: VASSAL A nwy BID 1", "bid-below-minimum"),
+    ("FRA: BRIBE A nwy BID 0", "bid-below-minimum"),
+    ("FRA: REBEL tun BID 0", "bid-below-minimum"),
+    ("FRA: REBEL bre BID 2", "rebel-own-centre"),
+    ("FRA: REBEL lon BID 5", "rebel-home-centre"),
+    ("FRA: SEIZE FIEF bel", "fief-not-owned"),
+    ("FRA: BRIBE A nwy BID 1 F nth H", "bribe-order-for-another-unit"),
+    ("FRA: VASSAL F nth BID 2", "vassal-not-neutral"),
+])
+def test_prestige_orders_the_rules_make_invalid_are_refused_at_submission(board, refusal, text, code):
+    p = board("S1907M", units=["NEU: A nwy", "FRA: F nth", "ENG: F lon"], centers={"tun": "ITA"}, prestige={"FRA": 5})
+    assert refusal(p, text).code == code
+
+
+def test_a_bid_that_may_lose_says_what_it_needs(board, order):
+    p = board("S1907M", units=["RUS: A ukr", "NEU: A nwy"], centers={"rum": "RUS"}, prestige={"FRA": 5},
+              start={"RUS": 2})
+    note = check_order(STANDARD, p, order("FRA: BRIBE A ukr BID 1 A ukr H")).note
+    assert note.code == "bid-needs" and note.text.startswith("needs at least 3: 1 + Russia's 2 at the start of the year")
+    note = check_order(STANDARD, p, order("FRA: REBEL rum BID 4")).note
+    assert note.text.startswith("needs at least 4: 2 + Russia's 2") and "rule 2.7.5" in note.text
+    assert check_order(STANDARD, p, order("FRA: VASSAL A nwy BID 2")).note.code == "bid-contest"
+
+
+def test_prestige_is_spent_only_in_spring_and_autumn_movement(board, refusal):
+    assert refusal(board("W1907B", prestige={"FRA": 3}), "FRA: SECURE LOYALTY BID 1").code == "prestige-wrong-phase"
+    assert refusal(starting_position(STANDARD), "FRA: SECURE LOYALTY BID 1").code == "prestige-rules-off"
+
+
+def test_a_later_order_replaces_the_one_of_the_same_slot(board, order, orders):
+    p = board("S1907M", units=["FRA: A par", "NEU: A bel"], prestige={"FRA": 5})
+    first = submit(STANDARD, p, "FRA", orders("FRA: A par - bur", "FRA: VASSAL A bel BID 2"))
+    later = submit(STANDARD, p, "FRA", orders("FRA: A par - pic", "FRA: VASSAL A bel BID 3", "FRA: LEND ENG 1"),
+                   first.standing)
+    assert [str(o) for o in later.standing] == ["A par - pic", "VASSAL A bel BID 3", "LEND ENG 1"]
+    assert [str(v.replaces) for v in later.verdicts] == ["A par - bur", "VASSAL A bel BID 2", "None"]
+    assert slot(order("FRA: A par - bur")) == Slot("unit", "par") and str(Slot("loyalty")) == "loyalty"
+
+
+def test_builds_beyond_what_is_allowed_are_refused_and_a_build_at_the_same_site_replaces(board, order, orders):
+    p = board("W1907B", units=["GER: A ber"], centers={"den": "GER"})   # 4 centres, 1 unit: 2 free sites
+    s = submit(STANDARD, p, "GER", orders("GER: A kie build", "GER: F kie build", "GER: A mun build",
+                                          "GER: waive"))
+    assert [v.accepted for v in s.verdicts] == [True, True, True, False]
+    assert s.verdicts[1].replaces == order("GER: A kie build")
+    assert s.verdicts[3].refusal.code == "no-builds-left"
+    assert [str(o) for o in s.standing] == ["F kie build", "A mun build"]
+    disband = board("W1907B", units=["GER: A ber", "GER: A kie", "GER: A mun"], centers={"ber": "RUS"})
+    s = submit(STANDARD, disband, "GER", orders("GER: A ber disband", "GER: A kie disband"))
+    assert [v.refusal.code if v.refusal else None for v in s.verdicts] == [None, "no-disbands-left"]
+
+
+def test_orders_beyond_the_prestige_held_are_accepted_with_a_note(board, orders):
+    p = board("S1907M", units=["NEU: A nwy", "NEU: A hol"], prestige={"FRA": 3})
+    s = submit(STANDARD, p, "FRA", orders("FRA: VASSAL A nwy BID 2", "FRA: VASSAL A hol BID 2",
+                                          "FRA: SECURE LOYALTY BID 1"))
+    assert all(v.accepted for v in s.verdicts)
+    assert s.verdicts[0].note.code == "bid-contest"
+    assert s.verdicts[1].note.code == "beyond-prestige" and "holds 1" in s.verdicts[1].note.text
+    assert s.verdicts[2].note.code == "beyond-prestige"
+
+
+# -- who has won -------------------------------------------------------------------------------------
+
+def test_victory_is_one_rule_for_the_adjudication_and_for_the_service(board, orders):
+    seventeen = {c: "FRA" for c in ["bre", "mar", "par", "spa", "por", "bel", "hol", "lvp", "lon", "edi", "mun",
+                                    "kie", "ber", "den", "swe", "tun", "nap"]}
+    p = board("F1907M", units=["FRA: F nth", "FRA: A par"], centers=seventeen)
+    assert winners(STANDARD, p) == () and not game_over(STANDARD, p)
+    adj = adjudicate(STANDARD, p, orders("FRA: F nth - nwy"))
+    assert adj.events["victory"] == list(winners(STANDARD, adj.position)) == ["FRA"]
+    assert game_over(STANDARD, adj.position)
+    assert "FRA" in survivors(STANDARD, adj.position)
+
+
+def test_every_reason_code_the_engine_gives_is_listed_in_the_rules_page():
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    source = "".join(p.read_text() for p in (root / "adjudicator").rglob("*.py"))
+    used = set(re.findall(r'Reason\(\s*"([a-z-]+)"', source))
+    listed = set(re.findall(r"`([a-z]+(?:-[a-z]+)+|[a-z]+)`", (root / "docs" / "rules.md").read_text()
+                            .split("Reason codes:")[1]))
+    assert used and used <= listed, sorted(used - listed)

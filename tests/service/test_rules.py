@@ -1,0 +1,136 @@
+"""The service asks the engine every rules question: who commands which unit, who has anything to
+decide, whether an order can be given. Played on the ``crusader`` map with a frozen clock."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+import time_machine
+
+from bot.service import DeadlinePolicy
+
+PLAYERS = {"ANT": "anna", "BYZ": "basil", "EDE": "edda", "FAT": "fatima", "JER": "jerry", "RUM": "rum", "SEL": "selim"}
+POLICY = DeadlinePolicy(movement=timedelta(hours=48), retreat=timedelta(hours=24), adjustment=timedelta(hours=24),
+                        reminders=(), nmr_limit=0)
+
+
+@pytest.fixture
+def clock(start):
+    with time_machine.travel(start, tick=False) as traveller:
+        yield traveller
+
+
+@pytest.fixture
+def outremer(make_service, sqlite_db, clock):
+    service, dispatcher, sink = make_service(sqlite_db)
+    service.create_game("outremer", "crusader", "gm", policy=POLICY, seed=5)
+    for power, player in PLAYERS.items():
+        service.join("outremer", player, power)
+    service.start("outremer", "gm")
+    asyncio.run(dispatcher.flush())
+    return service, dispatcher, sink
+
+
+def test_a_retreat_phase_where_only_neutrals_are_dislodged_is_adjudicated_at_once(start, outremer, clock):
+    service, dispatcher, sink = outremer
+    service.submit_orders("outremer", "rum", "A ico - phr\nA anc S A ico - phr")
+    clock.move_to(start + timedelta(hours=48, seconds=1))
+    service.fire_due()
+    asyncio.run(dispatcher.flush())
+
+    view = service.status("outremer")
+    assert view.phase == "F1101M" and view.version == 2
+    assert view.deadline_at == start + timedelta(hours=96, seconds=1)
+    retreat = service.season("outremer", 1)
+    assert str(retreat.phase) == "S1101R" and retreat.orders == () and retreat.at_once
+    spring, at_once = sink.of_kind("results")
+    assert "The next phase is Spring 1101 Retreat (S1101R)." in spring.body
+    assert "adjudicated at once" in at_once.body and "S1101R" in at_once.subject
+    assert "orders are due by" in at_once.body and at_once.data["next_phase"] == "F1101M"
+    [nmr] = sink.of_kind("nmr")      # the spring's, not the retreat's: nobody had to order there
+    assert nmr.data["phase"] == "S1101M" and "RUM" not in nmr.powers
+
+
+def test_a_rollback_undoes_the_phases_adjudicated_at_once_with_the_phase_before(outremer, clock):
+    service, _, _ = outremer
+    service.submit_orders("outremer", "rum", "A ico - phr\nA anc S A ico - phr")
+    service.force_adjudicate("outremer", "gm")
+    assert service.status("outremer").phase == "F1101M"
+    view = service.rollback("outremer", "gm")
+    assert view.phase == "S1101M" and "RUM" in view.must_order
+    assert service.season("outremer", 0) is None and service.season("outremer", 1) is None
+    assert [o.canonical for o in service.my_orders("outremer", "rum").orders] == \
+        ["RUM: A ico - phr", "RUM: A anc S A ico - phr"]
+
+
+def test_a_vassal_bought_in_spring_is_ordered_by_its_lord_in_autumn(outremer, clock):
+    service, _, _ = outremer
+    service.submit_orders("outremer", "anna", "VASSAL A ale BID 2\nA ale - ala")
+    service.force_adjudicate("outremer", "gm")
+    _, position = service.board("outremer")
+    assert str(position.phase) == "F1101M" and position.unit_at("ala").power == "NEU"
+    mine = service.my_orders("outremer", "anna")
+    assert "vassal" in {c.by for c in mine.duty.units}       # what ANT must decide: its units and its vassal
+    report = service.submit_orders("outremer", "anna", "A ala - ale")
+    assert [line.canonical for line in report.accepted] == ["ANT: A ala - ale"] and not report.rejected
+    service.force_adjudicate("outremer", "gm")
+    _, position = service.board("outremer")
+    assert position.unit_at("ale") is not None and position.unit_at("ale").power == "NEU"
+    # the same order from a power that holds no vassaldom is refused, with the engine's reason
+    report = service.submit_orders("outremer", "jerry", "A ale - ala")
+    [refused] = report.rejected
+    assert refused.refusal is not None and refused.refusal.code == "not-your-unit"
+    assert refused.reason == refused.refusal.text
+
+
+def test_orders_that_cannot_succeed_are_refused_and_bids_that_may_lose_say_what_they_need(outremer):
+    service, _, _ = outremer
+    report = service.submit_orders("outremer", "anna",
+                                   "VASSAL A ale BID 1\nREBEL ant BID 2\nSECURE LOYALTY BID 5\nA ant H")
+    refused = {line.written: (line.refusal.code, line.reason) for line in report.rejected}
+    assert refused == {"VASSAL A ale BID 1": ("bid-below-minimum", "the minimum bid for VASSAL is 2 (rule 2.4.1)"),
+                       "REBEL ant BID 2": ("rebel-own-centre", "Antioch is your own centre")}
+    [loyalty] = [line for line in report.accepted if line.written == "SECURE LOYALTY BID 5"]
+    assert loyalty.note is not None and loyalty.note.code == "beyond-prestige"   # 5 asked, 2 held: a loan may come
+    assert [line.canonical for line in report.standing] == ["ANT: SECURE LOYALTY BID 5", "ANT: A ant H"]
+    text = report.to_text()
+    assert "accepted: SECURE LOYALTY BID 5  ->  ANT: SECURE LOYALTY BID 5  (conditional: needs 5 prestige" in text
+
+
+def test_what_a_power_must_decide_comes_from_the_engine(outremer, clock):
+    service, _, _ = outremer
+    mine = service.my_orders("outremer", "rum")
+    assert mine.must_order and mine.duty.prestige == 2
+    assert {str(c.unit) for c in mine.duty.units} == {str(u) for u in service.board("outremer")[1].units_of("RUM")}
+    service.submit_orders("outremer", "rum", "A ico - phr\nA anc S A ico - phr")
+    service.force_adjudicate("outremer", "gm")                      # the neutral in Phrygia retreats at random
+    service.submit_orders("outremer", "rum", "A phr - nic\nA anc S A phr - nic")
+    service.submit_orders("outremer", "basil", "A nic H")
+    service.force_adjudicate("outremer", "gm")
+    assert service.status("outremer").must_order == ("BYZ",)
+    byzantium = service.my_orders("outremer", "basil")
+    [(unit, options)] = byzantium.duty.retreats
+    assert str(unit) == "BYZ: A nic" and options and all(str(o) != "phr" for o in options)
+    from adjudicator.variant import get_variant
+    from bot.codec.spelled import duty as spelled_duty
+    [line] = spelled_duty(byzantium.duty, get_variant("crusader"))
+    assert line.startswith("A Nicaea: retreat to ") and line.endswith(", or disband")
+    assert not service.my_orders("outremer", "rum").must_order
+    report = service.submit_orders("outremer", "basil", f"A nic - {options[0]}")
+    assert report.duty == byzantium.duty and not report.rejected
+
+
+def test_the_front_ends_spell_out_what_a_power_must_decide(outremer, clock):
+    from adjudicator.variant import get_variant
+    from bot.codec.spelled import duty as spelled_duty
+    from bot.frontends.discord.formatting import my_orders_text
+    from bot.frontends.mail.replies import _orders
+
+    service, _, _ = outremer
+    crusader = get_variant("crusader")
+    mine = service.my_orders("outremer", "anna")
+    assert spelled_duty(mine.duty, crusader) == ["Units to order: F Lattakieh, A Antioch, A Tarsus"]
+    assert "To decide:\n· Units to order: " in my_orders_text(mine, crusader)
+    assert "  Units to order: " in "\n".join(_orders(mine))

@@ -1,0 +1,287 @@
+"""The archive site written from a game played through the service: every page read back with the
+standard library's HTML parser and checked against what the judge stored."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import re
+import tomllib
+from datetime import UTC, datetime
+from fnmatch import fnmatch
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from adjudicator.variant import get_variant
+from bot.render import DEFAULT_SIZE
+from bot.archive.games import export_game, game_archive
+from bot.cli.main import main
+from bot.codec.documents import position_from_dict
+from bot.frontends.site import season_picture
+from bot.codec.season import season_from_document
+from bot.frontends.site.server import SiteNotifier
+from bot.frontends.site.writer import SiteWriter
+from bot.store.outbox import OutboxDispatcher
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def played(acre, tmp_path_factory):
+    db, service = acre.played(tmp_path_factory.mktemp("judge") / "judge.db")
+    yield db, service
+    db.dispose()
+
+
+@pytest.fixture(scope="module")
+def site(acre, played, tmp_path_factory):
+    db, _ = played
+    root = tmp_path_factory.mktemp("site")
+    SiteWriter(root).write_game(game_archive(db, acre.name))
+    return root
+
+
+@pytest.fixture(scope="module")
+def export(acre, played):
+    return export_game(played[0], acre.name)
+
+
+@pytest.fixture(scope="session")
+def page(parse_html):
+    """``page(root, *parts)``: the page at ``root/parts...``, parsed."""
+    return lambda root, *parts: parse_html(root.joinpath(*parts).read_text(encoding="utf-8"))
+
+
+def test_the_site_index_links_to_the_game(page, acre, site):
+    index = page(site, "index.html")
+    [row] = index.find_all("tr", cls="game")
+    assert row.find("a").attrs["href"] == f"{acre.name}/index.html"
+    assert "The Crusader Kingdoms of Outremer" in row.text() and "Spring 1102 Movement" in row.text()
+    assert row.find_all("td")[4].text() == str(len(acre.seasons))
+
+
+def test_the_game_index_lists_every_season(page, acre, site, export):
+    index = page(site, acre.name, "index.html")
+    links = [a.attrs["href"] for a in index.by_id("seasons").find_all("a")]
+    assert links == [f"{s['phase']}.html" for s in export["seasons"]]
+    assert all((site / acre.name / link).is_file() for link in links)
+    assert "now in Spring 1102 Movement" in index.by_id("summary").text()
+
+
+def test_the_supply_centre_chart_has_a_line_per_power_with_the_counts_after_each_season(page, acre, site, export):
+    chart = page(site, acre.name, "index.html").by_id("centre-chart").find("svg")
+    variant = get_variant("crusader")
+    series = {g.attrs["id"]: g for g in chart.find_all("g", cls="series")}
+    assert set(series) == {f"series-{p}" for p in variant.powers}
+    for power in variant.powers:
+        expected = [position_from_dict(export["seasons"][0]["position"])[1].center_counts().get(power, 0)]
+        expected += [position_from_dict({k: v for k, v in s["result"]["position"].items() if k != "orders"})[1]
+                     .center_counts().get(power, 0) for s in export["seasons"]]
+        assert series[f"series-{power}"].attrs["data-values"] == " ".join(map(str, expected))
+        assert len(series[f"series-{power}"].find_all("circle")) == len(acre.seasons) + 1
+    # Rum took Attalia and Trebizond in 1101: its line climbs by two
+    assert series["series-RUM"].attrs["data-values"].split()[-1] == str(int(series["series-RUM"].attrs["data-values"].split()[0]) + 2)
+
+
+def test_the_prestige_history_follows_the_ledger(page, acre, site, export):
+    table = page(site, acre.name, "index.html").by_id("prestige-history")
+    heads = [th.text() for th in table.find_all("th")][1:]
+    rows = {r[0]: dict(zip(heads, map(int, r[1:]))) for r in table.rows()}
+    assert rows["start"] == export["seasons"][0]["position"]["prestige"]
+    for season in export["seasons"]:
+        after = season["result"]["position"]["prestige"]
+        before = season["position"]["prestige"]
+        assert (season["phase"] in rows) == (after != before)
+        if season["phase"] in rows:
+            assert rows[season["phase"]] == after
+    assert rows["S1101M"]["JER"] == 0 and rows["S1101M"]["BYZ"] == 1  # the vassal bid and the bribe were paid
+
+
+def test_a_season_page_shows_every_order_with_its_outcome_and_reason(page, acre, site, export):
+    for season in export["seasons"]:
+        doc = page(site, acre.name, f"{season['phase']}.html")
+        shown = {}
+        for table in doc.find_all("table", cls="orders"):
+            for tr in table.find_all("tr", cls="order"):
+                understood, written, outcome, reason = (td.text() for td in tr.find_all("td"))
+                shown[understood] = (written, outcome, reason, "implicit" in tr.classes)
+        stored = season["result"]["results"]
+        words = {"succeeds": "succeeded", "fails": "failed", "invalid": "invalid"}
+        for order, entry in zip(season["orders"], stored):
+            assert shown[entry["canonical"]] == (order["text"].replace("\n", " "), words[entry["result"]],
+                                                 entry["reason"], False)
+        for entry in season["result"].get("implicit", []):
+            assert shown[entry["canonical"]] == ("(no order given)", words[entry["result"]], entry["reason"], True)
+        assert len(shown) == len(stored) + len(season["result"].get("implicit", []))
+    spring = page(site, acre.name, "S1101M.html")
+    row = next(tr for tr in spring.find_all("tr", cls="order") if "FAT: BRIBE F tyr BID 1" in tr.text())
+    assert row.attrs["data-outcome"] == "fails" and "against a minimum of 3" in row.text()
+
+
+def test_the_bids_say_who_won_what_and_what_each_spent(page, acre, site):
+    spring = page(site, acre.name, "S1101M.html")
+    bids = {(r[0], r[1]): (r[2], int(r[3])) for r in spring.by_id("bids").rows()}
+    assert bids == {("BYZ", "BRIBE A phr BID 1"): ("won", 1), ("FAT", "BRIBE F tyr BID 1 F tyr S F acr"): ("failed", 0),
+                    ("JER", "VASSAL F tyr BID 2"): ("won", 2)}
+    won = spring.by_id("won").text()
+    assert "Tyre: vassal: JER" in won and "Phrygia: bribed for the season: BYZ" in won
+    ledger = {r[0]: r for r in spring.by_id("ledger").rows()}
+    assert ledger["JER"][1:4] == ["2", "0", "2"] and ledger["JER"][-1] == "0"
+    assert ledger["FAT"][3] == "0" and ledger["FAT"][-1] == "2"
+    fall = page(site, acre.name, "F1101M.html")
+    assert fall.by_id("no-bids").text() == "No bids this season."
+
+
+def test_the_maps_before_and_after_are_drawn_inline(page, acre, site, export):
+    season = export["seasons"][0]
+    doc = page(site, acre.name, "S1101M.html")
+    before = doc.by_id("map-before").find("svg")
+    after = doc.by_id("map-after").find("svg")
+    assert before.attrs["data-phase"] == "S1101M" and after.attrs["data-phase"] == "F1101M"
+    assert len([g for g in before.iter() if g.attrs.get("id", "").startswith("before-unit-")]) \
+        == len(season["position"]["units"])
+    assert len([g for g in after.iter() if g.attrs.get("id", "").startswith("after-unit-")]) \
+        == len(season["result"]["position"]["units"])
+    orders = {g.attrs["id"]: g.classes for g in before.iter() if g.attrs.get("id", "").startswith("before-order-")}
+    assert "failed" in orders["before-order-move-cai-sid"] and "succeeded" in orders["before-order-move-ico-att"]
+    ids = [e.attrs["id"] for e in doc.iter() if "id" in e.attrs]
+    assert len(ids) == len(set(ids)), "two elements of the page share an id"
+    assert "JER: VASSAL F tyr BID 2 - won, 2 spent" in before.text()
+
+
+def test_the_pages_need_no_script_and_nothing_from_elsewhere(page, site):
+    for path in site.rglob("*.html"):
+        doc = page(site, path.relative_to(site).as_posix())
+        assert not doc.find_all("script"), path
+        for e in doc.iter():
+            for key in ("src", "href", "xlink:href"):
+                value = e.attrs.get(key) or ""
+                assert not re.match(r"^(https?:)?//", value), f"{path}: {e} loads {value}"
+
+
+def test_a_season_page_is_written_once_and_the_indexes_each_time(acre, tmp_path):
+    db, service = acre.played(tmp_path / "judge.db")
+    root = tmp_path / "site"
+    clock = iter(datetime(2031, 5, d, tzinfo=UTC) for d in range(1, 20))
+    writer = SiteWriter(root, clock=lambda: next(clock))
+    writer.write_game(game_archive(db, acre.name))
+    spring = root / acre.name / "S1101M.html"
+    first = (spring.stat().st_ino, spring.stat().st_mtime_ns, spring.read_text())
+    index_before = (root / acre.name / "index.html").read_text()
+
+    acre.play(service, *acre.next_season)
+    writer.write_game(game_archive(db, acre.name))
+    assert (spring.stat().st_ino, spring.stat().st_mtime_ns, spring.read_text()) == first
+    assert (root / acre.name / "S1102M.html").is_file()
+    index_after = (root / acre.name / "index.html").read_text()
+    assert index_after != index_before and 'href="S1102M.html"' in index_after
+    assert not [p for p in root.rglob(".*")], "a temporary file was left behind"
+    db.dispose()
+
+
+def test_a_rolled_back_season_loses_its_page_and_gets_a_new_one_when_adjudicated_again(acre, tmp_path):
+    db, service = acre.played(tmp_path / "judge.db")
+    root = tmp_path / "site"
+    writer = SiteWriter(root)
+    acre.play(service, *acre.next_season)
+    writer.write_game(game_archive(db, acre.name))
+    assert "RUM: A att - myr" in (root / acre.name / "S1102M.html").read_text()
+
+    service.rollback(acre.name, "gm")
+    writer.write_game(game_archive(db, acre.name))
+    assert not (root / acre.name / "S1102M.html").exists()
+    assert 'href="S1102M.html"' not in (root / acre.name / "index.html").read_text()
+
+    service.clear_orders(acre.name, acre.players["RUM"])
+    acre.play(service, "S1102M", {"RUM": "A att - phr"})
+    writer.write_game(game_archive(db, acre.name))
+    text = (root / acre.name / "S1102M.html").read_text()
+    assert "RUM: A att - phr" in text and "RUM: A att - myr" not in text
+    db.dispose()
+
+
+def test_the_notifier_writes_a_season_page_when_its_results_are_announced(acre, tmp_path):
+    db, service = acre.played(tmp_path / "judge.db")
+    root = tmp_path / "site"
+    dispatcher = OutboxDispatcher(db, [SiteNotifier(db, SiteWriter(root))])
+    asyncio.run(dispatcher.flush())
+    assert sorted(p.name for p in (root / acre.name).glob("*.html")) == ["F1101M.html", "S1101M.html", "W1101B.html",
+                                                                      "index.html"]
+    acre.play(service, *acre.next_season)
+    assert not (root / acre.name / "S1102M.html").exists()
+    asyncio.run(dispatcher.flush())
+    assert (root / acre.name / "S1102M.html").is_file()
+    assert json.loads((root / acre.name / "game.json").read_text())["seasons"] == len(acre.seasons) + 1
+    db.dispose()
+
+
+def test_season_picture_is_a_png_of_the_board_with_the_orders(export):
+    season = season_from_document(export["seasons"][0], export["game"]["name"])
+    from_documents = season_picture(season)
+    from_values = season_picture(season, size=400)
+    for data, width in ((from_documents, DEFAULT_SIZE), (from_values, 400)):
+        assert data.startswith(b"\x89PNG\r\n\x1a\n")
+        image = Image.open(io.BytesIO(data)).convert("RGB")
+        assert image.width == width and image.height > width // 2
+        colours = image.getcolors(maxcolors=1 << 20)
+        assert colours is not None and len(colours) > 50
+    # the powers' colours are there: Jerusalem's yellow, the Fatimids' green
+    pixels = {rgb for _, rgb in Image.open(io.BytesIO(from_documents)).convert("RGB").getcolors(maxcolors=1 << 20)}
+    for colour in ("#F0E442", "#009E73"):  # within what the picture's palette of 256 colours keeps
+        rgb = tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+        assert any(max(abs(a - b) for a, b in zip(rgb, p)) <= 8 for p in pixels), colour
+
+
+def test_crusader_archive_build_writes_the_game_into_a_directory(acre, played, tmp_path, capsys, monkeypatch):
+    db, _ = played
+    data_dir = Path(db.engine.url.database).parent
+    out = tmp_path / "out"
+    assert main(["archive", "build", acre.name, str(out), "--database", f"sqlite:///{db.engine.url.database}",
+                 "--data-dir", str(data_dir)]) == 0
+    assert f"{len(acre.seasons)} season page(s)" in capsys.readouterr().out
+    assert sorted(p.name for p in (out / acre.name).iterdir()) == [
+        "F1101M-after.svg", "F1101M-before.svg", "F1101M.html", "S1101M-after.svg", "S1101M-before.svg", "S1101M.html",
+        "W1101B-after.svg", "W1101B-before.svg", "W1101B.html", "game.json", "index.html"]
+    assert f'href="{acre.name}/index.html"' in (out / "index.html").read_text()
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+    # built again over itself: the same pages, nothing left over
+    assert main(["archive", "build", acre.name, str(out), "--database", f"sqlite:///{db.engine.url.database}"]) == 0
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]
+
+    assert main(["archive", "build", "no-such-game", str(out), "--database", f"sqlite:///{db.engine.url.database}"]) == 2
+    assert "no game 'no-such-game'" in capsys.readouterr().err
+
+
+def test_the_templates_ship_with_the_package():
+    """``pip install .`` must carry bot/frontends/site/templates/*.html.j2 (setuptools package-data)."""
+    config = tomllib.loads((PROJECT / "pyproject.toml").read_text())["tool"]["setuptools"].get("package-data", {})
+    templates = sorted((PROJECT / "bot" / "frontends" / "site" / "templates").glob("*.html.j2"))
+    assert templates
+    for path in templates:
+        rel = path.relative_to(PROJECT / "bot")
+        covered = any(fnmatch(rel.as_posix(), pattern) for pattern in config.get("bot", [])) or \
+            any(fnmatch(path.relative_to(PROJECT / "bot" / "frontends" / "site").as_posix(), pattern)
+                for pattern in config.get("bot.frontends.site", []))
+        assert covered, (f"pyproject.toml's [tool.setuptools.package-data] does not ship {rel}: "
+                         f'add "bot.frontends.site" = ["templates/*.html.j2"]')
+
+
+def test_crusader_serve_starts_the_site_unless_its_port_is_zero(tmp_path):
+    from bot.app.serve import build_app
+    from bot.app.settings import Settings
+    from bot.frontends.site import create_front_end
+    from bot.frontends.site.writer import game_slug
+
+    app = build_app(Settings(data_dir=tmp_path, archive_port=0))
+    assert create_front_end(app) is None
+    app.db.dispose()
+    app = build_app(Settings(data_dir=tmp_path))
+    site = create_front_end(app)
+    assert (site.host, site.port, site.root) == ("127.0.0.1", 8080, tmp_path / "site")
+    assert site.notifier in app.dispatcher.notifiers
+    app.db.dispose()
+    assert [game_slug(n) for n in ("acre", "Siege of Acre!", "../x", "index.html")] == \
+        ["acre", "siege-of-acre", "x", "index-html"]  # the game's key: never a path, never the index

@@ -1,0 +1,203 @@
+"""Storage: the migrations build exactly the tables the code declares, on SQLite and PostgreSQL;
+times go in and come out timezone-aware UTC; the game row lock is what makes runs exclusive."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlmodel import SQLModel
+
+from bot.store import database
+from bot.store.database import Database
+from bot.store.rows import GameRow, TimerRow
+
+
+def _game(session, name="g") -> GameRow:
+    game = GameRow(name=name, variant="standard", gm="gm", created_at=datetime.now(UTC))
+    session.add(game)
+    session.flush()
+    return game
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request, tmp_path):
+    if request.param == "sqlite":
+        handle = Database.sqlite_file(tmp_path / "s.db")
+    else:
+        handle = Database(request.getfixturevalue("pg_url"))
+    handle.migrate()
+    yield handle
+    handle.dispose()
+
+
+def test_migrations_match_the_tables_declared(db):
+    with db.engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), SQLModel.metadata) == []
+
+
+def test_migrating_twice_changes_nothing(db):
+    from alembic.script import ScriptDirectory
+
+    from bot.store.migrations import alembic_config
+
+    db.migrate()
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    with db.engine.connect() as c:
+        assert [r[0] for r in c.execute(sa.text("SELECT version_num FROM alembic_version"))] == [head]
+
+
+def test_times_come_back_aware_and_in_utc(db):
+    paris = timezone(timedelta(hours=2))
+    with db.session() as session:
+        game = _game(session)
+        session.add(TimerRow(game_id=game.id, version=0, kind="deadline", due_at=datetime(2031, 5, 1, 14, 0, tzinfo=paris)))
+    with db.session() as session:
+        [timer] = database.pending_timers(session)
+    assert timer.due_at == datetime(2031, 5, 1, 12, 0, tzinfo=UTC)
+    assert timer.due_at.utcoffset() == timedelta(0)
+
+
+def test_a_naive_time_is_refused(db):
+    with pytest.raises(sa.exc.StatementError, match="naive datetime"):
+        with db.session() as session:
+            game = _game(session)
+            session.add(TimerRow(game_id=game.id, version=0, kind="deadline", due_at=datetime(2031, 5, 1, 12, 0)))
+
+
+def test_sqlite_runs_in_wal_mode(sqlite_db):
+    with sqlite_db.engine.connect() as c:
+        assert c.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+
+
+def test_a_locked_game_is_skipped_by_another_transaction(pg_url):
+    db = Database(pg_url)
+    db.migrate()
+    with db.session() as session:
+        game_id = _game(session).id
+    with db.session() as first:
+        assert database.lock_game(first, game_id) is not None
+        with db.session() as second:
+            assert database.lock_game(second, game_id) is None
+    with db.session() as third:
+        assert database.lock_game(third, game_id) is not None
+    db.dispose()
+
+
+def test_outbox_claims_are_shared_out_not_duplicated(pg_url):
+    from bot.store.outbox import Announcement, outbox_row
+
+    db = Database(pg_url)
+    now = datetime.now(UTC)
+    with db.session() as session:
+        for i in range(10):
+            session.add(outbox_row(Announcement(key=f"k{i}", kind="results", audience="public", subject="s", body="b"), now))
+    with db.session() as a:
+        mine = database.claim_outbox(a, "a", now, now + timedelta(seconds=60), limit=4)
+        with db.session() as b:
+            theirs = database.claim_outbox(b, "b", now, now + timedelta(seconds=60))
+    assert len(mine) == 4 and len(theirs) == 6
+    assert not {r.key for r in mine} & {r.key for r in theirs}
+    with db.session() as c:  # all claimed and the claims still run: nothing for a third server
+        assert database.claim_outbox(c, "c", now, now + timedelta(seconds=60)) == []
+    db.dispose()
+
+
+def test_migration_0003_turns_standing_orders_written_as_text_into_values(db):
+    """A database from before 0003 keeps each standing order as its text: the upgrade reads it once."""
+    from alembic import command
+
+    from bot.store.migrations import alembic_config, upgrade
+
+    with db.engine.connect() as connection:
+        command.downgrade(alembic_config(connection), "0002")
+        connection.commit()
+    orders = sa.table("orders", sa.column("game_id"), sa.column("version"), sa.column("phase"), sa.column("power"),
+                      sa.column("key"), sa.column("seq"), sa.column("text"), sa.column("canonical"),
+                      sa.column("submitted_at", sa.DateTime(timezone=True)))
+    now = datetime.now(UTC)
+    games = sa.table("game", sa.column("id"), sa.column("name"), sa.column("variant"), sa.column("rules", sa.JSON),
+                     sa.column("gm"), sa.column("status"), sa.column("policy", sa.JSON), sa.column("version"),
+                     sa.column("seed"), sa.column("created_at", sa.DateTime(timezone=True)))
+    with db.session() as session:  # the game table as it was at 0002
+        game_id = session.connection().execute(games.insert().returning(games.c.id), dict(
+            name="old", variant="crusader", rules=[], gm="gm", status="forming", policy={}, version=0, seed=0,
+            created_at=now)).scalar()
+        game = type("Game", (), {"id": game_id})
+        session.connection().execute(orders.insert(), [
+            dict(game_id=game.id, version=0, phase="S1101M", power="RUM", key="unit:ico", seq=1,
+                 text="army iconium to phrygia", canonical="RUM: A ico - phr", submitted_at=now),
+            dict(game_id=game.id, version=0, phase="S1101M", power="RUM", key="bribe:phr", seq=2,
+                 text="bribe phr 1 hold", canonical="RUM: BRIBE A phr BID 1 A phr H", submitted_at=now),
+            dict(game_id=game.id, version=3, phase="F1101R", power="SEL", key="unit:mel", seq=1,
+                 text="mel - dia", canonical="SEL: A mel - dia", submitted_at=now)])
+    upgrade(db.engine)
+    with db.session() as session:
+        stored = {row.key: row for row in database.orders_of(session, game.id, 0) + database.orders_of(session, game.id, 3)}
+    assert stored["unit:ico"].order == {"type": "Move", "power": "RUM", "unit_type": "A", "location": "ico",
+                                        "destination": "phr", "via_convoy": False}
+    assert stored["bribe:phr"].order["order"] == {"type": "Hold", "power": "RUM", "unit_type": "A", "location": "phr"}
+    assert stored["unit:mel"].order["type"] == "Retreat"      # read as meant in its retreat phase
+    assert stored["unit:ico"].text == "army iconium to phrygia"
+
+
+def test_games_whose_names_share_a_key_are_told_apart_by_the_upgrade(db):
+    """Before keys, "x y" and "X_Y" could both exist: the upgrade keeps the first as it is and adds
+    ``#<id>`` to the other's name, so that every game has a key of its own."""
+    from alembic import command
+
+    from bot.store.migrations import alembic_config, upgrade
+
+    with db.engine.connect() as connection:
+        command.downgrade(alembic_config(connection), "delivery_0001")
+        connection.commit()
+    games = sa.table("game", sa.column("id"), sa.column("name"), sa.column("variant"), sa.column("rules", sa.JSON),
+                     sa.column("gm"), sa.column("status"), sa.column("policy", sa.JSON), sa.column("version"),
+                     sa.column("seed"), sa.column("created_at", sa.DateTime(timezone=True)))
+    with db.engine.begin() as connection:
+        for name in ("x y", "X_Y", "other"):
+            connection.execute(games.insert(), dict(name=name, variant="standard", rules=[], gm="gm", status="forming",
+                                                   policy={}, version=0, seed=0, created_at=datetime.now(UTC)))
+    upgrade(db.engine)
+    with db.engine.connect() as connection:
+        rows = connection.execute(sa.text("SELECT name, key FROM game ORDER BY id")).all()
+    assert [tuple(r) for r in rows] == [("x y", "x-y"), ("X_Y #2", "x-y-2"), ("other", "other")]
+    with db.session() as session:
+        assert database.game_by_name(session, "X y").name == "x y"
+        assert database.game_by_name(session, "x_y #2").name == "X_Y #2"
+
+
+def test_migration_0004_turns_seasons_kept_as_documents_into_values(db):
+    """Seasons from before 0004 keep the contract's result document; the upgrade reads each once,
+    and the game exports exactly as before (the downgrade writes the documents back)."""
+    from alembic import command
+
+    from bot.archive.games import export_game
+    from bot.codec.season import season_document, season_from_row
+    from bot.service import GameService
+    from bot.store.migrations import alembic_config, upgrade
+
+    service = GameService(db)
+    service.create_game("old", "crusader", "gm", seed=3)
+    service.join("old", "rum", "RUM")
+    service.start("old", "gm", fill_civil_disorder=True)
+    service.submit_orders("old", "rum", "A ico - phr\nA anc S A ico - phr\nVASSAL A phr BID 2")
+    service.force_adjudicate("old", "gm")
+    before = export_game(db, "old")
+    with db.engine.connect() as connection:
+        command.downgrade(alembic_config(connection), "game_key_0001")
+        connection.commit()
+    with db.session() as session:
+        [first, *_] = database.seasons_of(session, database.game_by_name(session, "old").id)
+        assert first.result == before["seasons"][0]["result"]       # the result document, as ``crusader adjudicate`` writes it
+        assert [o["canonical"] for o in first.orders] == ["RUM: A ico - phr", "RUM: A anc S A ico - phr",
+                                                          "RUM: VASSAL A phr BID 2"]
+    upgrade(db.engine)
+    assert export_game(db, "old") == before
+    with db.session() as session:
+        [first, *_] = database.seasons_of(session, database.game_by_name(session, "old").id)
+        assert first.orders[0]["order"]["type"] == "Move" and "canonical" not in first.orders[0]
+        assert season_document(season_from_row(first, "old")) == before["seasons"][0]
