@@ -40,7 +40,7 @@ def best(fn, repeat: int) -> float:
 
 
 def datc_calls() -> list:
-    import tests.test_datc as suite
+    import tests.engine.test_datc as suite
 
     calls, real = [], suite.adjudicate
     suite.adjudicate = lambda v, p, o: (calls.append((v, p, o)), real(v, p, o))[1]

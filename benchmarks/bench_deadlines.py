@@ -32,11 +32,11 @@ import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.archive import export_game, import_game  # noqa: E402
-from bot.logging import configure  # noqa: E402
-from bot.outbox import OutboxDispatcher, RecordingNotifier  # noqa: E402
+from bot.app.logging import configure  # noqa: E402
+from bot.archive.games import export_game, import_game  # noqa: E402
 from bot.service import DeadlinePolicy, GameService  # noqa: E402
-from bot.storage import Database  # noqa: E402
+from bot.store.database import Database  # noqa: E402
+from bot.store.outbox import OutboxDispatcher, RecordingNotifier  # noqa: E402
 
 OPENING = {
     "AUS": "A vie - gal\nA bud - ser\nF tri - alb", "ENG": "F lon - nth\nF edi - nwg\nA lvp - yor",
@@ -77,7 +77,7 @@ def set_up(url: str, games: int) -> None:
                         policy=DeadlinePolicy(movement=timedelta(hours=1), reminders=()))
     for power in OPENING:
         service.join("bench-0000", f"player-{power}", power)
-    service.start("bench-0000", "gm")
+    service.start("bench-0000", "gm", fill_civil_disorder=True)
     for power, text in OPENING.items():
         assert not service.submit_orders("bench-0000", f"player-{power}", text).rejected
     doc = export_game(db, "bench-0000")

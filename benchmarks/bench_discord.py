@@ -53,11 +53,11 @@ from discord.ext import commands
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adjudicator.variant import get_variant  # noqa: E402
-from bot.discord import DiscordSettings, make_bot  # noqa: E402
-from bot.outbox import OutboxDispatcher  # noqa: E402
-from bot.serve import settle_heap  # noqa: E402
+from bot.app.serve import settle_heap  # noqa: E402
+from bot.frontends.discord import DiscordSettings, make_bot  # noqa: E402
 from bot.service import DeadlinePolicy, GameService  # noqa: E402
-from bot.storage import Database  # noqa: E402
+from bot.store.database import Database  # noqa: E402
+from bot.store.outbox import OutboxDispatcher  # noqa: E402
 from tests.fakediscord import FakeDiscord  # noqa: E402
 
 ROUTE = "POST /channels/{channel_id}/messages"
@@ -115,7 +115,7 @@ def set_up(service: GameService, fake: FakeDiscord, players: int) -> list[tuple[
             user = fake.add_user(f"p{len(seats):03d}")
             service.join(name, f"discord:{user.id}", power)
             seats.append((user, power))
-        service.start(name, None)
+        service.start(name, None, fill_civil_disorder=True)
         game_no += 1
     return seats
 
@@ -195,7 +195,7 @@ async def run_bot_process(db_path: str, answers_file: str, floor: str = "") -> N
     On SIGTERM it stops and writes when it sent each request to ``answers_file`` (JSON).
     ``floor``: answer with :class:`Echo` instead of the judge's cogs.
     """
-    from bot.discord import point_discord_at
+    from bot.frontends.discord import point_discord_at
 
     settings = DiscordSettings()
     point_discord_at(settings.api_base, settings.gateway_url)

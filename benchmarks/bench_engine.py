@@ -9,7 +9,11 @@ position document with its orders. Then, in the same run:
   ``process`` given their orders, before the clock starts: the difference of two medians
   swings too much to be a measurement);
 - ``pipeline``: this judge's whole pipeline on the recorded document (parse the JSON document,
-  parse every order, validate, adjudicate, write the result JSON);
+  parse every order, validate, adjudicate, write the result JSON), with the orders written in
+  this judge's notation (``ENG: A lon - nth``, read by its strict reader, as the documents it
+  writes and the service's stored orders are);
+- ``pipeline_mila``: the same with the orders as MILA's engine writes them (``ENG: A LON - NTH``,
+  ``A LON - BEL VIA``), which only the players' grammar reads;
 - ``adjudicate``: this judge's adjudication alone (orders already parsed).
 
 Each is the median of several rounds over all phases, every measure run once per round, one
@@ -115,7 +119,9 @@ def _medians(measures: dict, repeat: int) -> dict[str, float]:
 
 
 MEASURES = {"mila_both": "diplomacy 1.1.2: set_orders + process", "mila_process": "diplomacy 1.1.2: process",
-            "pipeline": "Crusader Judge: whole pipeline (JSON, parse, validate, adjudicate, JSON)",
+            "pipeline": "Crusader Judge: whole pipeline (JSON, parse, validate, adjudicate, JSON), "
+                        "orders in the judge's notation",
+            "pipeline_mila": "Crusader Judge: whole pipeline, orders in MILA's notation (read by the grammar)",
             "adjudicate": "Crusader Judge: adjudicate"}
 
 
@@ -166,9 +172,10 @@ def main() -> None:
     from diplomacy import Game
 
     from adjudicator.adjudicate import adjudicate
+    from adjudicator.orders import canonical
     from adjudicator.variant import get_variant
-    from bot.cli import json_text
-    from bot.documents import adjudicate_document, position_from_dict
+    from bot.cli.common import json_text
+    from bot.codec.documents import adjudicate_document, position_from_dict
     from grammar import parse_order
 
     records = []
@@ -177,7 +184,13 @@ def main() -> None:
     n_phases = len(records)
     n_orders = sum(len(r["doc"]["orders"]) for r in records)
 
-    docs = [json.dumps(r["doc"]) for r in records]
+    # The documents as MILA's engine writes the orders (``A LON - NTH``: read by the players' grammar),
+    # and as this judge writes them (``ENG: A lon - nth``: read by its strict reader), as the
+    # service's stored orders and a judge's own result documents are.
+    variant = get_variant("standard")
+    docs_mila = [json.dumps(r["doc"]) for r in records]
+    docs = [json.dumps({**r["doc"], "orders": [canonical(parse_order(o, variant)) for o in r["doc"]["orders"]]})
+            for r in records]
 
     def mila_games(with_orders: bool) -> list:
         """Fresh ``diplomacy`` games at each recorded phase (not timed), with or without their orders."""
@@ -200,11 +213,13 @@ def main() -> None:
         for game in games:
             game.process()
 
-    def pipeline():
-        for text in docs:
+    def pipeline(texts=docs):
+        for text in texts:
             json_text(adjudicate_document(json.loads(text)))  # as `crusader adjudicate` reads and writes
 
-    variant = get_variant("standard")
+    def pipeline_mila():
+        pipeline(docs_mila)
+
     parsed = []
     for r in records:
         _, position = position_from_dict(r["doc"])
@@ -215,9 +230,11 @@ def main() -> None:
             adjudicate(variant, position, orders)
 
     pipeline()  # warm caches (grammar, variant)
+    pipeline_mila()
     measures = {"mila_both": (mila_set_orders_and_process, lambda: mila_games(False)),  # (run, made untimed)
                 "mila_process": (mila_process, lambda: mila_games(True)),
-                "pipeline": (pipeline, None), "adjudicate": (adjudicate_only, None)}
+                "pipeline": (pipeline, None), "pipeline_mila": (pipeline_mila, None),
+                "adjudicate": (adjudicate_only, None)}
     if args.count:  # one measure, under callgrind (see instructions())
         fn, prepare = measures[args.count]
         print(f"phases {n_phases}")
@@ -228,7 +245,7 @@ def main() -> None:
         return
     medians = _medians(measures, args.repeat)
     t_mila_both, t_mila_process = medians["mila_both"], medians["mila_process"]
-    t_pipe, t_adj = medians["pipeline"], medians["adjudicate"]
+    t_pipe, t_mila_notation, t_adj = medians["pipeline"], medians["pipeline_mila"], medians["adjudicate"]
 
     def row(name, seconds):
         return f"| {name} | {seconds / n_phases * 1e6:,.0f} | {seconds / n_orders * 1e6:,.1f} |"
@@ -236,14 +253,12 @@ def main() -> None:
     print(f"{n_phases} movement phases, {n_orders} orders, median of {args.repeat} runs\n")
     print("| engine | µs per phase | µs per order |")
     print("|---|---:|---:|")
-    print(row("diplomacy 1.1.2: set_orders + process", t_mila_both))
-    print(row("diplomacy 1.1.2: process", t_mila_process))
-    print(row("Crusader Judge: whole pipeline (JSON, parse, validate, adjudicate, JSON)", t_pipe))
-    print(row("Crusader Judge: adjudicate", t_adj))
+    for measure, name in MEASURES.items():
+        print(row(name, medians[measure]))
     print()
-    print(f"pipeline speed-up over set_orders + process: {t_mila_both / t_pipe:.1f}x")
+    print(f"pipeline speed-up over set_orders + process: {t_mila_both / t_pipe:.1f}x "
+          f"(orders in MILA's notation: {t_mila_both / t_mila_notation:.1f}x)")
     print(f"adjudication speed-up over process: {t_mila_process / t_adj:.1f}x")
-
 
 if __name__ == "__main__":
     main()

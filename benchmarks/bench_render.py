@@ -1,20 +1,23 @@
-"""How long a map picture takes: SVG and PNG, with a phase's worth of orders.
+"""How long a map picture takes: a season picture, the first picture of a fresh process, and
+``crusader --help`` (which must import no picture code).
 
-Run: ``python benchmarks/bench_render.py``. The first render of a variant derives its shapes
-(about a second); every later one uses the cached shapes, which is what is timed here.
+Run: ``python benchmarks/bench_render.py`` (add ``--rasterisers`` to compare CairoSVG with
+resvg-py on the same SVG, after ``pip install resvg-py==0.5.0``; the judge does not depend on it).
 """
 
 from __future__ import annotations
 
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from adjudicator.orders import Convoy, Hold, Move, SupportHold, SupportMove
-from adjudicator.position import starting_position
+from adjudicator.opening import starting_position
 from adjudicator.results import OrderResult, Outcome
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Location, Power, UnitType
-from bot.render import render_png, render_svg
 
 A, F, L = UnitType.ARMY, UnitType.FLEET, Location.parse
 
@@ -36,6 +39,13 @@ def standard_orders():
     ]
 
 
+def season():
+    variant = get_variant("standard")
+    results = [OrderResult(o, Outcome.FAILS if i % 3 == 0 else Outcome.SUCCEEDS)
+               for i, o in enumerate(standard_orders())]
+    return variant, starting_position(variant), results
+
+
 def timed(fn, runs: int) -> list[float]:
     out = []
     for _ in range(runs):
@@ -45,18 +55,63 @@ def timed(fn, runs: int) -> list[float]:
     return out
 
 
+_FRESH = """
+import time
+start = time.perf_counter()
+from benchmarks.bench_render import season
+from bot.render.season import season_picture
+variant, position, results = season()
+season_picture(variant, position, results)
+print((time.perf_counter() - start) * 1000)
+"""
+
+
+def fresh_process(runs: int = 5) -> list[float]:
+    """The first season picture of a new process, imports included (the interpreter's start is not)."""
+    root = Path(__file__).resolve().parent.parent
+    return [float(subprocess.run([sys.executable, "-c", _FRESH], cwd=root, capture_output=True, text=True,
+                                 check=True).stdout) for _ in range(runs)]
+
+
+def crusader_help(runs: int = 5) -> list[float]:
+    script = Path(sys.executable).with_name("crusader")
+    out = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([str(script), "--help"], capture_output=True, check=True)
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def rasterisers(runs: int = 10) -> None:
+    import cairosvg
+    import resvg_py
+
+    from bot.render import render_svg
+
+    variant, position, results = season()
+    svg = render_svg(variant, position, results=results)
+    for label, fn in (("CairoSVG", lambda: cairosvg.svg2png(bytestring=svg.encode())),
+                      ("resvg-py", lambda: resvg_py.svg_to_bytes(svg_string=svg))):
+        fn()
+        times = timed(fn, runs)
+        print(f"{label}, the whole picture as vectors: median {statistics.median(times):.1f} ms")
+
+
 def main(runs: int = 20) -> None:
-    variant = get_variant("standard")
-    position = starting_position(variant)
-    orders = standard_orders()
-    results = [OrderResult(o, Outcome.FAILS if i % 3 == 0 else Outcome.SUCCEEDS) for i, o in enumerate(orders)]
-    start = time.perf_counter()
-    render_png(variant, position, results=results)  # shapes and static layers, once per variant
-    print(f"first render (derives the map): {(time.perf_counter() - start) * 1000:.0f} ms")
-    for label, fn in (("svg", render_svg), ("png", render_png)):
-        times = timed(lambda: fn(variant, position, results=results), runs)
-        print(f"{label} with {len(orders)} orders: median {statistics.median(times):.1f} ms, "
-              f"max {max(times):.1f} ms over {runs} runs")
+    from bot.render.season import season_picture
+
+    variant, position, results = season()
+    season_picture(variant, position, results)  # the map's unchanging layers, once per process
+    times = timed(lambda: season_picture(variant, position, results), runs)
+    print(f"season picture, {len(results)} orders: median {statistics.median(times):.1f} ms, "
+          f"max {max(times):.1f} ms over {runs} runs")
+    first = fresh_process()
+    print(f"first picture in a fresh process: median {statistics.median(first):.0f} ms, max {max(first):.0f} ms")
+    helps = crusader_help()
+    print(f"crusader --help: median {statistics.median(helps):.0f} ms, max {max(helps):.0f} ms")
+    if "--rasterisers" in sys.argv:
+        rasterisers()
 
 
 if __name__ == "__main__":

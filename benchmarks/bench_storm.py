@@ -1,0 +1,665 @@
+"""The deadline storm, end to end: N games whose deadlines fall at the same moment, run by real
+``crusader serve`` processes; until every result is posted on Discord and mailed to every player.
+
+    python benchmarks/bench_storm.py                                    # 1,000 games, one server, SQLite
+    python benchmarks/bench_storm.py --database postgresql+psycopg://postgres@127.0.0.1/test
+        (two servers on a throw-away database created next to the one named, and dropped)
+    python benchmarks/bench_storm.py --games 100 --servers 1 --no-site --json out.json
+
+The world: N games of the crusader map, all seven powers ordered (the same careful orders in
+each: moves, supports, bids), each with its results channel and archive thread on a test Discord
+(:mod:`tests.fakediscord`, in a process of its own, enforcing Discord's global limit of 50
+requests a second per token and its per-route limits, with real headers, counting every 429) and
+every power's player with an address, mailed through a capturing SMTP relay (aiosmtpd, in a
+process of its own). The servers are ``crusader serve`` as an operator runs it (the archive site
+on, unless ``--no-site``), on one SQLite file or, two of them, on one PostgreSQL. Every deadline
+is set to the same instant, far enough ahead for the servers to be up and connected.
+
+The clock starts at that instant and stops when the last game's result is posted in its channel
+(as the test Discord recorded it) and the last player's mail reached the relay; the archive
+threads and the rest of the outbox (the site, the archive files) are timed too. The floor is what
+Discord's global limit allows: the results posts alone at 50 a second (the figure of one message
+a season), and every request the judge must make (the results and the archive posts). Checked
+from the test Discord's and the relay's own records: every game posted exactly once, every player
+mailed exactly once, the 429s by bucket. The servers' own account of where the time went (the
+``phase run`` log line: adjudication, picture, the whole run with its storage) gives the
+engine's share; their CPU time and memory are read from /proc.
+
+``--memory-baseline`` (on by default) first starts one server with no game, for the memory a
+game costs once armed; the memory of one armed timer is measured in this process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import os
+import random
+import re
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tracemalloc
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from adjudicator.opening import starting_position  # noqa: E402
+from adjudicator.variant import get_variant  # noqa: E402
+from bot.archive.games import export_game, import_game  # noqa: E402
+from bot.service import DeadlinePolicy, GameService  # noqa: E402
+from bot.store.database import Database  # noqa: E402
+from bot.store.mail import MailIdentityRow  # noqa: E402
+from bot.store.rows import GameRow, TimerRow, utcnow  # noqa: E402
+
+VARIANT = "crusader"
+GLOBAL_PER_SECOND = 50  # Discord's global limit, as the test Discord enforces it
+MESSAGES = "POST /channels/{channel_id}/messages"
+GAMES_PER_GUILD = 400  # Discord allows 500 channels in a server
+
+
+# -- processes on the side: the test Discord and the SMTP relay ---------------------------------------
+
+
+class Remote:
+    """A helper process answering calls over a pipe: ``remote.call("progress")``."""
+
+    def __init__(self, target, *args) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=target, args=(child, *args), daemon=True)
+        self.process.start()
+        self.info = self.conn.recv()  # what it says once started (its address)
+
+    def call(self, name: str, *args) -> Any:
+        self.conn.send((name, args))
+        ok, value = self.conn.recv()
+        if not ok:
+            raise RuntimeError(f"{name} failed in the helper process: {value}")
+        return value
+
+    def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            self.conn.send(("stop", ()))
+        self.process.join(15)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(5)
+
+
+def _serve_calls(conn, loop: asyncio.AbstractEventLoop, handlers: dict, done: asyncio.Event) -> None:
+    """In a thread of the helper process: each call from the pipe runs on the helper's loop."""
+    while True:
+        try:
+            name, args = conn.recv()
+        except EOFError:
+            name, args = "stop", ()
+        if name == "stop":
+            loop.call_soon_threadsafe(done.set)
+            return
+
+        async def run(fn=handlers[name], args=args):
+            return fn(*args)
+
+        try:
+            conn.send((True, asyncio.run_coroutine_threadsafe(run(), loop).result()))
+        except Exception as exc:  # the benchmark reports it
+            conn.send((False, f"{type(exc).__name__}: {exc}"))
+
+
+def _offset(loop: asyncio.AbstractEventLoop) -> float:
+    """What to add to the loop's clock to get the wall clock (shared by the processes)."""
+    return time.time() - loop.time()
+
+
+def fake_discord_main(conn) -> None:
+    """The test Discord in a process of its own, with Discord's limits enforced."""
+    from bot.frontends.discord import refs
+    from tests.fakediscord import FakeDiscord
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        fake = await FakeDiscord(enforce_rate_limits=True).start(tls=False)
+        places: dict[int, tuple[str, int]] = {}  # channel id -> ("results" | "archive", game number)
+
+        def world(games: int) -> list[dict[str, int]]:
+            out, guild = [], None
+            for i in range(games):
+                if i % GAMES_PER_GUILD == 0:
+                    guild = fake.add_guild(f"Storm {i // GAMES_PER_GUILD + 1}", text_channels=())
+                channel = fake.add_text_channel(guild, f"game-{i:04d}")
+                thread = fake.add_thread(channel, f"game-{i:04d} archive")
+                places[channel.id], places[thread.id] = ("results", i), ("archive", i)
+                out.append({"guild": guild.id, "channel": channel.id, "archive": thread.id})
+            return out
+
+        def posts() -> list[tuple[str, int, float, int]]:
+            """Every message the bot posted in a game's channel or thread: (place, game, wall time, channel)."""
+            offset = _offset(loop)
+            return [(*places[int(r.params["channel_id"])], r.time + offset, int(r.params["channel_id"]))
+                    for r in fake.requests_to(MESSAGES) if r.status == 200 and int(r.params["channel_id"]) in places]
+
+        def progress() -> dict[str, Any]:
+            seen = {"results": set(), "archive": set()}
+            last = {"results": 0.0, "archive": 0.0}
+            for place, game, when, _ in posts():
+                seen[place].add(game)
+                last[place] = max(last[place], when)
+            return {"results": len(seen["results"]), "archive": len(seen["archive"]),
+                    "last_results": last["results"], "last_archive": last["archive"],
+                    "sessions": fake.identifies, "limited": sum(fake.limited.values())}
+
+        def record(since: float) -> dict[str, Any]:
+            offset = _offset(loop)
+            refs_by_place: dict[str, Counter] = {"results": Counter(), "archive": Counter()}
+            per_channel: Counter = Counter()
+            for cid, (place, _) in places.items():
+                for message in fake.bot_messages(cid):
+                    per_channel[cid] += 1
+                    refs_by_place[place][refs.read(message["content"], message["embeds"])] += 1
+            storm = [r for r in fake.requests if r.time + offset >= since]
+            counted = [t + offset for t in fake.global_arrivals if t + offset >= since]
+            return {
+                "posts": posts(), "messages_per_channel": dict(per_channel),
+                "refs": {place: dict(c) for place, c in refs_by_place.items()},
+                "limited": dict(fake.limited), "routes": dict(Counter(r.route for r in storm)),
+                "counted_requests": len(counted), "most_in_a_second": _most_in_window(counted, 1.0),
+                "problems": fake.problems(), "identifies": fake.identifies,
+            }
+
+        handlers = {"world": world, "progress": progress, "record": record}
+        conn.send({"token": fake.token, "api_base": fake.api_base, "gateway_url": fake.gateway_url})
+        done = asyncio.Event()
+        threading.Thread(target=_serve_calls, args=(conn, loop, handlers, done), daemon=True).start()
+        await done.wait()
+        await fake.stop()
+
+    asyncio.run(main())
+
+
+def relay_main(conn) -> None:
+    """A capturing SMTP relay (aiosmtpd) in a process of its own: it keeps who got which message."""
+    from aiosmtpd.smtp import SMTP
+
+    mails: list[tuple[float, str, str, int]] = []  # (wall time, recipient, Message-ID, bytes)
+    message_id = re.compile(rb"^Message-ID:\s*(\S+)", re.M | re.I)
+
+    class Capture:
+        async def handle_DATA(self, server, session, envelope) -> str:
+            found = message_id.search(envelope.content[:16384])
+            mid = found.group(1).decode() if found else ""
+            now = time.time()
+            for rcpt in envelope.rcpt_tos:
+                mails.append((now, rcpt, mid, len(envelope.content)))
+            return "250 OK"
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(lambda: SMTP(Capture(), enable_SMTPUTF8=True), "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+
+        def progress() -> dict[str, Any]:
+            return {"mails": len(mails), "last": max((m[0] for m in mails), default=0.0)}
+
+        def record() -> dict[str, Any]:
+            per = Counter((rcpt, mid) for _, rcpt, mid, _ in mails)
+            return {"mails": len(mails), "recipients": len({m[1] for m in mails}),
+                    "repeated": sum(n - 1 for n in per.values()), "bytes": sum(m[3] for m in mails),
+                    "times": [m[0] for m in mails]}
+
+        conn.send({"port": port})
+        done = asyncio.Event()
+        threading.Thread(target=_serve_calls, args=(conn, loop, {"progress": progress, "record": record}, done),
+                         daemon=True).start()
+        await done.wait()
+        server.close()
+
+    asyncio.run(main())
+
+
+def _most_in_window(times: list[float], window: float) -> int:
+    best, start = 0, 0
+    for end, t in enumerate(times):
+        while t - times[start] >= window:
+            start += 1
+        best = max(best, end - start + 1)
+    return best
+
+
+# -- the games -------------------------------------------------------------------------------------------
+
+
+def careful_orders(seed: int = 3) -> dict[str, str]:
+    """Every power's orders for the crusader map's first spring, drawn by the seeded careful player
+    (moves, supports, prestige bids) and kept only when the judge accepts every line of them."""
+    from tests.random_play import CAREFUL, random_orders
+
+    variant = get_variant(VARIANT)
+    position = starting_position(variant)
+    for s in range(seed, seed + 200):
+        by_power: dict[str, list[str]] = {}
+        for order in random_orders(random.Random(s), variant, position, CAREFUL):
+            by_power.setdefault(str(order.power), []).append(str(order))
+        if set(by_power) == set(variant.powers) and _all_accepted(by_power):
+            return {p: "\n".join(lines) for p, lines in by_power.items()}
+    raise RuntimeError("no seed gave orders the judge accepts whole")
+
+
+def _all_accepted(by_power: dict[str, list[str]]) -> bool:
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Database.sqlite_file(Path(tmp) / "try.db")
+        db.migrate()
+        service = GameService(db, pictures=False)
+        service.create_game("try", VARIANT, "gm", seed=1)
+        for power in by_power:
+            service.join("try", f"player-{power}", power)
+        service.start("try", "gm")
+        ok = all(not service.submit_orders("try", f"player-{p}", "\n".join(lines)).rejected
+                 for p, lines in by_power.items())
+        db.dispose()
+        return ok
+
+
+def address(power: str, game: int) -> str:
+    return f"{power.lower()}.{game:04d}@players.example"
+
+
+def set_up(url: str, places: list[dict[str, int]], orders: dict[str, str], deadline: datetime) -> None:
+    """N games, each a copy (export, import) of one set up through the service, with its own
+    Discord channel and archive thread, players and their addresses; every deadline at ``deadline``."""
+    db = Database(url)
+    db.migrate()
+    service = GameService(db, pictures=False)
+    policy = DeadlinePolicy(movement=timedelta(days=2))  # the default reminders: the next phase arms them
+    service.create_game("storm-template", VARIANT, "gm", seed=1, policy=policy)
+    for power in orders:
+        service.join("storm-template", f"player-{power}", power)
+    service.start("storm-template", "gm")
+    for power, text in orders.items():
+        assert not service.submit_orders("storm-template", f"player-{power}", text).rejected
+    doc = export_game(db, "storm-template")
+    _drop(db, "storm-template")
+    doc["game"]["deadline_at"] = deadline.isoformat()
+    for i, place in enumerate(places):
+        copy = json.loads(json.dumps(doc))
+        copy["game"]["policy"].setdefault("extra", {})["discord"] = dict(place)
+        for p in copy["players"]:
+            p["player"] = f"{p['player']}-{i:04d}"
+        for s in copy["submissions"]:
+            s["player"] = f"{s['player']}-{i:04d}"
+        import_game(db, copy, name=f"storm-{i:04d}")
+    with db.session() as session:
+        ids = dict(session.exec(sa.text("SELECT name, id FROM game")).all())
+        now = utcnow()
+        session.add_all(MailIdentityRow(game_id=ids[f"storm-{i:04d}"], power=power, address=address(power, i),
+                                        updated_at=now)
+                        for i in range(len(places)) for power in orders)
+    with db.engine.begin() as c:
+        c.execute(sa.text("DELETE FROM outbox"))  # the template's announcements
+    db.dispose()
+
+
+def _drop(db: Database, name: str) -> None:
+    from bot.store import database
+
+    with db.session() as session:
+        game = database.game_by_name(session, name)
+        database.delete_game(session, game.id)
+
+
+@contextlib.contextmanager
+def scratch_database(server_url: str):
+    """A throw-away database on the server of ``server_url`` (never the one named there)."""
+    name = f"crusader_storm_{secrets.token_hex(4)}"
+    admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as c:
+        c.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield sa.engine.make_url(server_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as c:
+            c.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+# -- the servers -----------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """One ``crusader serve`` process, its log (JSON lines) in a file."""
+
+    def __init__(self, node: str, env: dict[str, str], log: Path) -> None:
+        self.node, self.log = node, log
+        self.out = log.open("w")  # ``crusader serve`` (the command's module, whichever virtualenv runs this)
+        self.process = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve"], env=env, stdout=self.out,
+                                        stderr=subprocess.STDOUT, cwd=str(ROOT))
+
+    def lines(self) -> list[dict[str, Any]]:
+        out = []
+        for line in self.log.read_text(errors="replace").splitlines():
+            with contextlib.suppress(ValueError):
+                out.append(json.loads(line))
+        return out
+
+    def said(self, text: str) -> bool:
+        return any(text in str(line.get("event", "")) for line in self.lines())
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def memory_kib(self) -> dict[str, int]:
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        return {k: int(re.search(rf"^{k}:\s+(\d+)", status, re.M).group(1)) for k in ("VmRSS", "VmHWM")}
+
+    def stop(self, timeout: float = 60) -> int | None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(10)
+        self.out.close()
+        return self.process.returncode
+
+
+def server_env(url: str, data_dir: Path, node: str, fake: dict, relay_port: int, site: bool) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CRUSADER_", "DISCORD_"))}
+    env.update({
+        "CRUSADER_DATA_DIR": str(data_dir), "CRUSADER_DATABASE_URL": url, "CRUSADER_NODE_NAME": node,
+        "CRUSADER_LOG_FORMAT": "json", "CRUSADER_LOG_LEVEL": "INFO",
+        "CRUSADER_ARCHIVE_PORT": str(free_port() if site else 0),
+        "CRUSADER_MAIL_ADDRESS": "judge@storm.example", "CRUSADER_MAIL_LISTEN_PORT": "0",
+        "CRUSADER_MAIL_RELAY_HOST": "127.0.0.1", "CRUSADER_MAIL_RELAY_PORT": str(relay_port),
+        "DISCORD_TOKEN": fake["token"], "DISCORD_API_BASE": fake["api_base"], "DISCORD_GATEWAY_URL": fake["gateway_url"],
+    })
+    return env
+
+
+def wait_for(check, timeout: float, what: str, every: float = 0.25):
+    end = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(every)
+
+
+def start_servers(count: int, url: str, data_dir: Path, fake: dict, relay_port: int, site: bool,
+                  logs: Path, tag: str = "s") -> list[Server]:
+    servers = [Server(f"{tag}{i + 1}", server_env(url, data_dir, f"{tag}{i + 1}", fake, relay_port, site),
+                      logs / f"{tag}{i + 1}.log") for i in range(count)]
+    try:
+        for server in servers:  # started together, as after a deployment
+            wait_for(lambda: server.process.poll() is not None or (server.said("serving")
+                                                                  and server.said("connected to Discord")),
+                     180, f"server {server.node} to start")
+            if server.process.poll() is not None:
+                raise RuntimeError(f"server {server.node} stopped at start:\n{server.log.read_text()[-3000:]}")
+    except BaseException:
+        for server in servers:
+            server.stop(10)
+        raise
+    return servers
+
+
+def armed_timer_bytes(count: int = 5000) -> float:
+    """What one armed timer costs in the scheduler (APScheduler's date job), measured here."""
+    from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+    async def arm() -> float:
+        scheduler = AsyncIOScheduler(timezone="UTC")
+        scheduler.start(paused=True)
+        when = utcnow() + timedelta(hours=1)
+
+        async def job(timer_id: int) -> None:  # pragma: no cover - never run
+            pass
+
+        tracemalloc.start()
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(count):
+            scheduler.add_job(job, "date", run_date=when, args=[i], id=f"timer-{i}", misfire_grace_time=None)
+        after = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        scheduler.shutdown(wait=False)
+        return (after - before) / count
+
+    return asyncio.run(arm())
+
+
+# -- the storm -------------------------------------------------------------------------------------------
+
+
+def timings(servers: list[Server]) -> dict[str, Any]:
+    runs = [line for s in servers for line in s.lines()
+            if line.get("event") == "phase run" and line.get("outcome") == "adjudicated"]
+    out: dict[str, Any] = {"phase_runs": len(runs), "by_server": dict(Counter(line.get("node") for line in runs))}
+    for key in ("run_ms", "cpu_ms", "adjudicate_ms", "picture_ms"):
+        values = [float(line[key]) for line in runs if key in line]
+        if values:
+            out[key] = {"mean": round(statistics.fmean(values), 2), "p50": round(statistics.median(values), 2),
+                        "max": round(max(values), 2)}
+    if runs and "run_ms" in runs[0]:
+        storage = [float(r["run_ms"]) - float(r["adjudicate_ms"]) - float(r["picture_ms"]) for r in runs]
+        out["storage_ms"] = {"mean": round(statistics.fmean(storage), 2), "p50": round(statistics.median(storage), 2)}
+    return out
+
+
+def log_problems(servers: list[Server]) -> dict[str, Any]:
+    lines = [line for s in servers for line in s.lines()]
+    errors = [line for line in lines if line.get("level") in ("error", "critical") or line.get("exception")]
+    deferred = [line for line in lines if line.get("event") == "delivery deferred"]
+    return {"errors": len(errors), "first_errors": [str(e.get("event"))[:200] for e in errors[:5]],
+            "deliveries_deferred": len(deferred),
+            "deferred_reasons": dict(Counter(str(d.get("reason"))[:80] for d in deferred).most_common(5)),
+            "rate_limit_warnings": sum("rate limited" in str(line.get("event", "")) for line in lines)}
+
+
+def outbox_left(url: str) -> int:
+    db = Database(url)
+    try:
+        with db.engine.connect() as c:
+            return c.execute(sa.text("SELECT count(*) FROM outbox WHERE delivered_at IS NULL")).scalar_one()
+    finally:
+        db.dispose()
+
+
+def storm(url: str, games: int, servers_count: int, site: bool, lead: float, baseline: bool, tmp: Path,
+          timeout: float) -> dict[str, Any]:
+    logs = tmp / "logs"
+    logs.mkdir()
+    result: dict[str, Any] = {"games": games, "servers": servers_count,
+                              "database": "sqlite" if url.startswith("sqlite") else "postgresql", "site": site,
+                              "load_at_start": os.getloadavg()}
+    fake = Remote(fake_discord_main)
+    relay = Remote(relay_main)
+    running: list[Server] = []
+    try:
+        if baseline:  # a server on the empty database and Discord: what a game costs once armed is measured against it
+            base = start_servers(1, url, tmp / "baseline", fake.info, relay.info["port"], site, logs, "baseline")
+            time.sleep(2)
+            result["baseline_rss_kib"] = base[0].memory_kib()["VmRSS"]
+            base[0].stop()
+        t = time.perf_counter()
+        places = fake.call("world", games)
+        orders = careful_orders()
+        deadline = datetime.now(UTC) + timedelta(days=1)  # moved to the storm's instant below
+        set_up(url, places, orders, deadline)
+        result["setup_s"] = round(time.perf_counter() - t, 1)
+        result["orders_per_game"] = sum(len(text.splitlines()) for text in orders.values())
+        # every deadline at one instant, far enough ahead for the servers to start and connect
+        at = datetime.now(UTC) + timedelta(seconds=lead)
+        db = Database(url)
+        with db.session() as session:
+            session.exec(sa.update(GameRow).where(GameRow.status == "active").values(deadline_at=at))
+            session.exec(sa.update(TimerRow).where(TimerRow.kind == "deadline", TimerRow.fired_at.is_(None))
+                         .values(due_at=at))
+            session.exec(sa.delete(TimerRow).where(TimerRow.kind != "deadline"))  # reminders long gone by then
+        db.dispose()
+        data_dir = tmp / "data"
+        running = start_servers(servers_count, url, data_dir, fake.info, relay.info["port"], site, logs)
+        ready_at = time.time()
+        result["ready_before_deadline_s"] = round(at.timestamp() - ready_at, 1)
+        if ready_at > at.timestamp():
+            raise RuntimeError(f"the servers were ready {ready_at - at.timestamp():.1f} s after the deadline; "
+                               f"give a longer --lead")
+        result["rss_ready_kib"] = {s.node: s.memory_kib()["VmRSS"] for s in running}
+        start = at.timestamp()
+        wait_for(lambda: time.time() >= start, lead + 5, "the deadline", every=0.05)
+        cpu0 = {s.node: s.cpu_seconds() for s in running}
+        mails_wanted = games * len(orders)
+
+        def results_done():
+            p, m = fake.call("progress"), relay.call("progress")
+            return (p, m) if p["results"] >= games and m["mails"] >= mails_wanted else None
+
+        p, m = wait_for(results_done, timeout, "every result posted and mailed", every=0.5)
+        done = time.time()
+        cpu_results = {s.node: s.cpu_seconds() - cpu0[s.node] for s in running}
+        result["results_posted_s"] = round(p["last_results"] - start, 2)
+        result["mailed_s"] = round(m["last"] - start, 2)
+        result["posted_and_mailed_s"] = round(max(p["last_results"], m["last"]) - start, 2)
+        p = wait_for(lambda: (lambda p: p if p["archive"] >= games else None)(fake.call("progress")), timeout,
+                     "every archive thread posted", every=0.5)
+        result["archive_posted_s"] = round(p["last_archive"] - start, 2)
+        wait_for(lambda: outbox_left(url) == 0, timeout, "the whole outbox delivered", every=1.0)
+        result["outbox_delivered_s"] = round(time.time() - start, 1)  # to the second: polled
+        result["cpu_s"] = {s.node: round(s.cpu_seconds() - cpu0[s.node], 1) for s in running}
+        result["cpu_to_results_s"] = {k: round(v, 1) for k, v in cpu_results.items()}
+        result["memory_kib"] = {s.node: s.memory_kib() for s in running}
+        result["load_at_end"] = os.getloadavg()
+        record = fake.call("record", start)
+        mail = relay.call("record")
+        result["discord"] = summarise_discord(record, games)
+        result["mail"] = {k: v for k, v in mail.items() if k != "times"} | {"wanted": mails_wanted}
+        result["mail"]["most_in_a_second"] = _most_in_window(sorted(mail["times"]), 1.0)
+        result["engine"] = timings(running)
+        result["logs"] = log_problems(running)
+        _ = done
+    finally:
+        for server in running:
+            server.stop()
+        fake.stop()
+        relay.stop()
+    result["floor_one_message_s"] = round(games / GLOBAL_PER_SECOND, 1)
+    result["floor_requests_s"] = round(result["discord"]["requests_needed"] / GLOBAL_PER_SECOND, 1)
+    if "baseline_rss_kib" in result:  # each server arms every game's timer and knows every game's channels
+        ready = max(result["rss_ready_kib"].values())
+        result["memory_per_game_kib"] = round((ready - result["baseline_rss_kib"]) / games, 1)
+    return result
+
+
+def summarise_discord(record: dict[str, Any], games: int) -> dict[str, Any]:
+    per_game: dict[str, Counter] = {"results": Counter(), "archive": Counter()}
+    for place, game, _, _ in record["posts"]:
+        per_game[place][game] += 1
+    repeated = {place: {g: n for g, n in c.items() if n != 1} for place, c in per_game.items()}
+    missing = {place: games - len(c) for place, c in per_game.items()}
+    beyond_first = {bucket: n - 1 for bucket, n in record["limited"].items() if n > 1}
+    return {
+        "results_posted": len(per_game["results"]), "archive_posted": len(per_game["archive"]),
+        "posted_more_than_once": {k: len(v) for k, v in repeated.items()},
+        "missing": missing, "refs_repeated": {p: sum(n - 1 for n in c.values() if n > 1) for p, c in
+                                              record["refs"].items()},
+        "requests_needed": len(record["posts"]), "requests_counted": record["counted_requests"],
+        "most_in_a_second": record["most_in_a_second"], "429s": sum(record["limited"].values()),
+        "429s_by_bucket": record["limited"], "429s_beyond_first_of_bucket": sum(beyond_first.values()),
+        "routes": record["routes"], "problems": record["problems"],
+    }
+
+
+def report(r: dict[str, Any]) -> str:
+    d, e = r["discord"], r.get("engine", {})
+    lines = [
+        f"{r['games']} games, {r['servers']} server(s) on {r['database']}, site {'on' if r['site'] else 'off'}; "
+        f"load {r['load_at_start'][0]:.1f} at the start, {r['load_at_end'][0]:.1f} at the end",
+        f"  posted and mailed: {r['posted_and_mailed_s']} s (results posted {r['results_posted_s']} s, mailed "
+        f"{r['mailed_s']} s); archive threads {r['archive_posted_s']} s; whole outbox {r['outbox_delivered_s']} s",
+        f"  floor (global limit, {GLOBAL_PER_SECOND}/s): {r['floor_one_message_s']} s for one message a season, "
+        f"{r['floor_requests_s']} s for the {d['requests_needed']} posts the judge makes (1.5x: "
+        f"{1.5 * r['floor_requests_s']:.0f} s)",
+        f"  Discord: {d['results_posted']} results and {d['archive_posted']} archive posts, repeated "
+        f"{d['posted_more_than_once']}, missing {d['missing']}; {d['requests_counted']} requests, at most "
+        f"{d['most_in_a_second']} in a second; 429s {d['429s']} ({d['429s_beyond_first_of_bucket']} beyond the "
+        f"first of a bucket) {d['429s_by_bucket']}",
+        f"  mail: {r['mail']['mails']} of {r['mail']['wanted']} to {r['mail']['recipients']} addresses, "
+        f"{r['mail']['repeated']} repeated, {r['mail']['bytes'] / 1e6:.0f} MB",
+    ]
+    if e.get("run_ms"):
+        lines.append(
+            f"  engine ({e['phase_runs']} runs {e['by_server']}): a run {e['run_ms']['mean']} ms mean "
+            f"({e['run_ms']['p50']} p50; CPU {e['cpu_ms']['mean']} ms): adjudication {e['adjudicate_ms']['mean']} ms, "
+            f"picture {e['picture_ms']['mean']} ms, storage {e['storage_ms']['mean']} ms")
+    lines.append(f"  servers' CPU: {r['cpu_s']} s in all ({r['cpu_to_results_s']} s until the last result); "
+                 f"memory {r['memory_kib']} KiB")
+    if "memory_per_game_kib" in r:
+        lines.append(f"  memory: {r['baseline_rss_kib']} KiB with no game, {r['rss_ready_kib']} KiB with "
+                     f"{r['games']} games armed: {r['memory_per_game_kib']} KiB a game")
+    if "armed_timer_bytes" in r:
+        lines.append(f"  an armed timer: {r['armed_timer_bytes']:.0f} bytes")
+    lines.append(f"  logs: {r['logs']}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--database", help="a PostgreSQL server URL (a throw-away database is made there); "
+                                           "default: SQLite in a temporary directory")
+    parser.add_argument("--servers", type=int, help="crusader serve processes (default: 1 on SQLite, 2 on PostgreSQL)")
+    parser.add_argument("--no-site", dest="site", action="store_false", help="turn the archive site off")
+    parser.add_argument("--lead", type=float, default=60.0, help="seconds from set-up to the deadline")
+    parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument("--no-memory-baseline", dest="baseline", action="store_false")
+    parser.add_argument("--json", type=Path, help="also write the result as JSON here")
+    parser.add_argument("--keep", type=Path, help="keep the servers' logs in this directory")
+    args = parser.parse_args(argv)
+    servers = args.servers or (2 if args.database else 1)
+    with tempfile.TemporaryDirectory(prefix="crusader-storm-") as tmp:
+        tmp = Path(tmp)
+        try:
+            if args.database:
+                with scratch_database(args.database) as url:
+                    result = storm(url, args.games, servers, args.site, args.lead, args.baseline, tmp, args.timeout)
+            else:
+                result = storm(f"sqlite:///{tmp / 'storm.db'}", args.games, servers, args.site, args.lead,
+                               args.baseline, tmp, args.timeout)
+        finally:
+            if args.keep:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                for log in (tmp / "logs").glob("*.log"):
+                    (args.keep / log.name).write_bytes(log.read_bytes())
+    if args.baseline:
+        result["armed_timer_bytes"] = round(armed_timer_bytes(), 0)
+    print(report(result))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
