@@ -123,6 +123,10 @@ class RuleOrder:
     def slot(self) -> tuple[str, str]:
         raise NotImplementedError
 
+    def also_replaces(self) -> tuple[tuple[str, str], ...]:
+        """Other slots whose standing order of its power this order takes the place of."""
+        return ()
+
 
 MovementOrder = Union[Hold, Move, SupportHold, SupportMove, Convoy]
 Order = Union[Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build, Waive, RuleOrder]

@@ -207,6 +207,16 @@ def slot(order: Order) -> Slot | None:
     return Slot("unit", order.location.province)     # a unit's order, a build or a disband
 
 
+def replaced(order: Order, standing: Sequence[Order]) -> list:
+    """The standing orders ``order`` takes the place of: the one of its :func:`slot` first, then
+    those of the slots a rule order also replaces (a BRIBE written with its unit's order: the
+    power's own line for that unit)."""
+    place = slot(order)
+    covered = {Slot(*s) for s in order.also_replaces()} if is_rule_order(order) else set()
+    first = [o for o in standing if place is not None and slot(o) == place][:1]
+    return first + [o for o in standing if slot(o) in covered]
+
+
 def _board(variant, position: Position, power: Power, bids: Sequence[Order], hooks) -> Board:
     """The board on which ``power``'s orders are checked: each unit ordered by its commander this
     phase, and the units ``power``'s bids would command by ``power``."""
@@ -245,7 +255,9 @@ def submit(variant, position: Position, power: Power, given: Sequence[Order],
     """``power``'s orders ``given`` (in the order written), checked one by one and as a set
     against its ``standing`` orders of the phase.
 
-    Each accepted order takes the place of the standing order of the same :func:`slot`. In an
+    Each accepted order takes the place of the standing order of the same :func:`slot` (and of
+    the slots a rule order says it also replaces: a BRIBE with its unit's order, the power's
+    own line for that unit). In an
     adjustment phase, builds and waives beyond the builds allowed, and disbands beyond those
     due, are refused. A rule module may add notes on the whole set (prestige: an order beyond
     the prestige the power holds after its orders above it, accepted since a loan may arrive).
@@ -260,16 +272,15 @@ def submit(variant, position: Position, power: Power, given: Sequence[Order],
     for order in given:
         verdict = check_order(variant, position, order, now + [b for b in bids if b not in now])
         if verdict.accepted:
-            place = slot(order)
-            earlier = next((o for o in now if place is not None and slot(o) == place), None)
-            extra = None if todo is None or earlier is not None else _beyond_allowance(variant, todo, now, order)
+            gone = replaced(order, now)
+            extra = None if todo is None or gone else _beyond_allowance(variant, todo, now, order)
             if extra is not None:
                 verdict = Verdict(order, refusal=extra)
             else:
-                if earlier is not None:
-                    now.remove(earlier)
+                for o in gone:
+                    now.remove(o)
                 now.append(order)
-                verdict = replace(verdict, replaces=earlier)
+                verdict = replace(verdict, replaces=next(iter(gone), None))
         verdicts.append(verdict)
     notes = hooks.notes(variant, position, power, now)
     if notes:
@@ -299,4 +310,4 @@ def _beyond_allowance(variant, todo: Duty, standing: Sequence[Order], order: Ord
 
 
 __all__ = ["Command", "Duty", "Slot", "Submission", "Verdict", "check_order", "commands", "duty", "game_over",
-           "legal", "slot", "submit", "survivors", "to_decide", "winners", "winners_among"]
+           "legal", "replaced", "slot", "submit", "survivors", "to_decide", "winners", "winners_among"]

@@ -83,7 +83,7 @@ def _target(order: Order) -> tuple | None:
     return None
 
 
-def _normal(order: UnitOrder) -> UnitOrder:
+def pool_key(order: UnitOrder) -> UnitOrder:
     """An order with its giver and unit types left out: pooled bribes compare by this."""
     changes: dict = {"power": NEUTRAL, "unit_type": None}
     if hasattr(order, "target_type"):
@@ -330,7 +330,7 @@ class _Settler(Checks):
                 continue
             pools: dict[UnitOrder, list[_Claim]] = defaultdict(list)
             for c in group:
-                pools[_normal(self.bribe_order(c))].append(c)   # decision 14: same order, same pool
+                pools[pool_key(self.bribe_order(c))].append(c)   # decision 14: same order, same pool
             totals = {k: sum(c.cost for c in v) for k, v in pools.items()}
             counting = {k: t for k, t in totals.items() if t >= minimum}
             for key, pool in pools.items():
@@ -423,7 +423,7 @@ class _Settler(Checks):
                     owner = lord_of(state, unit) or NEUTRAL
                 self.results[i] = self.void(o, unit, owner, commander, bribed, rebellions, lost_bids,
                                             bribe_orders)
-            elif prov in bribed and _normal(o) != _normal(bribe_orders[prov]):
+            elif prov in bribed and pool_key(o) != pool_key(bribe_orders[prov]):
                 self.results[i] = OrderResult(o, Outcome.FAILS, "the order given with the winning BRIBE is the "
                                                                 "one carried out; this one is void")
             elif prov in bribed and isinstance(o, Move):
@@ -456,7 +456,7 @@ class _Settler(Checks):
              lost_bids, bribe_orders) -> OrderResult:
         """The result of an order for a unit its giver does not command this season."""
         words = self.unit_words(unit)
-        if unit.province in bribed and _normal(o) == _normal(bribe_orders[unit.province]):
+        if unit.province in bribed and pool_key(o) == pool_key(bribe_orders[unit.province]):
             return OrderResult(o, Outcome.FAILS, f"pooled bribe: {words} carries out this order once, as "
                                                  f"{self.pw(commander)}'s identical order")
         if unit.province in rebellions and o.power == owner:

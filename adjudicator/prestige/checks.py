@@ -239,8 +239,9 @@ def affordability_notes(variant, position: Position, power: Power, standing: Seq
     name = variant.power_name(power)
     loans = [o for o in standing if isinstance(o, Lend)]
     rest = [o for o in standing if isinstance(o, PRESTIGE_ORDER_TYPES) and not isinstance(o, Lend)]
+    lent = 0
     for sequence in (loans, rest):
-        short = False
+        short, spent = False, 0
         for order in sequence:
             cost = order_cost(order)
             if isinstance(order, Lend) and (short or cost > left):
@@ -250,11 +251,21 @@ def affordability_notes(variant, position: Position, power: Power, standing: Seq
                 text = (f"comes after an order {name} cannot pay for from what it holds: it happens only if loans "
                         f"reach {name} this turn (rule 2.3.7)")
             elif cost > left:
-                text = (f"needs {cost} prestige, and {name} holds {left} after the orders above it: it happens only if "
-                        f"loans reach {name} this turn; if not, neither do the orders after it (rule 2.3.7)")
+                text = (f"needs {cost} prestige, and {name} holds {_holds_after(left, lent, spent)}: it happens "
+                        f"only if loans reach {name} this turn; if not, neither do the orders after it (rule 2.3.7)")
             else:
                 left -= cost
+                lent += cost if isinstance(order, Lend) else 0
+                spent += cost
                 continue
             notes[order] = Reason("beyond-prestige", text)
             short = True
     return notes
+
+
+def _holds_after(left: int, lent: int, spent: int) -> str:
+    """What a power holds for an order and what took the rest: ``1 after lending 1 (loans are
+    settled first, wherever they are written) and the orders above it`` (decision 12)."""
+    took = ([f"lending {lent} (loans are settled first, wherever they are written)"] if lent else []) + \
+           (["the orders above it"] if spent else [])
+    return f"{left} after " + " and ".join(took) if took else str(left)

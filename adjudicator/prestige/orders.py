@@ -55,6 +55,10 @@ class Bribe(RuleOrder):
     def slot(self) -> tuple[str, str]:
         return "bribe", self.location.province
 
+    def also_replaces(self) -> tuple[tuple[str, str], ...]:
+        """A BRIBE written with the unit's order replaces the power's own line for the unit."""
+        return (("unit", self.location.province),) if self.order is not None else ()
+
 
 @dataclass(frozen=True)
 class SeizeFief(RuleOrder):

@@ -21,7 +21,7 @@ from ..turn import check_order
 from ..validate import Board, retreat_options
 from ..vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, Unit
 from . import winter
-from .bids import UNIT_ORDER_TYPES, is_spending_phase, settle
+from .bids import UNIT_ORDER_TYPES, pool_key, is_spending_phase, settle
 from .checks import Checks, affordability_notes
 from .neutrals import leash_reason, random_retreats, within_leash
 from .state import lord_of, moved_homes, moved_vassals, neutral_home, state_of, vassal_homes, with_state
@@ -183,7 +183,12 @@ class PrestigeRules:
             if why is None and isinstance(order, Bribe) and order.order is not None:
                 why = self.bribe_order_reason(variant, position, order, standing)
             return (why, None) if why is not None else (None, checks.needs(order))
-        if position.phase.kind is not PhaseKind.MOVEMENT or not isinstance(order, Move):
+        if position.phase.kind is not PhaseKind.MOVEMENT or not isinstance(order, UNIT_ORDER_TYPES):
+            return None
+        given = _bribe_order(order, standing)
+        if given is not None:
+            return given, None
+        if not isinstance(order, Move):
             return None
         unit = position.unit_at(order.location.province)
         if unit is None or unit.power == order.power:
@@ -221,6 +226,19 @@ class PrestigeRules:
     def notes(self, variant, position: Position, power: Power, standing: Sequence[Order]) -> Mapping[Order, Reason]:
         """The orders ``power`` cannot pay for from what it holds (2.3.7; decision 12)."""
         return affordability_notes(variant, position, power, standing)
+
+
+def _bribe_order(order: Order, standing: Sequence[Order]) -> Reason | None:
+    """Why a line for a unit cannot be given when the power's BRIBE for that unit already gives it
+    another order (the BRIBE's order is the one carried out, the line would be void: decision 18)."""
+    bribe = next((o for o in reversed(standing) if isinstance(o, Bribe) and o.power == order.power
+                  and o.location.province == order.location.province), None)
+    if bribe is None or bribe.order is None or pool_key(bribe.order) == pool_key(order):
+        return None
+    return Reason("bribe-order-given", f"the BRIBE for {order.unit_text} already gives it its order "
+                                       f"({bribe.order}), the one carried out if the bribe wins; a second "
+                                       f"order for it would be void",
+                  str(replace(bribe, order=order)))
 
 
 def drop_lost_fiefs(variant, position: Position) -> tuple[Position, dict[str, list[str]]]:

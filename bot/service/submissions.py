@@ -16,7 +16,7 @@ from functools import cached_property
 from sqlmodel import Session
 
 from adjudicator.orders import Order
-from adjudicator.turn import slot, to_decide
+from adjudicator.turn import replaced, to_decide
 
 from bot.codec.documents import position_from_dict
 from bot.codec.values import order_from_json, order_to_json
@@ -99,7 +99,7 @@ class Batch:
 
     def take(self, phase: Phase, player, lines: list[OrderLine], text: str, now: datetime) -> list[Standing]:
         """Record one message of ``player``'s (what each of its ``lines`` became); each accepted
-        order takes the place of the standing order of its slot (:func:`adjudicator.turn.slot`,
+        order takes the place of the standing orders it replaces (:func:`adjudicator.turn.replaced`,
         as the engine judged them); the power's standing orders after it."""
         game, power = phase.game, player.power
         accepted = [ln for ln in lines if ln.order is not None]
@@ -110,9 +110,8 @@ class Batch:
         standing = list(phase.standing.get(power, []))
         seq = max((o.seq for o in standing), default=0)
         for line in accepted:
-            place = slot(line.order)
-            earlier = next((o for o in standing if place is not None and slot(o.order) == place), None)
-            if earlier is not None:
+            gone = replaced(line.order, [o.order for o in standing])
+            for earlier in [o for o in standing if any(o.order is g for g in gone)]:
                 standing.remove(earlier)
                 if earlier.id is not None:
                     self.deleted.add(earlier.id)

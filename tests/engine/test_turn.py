@@ -195,6 +195,44 @@ def test_orders_beyond_the_prestige_held_are_accepted_with_a_note(board, orders)
     assert s.verdicts[2].note.code == "beyond-prestige"
 
 
+def test_a_bid_short_because_of_a_loan_written_below_it_says_the_loan_took_the_prestige(board, orders):
+    p = board("S1907M", units=["NEU: A nwy"], prestige={"FRA": 2})
+    s = submit(STANDARD, p, "FRA", orders("FRA: VASSAL A nwy BID 2", "FRA: LEND ENG 1"))
+    note = s.verdicts[0].note
+    assert note.code == "beyond-prestige"
+    assert "holds 1 after lending 1 (loans are settled first, wherever they are written)" in note.text
+    assert "orders above it" not in note.text
+    both = submit(STANDARD, p, "FRA", orders("FRA: SECURE LOYALTY BID 1", "FRA: VASSAL A nwy BID 2",
+                                             "FRA: LEND ENG 1"))
+    assert "holds 0 after lending 1 (loans are settled first, wherever they are written) and the orders " \
+           "above it" in both.verdicts[1].note.text
+    alone = submit(STANDARD, p, "FRA", orders("FRA: VASSAL A nwy BID 3"))
+    assert "and France holds 2:" in alone.verdicts[0].note.text
+
+
+def test_a_line_for_a_unit_whose_bribe_already_orders_it_is_refused_since_it_would_be_void(board, orders):
+    """Decision 18: the order written with a BRIBE is the one carried out, so another line for the
+    unit is refused at submission (the adjudication would void it); a BRIBE written with its order
+    replaces the power's own standing line for the unit, and a BRIBE without one takes that line."""
+    p = board("S1907M", units=["NEU: A hol", "FRA: A bel", "FRA: F nth"], prestige={"FRA": 3})
+    s = submit(STANDARD, p, "FRA", orders("FRA: BRIBE A hol BID 1 A hol H", "FRA: A hol S A bel"))
+    assert s.verdicts[0].accepted
+    why = s.verdicts[1].refusal
+    assert why.code == "bribe-order-given" and "(A hol H)" in why.text
+    assert why.accepted == "BRIBE A hol BID 1 A hol S A bel"
+    assert submit(STANDARD, p, "FRA", orders("FRA: A hol S A bel", "FRA: BRIBE A hol BID 1 A hol H")
+                  ).verdicts[0].refusal.code == "bribe-order-given"      # the bid below it counts too
+    assert submit(STANDARD, p, "FRA", orders("FRA: BRIBE A hol BID 1 A hol H", "FRA: A hol H")).verdicts[1].accepted
+    # a line given first, then the BRIBE with an order: the BRIBE takes the line's place
+    first = submit(STANDARD, p, "FRA", orders("FRA: BRIBE A hol BID 1", "FRA: A hol S A bel"))
+    assert all(v.accepted for v in first.verdicts)
+    again = submit(STANDARD, p, "FRA", orders("FRA: BRIBE A hol BID 1 A hol S A bel - ruh"), first.standing)
+    assert [str(o) for o in again.standing] == ["BRIBE A hol BID 1 A hol S A bel - ruh"]
+    # and adjudicated, the refused line was indeed void
+    both = adjudicate(STANDARD, p, orders("FRA: BRIBE A hol BID 1 A hol H", "FRA: A hol S A bel"))
+    assert both.results[1].outcome.value == "fails" and "void" in both.results[1].reason
+
+
 # -- who has won -------------------------------------------------------------------------------------
 
 def test_victory_is_one_rule_for_the_adjudication_and_for_the_service(board, orders):
