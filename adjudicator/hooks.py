@@ -29,6 +29,9 @@ position whose ``rules`` name the module; the classic rules go through the same 
   (after supply centres changed owner, before the adjustment phase is decided or skipped).
 - ``after_phase(variant, before, adjudication)`` -> adjudication: last look at every phase's
   result (events carry ``annihilated`` with the power that ordered the dislodging move).
+- ``supplied_by(variant, adjudication, result)`` -> why the judge gave the order of ``result``
+  (one of ``adjudication.implicit``) when the rule module gave it: ``bribe`` (the order written
+  with a winning BRIBE), ``neutral`` (a neutral unit nobody commands), or None.
 
 The questions asked before a phase is played (:mod:`adjudicator.turn`):
 
@@ -101,6 +104,8 @@ class RuleHooks(Protocol):
 
     def spendable(self, variant, position: Position, power: Power) -> int: ...
 
+    def supplied_by(self, variant, adjudication: Adjudication, result: OrderResult) -> str | None: ...
+
 
 def owners_command(position: Position) -> dict[ProvinceId, Power]:
     """Each unit ordered by its owner (the classic rules): the board's units, or in a retreat
@@ -157,6 +162,9 @@ class ClassicRules:
 
     def spendable(self, variant, position: Position, power: Power) -> int:
         return 0
+
+    def supplied_by(self, variant, adjudication: Adjudication, result: OrderResult) -> str | None:
+        return None
 
 
 def _rules_off(order: Order) -> Reason:

@@ -5,12 +5,14 @@ The service and the front ends ask these, and decide none of them themselves:
 - :func:`commands`: the units a power orders this phase (its own, its vassals for the year,
   the units its standing VASSAL and BRIBE bids would command) and the orders each may take;
 - :func:`duty`: what it must decide (orders for its units; each dislodged unit with its legal
-  retreats; builds with their sites, or disbands); :func:`to_decide`: the powers that have
+  retreats; builds with their sites, or disbands with the units that may go);
+  :func:`still_to_decide`: what its orders so far leave open; :func:`to_decide`: the powers that have
   anything to decide (a retreat or adjustment phase where none has is adjudicated at once);
 - :func:`check_order` and :func:`submit`: whether an order, and a power's whole set of orders,
   can be given, with the reason as a value (:class:`~adjudicator.results.Reason`); what a
   later order replaces (:func:`slot`);
-- :func:`winners`, :func:`game_over`, :func:`survivors`: who has won, who is still playing.
+- :func:`winners`, :func:`game_over`, :func:`survivors`: who has won, who is still playing;
+- after a phase, :func:`supplied_by`: why the judge gave a unit the order it carried out.
 """
 
 from __future__ import annotations
@@ -19,13 +21,13 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple, Sequence
 
 from .adjudicate import winners, winners_among
-from .adjustment import allowance
+from .adjustment import allowance, civil_disorder
 from .errors import IllegalOrderError
 from .modules import rules_for
 from .orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive,
                      is_rule_order)
 from .position import Position
-from .results import Reason
+from .results import Adjudication, OrderResult, Reason
 from .validate import Board, check, retreat_options
 from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceKind, Unit, UnitType
 
@@ -53,9 +55,11 @@ class Duty:
     """What one power has to decide in this phase.
 
     ``units``: in a movement phase, the units it orders (it must give each an order, or it holds);
-    ``prestige``: what it may spend there (a rule module's prestige; 0 in the classic game). ``retreats``: in a retreat phase,
-    each dislodged unit it orders with where it may go (it may also disband). ``builds`` (at
-    ``sites``) or ``disbands``: in an adjustment phase.
+    ``prestige``: what it may spend there (a rule module's prestige; 0 in the classic game).
+    ``retreats``: in a retreat phase, each dislodged unit it orders with where it may go (it may
+    also disband). ``builds`` (at ``sites``) or ``disbands``: in an adjustment phase; with
+    disbands, ``removable`` lists the units it may remove in the order civil disorder would
+    remove them (the first ``disbands`` go when it gives no order).
     """
 
     power: Power
@@ -65,6 +69,7 @@ class Duty:
     builds: int = 0
     sites: tuple = ()
     disbands: int = 0
+    removable: tuple[Unit, ...] = ()
 
     @property
     def must_decide(self) -> bool:
@@ -125,7 +130,31 @@ def duty(variant, position: Position, power: Power) -> Duty:
                 retreats.append((d.unit, tuple(loc for p in sorted(options) for loc in options[p])))
         return Duty(power, retreats=tuple(retreats))
     allowed = allowance(position, power, hooks.home_centers(variant, position, power))
-    return Duty(power, builds=allowed.builds, sites=allowed.sites, disbands=allowed.disbands)
+    removable = ()
+    if allowed.disbands:
+        mine = position.units_of(power)
+        removable = tuple(u for u, _ in civil_disorder(variant, position, power, len(mine)))
+    return Duty(power, builds=allowed.builds, sites=allowed.sites, disbands=allowed.disbands, removable=removable)
+
+
+def still_to_decide(variant, position: Position, power: Power, standing: Sequence[Order]) -> Duty:
+    """What ``power`` has still to decide in ``position``'s phase, ``standing`` being its orders
+    so far: its :func:`duty` less what they settle (the units they order, the retreats, the
+    builds and waives, the removals). :func:`duty` says whether it must decide at all."""
+    todo = duty(variant, position, power)
+    ordered = {o.location.province for o in standing if not isinstance(o, Waive) and not is_rule_order(o)}
+    ordered |= {subject for o in standing if is_rule_order(o) for kind, subject in o.also_replaces() if kind == "unit"}
+    kind = position.phase.kind
+    if kind is MOVEMENT:
+        return replace(todo, units=tuple(c for c in commands(variant, position, power, standing)
+                                         if c.unit.province not in ordered))
+    if kind is RETREAT:
+        return replace(todo, retreats=tuple(r for r in todo.retreats if r[0].province not in ordered))
+    made = sum(isinstance(o, (Build, Waive)) for o in standing)
+    removed = [o for o in standing if isinstance(o, Disband)]
+    return replace(todo, builds=max(0, todo.builds - made), sites=tuple(p for p in todo.sites if p not in ordered),
+                   disbands=max(0, todo.disbands - len(removed)),
+                   removable=tuple(u for u in todo.removable if u.province not in ordered))
 
 
 def to_decide(variant, position: Position) -> frozenset[Power]:
@@ -284,8 +313,25 @@ def submit(variant, position: Position, power: Power, given: Sequence[Order],
         verdicts.append(verdict)
     notes = hooks.notes(variant, position, power, now)
     if notes:
-        verdicts = [replace(v, note=notes[v.order]) if v.accepted and v.order in notes else v for v in verdicts]
+        verdicts = [replace(v, note=_both(v.note, notes[v.order])) if v.accepted and v.order in notes else v
+                    for v in verdicts]
     return Submission(tuple(verdicts), tuple(now))
+
+
+def supplied_by(variant, adjudication: Adjudication, result: OrderResult) -> str:
+    """Why the judge gave the order of ``result``, one of ``adjudication.implicit``: ``no-order``
+    (its commander gave the unit none: it holds), ``disorder`` (a removal in civil disorder),
+    ``neutral`` (a neutral unit nobody commands) or ``bribe`` (the order written with a winning
+    BRIBE)."""
+    why = rules_for(adjudication.position).supplied_by(variant, adjudication, result)
+    if why is not None:
+        return why
+    return "disorder" if isinstance(result.order, Disband) else "no-order"
+
+
+def _both(needs: Reason | None, note: Reason) -> Reason:
+    """An order's note on the whole set (``note``), after what the order itself needs, if anything."""
+    return note if needs is None else Reason(note.code, f"{needs.text}; and it {note.text}")
 
 
 def _beyond_allowance(variant, todo: Duty, standing: Sequence[Order], order: Order) -> Reason | None:
@@ -310,4 +356,5 @@ def _beyond_allowance(variant, todo: Duty, standing: Sequence[Order], order: Ord
 
 
 __all__ = ["Command", "Duty", "Slot", "Submission", "Verdict", "check_order", "commands", "duty", "game_over",
-           "legal", "replaced", "slot", "submit", "survivors", "to_decide", "winners", "winners_among"]
+           "legal", "replaced", "slot", "still_to_decide", "submit", "supplied_by", "survivors", "to_decide",
+           "winners", "winners_among"]

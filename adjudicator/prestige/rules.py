@@ -223,6 +223,16 @@ class PrestigeRules:
         """What ``power`` may spend now: its prestige, in spring and autumn movement (2.1)."""
         return state_of(position).prestige.get(power, 0) if is_spending_phase(position) else 0
 
+    def supplied_by(self, variant, adjudication: Adjudication, result: OrderResult) -> str | None:
+        """A neutral nobody commands holds, goes home or retreats at random (3.1, 3.4); a bribed
+        unit carries out the order written with the winning BRIBE (2.5.3)."""
+        order = result.order
+        if order.power == NEUTRAL:
+            return "neutral"
+        if adjudication.events.get("bribed", {}).get(order.location.province) == order.power:
+            return "bribe"
+        return None
+
     def notes(self, variant, position: Position, power: Power, standing: Sequence[Order]) -> Mapping[Order, Reason]:
         """The orders ``power`` cannot pay for from what it holds (2.3.7; decision 12)."""
         return affordability_notes(variant, position, power, standing)

@@ -51,7 +51,7 @@ def _time(text: str | None) -> datetime | None:
 def season_report(game: str, season: Season) -> str:
     """One season as the e-mail judges print it: orders with results, then the board after."""
     out = [f"Game '{game}', {season.phase}: results", "=" * 60, ""]
-    out.append(result_text(season.adjudication).rstrip("\n"))
+    out.append(result_text(season.adjudication, season.variant).rstrip("\n"))
     if season.nmr:
         out += ["", "No orders received from: " + ", ".join(season.nmr) + "."]
     after = season.after

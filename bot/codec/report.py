@@ -4,15 +4,24 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from adjudicator.orders import Hold
 from adjudicator.results import Adjudication, Outcome
+from adjudicator.turn import supplied_by
+from adjudicator.variant import Variant
+from adjudicator.vocab import NEUTRAL
 
 _MARK = {Outcome.SUCCEEDS: "", Outcome.FAILS: "  (fails)", Outcome.INVALID: "  (invalid)"}
+SUPPLIED = {"no-order": "no order given", "disorder": "no order given", "bribe": "the order written with the BRIBE",
+            "neutral": "neutral, nobody commands it"}
+"""The words for why the judge gave a unit its order (:func:`adjudicator.turn.supplied_by`)."""
 
 
-def result_text(adjudication: Adjudication, unread: Iterable[tuple[str, str, str]] = ()) -> str:
+def result_text(adjudication: Adjudication, variant: Variant, unread: Iterable[tuple[str, str, str]] = ()) -> str:
     """The results of a phase, grouped by power, each order with its outcome and reason; then the
     next phase and its dislodged units. ``unread``: (whose, text, reason) of each line of a
-    document that could not be read as an order."""
+    document that could not be read as an order. The orders the judge gave are marked with why
+    (:func:`adjudicator.turn.supplied_by`); the neutral units nobody commands that simply held
+    are named on one line."""
     by_power: dict[str, list[str]] = {}
     for whose, text, reason in unread:
         by_power.setdefault(whose, []).append(f"  {text}{_MARK[Outcome.INVALID]}: {reason}")
@@ -21,9 +30,16 @@ def result_text(adjudication: Adjudication, unread: Iterable[tuple[str, str, str
         if r.reason and r.outcome is not Outcome.SUCCEEDS:
             line += f": {r.reason}"
         by_power.setdefault(r.order.power, []).append(line)
+    held = []
     for r in adjudication.implicit:
+        why = supplied_by(variant, adjudication, r)
+        if why == "neutral" and isinstance(r.order, Hold) and r.succeeded:      # held, not dislodged
+            held.append(r.order.unit_text)
+            continue
         reason = f": {r.reason}" if r.reason else ""
-        by_power.setdefault(r.order.power, []).append(f"  {r.order}  (no order given){reason}")
+        by_power.setdefault(r.order.power, []).append(f"  {r.order}  ({SUPPLIED[why]}){reason}")
+    if held:
+        by_power.setdefault(NEUTRAL, []).append(f"  held, nobody commands them: {', '.join(held)}")
     out = []
     for power in sorted(by_power):
         out.append(f"{power}:")

@@ -93,14 +93,15 @@ def spell(order: Order, variant: Variant) -> str:
     return str(order)
 
 
-def _either(words: list[str]) -> str:
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+def _either(words: list[str], word: str = "or") -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {word} {words[-1]}"
 
 
 def duty(todo: Duty, variant: Variant) -> list[str]:
     """What a power has to decide this phase (:class:`adjudicator.turn.Duty`), a line each:
     ``Units to order: A Antioch, A Aleppo (vassal)``, ``A Nicaea: retreat to Lydia or Bithynia,
-    or disband``, ``Builds: 2, at Antioch or Aleppo (or waive)``, ``Units to remove: 1``."""
+    or disband``, ``Builds: 2, at Antioch or Aleppo (or waive)``, ``Units to remove: 1, of A Tarsus, A Antioch (with
+    no order, civil disorder removes A Tarsus)``."""
     out = []
     if todo.units:
         why = {"vassal": " (vassal)", "bid": " (if your bid wins)"}
@@ -112,5 +113,9 @@ def duty(todo: Duty, variant: Variant) -> list[str]:
         sites = [place(Location(s), variant) for s in todo.sites]
         out.append(f"Builds: {todo.builds}, at {_either(sites)} (or waive)")
     if todo.disbands:
-        out.append(f"Units to remove: {todo.disbands}")
+        units = [unit(u, variant) for u in todo.removable]
+        line = f"Units to remove: {todo.disbands}, of {', '.join(units)}"
+        if len(units) > todo.disbands:
+            line += f" (with no order, civil disorder removes {_either(units[:todo.disbands], 'and')})"
+        out.append(line)
     return out

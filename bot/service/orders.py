@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from adjudicator.turn import duty, slot, survivors
+from adjudicator.turn import duty, slot, still_to_decide, survivors
 
 from bot.codec import limits
 from bot.codec.documents import position_from_dict
@@ -107,7 +107,7 @@ class OrderDesk:
             accepted=tuple(ln for ln in lines if ln.order is not None),
             rejected=tuple(ln for ln in lines if ln.order is None),
             standing=tuple(OrderLine(o.text, o.order) for o in standing), deadline_at=row.deadline_at,
-            duty=duty(variant, position, me.power), variant=row.variant)
+            duty=still_to_decide(variant, position, me.power, [o.order for o in standing]), variant=row.variant)
 
     def clear_orders(self, game: str | int, player: str, province: str | None = None) -> PlayerOrders:
         """Withdraw the asker's standing orders for this phase (all, or the one for ``province``)."""
@@ -133,11 +133,11 @@ class OrderDesk:
             variant, position = position_from_dict(row.position)
             orders = database.orders_of(session, row.id, row.version, me.power)
             prestige = position.prestige.prestige.get(me.power) if position.prestige is not None else None
-            todo = duty(variant, position, me.power)
-            return PlayerOrders(game=row.name, phase=row.phase, power=me.power,
-                                orders=tuple(OrderLine(o.text, order_from_json(o.order)) for o in orders),
-                                must_order=todo.must_decide, prestige=prestige, deadline_at=row.deadline_at,
-                                duty=todo, variant=row.variant)
+            lines = tuple(OrderLine(o.text, order_from_json(o.order)) for o in orders)
+            return PlayerOrders(game=row.name, phase=row.phase, power=me.power, orders=lines,
+                                must_order=duty(variant, position, me.power).must_decide, prestige=prestige,
+                                deadline_at=row.deadline_at, variant=row.variant,
+                                duty=still_to_decide(variant, position, me.power, [ln.order for ln in lines]))
 
     def orders_of_power(self, game: str | int, asker: str | None, power: str) -> list[OrderLine]:
         """Standing orders of ``power``: for its player and the judge (``asker=None``) only."""

@@ -97,7 +97,8 @@ class SubmissionReport:
     standing: tuple[OrderLine, ...]
     deadline_at: datetime | None = None
     duty: Duty | None = None
-    """What the power has to decide in this phase (:class:`adjudicator.turn.Duty`)."""
+    """What the power has still to decide in this phase, its standing orders taken into account
+    (:func:`adjudicator.turn.still_to_decide`)."""
     variant: str = ""
 
     def to_text(self) -> str:
@@ -124,5 +125,6 @@ class PlayerOrders:
     prestige: int | None
     deadline_at: datetime | None
     duty: Duty | None = None
-    """What the power has to decide in this phase (:class:`adjudicator.turn.Duty`)."""
+    """What the power has still to decide in this phase, its standing orders taken into account
+    (:func:`adjudicator.turn.still_to_decide`)."""
     variant: str = ""

@@ -128,7 +128,8 @@ def test_the_detail_lists_every_order_with_its_outcome_a_power_to_an_embed_and_u
     assert "✅ A Iconium - Phrygia" in by_title["The Seldjuks of Rum"]
     assert "⛔ VASSAL A Aleppo BID 1 — the minimum bid" in by_title["The Kingdom of Jerusalem"]
     neutral = by_title["Neutral units"]
-    assert neutral.count("Held, no order given:") == 1 and "A Melitene" in neutral and "F Tyre" in neutral
+    assert neutral.count("Held, nobody commands them:") == 1 and "A Melitene" in neutral and "F Tyre" in neutral
+    assert "no order given" not in neutral and "A Phrygia H (neutral, nobody commands it) — dislodged" in neutral
     assert list(by_title)[-1] == "Neutral units"
 
 

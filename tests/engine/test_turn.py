@@ -12,8 +12,8 @@ from adjudicator.adjudicate import adjudicate
 from adjudicator.errors import CrusaderError, IllegalOrderError
 from adjudicator.opening import starting_position
 from adjudicator.results import Reason
-from adjudicator.turn import (Slot, check_order, commands, duty, game_over, legal, slot, submit, survivors,
-                              to_decide, winners)
+from adjudicator.turn import (Slot, check_order, commands, duty, game_over, legal, slot, still_to_decide, submit,
+                              survivors, to_decide, winners)
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Location
 
@@ -96,6 +96,29 @@ def test_builds_with_their_sites_and_disbands(board):
     # no free home centre: nothing to decide, however many centres
     full = board("W1907B", units=["GER: A ber", "GER: A kie", "GER: A mun"], centers={"den": "GER"})
     assert not duty(STANDARD, full, "GER").must_decide and "GER" not in to_decide(STANDARD, full)
+
+
+def test_the_units_that_may_go_are_named_in_the_order_civil_disorder_would_remove_them(board, orders):
+    p = board("W1907B", units=["FRA: A par", "FRA: A bur", "FRA: A pic", "FRA: A gas"])
+    france = duty(STANDARD, p, "FRA")
+    assert france.disbands == 1
+    assert [u.province for u in france.removable] == ["bur", "gas", "pic", "par"]
+    nobody = adjudicate(STANDARD, p, ())
+    assert [str(r.order) for r in nobody.implicit] == ["A bur disband"]      # the first named goes
+    left = still_to_decide(STANDARD, p, "FRA", orders("FRA: A pic disband"))
+    assert left.disbands == 0 and not left.must_decide and duty(STANDARD, p, "FRA").must_decide
+
+
+def test_what_is_still_to_decide_leaves_out_what_the_standing_orders_settle(board, orders):
+    p = board("W1907B", units=["GER: A ber"], centers={"den": "GER", "hol": "GER"})
+    left = still_to_decide(STANDARD, p, "GER", orders("GER: A kie build"))
+    assert (left.builds, left.sites) == (1, ("mun",))
+    assert not still_to_decide(STANDARD, p, "GER", orders("GER: A kie build", "GER: waive")).must_decide
+    spring = board("S1907M", units=["FRA: A par", "FRA: F bre", "NEU: A hol"], prestige={"FRA": 3})
+    left = still_to_decide(STANDARD, spring, "FRA", orders("FRA: A par - bur", "FRA: BRIBE A hol BID 1 A hol H"))
+    assert [str(c.unit) for c in left.units] == ["FRA: F bre"]
+    left = still_to_decide(STANDARD, spring, "FRA", orders("FRA: VASSAL A hol BID 2"))
+    assert {str(c.unit): c.by for c in left.units} == {"FRA: A par": "own", "FRA: F bre": "own", "NEU: A hol": "bid"}
 
 
 def test_the_engine_skips_the_adjustment_phase_exactly_when_nobody_has_anything_to_decide():
@@ -192,6 +215,7 @@ def test_orders_beyond_the_prestige_held_are_accepted_with_a_note(board, orders)
     assert all(v.accepted for v in s.verdicts)
     assert s.verdicts[0].note.code == "bid-contest"
     assert s.verdicts[1].note.code == "beyond-prestige" and "holds 1" in s.verdicts[1].note.text
+    assert s.verdicts[1].note.text.startswith("needs at least 2; the highest bid takes")   # what it needs, too
     assert s.verdicts[2].note.code == "beyond-prestige"
 
 
@@ -231,6 +255,19 @@ def test_a_line_for_a_unit_whose_bribe_already_orders_it_is_refused_since_it_wou
     # and adjudicated, the refused line was indeed void
     both = adjudicate(STANDARD, p, orders("FRA: BRIBE A hol BID 1 A hol H", "FRA: A hol S A bel"))
     assert both.results[1].outcome.value == "fails" and "void" in both.results[1].reason
+
+
+def test_the_judge_says_why_it_gave_each_unit_the_order_it_carried_out(board, orders):
+    from adjudicator.turn import supplied_by
+
+    p = board("S1907M", units=["NEU: A hol", "NEU: A nwy", "FRA: A bel", "FRA: F nth", "GER: A mun"],
+              prestige={"FRA": 3})
+    adj = adjudicate(STANDARD, p, orders("FRA: BRIBE A hol BID 1 A hol S A bel", "FRA: F nth H"))
+    why = {str(r.order): supplied_by(STANDARD, adj, r) for r in adj.implicit}
+    assert why == {"A hol S A bel": "bribe", "A nwy H": "neutral", "A bel H": "no-order", "A mun H": "no-order"}
+    disorder = board("W1907B", units=["FRA: A par", "FRA: A bur", "FRA: A pic", "FRA: A gas"])
+    [removed] = adjudicate(STANDARD, disorder, ()).implicit
+    assert supplied_by(STANDARD, adjudicate(STANDARD, disorder, ()), removed) == "disorder"
 
 
 # -- who has won -------------------------------------------------------------------------------------

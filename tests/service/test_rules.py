@@ -119,7 +119,9 @@ def test_what_a_power_must_decide_comes_from_the_engine(outremer, clock):
     assert line.startswith("A Nicaea: retreat to ") and line.endswith(", or disband")
     assert not service.my_orders("outremer", "rum").must_order
     report = service.submit_orders("outremer", "basil", f"A nic - {options[0]}")
-    assert report.duty == byzantium.duty and not report.rejected
+    assert not report.rejected and report.duty.retreats == () and not report.duty.must_decide  # nothing left
+    after = service.my_orders("outremer", "basil")
+    assert after.must_order and not after.duty.must_decide
 
 
 def test_the_front_ends_spell_out_what_a_power_must_decide(outremer, clock):
@@ -134,3 +136,42 @@ def test_the_front_ends_spell_out_what_a_power_must_decide(outremer, clock):
     assert spelled_duty(mine.duty, crusader) == ["Units to order: F Lattakieh, A Antioch, A Tarsus"]
     assert "To decide:\n· Units to order: " in my_orders_text(mine, crusader)
     assert "  Units to order: " in "\n".join(_orders(mine))
+    service.submit_orders("outremer", "anna", "F lat H\nA ant - sha")   # what is ordered is no longer to decide
+    mine = service.my_orders("outremer", "anna")
+    assert spelled_duty(mine.duty, crusader) == ["Units to order: A Tarsus"]
+    assert "· Units to order: A Tarsus" in my_orders_text(mine, crusader)
+    service.submit_orders("outremer", "anna", "A tar H")
+    mine = service.my_orders("outremer", "anna")
+    assert mine.must_order and "To decide" not in my_orders_text(mine, crusader)
+    assert "To decide" not in "\n".join(_orders(mine))
+
+
+def test_the_units_to_remove_are_named_with_those_civil_disorder_would_take():
+    from adjudicator.opening import starting_position
+    from adjudicator.turn import duty
+    from adjudicator.variant import get_variant
+    from bot.codec.spelled import duty as spelled_duty
+
+    crusader = get_variant("crusader")
+    start = starting_position(crusader)
+    p = start.with_changes(phase=start.phase.adjustment(),
+                           supply_centers={c: o for c, o in start.supply_centers.items() if c != "tar"})
+    [line] = spelled_duty(duty(crusader, p, "ANT"), crusader)
+    assert line == "Units to remove: 1, of A Tarsus, F Lattakieh, A Antioch (with no order, civil disorder " \
+                   "removes A Tarsus)"
+
+
+def test_the_report_marks_a_bribed_units_order_and_names_the_neutrals_that_held_once(board, orders):
+    from adjudicator.adjudicate import adjudicate
+    from adjudicator.variant import get_variant
+    from bot.codec.report import result_text
+
+    standard = get_variant("standard")
+    p = board("S1907M", units=["NEU: A hol", "NEU: A nwy", "NEU: A swe", "FRA: A bel", "GER: A mun"],
+              prestige={"FRA": 3})
+    text = result_text(adjudicate(standard, p, orders("FRA: BRIBE A hol BID 1 A hol S A bel", "FRA: A bel H")),
+                       standard)
+    assert "  A hol S A bel  (the order written with the BRIBE): support given" in text
+    assert "NEU:\n  held, nobody commands them: A nwy, A swe\n" in text
+    assert "  A mun H  (no order given): holds" in text
+    assert text.count("no order given") == 1

@@ -18,9 +18,11 @@ from adjudicator.orders import Hold, Retreat
 from adjudicator.prestige.orders import PRESTIGE_ORDER_TYPES
 from adjudicator.position import Position
 from adjudicator.results import Outcome
+from adjudicator.turn import supplied_by
 from adjudicator.variant import Variant
 from adjudicator.vocab import NEUTRAL, Location, Phase, PhaseKind
 
+from bot.codec.report import SUPPLIED
 from bot.codec.season import Season
 from bot.codec.spelled import duty as spelled_duty
 from bot.codec.spelled import place, spell
@@ -418,13 +420,16 @@ def results_detail(season: Season, variant: Variant, colours: bool = True) -> li
         by_power.setdefault(r.order.power, []).append(line)
     for r in season.adjudication.implicit:
         words = spell(r.order, variant)
-        if isinstance(r.order, Hold) and r.reason in ("holds", ""):
+        why = supplied_by(variant, season.adjudication, r)
+        if isinstance(r.order, Hold) and r.succeeded and why != "bribe":
             held.setdefault(r.order.power, []).append(words.removesuffix(" H"))
             continue
-        line = f"▫️ {words} (no order given)" + (f" — {r.reason}" if r.reason and r.reason not in words else "")
+        line = f"▫️ {words} ({SUPPLIED[why]})" + (
+            f" — {r.reason}" if r.reason and r.reason not in words else "")
         by_power.setdefault(r.order.power, []).append(line)
     for power, units in held.items():
-        by_power.setdefault(power, []).append("▫️ Held, no order given: " + ", ".join(units))
+        label = "Held, nobody commands them" if power == NEUTRAL else "Held, no order given"
+        by_power.setdefault(power, []).append(f"▫️ {label}: " + ", ".join(units))
     embeds = []
     for power in sorted(by_power, key=lambda p: (p == NEUTRAL, p)):
         colour = _colour(variant, power) if colours else None

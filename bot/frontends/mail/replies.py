@@ -53,7 +53,7 @@ def _orders(orders: PlayerOrders) -> list[str]:
     head = f"Orders standing for {orders.power} in '{orders.game}', {orders.phase}"
     out = [head + ":" if orders.orders else head + ": none."]
     out += [f"  {line.canonical}" for line in orders.orders]
-    if orders.must_order and orders.duty is not None and orders.variant:
+    if orders.must_order and orders.duty is not None and orders.duty.must_decide and orders.variant:
         out += ["To decide:"] + [f"  {line}" for line in spelled_duty(orders.duty, get_variant(orders.variant))]
     if not orders.must_order:
         out.append(f"({orders.power} has nothing to order in {orders.phase}.)")
