@@ -30,7 +30,6 @@ from .retreat import resolve_retreats
 from .validate import Board, check, retreat_options
 from .vocab import NEUTRAL, PhaseKind, Power, ProvinceId, Season
 
-# Enum members as module constants: looking one up on its class is slow in a hot loop.
 SUCCEEDS, FAILS, INVALID = Outcome.SUCCEEDS, Outcome.FAILS, Outcome.INVALID
 MOVEMENT, RETREAT = PhaseKind.MOVEMENT, PhaseKind.RETREAT
 FALL = Season.FALL

@@ -22,7 +22,6 @@ from .results import Outcome
 from .validate import adjustment_count, province_name
 from .vocab import NEUTRAL, Power, ProvinceId, Unit, UnitType
 
-# Enum members as module constants: looking one up on its class is slow in a hot loop.
 FLEET = UnitType.FLEET
 SUCCEEDS, FAILS = Outcome.SUCCEEDS, Outcome.FAILS
 

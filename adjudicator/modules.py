@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from .errors import CrusaderError
 from .hooks import CLASSIC, RuleHooks
+from .orders import CLASSIC_ORDER_TYPES
 
 _PACKAGES = {"prestige": "adjudicator.prestige"}
 """Where each known rule module lives: the package that registers it when imported."""
@@ -94,8 +95,6 @@ def all_rule_modules() -> tuple[RuleModule, ...]:
 
 def all_order_types() -> tuple[type, ...]:
     """The classic game's order types and every rule module's."""
-    from .orders import CLASSIC_ORDER_TYPES
-
     return CLASSIC_ORDER_TYPES + tuple(t for module in all_rule_modules() for t in module.order_types)
 
 

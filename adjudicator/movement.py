@@ -36,7 +36,6 @@ from .results import OrderResult, Outcome
 from .maptables import map_tables
 from .vocab import Location, Power, ProvinceId, Unit, UnitType
 
-# Enum members as module constants: looking one up on its class is slow in a hot loop.
 ARMY = UnitType.ARMY
 SUCCEEDS, FAILS = Outcome.SUCCEEDS, Outcome.FAILS
 

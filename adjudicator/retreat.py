@@ -18,7 +18,6 @@ from .results import OrderResult, Outcome
 from .validate import province_name
 from .vocab import ProvinceId, Unit
 
-# Enum members as module constants: looking one up on its class is slow in a hot loop.
 SUCCEEDS, FAILS = Outcome.SUCCEEDS, Outcome.FAILS
 
 

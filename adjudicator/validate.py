@@ -25,7 +25,6 @@ from .position import Dislodgement, Position, units_by_province
 from .results import Reason
 from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
 
-# Enum members as module constants: looking one up on its class is slow in a hot loop.
 ARMY, FLEET = UnitType.ARMY, UnitType.FLEET
 SEA, LAND = ProvinceKind.SEA, ProvinceKind.LAND
 MOVEMENT, RETREAT, ADJUSTMENT = PhaseKind.MOVEMENT, PhaseKind.RETREAT, PhaseKind.ADJUSTMENT
@@ -172,16 +171,26 @@ def _wrong_phase(board: Board, order: Order) -> Reason:
     return Reason("wrong-phase", f"no {_VERBS.get(type(order), 'orders')} in {phase}: {allowed}", allowed)
 
 
+def _unit_in(board: Board, province: ProvinceId, unit_type: UnitType | None, codes: tuple[str, str],
+             purpose: str = "") -> Unit | Reason:
+    """The unit in ``province``, of ``unit_type`` when one is named, or why there is none
+    (``codes``: the reason codes for no unit and for a unit of the other type)."""
+    unit = board.units.get(province)
+    if unit is None:
+        return Reason(codes[0], f"there is no unit in {board.name(province)}{purpose}")
+    if unit_type is not None and unit_type is not unit.type:
+        return Reason(codes[1], f"the unit in {board.name(province)} is {unit.type.a_noun}, not {unit_type.a_noun}",
+                      unit.short)
+    return unit
+
+
 def _ordered_unit(board: Board, order: UnitOrder) -> Unit | Reason:
     """The unit ``order`` commands (the one in the province it names, of the type it names, that
     its power orders), or why it commands none."""
     province = order.location.province
-    unit = board.units.get(province)
-    if unit is None:
-        return Reason("no-unit", f"there is no unit in {board.name(province)}")
-    if order.unit_type is not None and order.unit_type is not unit.type:
-        return Reason("wrong-unit-type", f"the unit in {board.name(province)} is {unit.type.a_noun}, "
-                                         f"not {order.unit_type.a_noun}", unit.short)
+    unit = _unit_in(board, province, order.unit_type, ("no-unit", "wrong-unit-type"))
+    if isinstance(unit, Reason):
+        return unit
     if order.power != board.commander.get(province, unit.power):
         owner = power_adjective(board.variant, unit.power)
         return Reason("not-your-unit", f"not your unit: {unit.short} is {owner}")
@@ -303,14 +312,7 @@ def _can_reach(board: Board, unit: Unit, province: ProvinceId) -> bool:
 
 
 def _target(board: Board, order: SupportHold | SupportMove | Convoy, verb: str) -> Unit | Reason:
-    province = order.target.province
-    target = board.units.get(province)
-    if target is None:
-        return Reason("no-target", f"there is no unit in {board.name(province)} to {verb}")
-    if order.target_type is not None and order.target_type is not target.type:
-        return Reason("wrong-target-type", f"the unit in {board.name(province)} is {target.type.a_noun}, "
-                                           f"not {order.target_type.a_noun}", target.short)
-    return target
+    return _unit_in(board, order.target.province, order.target_type, ("no-target", "wrong-target-type"), f" to {verb}")
 
 
 def _supporter_and_target(board: Board, order: SupportHold | SupportMove) -> tuple[Unit, Unit] | Reason:

@@ -8,7 +8,6 @@ supply centres are, and where each power starts.
 from __future__ import annotations
 
 import functools
-import math
 import tomllib
 from collections import deque
 from dataclasses import dataclass, field
@@ -267,13 +266,6 @@ class Variant:
     def can_build_fleet(self, province: ProvinceId) -> bool:
         """A fleet can be built only where it could move to a sea."""
         return any(self._fleet_adj.get(x) for x in self.fleet_locations(province))
-
-    def distance_km(self, a: ProvinceId, b: ProvinceId) -> float:
-        pa, pb = self.provinces[a], self.provinces[b]
-        la, lb = math.radians(pa.lat), math.radians(pb.lat)
-        dlat, dlon = lb - la, math.radians(pb.lon - pa.lon)
-        h = math.sin(dlat / 2) ** 2 + math.cos(la) * math.cos(lb) * math.sin(dlon / 2) ** 2
-        return 2 * 6371.0 * math.asin(math.sqrt(h))
 
     def distances_to(self, targets: Iterable[ProvinceId], unit_type: UnitType) -> dict[ProvinceId, int]:
         """Civil-disorder distance from every province to the nearest of ``targets``.

@@ -153,9 +153,6 @@ class Location:
     def __repr__(self) -> str:
         return f"Location.parse({str(self)!r})"
 
-    def without_coast(self) -> Location:
-        return Location(self.province) if self.coast else self
-
 
 @dataclass(frozen=True, slots=True)
 class Unit:

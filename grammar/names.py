@@ -260,13 +260,17 @@ def _one_province(index: NameIndex, text: str, readings) -> tuple[ProvinceId, st
                 return next(iter(found)), coast
             ambiguous = ambiguous or found
         if ambiguous:
-            names = tuple(sorted(f"{index.province_name(p)} ({p})" for p in ambiguous))
-            raise AmbiguousNameError(f"{text!r} could be more than one province",
-                                     expected=("one of " + ", ".join(names),))
+            raise _ambiguous(text, "province", ambiguous, index.province_name)
     raise UnknownNameError(
         f"{text!r} is not a province of this map",
         expected=("a province name, id or alias of this map",),
         suggestions=suggest_provinces(index, text))
+
+
+def _ambiguous(text: str, what: str, found, name_of) -> AmbiguousNameError:
+    """``'x' could be more than one province``, with each of ``found`` by name and id."""
+    names = sorted(f"{name_of(key)} ({key})" for key in found)
+    return AmbiguousNameError(f"{text!r} could be more than one {what}", expected=("one of " + ", ".join(names),))
 
 
 def _with_coast(index: NameIndex, pid: ProvinceId, coast_text: str) -> Location:
@@ -327,9 +331,7 @@ def resolve_power(index: NameIndex, text: str) -> Power:
     if found and len(found) == 1:
         return next(iter(found))
     if found:
-        names = tuple(sorted(f"{index.power_name(p)} ({p})" for p in found))
-        raise AmbiguousNameError(f"{text!r} could be more than one power",
-                                 expected=("one of " + ", ".join(names),))
+        raise _ambiguous(text, "power", found, index.power_name)
     raise UnknownNameError(
         f"{text!r} is not a power of this map",
         expected=(_power_list(index),),

@@ -176,3 +176,40 @@ def test_the_graph_sees_circles_and_layers(tmp_path):
     modules = project_modules(tmp_path)
     assert import_circles(import_graph(modules, runtime_only=True)) == [["bot.store.a", "bot.store.b"]]
     assert "bot.cli.d" in import_graph(modules, runtime_only=False)["bot.store.c"]
+
+
+# -- the rule-module seam ----------------------------------------------------------------------
+
+
+def _rule_packages(modules: dict[str, pathlib.Path]) -> set[str]:
+    """The packages inside adjudicator/ that register a rule module when imported."""
+    return {name for name, path in modules.items()
+            if name.startswith("adjudicator.") and path.name == "__init__.py"
+            and "register(" in path.read_text(encoding="utf-8")}
+
+
+def test_a_rule_module_imports_the_core_and_the_core_never_imports_a_rule_module():
+    modules = project_modules()
+    packages = _rule_packages(modules)
+    assert packages == {"adjudicator.prestige"}
+
+    def inside(module: str) -> bool:
+        return any(module == p or module.startswith(p + ".") for p in packages)
+
+    graph = import_graph(modules, runtime_only=False)
+    core = [m for m in modules if m.split(".")[0] == "adjudicator" and not inside(m)]
+    assert sorted(f"{m} imports {t}" for m in core for t in graph[m] if inside(t)) == []
+    assert any(t.startswith("adjudicator.") and not inside(t) for t in graph["adjudicator.prestige"])
+
+
+def test_every_rule_module_registers_itself_and_answers_every_hook_as_the_classic_rules_do():
+    from adjudicator.hooks import CLASSIC, RuleHooks
+    from adjudicator.modules import all_rule_modules, known_rules, rule_module
+
+    hooks = {name for name in vars(RuleHooks) if not name.startswith("_")}
+    assert {"before_movement", "commanders", "supplied_by"} <= hooks
+    assert all(callable(getattr(CLASSIC, name, None)) for name in hooks)
+    for name in known_rules():
+        module = rule_module(name)
+        assert module.name == name and module in all_rule_modules()
+        assert sorted(h for h in hooks if not callable(getattr(module.hooks, h, None))) == [], name

@@ -171,7 +171,7 @@ def movement(rng, w, variant, position, prestige: bool) -> list[str]:
             if helpers and rng.random() < 0.8:
                 h = rng.choice(helpers)
                 out.append(order_text(w, p, "support", {"type": h.type, "at": h.location, "ttype": unit.type,
-                                                        "target": unit.location, "to": dest.without_coast()}))
+                                                        "target": unit.location, "to": Location(dest.province)}))
         elif roll < 0.6:
             friends = [by_province[loc.province] for loc in near if loc.province in by_province]
             if friends:
@@ -183,7 +183,7 @@ def movement(rng, w, variant, position, prestige: bool) -> list[str]:
                       if loc.province in by_province and by_province[loc.province].type is UnitType.ARMY]
             coasts = [loc for loc in near if not variant.provinces[loc.province].is_sea]
             if armies and coasts:
-                a, to = rng.choice(armies), rng.choice(coasts).without_coast()
+                a, to = rng.choice(armies), Location(rng.choice(coasts).province)
                 out.append(order_text(w, p, "convoy", {"type": t, "at": unit.location, "ttype": UnitType.ARMY,
                                                        "target": a.location, "to": to}))
                 out.append(order_text(w, a.power, "move", {"type": UnitType.ARMY, "at": a.location, "to": to,
