@@ -31,7 +31,8 @@ position whose ``rules`` name the module; the classic rules go through the same 
   result (events carry ``annihilated`` with the power that ordered the dislodging move).
 - ``supplied_by(variant, adjudication, result)`` -> why the judge gave the order of ``result``
   (one of ``adjudication.implicit``) when the rule module gave it: ``bribe`` (the order written
-  with a winning BRIBE), ``neutral`` (a neutral unit nobody commands), or None.
+  with a winning BRIBE), ``neutral`` (a neutral unit nobody commands), ``random`` (its retreat
+  drawn at random), or None.
 
 The questions asked before a phase is played (:mod:`adjudicator.turn`):
 

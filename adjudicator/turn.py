@@ -321,8 +321,8 @@ def submit(variant, position: Position, power: Power, given: Sequence[Order],
 def supplied_by(variant, adjudication: Adjudication, result: OrderResult) -> str:
     """Why the judge gave the order of ``result``, one of ``adjudication.implicit``: ``no-order``
     (its commander gave the unit none: it holds), ``disorder`` (a removal in civil disorder),
-    ``neutral`` (a neutral unit nobody commands) or ``bribe`` (the order written with a winning
-    BRIBE)."""
+    ``neutral`` (a neutral unit nobody commands), ``random`` (such a unit's retreat, drawn at
+    random) or ``bribe`` (the order written with a winning BRIBE)."""
     why = rules_for(adjudication.position).supplied_by(variant, adjudication, result)
     if why is not None:
         return why

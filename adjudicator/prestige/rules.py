@@ -228,7 +228,7 @@ class PrestigeRules:
         unit carries out the order written with the winning BRIBE (2.5.3)."""
         order = result.order
         if order.power == NEUTRAL:
-            return "neutral"
+            return "random" if isinstance(order, (Retreat, Disband)) else "neutral"
         if adjudication.events.get("bribed", {}).get(order.location.province) == order.power:
             return "bribe"
         return None

@@ -12,7 +12,7 @@ from adjudicator.vocab import NEUTRAL
 
 _MARK = {Outcome.SUCCEEDS: "", Outcome.FAILS: "  (fails)", Outcome.INVALID: "  (invalid)"}
 SUPPLIED = {"no-order": "no order given", "disorder": "no order given", "bribe": "the order written with the BRIBE",
-            "neutral": "neutral, nobody commands it"}
+            "neutral": "neutral, nobody commands it", "random": "neutral, nobody commands it: drawn at random, rule 3.4"}
 """The words for why the judge gave a unit its order (:func:`adjudicator.turn.supplied_by`)."""
 
 

@@ -268,6 +268,10 @@ def test_the_judge_says_why_it_gave_each_unit_the_order_it_carried_out(board, or
     disorder = board("W1907B", units=["FRA: A par", "FRA: A bur", "FRA: A pic", "FRA: A gas"])
     [removed] = adjudicate(STANDARD, disorder, ()).implicit
     assert supplied_by(STANDARD, adjudicate(STANDARD, disorder, ()), removed) == "disorder"
+    retreat = adjudicate(STANDARD, board("S1907M", units=["NEU: A hol", "FRA: A bel", "FRA: A ruh"]),
+                         orders("FRA: A bel - hol", "FRA: A ruh S A bel - hol"))
+    nxt = adjudicate(STANDARD, retreat.position, ())
+    assert [supplied_by(STANDARD, nxt, r) for r in nxt.implicit] == ["random"]
 
 
 # -- who has won -------------------------------------------------------------------------------------
