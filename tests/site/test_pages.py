@@ -101,6 +101,7 @@ def test_the_prestige_history_follows_the_ledger(page, acre, site, export):
 
 
 def test_a_season_page_shows_every_order_with_its_outcome_and_reason(page, acre, site, export):
+    labels = set()
     for season in export["seasons"]:
         doc = page(site, acre.name, f"{season['phase']}.html")
         shown = {}
@@ -114,8 +115,14 @@ def test_a_season_page_shows_every_order_with_its_outcome_and_reason(page, acre,
             assert shown[entry["canonical"]] == (order["text"].replace("\n", " "), words[entry["result"]],
                                                  entry["reason"], False)
         for entry in season["result"].get("implicit", []):
-            assert shown[entry["canonical"]] == ("(no order given)", words[entry["result"]], entry["reason"], True)
+            written, *rest = shown[entry["canonical"]]
+            assert rest == [words[entry["result"]], entry["reason"], True]
+            neutral = entry["canonical"].startswith("NEU: ")
+            labels.add(written)
+            assert written in (("(neutral, nobody commands it)", "(neutral, nobody commands it: drawn at random, rule 3.4)")
+                               if neutral else ("(no order given)", "(the order written with the BRIBE)"))
         assert len(shown) == len(stored) + len(season["result"].get("implicit", []))
+    assert {"(no order given)", "(neutral, nobody commands it)", "(the order written with the BRIBE)"} <= labels
     spring = page(site, acre.name, "S1101M.html")
     row = next(tr for tr in spring.find_all("tr", cls="order") if "FAT: BRIBE F tyr BID 1" in tr.text())
     assert row.attrs["data-outcome"] == "fails" and "against a minimum of 3" in row.text()

@@ -17,10 +17,12 @@ from adjudicator.orders import canonical
 from adjudicator.prestige.orders import PRESTIGE_ORDER_TYPES
 from adjudicator.position import Position
 from adjudicator.results import OrderResult
+from adjudicator.turn import supplied_by
 from adjudicator.variant import Variant
 from adjudicator.vocab import NEUTRAL, Phase, Power
 
 from bot.codec.documents import position_from_dict
+from bot.codec.report import SUPPLIED
 from bot.archive.games import GameArchive
 from bot.codec.season import Season
 
@@ -29,7 +31,8 @@ from bot.codec.season import Season
 class SeasonOrder:
     """One order of a season: as the player wrote it, as the judge understood it, and its result.
 
-    ``written`` is empty for an order the judge supplied (a unit left without orders holds).
+    ``written`` is empty for an order the judge supplied (``implicit``); ``supplied`` then says why
+    (a unit left without orders holds, a neutral nobody commands, the order written with a BRIBE).
     """
 
     power: str
@@ -38,6 +41,7 @@ class SeasonOrder:
     outcome: str
     reason: str
     implicit: bool = False
+    supplied: str = ""
 
 
 @dataclass(frozen=True)
@@ -183,7 +187,8 @@ def season_record(season: Season) -> SeasonRecord:
     for result in season.adjudication.implicit:
         # listed on the page, not drawn: a unit nobody ordered gets no ring on the map
         lines.append(SeasonOrder(result.order.power, "", canonical(result.order), result.outcome.value,
-                                 result.reason, implicit=True))
+                                 result.reason, implicit=True,
+                                 supplied=SUPPLIED[supplied_by(season.variant, season.adjudication, result)]))
     ledger = tuple(
         LedgerLine(power, int(d.get("start", 0)), int(d.get("received", 0)),
                    tuple((s.get("order", ""), int(s.get("amount", 0))) for s in d.get("spent", [])), int(d.get("left", 0)))
