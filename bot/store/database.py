@@ -284,7 +284,7 @@ def expand_announcement(session: Session, outbox_id: int, node: str, recipients:
                         now: datetime) -> bool:
     """Write the deliveries of an announcement claimed by ``node``: one per ``(notifier, recipient)``
     not already there. False (nothing written) when the claim was lost to another server."""
-    row = session.get(OutboxRow, outbox_id)
+    row = session.get(OutboxRow, outbox_id, with_for_update=session.get_bind().dialect.name != "sqlite")
     if row is None or row.expanded_at is not None or row.claimed_by != node:
         return False
     table = DeliveryRow.__table__
@@ -340,11 +340,13 @@ def claim_deliveries(session: Session, notifiers: Collection[str], token: str, n
     return out
 
 
-def renew_deliveries(session: Session, token: str, until: datetime) -> int:
-    """Extend the claim ``token`` holds on the deliveries it is still making; how many."""
+def renew_deliveries(session: Session, token: str, until: datetime) -> set[int]:
+    """Extend the claim ``token`` holds on the deliveries it is still making; the ids of those it
+    still holds (not those another server took over after the claim lapsed)."""
     table = DeliveryRow.__table__
-    return session.connection().execute(sa.update(table).where(table.c.claimed_by == token, table.c.state == "pending")
-                                         .values(claimed_until=until)).rowcount
+    stmt = (sa.update(table).where(table.c.claimed_by == token, table.c.state == "pending")
+            .values(claimed_until=until).returning(table.c.id))
+    return set(session.connection().execute(stmt).scalars())
 
 
 def finish_delivery(session: Session, delivery_id: int, token: str, now: datetime, *, state: str,

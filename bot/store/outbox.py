@@ -11,10 +11,17 @@ at once, so two servers never make the same delivery together, one recipient tha
 (for good: recorded, and the game master told; for now: tried again later, alone) holds up
 nobody else, and a game's announcements reach each recipient in the order they were made.
 
-A server killed between making a delivery and recording it leaves it *in doubt*: the next
-attempt says so (:attr:`Delivery.in_doubt`), and a notifier that can tell whether it arrived
-(Discord reads the channel, a file sink reads the file) looks before delivering again. One that
-cannot (SMTP) delivers again; that is the only way a recipient can get an announcement twice.
+A server makes a delivery only while its claim holds. It starts one only on a row its last
+claim or renewal said was still its own, before the claim's end (less a margin for the servers'
+clocks); when a renewal fails or comes too late, the deliveries it is making are stopped where
+they are at the claim's end, before another server may take them over, and it records nothing
+for them. Recording an outcome checks that the claim is still its own.
+
+A server killed (or stopped) between making a delivery and recording it leaves it *in doubt*: the
+next attempt says so (:attr:`Delivery.in_doubt`), and a notifier that can tell whether it
+arrived (Discord reads the channel, a file sink reads the file) looks for the announcement's key
+at the recipient before delivering again. One that cannot (SMTP) delivers again, with the same
+``Message-ID``; that is the only way a recipient can get an announcement twice.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import asyncio
 import hashlib
 import json
 import os
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -251,6 +259,74 @@ class _Claimed:
     first_tried_at: datetime
 
 
+class _Lapsed:
+    """What a delivery comes to when the claim lapsed before it was made (or while it was being
+    made): nothing recorded; the next attempt is in doubt."""
+
+
+LAPSED = _Lapsed()
+
+
+class _Hold:
+    """A server's claim on one batch of deliveries, as far as the server knows: the rows it still
+    holds, and until when (``until``, by the dispatcher's clock; ``deadline``, the event loop's
+    time to stop, a ``margin`` before it). Renewals move both on; at the deadline, unless a
+    renewal came first, every delivery in flight is stopped and none is started after."""
+
+    def __init__(self, dispatcher: OutboxDispatcher, token: str, rows: set[int], until: datetime,
+                 deadline: float) -> None:
+        self.dispatcher, self.token = dispatcher, token
+        self.rows, self.until, self.deadline = set(rows), until, deadline
+        self.lapsed = False
+        self.flying: dict[int, asyncio.Task] = {}
+        self.stopped: set[int] = set()
+        self._timer: asyncio.TimerHandle | None = None
+
+    def holds(self, row_id: int) -> bool:
+        d = self.dispatcher
+        return not self.lapsed and row_id in self.rows and d.clock() < self.until - d.margin
+
+    def arm(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = None if self.lapsed else loop.call_at(self.deadline, self._check)
+
+    def disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def renewed(self, rows: set[int], until: datetime, deadline: float) -> None:
+        """A renewal answered: these rows are still ours until ``until``; the others are lost."""
+        if self.lapsed:
+            return
+        lost = self.rows - rows
+        self.rows &= rows
+        self.until, self.deadline = max(self.until, until), max(self.deadline, deadline)
+        self._stop(lost)
+        self.arm()
+
+    def _check(self) -> None:
+        self._timer = None
+        d = self.dispatcher
+        if d.clock() < self.until - d.margin:  # a clock of its own (tests) says not yet
+            self._timer = asyncio.get_running_loop().call_later(max(d.lease.total_seconds() / 20, 0.01), self._check)
+            return
+        self.lapsed = True
+        self._stop(set(self.rows))
+        self.rows.clear()
+
+    def _stop(self, rows: set[int]) -> None:
+        stopping = [row for row in rows if row in self.flying and not self.flying[row].done()]
+        for row in stopping:
+            self.stopped.add(row)
+            self.flying[row].cancel()
+        if stopping or (rows and self.lapsed):
+            log.warning("claim on deliveries lapsed while making them (a renewal failed or came late); "
+                        "they are left in doubt for the next attempt", stopped=len(stopping), token=self.token)
+
+
 def notice_key(key: str, *parts: str) -> str:
     """A key derived from ``key`` and ``parts`` that fits the outbox's 200 characters."""
     text = ":".join((key, *parts))
@@ -261,7 +337,8 @@ class OutboxDispatcher:
     """Fans announcements out to one delivery per notifier and recipient, and makes the deliveries.
 
     ``lease``: how long a claim holds without renewal (renewed every third of it while a
-    delivery is being made). ``backoff`` doubles from one failed attempt of a recipient to the
+    delivery is being made); a server stops its deliveries ``margin`` before its claim's end
+    (default: a tenth of the lease, at most 2 s: more than the servers' clocks may differ). ``backoff`` doubles from one failed attempt of a recipient to the
     next, up to ``max_backoff``; after ``give_up_after`` from the first attempt the delivery is
     refused for good. ``concurrency``: deliveries made at once.
     """
@@ -269,11 +346,15 @@ class OutboxDispatcher:
     def __init__(self, db: Database, notifiers: list[Notifier] | None = None, *, node: str = "local",
                  lease: timedelta = timedelta(seconds=60), batch: int = 50, concurrency: int = 8,
                  backoff: timedelta = timedelta(seconds=30), max_backoff: timedelta = timedelta(hours=1),
-                 give_up_after: timedelta = timedelta(days=3), clock: Callable[[], datetime] = utcnow) -> None:
+                 give_up_after: timedelta = timedelta(days=3), clock: Callable[[], datetime] = utcnow,
+                 margin: timedelta | None = None) -> None:
         self.db = db
         self.notifiers: list[Notifier] = []
         self.node = node
         self.lease = lease
+        self.margin = min(lease / 10, timedelta(seconds=2)) if margin is None else margin
+        if not timedelta(0) <= self.margin < lease:
+            raise ValueError(f"the margin must be shorter than the lease: {self.margin} against {lease}")
         self.batch = batch
         self.concurrency = concurrency
         self.backoff, self.max_backoff, self.give_up_after = backoff, max_backoff, give_up_after
@@ -345,13 +426,17 @@ class OutboxDispatcher:
         async with self._lock:
             total = 0
             deferred: set[int] = set()  # tried in this flush and not delivered: not again before the next
+            loop = asyncio.get_running_loop()
             while True:
                 expanded = await self._expand()
                 token = self._token()
-                claimed = await asyncio.to_thread(self._claim, token, deferred)
+                now, started = self.clock(), loop.time()
+                claimed = await asyncio.to_thread(self._claim, token, deferred, now)
                 if claimed:
                     crash_point("before_announce")
-                    outcomes = await self._deliver_all(claimed, token)
+                    hold = _Hold(self, token, {c.row_id for c in claimed}, now + self.lease,
+                                 started + (self.lease - self.margin).total_seconds())
+                    outcomes = await self._deliver_all(claimed, hold)
                     total += sum(isinstance(o, Delivered) for o in outcomes)
                     deferred |= {c.row_id for c, o in zip(claimed, outcomes) if isinstance(o, RetryLater)}
                 elif not expanded:
@@ -385,11 +470,12 @@ class OutboxDispatcher:
         with self.db.session() as session:
             database.expand_announcement(session, outbox_id, token, recipients, self.clock())
 
-    def _claim(self, token: str, exclude: set[int]) -> list[_Claimed]:
+    def _claim(self, token: str, exclude: set[int], now: datetime | None = None) -> list[_Claimed]:
+        """Claim due deliveries from ``now`` (the dispatcher's clock) for a lease."""
         if not self.notifiers:
             return []
         by_name = {n.name: n for n in self.notifiers}
-        now = self.clock()
+        now = self.clock() if now is None else now
         with self.db.session() as session:
             rows = database.claim_deliveries(session, by_name, token, now, now + self.lease, limit=self.batch,
                                              exclude=exclude)
@@ -398,47 +484,63 @@ class OutboxDispatcher:
                              row.first_tried_at)
                     for row, outbox, in_doubt in rows]
 
-    async def _deliver_all(self, claimed: list[_Claimed], token: str) -> list[Outcome]:
-        renewal = asyncio.get_running_loop().create_task(self._renew(token))
+    async def _deliver_all(self, claimed: list[_Claimed], hold: _Hold) -> list[Outcome | _Lapsed]:
+        renewal = asyncio.get_running_loop().create_task(self._renew(hold))
         gate = asyncio.Semaphore(self.concurrency)
+        hold.arm()
         try:
-            outcomes = await asyncio.gather(*(self._deliver_one(c, token, gate) for c in claimed))
+            outcomes = await asyncio.gather(*(self._deliver_one(c, hold, gate) for c in claimed))
         finally:
+            hold.disarm()
             renewal.cancel()
             await asyncio.gather(renewal, return_exceptions=True)
         await self._retrying(self._close, {c.outbox_id for c in claimed})
         return outcomes
 
-    async def _renew(self, token: str) -> None:
+    async def _renew(self, hold: _Hold) -> None:
         """Renew the claim every third of the lease, on a thread of its own (a busy pool of worker
-        threads must not delay it past the lease)."""
+        threads must not delay it past the lease). A renewal that fails is tried again at the next
+        turn; meanwhile the claim runs out, and the deliveries stop at its end."""
         loop = asyncio.get_running_loop()
+        lease, margin = self.lease.total_seconds(), self.margin.total_seconds()
         while True:
-            await asyncio.sleep(max(self.lease.total_seconds() / 3, 0.1))
+            await asyncio.sleep(max(lease / 3, 0.01))
+            started = loop.time()
             try:
-                await loop.run_in_executor(self._renewer, self._renew_now, token)
+                until, rows = await loop.run_in_executor(self._renewer, self._renew_now, hold.token)
             except Exception as exc:
                 log.warning("could not renew the claim on deliveries in progress", error=_short(exc))
+                continue
+            hold.renewed(rows, until, started + lease - margin)
 
-    def _renew_now(self, token: str) -> None:
+    def _renew_now(self, token: str) -> tuple[datetime, set[int]]:
+        until = self.clock() + self.lease
         with self.db.session() as session:
-            database.renew_deliveries(session, token, self.clock() + self.lease)
+            return until, database.renew_deliveries(session, token, until)
 
-    async def _deliver_one(self, c: _Claimed, token: str, gate: asyncio.Semaphore) -> Outcome:
+    async def _deliver_one(self, c: _Claimed, hold: _Hold, gate: asyncio.Semaphore) -> Outcome | _Lapsed:
         async with gate:
+            if not hold.holds(c.row_id):
+                return LAPSED  # another server may have it now: not started
+            making = asyncio.ensure_future(c.notifier.deliver(c.delivery))
+            hold.flying[c.row_id] = making
             try:
-                outcome = await c.notifier.deliver(c.delivery)
+                outcome = await making
                 if not isinstance(outcome, (Delivered, RetryLater, Refused)):
                     raise TypeError(f"{c.notifier.name}.deliver answered {outcome!r}, not an outcome")
             except asyncio.CancelledError:
+                if c.row_id in hold.stopped and not asyncio.current_task().cancelling():
+                    return LAPSED  # stopped where it was: in doubt
                 raise
             except Exception as exc:
                 log.exception("delivery failed unexpectedly; it will be tried again", key=c.delivery.announcement.key,
                               notifier=c.notifier.name)
                 outcome = RetryLater(f"internal error ({type(exc).__name__})")
+            finally:
+                hold.flying.pop(c.row_id, None)
         if isinstance(outcome, Delivered):
             crash_point("after_announce")
-        await self._retrying(self._record, c, token, outcome)
+        await self._retrying(self._record, c, hold.token, outcome)
         return outcome
 
     def _record(self, c: _Claimed, token: str, outcome: Outcome) -> None:
