@@ -19,7 +19,10 @@ INTRO = """Every setting of the judge is an environment variable; none is requir
 effect; `--data-dir` and `--database` override the two first on a command line). Generated from
 the settings models by `crusader settings --reference`: do not edit by hand."""
 TEST_ONLY = {"CRUSADER_CRASH_AT": "tests only: kill the server at a named point of a deadline run "
-                                  "(`bot/store/faults.py`); never set it in production"}
+                                  "(`bot/store/faults.py`); never set it in production",
+             "CRUSADER_CRASH_AFTER_WRITES": "tests only: kill the server just after its n-th committed "
+                                            "transaction that wrote (`bot/store/faults.py`); never set it in "
+                                            "production"}
 
 
 def models() -> list[tuple[str, type[BaseSettings]]]:

@@ -20,6 +20,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
+from . import faults
 from .names import game_key
 from .rows import DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
 
@@ -56,6 +57,7 @@ class Database:
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
             event.listen(self.engine, "begin", _sqlite_begin_immediate)
+        faults.watch_writes(self.engine)
 
     @property
     def is_sqlite(self) -> bool:
@@ -78,6 +80,7 @@ class Database:
         with Session(self.engine, expire_on_commit=False) as session:
             with session.begin():
                 yield session
+        faults.after_commit()
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -364,14 +367,20 @@ def finish_delivery(session: Session, delivery_id: int, token: str, now: datetim
     return session.connection().execute(stmt).rowcount == 1
 
 
-def close_announcements(session: Session, outbox_ids: Collection[int], now: datetime) -> None:
-    """Mark delivered those of these announcements whose every delivery is done."""
-    if not outbox_ids:
-        return
+def close_announcements(session: Session, outbox_ids: Collection[int] | None, now: datetime) -> int:
+    """Mark delivered those of these announcements (``None``: of all) whose every delivery is done;
+    how many. Each one named is locked first, so that of two servers recording its last two
+    deliveries at once, the second sees the first's and closes it."""
+    if outbox_ids is not None and not outbox_ids:
+        return 0
     o, d = OutboxRow.__table__, DeliveryRow.__table__
+    chosen = [o.c.delivered_at.is_(None), o.c.expanded_at.is_not(None)]
+    if outbox_ids is not None:
+        chosen.append(o.c.id.in_(sorted(set(outbox_ids))))
+        if session.get_bind().dialect.name != "sqlite":
+            session.connection().execute(sa.select(o.c.id).where(*chosen).order_by(o.c.id).with_for_update())
     pending = sa.exists().where(d.c.outbox_id == o.c.id, d.c.state == "pending")
-    session.connection().execute(sa.update(o).where(o.c.id.in_(sorted(set(outbox_ids))), o.c.delivered_at.is_(None),
-                                                    o.c.expanded_at.is_not(None), ~pending).values(delivered_at=now))
+    return session.connection().execute(sa.update(o).where(*chosen, ~pending).values(delivered_at=now)).rowcount
 
 
 def deliveries_of(session: Session, *, game_id: int | None = None, outbox_id: int | None = None) -> list[DeliveryRow]:

@@ -440,6 +440,7 @@ class OutboxDispatcher:
                     total += sum(isinstance(o, Delivered) for o in outcomes)
                     deferred |= {c.row_id for c, o in zip(claimed, outcomes) if isinstance(o, RetryLater)}
                 elif not expanded:
+                    await self._retrying(self._close, None)  # what a server killed between the two left open
                     return total
 
     async def _expand(self) -> int:
@@ -494,7 +495,6 @@ class OutboxDispatcher:
             hold.disarm()
             renewal.cancel()
             await asyncio.gather(renewal, return_exceptions=True)
-        await self._retrying(self._close, {c.outbox_id for c in claimed})
         return outcomes
 
     async def _renew(self, hold: _Hold) -> None:
@@ -564,6 +564,8 @@ class OutboxDispatcher:
                 kept = database.finish_delivery(session, c.row_id, token, now, state="refused", reason=outcome.reason)
                 if kept:
                     self._tell_gm(session, c, outcome.reason, now)
+            if kept and not isinstance(outcome, RetryLater):
+                database.close_announcements(session, {c.outbox_id}, now)  # its last delivery: done, with it
         if not kept:
             log.warning("claim on a delivery lost while making it (held longer than the lease)", key=a.key,
                         notifier=c.notifier.name, recipient=recipient)
@@ -587,7 +589,7 @@ class OutboxDispatcher:
     def _backoff(self, attempt: int) -> timedelta:
         return min(self.max_backoff, self.backoff * 2 ** min(max(attempt - 1, 0), 20))
 
-    def _close(self, outbox_ids: set[int]) -> None:
+    def _close(self, outbox_ids: set[int] | None) -> None:
         with self.db.session() as session:
             database.close_announcements(session, outbox_ids, self.clock())
 

@@ -17,7 +17,7 @@ from bot.store.database import Database
 from bot.store.outbox import (
     DELIVERED, Announcement, Delivery, OutboxDispatcher, RecordingNotifier, Refused, RetryLater, outbox_row,
 )
-from bot.store.rows import GameRow
+from bot.store.rows import GameRow, OutboxRow
 
 T0 = datetime(2031, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -350,3 +350,20 @@ def test_claims_skip_rows_another_transaction_holds(pg_url):
         with db.session() as b:  # while one transaction holds the head, another skips it
             assert database.claim_deliveries(b, ["sink"], "b", later, later + timedelta(minutes=1)) == []
     db.dispose()
+
+
+async def test_an_announcement_is_closed_with_its_last_delivery_and_a_flush_closes_what_a_kill_left_open(db):
+    g = game(db)
+    announce(db, "1:0:results", g)
+    announce(db, "1:1:results", g)
+    dispatcher = OutboxDispatcher(db, [Sink(("ann",))])
+    await dispatcher._expand()
+    [first] = dispatcher._claim("a", set(), T0)
+    dispatcher._record(first, "a", DELIVERED)  # the transaction that records the last delivery closes it
+    with db.session() as session:
+        assert [o.delivered_at is not None for o in database.outbox_of(session)] == [True, False]
+        # a server killed between recording a delivery and closing its announcement (before both were one)
+        session.execute(sa.update(OutboxRow).values(delivered_at=None))
+    await dispatcher.flush()
+    with db.session() as session:
+        assert all(o.delivered_at is not None for o in database.outbox_of(session))
