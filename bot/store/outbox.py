@@ -30,7 +30,6 @@ import asyncio
 import hashlib
 import json
 import os
-import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -338,9 +337,10 @@ class OutboxDispatcher:
 
     ``lease``: how long a claim holds without renewal (renewed every third of it while a
     delivery is being made); a server stops its deliveries ``margin`` before its claim's end
-    (default: a tenth of the lease, at most 2 s: more than the servers' clocks may differ). ``backoff`` doubles from one failed attempt of a recipient to the
-    next, up to ``max_backoff``; after ``give_up_after`` from the first attempt the delivery is
-    refused for good. ``concurrency``: deliveries made at once.
+    (default: a tenth of the lease, at most 2 s: more than the servers' clocks may differ).
+    ``backoff`` doubles from one failed attempt of a recipient to the next, up to
+    ``max_backoff``; after ``give_up_after`` from the first attempt the delivery is refused for
+    good. ``concurrency``: deliveries made at once.
     """
 
     def __init__(self, db: Database, notifiers: list[Notifier] | None = None, *, node: str = "local",

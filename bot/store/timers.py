@@ -12,6 +12,7 @@ import asyncio
 from datetime import datetime, timedelta
 from typing import Awaitable, Callable
 
+import sqlalchemy as sa
 import structlog
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
@@ -35,6 +36,7 @@ class TimerScheduler:
         self.scheduler = AsyncIOScheduler(timezone="UTC")
         self._loop: asyncio.AbstractEventLoop | None = None
         self._running: set[asyncio.Task] = set()
+        self._unavailable = False  # the database could not be reached at the last attempt
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -69,8 +71,13 @@ class TimerScheduler:
                 self._add(timer_id, due_at)
             if self.sweep is not None:
                 await self.sweep()
-        except Exception:
-            log.exception("timer sweep failed; next sweep will retry")
+        except Exception as exc:
+            if not self._database_away(exc):
+                log.exception("timer sweep failed; next sweep will retry")
+        else:
+            if self._unavailable:
+                self._unavailable = False
+                log.info("database reachable again")
 
     def arm(self, timers: list[TimerRow]) -> None:
         """Arm timers just committed (thread-safe: the service may call from a worker thread)."""
@@ -90,5 +97,17 @@ class TimerScheduler:
         self._track()
         try:
             await self.handler(timer_id)
-        except Exception:
-            log.exception("timer failed; the sweep will retry", timer=timer_id)
+        except Exception as exc:
+            if not self._database_away(exc):
+                log.exception("timer failed; the sweep will retry", timer=timer_id)
+
+    def _database_away(self, exc: Exception) -> bool:
+        """Is ``exc`` the database out of reach (restarting, the network)? Said once, as a warning
+        without a traceback (nothing is wrong with the judge), until it answers again."""
+        if not isinstance(exc, sa.exc.OperationalError):
+            return False
+        if not self._unavailable:
+            self._unavailable = True
+            first = str(exc.orig or exc).splitlines()[0] if str(exc.orig or exc) else type(exc).__name__
+            log.warning("database unavailable; the sweep tries again until it answers", error=first)
+        return True

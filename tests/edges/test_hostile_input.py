@@ -137,3 +137,39 @@ def test_a_hostile_message_of_orders_is_read_within_budget_and_stored(service, l
         stored = database.submissions_of(session, service.entry("hostile").id)[-1]
     stored.text.encode("utf-8")
     assert len(stored.text) <= 400 * 301 + 100
+
+
+hostile_words = st.one_of(
+    st.text(max_size=60), digits.map(lambda d: d + "d"), digits.map(lambda d: f"1d{d}h"), digits.map(lambda d: "0." + d + "h"),
+    st.integers(0xD800, 0xDFFF).map(lambda c: f"{chr(c)}1h"), st.sampled_from(["١٢h", "１２h", "12ｈ", "1e9h", "nan h", "inf d"]),
+    st.integers(0, 200_000).map(lambda n: "1h" * n), st.integers(0, 200).map(lambda n: "\x00" * n + "2d"))
+
+
+@FUZZ
+@given(hostile_words)
+def test_a_hostile_duration_or_deadline_is_read_or_refused_with_a_reason_within_budget(text):
+    from bot.service import MAX_DURATION, parse_duration, parse_moment
+
+    for read in (parse_duration, parse_moment):
+        try:
+            value, took, peak = measured(lambda: read(text))
+        except ServiceError as exc:  # a refusal that says what would be accepted
+            assert str(exc) and len(str(exc)) < 1000
+            continue
+        assert took < SECONDS and peak < BYTES, (took, peak)
+        if read is parse_duration:
+            assert value <= MAX_DURATION
+
+
+@FUZZ
+@given(st.one_of(st.text(max_size=120), st.integers(0, 100_000).map(lambda n: "g" * n),
+                 st.integers(0xD800, 0xDFFF).map(lambda c: f"game{chr(c)}"), st.just("x\x00y"),
+                 st.sampled_from(["x y", "x_y", "X-Y", "../../etc", "' OR 1=1 --", "ｇａｍｅ"])))
+def test_a_hostile_game_name_is_taken_or_refused_with_a_reason(service, name):
+    try:
+        (_, took, _) = measured(lambda: service.create_game(name, "standard", "gm", seed=1))
+    except ServiceError as exc:
+        assert str(exc) and len(str(exc)) < 1000
+        return
+    assert took < SECONDS
+    assert service.entry(name).name.split() == name.split()  # found by the name as given (spaces made plain)
