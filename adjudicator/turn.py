@@ -331,7 +331,7 @@ def supplied_by(variant, adjudication: Adjudication, result: OrderResult) -> str
 
 def _both(needs: Reason | None, note: Reason) -> Reason:
     """An order's note on the whole set (``note``), after what the order itself needs, if anything."""
-    return note if needs is None else Reason(note.code, f"{needs.text}; and it {note.text}")
+    return note if needs is None else Reason(note.code, f"{needs.text}; {note.text}")
 
 
 def _beyond_allowance(variant, todo: Duty, standing: Sequence[Order], order: Order) -> Reason | None:

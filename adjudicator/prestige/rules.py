@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from ..hooks import MovementSetup, owners_command
-from ..orders import Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove
+from ..orders import Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, format_unit
 from .orders import PRESTIGE_ORDER_TYPES, Bribe, Vassal
 from ..position import Dislodgement, Position
 from ..results import Adjudication, OrderResult, Outcome, Reason
@@ -234,8 +234,16 @@ class PrestigeRules:
         return None
 
     def notes(self, variant, position: Position, power: Power, standing: Sequence[Order]) -> Mapping[Order, Reason]:
-        """The orders ``power`` cannot pay for from what it holds (2.3.7; decision 12)."""
-        return affordability_notes(variant, position, power, standing)
+        """The orders ``power`` cannot pay for from what it holds (2.3.7; decision 12), and a BRIBE
+        for a unit its own VASSAL bid is for: void if that bid wins (decision 23)."""
+        out = dict(affordability_notes(variant, position, power, standing))
+        vassal = {o.location.province for o in standing if isinstance(o, Vassal) and o.power == power}
+        for o in standing:
+            if isinstance(o, Bribe) and o.power == power and o.location.province in vassal:
+                text = (f"if the VASSAL bid for {format_unit(o.unit_type, o.location)} wins, the unit is already {variant.power_name(power)}'s "
+                        f"this season and this BRIBE is void (nothing spent)")
+                out[o] = Reason("bribe-after-vassal", text if o not in out else f"{out[o].text}; {text}")
+        return out
 
 
 def _bribe_order(order: Order, standing: Sequence[Order]) -> Reason | None:

@@ -274,6 +274,16 @@ def test_the_judge_says_why_it_gave_each_unit_the_order_it_carried_out(board, or
     assert [supplied_by(STANDARD, nxt, r) for r in nxt.implicit] == ["random"]
 
 
+def test_a_bribe_for_the_unit_of_the_powers_own_vassal_bid_is_told_it_is_void_if_the_bid_wins(board, orders):
+    p = board("S1907M", units=["NEU: A hol", "FRA: A bel"], prestige={"FRA": 4})
+    s = submit(STANDARD, p, "FRA", orders("FRA: VASSAL A hol BID 2", "FRA: BRIBE A hol BID 1 A hol S A bel"))
+    assert s.verdicts[1].accepted and s.verdicts[1].note.code == "bribe-after-vassal"
+    assert "this BRIBE is void (nothing spent)" in s.verdicts[1].note.text
+    adj = adjudicate(STANDARD, p, orders("FRA: VASSAL A hol BID 2", "FRA: BRIBE A hol BID 1 A hol S A bel"))
+    assert adj.results[1].outcome.value == "fails" and "already yours" in adj.results[1].reason
+    assert "nothing spent" in adj.results[1].reason
+
+
 # -- who has won -------------------------------------------------------------------------------------
 
 def test_victory_is_one_rule_for_the_adjudication_and_for_the_service(board, orders):
