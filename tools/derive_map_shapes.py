@@ -88,13 +88,18 @@ class Config:
     river_toll_km: float = 40.0
     min_island_cells: int = 6
     river_min_km: float = 150.0
+    margin_km: float | None = None
+    """When given, the frame is cut down to the provinces' bounding box and this much around it
+    (land beyond is off the map, water beyond no one's): every province lies inside the frame,
+    whole, with no more empty country round it than this."""
 
 
 CONFIGS: dict[str, Config] = {
     "crusader": Config(
         projection=Lambert(30.0, 42.0, 36.0, 37.0),
         lenses=(Lens(36.3, 34.6, 950.0, 2.6),),
-        frame=(24.3, 27.7, 50.3, 44.7),
+        frame=(22.8, 24.8, 50.3, 46.9),
+        margin_km=25.0,
         cell_km=2.5,
         lakes=[(42.9, 38.6), (33.4, 38.8), (35.5, 31.5), (35.6, 32.8), (45.5, 37.7), (45.3, 40.3),
                (31.5, 37.8), (30.85, 38.0), (50.5, 42.0)],
@@ -106,7 +111,14 @@ CONFIGS: dict[str, Config] = {
                "zam": 0.85, "bag": 0.85, "min": 0.85, "tab": 0.9, "bak": 0.9, "slc": 0.8, "nlc": 0.85,
                "sin": 1.6, "asc": 1.4, "jaf": 1.4, "acr": 1.3, "dmt": 1.4, "tyr": 1.3, "bei": 1.2, "tri": 1.2,
                "tor": 1.2, "lat": 1.2, "man": 1.3},
-        off_map=[(22.5, 39.0), (25.0, 43.5), (34.0, 45.5), (41.0, 44.8), (45.0, 44.5)],
+        # every province whole inside the frame: the Black Sea with its north shore, the Aegean to
+        # Greece, the Central Sea parted from the open Mediterranean west of Crete (and the Sea of
+        # Azov from the Black Sea at Kerch), and off-map land where the deserts, the Nile valley,
+        # the Hejaz and the Zagros end
+        dams=[[(23.2, 36.5), (23.55, 35.45)], [(23.55, 35.3), (23.55, 31.9)], [(36.3, 45.55), (36.9, 45.0)]],
+        off_map=[(22.5, 39.0), (25.0, 43.5), (34.0, 45.5), (41.0, 44.8), (45.0, 44.5), (23.0, 40.0), (30.0, 47.0),
+                 (38.0, 47.5), (44.0, 46.5), (24.0, 29.0), (25.0, 26.5), (28.5, 26.3), (31.3, 26.6), (33.6, 26.0),
+                 (37.8, 26.3), (40.8, 26.8), (44.0, 27.2), (46.5, 27.8), (49.8, 30.5), (49.8, 33.0), (50.0, 36.5)],
     ),
     "standard": Config(
         projection=Lambert(40.0, 64.0, 52.0, 12.0),
@@ -792,6 +804,23 @@ def final_labels(grower: Grower) -> np.ndarray:
     return lab
 
 
+def crop_to_board(lab: np.ndarray, grid: Grid, n: int, margin_km: float) -> tuple[np.ndarray, Grid]:
+    """The labels and the grid cut down to the provinces' bounding box and ``margin_km`` around
+    it. The frame must leave that margin everywhere: a province that reaches the frame is cut by
+    it, and that is an error."""
+    rows, cols = np.nonzero((lab >= 0) & (lab < n))
+    m = int(math.ceil(margin_km / grid.cell))
+    r0, r1, c0, c1 = rows.min() - m, rows.max() + 1 + m, cols.min() - m, cols.max() + 1 + m
+    if r0 < 0 or c0 < 0 or r1 > grid.ny or c1 > grid.nx:
+        raise SystemExit(f"{grid.name}: a province comes within {margin_km:g} km of the frame (cells "
+                         f"{r0}..{r1} x {c0}..{c1} of {grid.ny} x {grid.nx}); widen the frame or stop the "
+                         f"province with an off-map seed")
+    x0, y1 = grid.x0 + c0 * grid.cell, grid.y1 - r0 * grid.cell
+    nx, ny = int(c1 - c0), int(r1 - r0)
+    proj = MapProjection(grid.proj.lambert, grid.proj.lenses, (x0, y1 - ny * grid.cell, x0 + nx * grid.cell, y1))
+    return lab[r0:r1, c0:c1].copy(), Grid(grid.name, grid.config, x0, y1, grid.cell, nx, ny, proj)
+
+
 def trace_arcs(lab: np.ndarray) -> list[tuple[int, int, list[tuple[int, int]]]]:
     """The borders between differently labelled cells as arcs between junctions: (label on the
     left, label on the right, vertices as (row, col) of the vertex grid)."""
@@ -1096,6 +1125,8 @@ def derive(name: str, log=print) -> str:
     for pid, (r, c) in sorted(grower.moved_points.items()):
         log(f"{pid}: its point is not on its ground; grown from cell {r},{c}")
     lab = final_labels(grower)
+    if cfg.margin_km is not None:
+        lab, grid = crop_to_board(lab, grid, board.n, cfg.margin_km)
     arcs = trace_arcs(lab)
     levels = uncrossed_levels(grid, arcs, [3] * len(arcs))
     log(f"{len(arcs)} arcs, {sum(1 for x in levels if x < 3)} smoothed less where they would cross")
@@ -1141,6 +1172,8 @@ def derive(name: str, log=print) -> str:
     river_lines = []
     for coords in board.rivers_xy:
         line = LineString(coords).intersection(land_geom)
+        if cfg.margin_km is not None:
+            line = line.intersection(grid.frame_box)
         for part in getattr(line, "geoms", [line]):
             if part.geom_type == "LineString" and part.length >= 20:
                 part = part.simplify(grid.cell * 0.5)

@@ -49,7 +49,9 @@ class MapGeometry:
     water: tuple[Ring, ...] = ()
     """Water that belongs to no province: lakes, straits, seas off the board (rings)."""
     shores: tuple[Line, ...] = ()
-    """Lines where a province meets water no province owns."""
+    """Lines where a land province meets water no province owns (a coastline)."""
+    sea_edges: tuple[Line, ...] = ()
+    """Lines where a sea province meets water no province owns: the open sea beyond the board."""
     rivers: tuple[Line, ...] = ()
     crossings: tuple[tuple[ProvinceId, ProvinceId, Point, Point], ...] = ()
     """Adjacent provinces joined across water by a line: the two provinces and the line's ends."""
@@ -172,14 +174,15 @@ def build_geometry(variant_name: str) -> MapGeometry:
     for segment, who in owner.items():
         if len(who) == 2:
             by_pair[tuple(sorted(who))].append(segment)
-    borders, edge, shores = [], [], []
+    borders, edge, shores, sea_edges = [], [], [], []
     for pair, segments in sorted(by_pair.items()):
         lines = [tuple(pic(p) for p in line) for line in _chains(segments)]
         a, b = pair
         if a.startswith("~") and b.startswith("~"):
             continue
         if b == "~water" or a == "~water":
-            shores += lines
+            province = variant.provinces[ProvinceId(b if a == "~water" else a)]
+            (sea_edges if province.is_sea else shores).extend(lines)
         elif b == "~off" or a == "~off":
             edge += lines
         else:
@@ -204,10 +207,44 @@ def build_geometry(variant_name: str) -> MapGeometry:
         width=WIDTH, height=round(proj.height * scale, 1), cells=cells, anchors=anchors,
         borders=tuple(borders), off_map=tuple(tuple(pic(c) for c in r) for r in off_rings),
         edge=tuple(edge), water=tuple(tuple(pic(c) for c in r) for r in water_rings),
-        shores=tuple(shores), rivers=tuple(rivers), crossings=tuple(crossings), projection=proj)
+        shores=tuple(shores), sea_edges=tuple(sea_edges), rivers=tuple(rivers), crossings=tuple(crossings), projection=proj)
 
 
 @functools.cache
 def geometry_for(variant_name: str) -> MapGeometry:
     """The cached geometry of a registered variant."""
     return build_geometry(variant_name)
+
+
+def hatch(rings: tuple[Ring, ...], angle: float, spacing: float) -> tuple[Line, ...]:
+    """Parallel lines ``spacing`` apart at ``angle`` degrees (0: left to right, 45: rising to the
+    right), clipped to the shape of ``rings`` (even-odd, as the shapes are drawn): the hatching
+    of owned land. The lines sit on one grid for every shape, so that they run on across a
+    border between two provinces of one owner.
+
+    Each edge of the shape adds its crossings to the lines it spans, so the work is the number of
+    edges and crossings, not edges times lines."""
+    a = math.radians(angle)
+    c, s = math.cos(a), math.sin(a)
+    # u along the lines, v across them; y is down in the picture, so "rising" turns -y into +v
+    crossings: dict[int, list[float]] = defaultdict(list)
+    for ring in rings:
+        pts = [(x * c - y * s, x * s + y * c) for x, y in ring]
+        for (u1, v1), (u2, v2) in zip(pts, pts[1:] + pts[:1]):
+            if v1 == v2:
+                continue
+            lo, hi = (v1, v2) if v1 < v2 else (v2, v1)
+            k = math.ceil(lo / spacing)
+            while k * spacing < hi:
+                t = (k * spacing - v1) / (v2 - v1)
+                crossings[k].append(u1 + (u2 - u1) * t)
+                k += 1
+    out = []
+    for k in sorted(crossings):
+        us = sorted(crossings[k])
+        v = k * spacing
+        for u1, u2 in zip(us[0::2], us[1::2]):
+            if u2 - u1 > 0.5:
+                out.append(((round(u1 * c + v * s, 1), round(-u1 * s + v * c, 1)),
+                            (round(u2 * c + v * s, 1), round(-u2 * s + v * c, 1))))
+    return tuple(out)

@@ -66,3 +66,12 @@ def ink_on(colour: str) -> str:
 def owned_tint(colour: str) -> str:
     """The tint of land owned by the power of ``colour``."""
     return mix(colour, LAND, OWNED_TINT)
+
+
+HATCH_TINT = 0.2
+"""How far an owner's colour is moved towards the land colour to hatch its land."""
+
+
+def hatch_colour(colour: str) -> str:
+    """The lines hatching land owned by the power of ``colour``."""
+    return mix(colour, LAND, HATCH_TINT)

@@ -44,8 +44,8 @@ from adjudicator.variant import Variant, get_variant
 from adjudicator.vocab import NEUTRAL, Location, Power, ProvinceId, Unit, UnitType
 
 from . import palette
-from .geometry import MapGeometry, geometry_for
-from .labels import Label, place_label, text_width
+from .geometry import MapGeometry, geometry_for, hatch
+from .labels import Label, place_labels, text_width
 
 DEFAULT_SIZE = 1000
 """Default width in pixels. Discord shows a picture about 550 pixels wide until it is clicked;
@@ -54,8 +54,16 @@ every text is big enough to read at that size."""
 UNIT_R = 13.0
 LABEL_SIZE = 15.0
 """Province names, in picture units (the map is 1000 wide)."""
+LABEL_CLEAR = UNIT_R + 8
+"""How far a province's name keeps from every unit point: clear of a unit and the rings drawn
+round it (hold, build, convoy)."""
+CENTRE_MARK = 16.0
+"""The room a supply centre's dot takes left of its province's name."""
 LETTER_SIZE = 15.0
 LEGEND_SIZE = 19.0
+HATCH_SPACING = 7.0
+HATCH_WIDTH = 1.6
+"""Owned land's hatching: lines this far apart and this wide (picture units)."""
 MAX_NOTES = 6
 """Lines of notes (bids, orders with no place on the map) the legend shows at most."""
 _FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
@@ -92,6 +100,18 @@ def _text(x: float, y: float, text: str, size: float, fill: str, *, bold: bool =
     return f'{under}<text{attrs} x="{_f(x)}" y="{_f(y)}" {style} fill="{fill}">{body}</text>'
 
 
+def hatch_angles(variant: Variant) -> dict[Power, float]:
+    """Which way each power's hatching leans: rising to the right and to the left in turn, in the
+    order the map file lists the powers."""
+    return {code: 45.0 if i % 2 == 0 else -45.0 for i, code in enumerate(variant.powers)}
+
+
+@functools.cache
+def _hatch_path(variant_name: str, pid: ProvinceId, angle: float) -> str:
+    lines = hatch(_base(variant_name).geometry.cells[pid], angle, HATCH_SPACING)
+    return "".join(f"M{_f(a[0])},{_f(a[1])}L{_f(b[0])},{_f(b[1])}" for a, b in lines)
+
+
 def initials(variant: Variant) -> dict[Power, str]:
     """One letter per power, different for every power of the variant: the first letter of its
     code that no power before it has taken."""
@@ -114,6 +134,7 @@ class _Base:
     cell_paths: dict[ProvinceId, str]
     labels: dict[ProvinceId, Label]
     initials: dict[Power, str]
+    hatch_angles: dict[Power, float]
 
 
 def _path(polys) -> str:
@@ -125,21 +146,25 @@ def _base(variant_name: str) -> _Base:
     variant = get_variant(variant_name)
     geo = geometry_for(variant.name)
     ground = [f'<rect width="{_f(geo.width)}" height="{_f(geo.height)}" fill="{palette.SEA}"/>']
-    paths, labels = {}, {}
+    paths = {}
     for pid, polys in sorted(geo.cells.items()):
         prov = variant.provinces[pid]
         paths[pid] = path = _path(polys)
         fill = palette.SEA if prov.is_sea else palette.LAND
         ground.append(f'<path id="province-{pid}" class="{prov.kind.value}" d="{path}" fill="{fill}"/>')
-        labels[pid] = place_label(prov, polys, geo.anchor(Location(pid)), LABEL_SIZE, gap=UNIT_R + 3)
+    points = {pid: geo.anchor(Location(pid)) for pid in geo.cells}
+    coasts = [p for loc, p in geo.anchors.items() if loc.coast]
+    labels = place_labels(variant.provinces, geo.cells, points, coasts, LABEL_SIZE, clear=LABEL_CLEAR,
+                          mark=CENTRE_MARK, frame=(geo.width, geo.height))
     if geo.off_map:
         ground.append(f'<path id="off-map" d="{_path(geo.off_map)}" fill="{palette.OFF_MAP}"/>')
     if geo.water:
         ground.append(f'<path id="water" d="{_path(geo.water)}" fill="{palette.SEA}"/>')
     strokes: dict[str, list[str]] = {"river": [], "border sea": [], "border land": [], "coastline": [], "edge": [],
                                      "crossing": []}
-    crossings = [(p, q) for _, _, p, q in geo.crossings]
-    for kind, lines in (("edge", geo.edge), ("coastline", geo.shores), ("river", geo.rivers), ("crossing", crossings)):
+    crossings = [_crossing_line(p, q) for _, _, p, q in geo.crossings]
+    for kind, lines in (("edge", geo.edge), ("coastline", geo.shores), ("border sea", geo.sea_edges),
+                        ("river", geo.rivers), ("crossing", crossings)):
         strokes[kind] += ["M" + " L".join(f"{_f(x)},{_f(y)}" for x, y in line) for line in lines]
     for a, b, line in geo.borders:
         sea_a, sea_b = variant.provinces[a].is_sea, variant.provinces[b].is_sea
@@ -151,10 +176,17 @@ def _base(variant_name: str) -> _Base:
         "border land": f'stroke="{palette.BORDER}" stroke-width="1.3"',
         "coastline": f'stroke="{palette.COAST}" stroke-width="2.4"',
         "edge": f'stroke="{palette.FRAME}" stroke-width="1.6"',
-        "crossing": f'stroke="{palette.BORDER}" stroke-width="2.4" stroke-dasharray="3 2"',
+        "crossing": f'stroke="{palette.INK}" stroke-width="{_f(CROSSING_WIDTH)}"',
     }
-    lines = [f'<path class="{kind}" d="{"".join(d)}" fill="none" {styles[kind]} stroke-linecap="round"/>'
-             for kind, d in strokes.items() if d]
+    lines = []
+    for kind, d in strokes.items():
+        if not d:
+            continue
+        if kind == "crossing":  # on a pale casing, with a bar across each end: a way over the water
+            lines.append(f'<path class="crossing-casing" d="{"".join(d)}" fill="none" stroke="{palette.HALO}" '
+                         f'stroke-width="{_f(CROSSING_WIDTH + 3)}" stroke-linecap="round"/>')
+            d = d + [_crossing_ends(p, q) for p, q in crossings]
+        lines.append(f'<path class="{kind}" d="{"".join(d)}" fill="none" {styles[kind]} stroke-linecap="round"/>')
     lines.append(f'<rect width="{_f(geo.width)}" height="{_f(geo.height)}" fill="none" stroke="{palette.FRAME}" '
                  f'stroke-width="3"/>')
     text = []
@@ -164,10 +196,34 @@ def _base(variant_name: str) -> _Base:
         cls = "label full" if label.full else "label"
         text.append(_text(label.x, label.y, label.text, LABEL_SIZE, colour, italic=prov.is_sea, anchor="middle",
                           halo=palette.HALO, attrs=f' id="label-{pid}" class="{cls}"'))
-    return _Base(geo, "".join(ground), "".join(lines), "".join(text), paths, labels, initials(variant))
+    return _Base(geo, "".join(ground), "".join(lines), "".join(text), paths, labels, initials(variant),
+                 hatch_angles(variant))
 
 
 # -- small drawing helpers ------------------------------------------------------------------
+
+
+CROSSING_WIDTH = 3.2
+CROSSING_LENGTH = 26.0
+"""A crossing (Constantinople-Nicaea over the Bosporus) is drawn at least this long, its middle
+on the strait, so that it reads at the size Discord shows."""
+
+
+def _crossing_line(p: Point, q: Point) -> tuple[Point, Point]:
+    length = math.dist(p, q)
+    if length >= CROSSING_LENGTH:
+        return p, q
+    mx, my = (p[0] + q[0]) / 2, (p[1] + q[1]) / 2
+    ux, uy = (q[0] - p[0]) / (length or 1.0), (q[1] - p[1]) / (length or 1.0)
+    h = CROSSING_LENGTH / 2
+    return (mx - ux * h, my - uy * h), (mx + ux * h, my + uy * h)
+
+
+def _crossing_ends(p: Point, q: Point, half: float = 5.0) -> str:
+    """A short bar across each end of a crossing's line."""
+    length = math.dist(p, q) or 1.0
+    nx, ny = -(q[1] - p[1]) / length * half, (q[0] - p[0]) / length * half
+    return "".join(f"M{_f(x - nx)},{_f(y - ny)} L{_f(x + nx)},{_f(y + ny)}" for x, y in (p, q))
 
 
 def _toward(a: Point, b: Point, distance: float) -> Point:
@@ -302,12 +358,19 @@ class _Drawing:
 
     # layers
     def ownership(self) -> str:
+        """Owned land: a pale tint of the owner's colour, hatched in the colour itself (the lines
+        leaning one way or the other by power), so that no owner's land reads as water, however
+        blue its owner."""
         out = []
         for pid, owner in sorted(self.position.supply_centers.items()):
             if owner == NEUTRAL or pid not in self.base.cell_paths:
                 continue
-            tint = palette.owned_tint(self.colour(owner))
-            out.append(f'<path class="owned owner-{owner}" d="{self.base.cell_paths[pid]}" fill="{tint}"/>')
+            colour = self.colour(owner)
+            angle = self.base.hatch_angles.get(owner, 45.0)
+            out.append(f'<path class="owned owner-{owner}" d="{self.base.cell_paths[pid]}" '
+                       f'fill="{palette.owned_tint(colour)}"/>'
+                       f'<path class="hatch" d="{_hatch_path(self.variant.name, pid, angle)}" fill="none" '
+                       f'stroke="{palette.hatch_colour(colour)}" stroke-width="{_f(HATCH_WIDTH)}"/>')
         return "".join(out)
 
     def centres(self) -> str:
@@ -559,12 +622,13 @@ def _midpoint(path: Sequence[Point]) -> Point:
 # -- the legend ------------------------------------------------------------------------------
 
 _KEY_ORDER = ("army", "fleet", "neutral", "centre", "move", "support", "convoy", "hold", "retreat", "build",
-              "disband", "dislodged", "failed", "invalid", "vassal", "bribed", "bid")
+              "disband", "dislodged", "failed", "invalid", "vassal", "bribed", "bid", "crossing")
 _KEY_WORDS = {
     "army": "army", "fleet": "fleet", "neutral": "neutral unit", "centre": "supply centre", "move": "move",
     "support": "support", "convoy": "convoy", "hold": "hold", "retreat": "retreat", "build": "build",
     "disband": "disband", "dislodged": "dislodged", "failed": "failed", "invalid": "invalid order",
     "vassal": "vassal", "bribed": "bribed", "bid": "bid (V vassal, B bribe, F fief, R rebel)",
+    "crossing": "strait crossing",
 }
 
 
@@ -606,6 +670,13 @@ def _key_symbol(kind: str, x: float, y: float) -> str:
     if kind in ("vassal", "bribed"):
         return (f'<circle cx="{_f(x)}" cy="{_f(y)}" r="12" fill="none" stroke="{grey}" stroke-width="4"/>'
                 + _badge((x + 12, y - 9), "V" if kind == "vassal" else "B", grey))
+    if kind == "crossing":
+        p, q = (x - 16, y), (x + 16, y)
+        d = f"M{_f(p[0])},{_f(y)} L{_f(q[0])},{_f(y)}" + _crossing_ends(p, q)
+        return (f'<path d="{d}" stroke="{palette.HALO}" stroke-width="{_f(CROSSING_WIDTH + 3)}" '
+                f'stroke-linecap="round" fill="none"/>'
+                f'<path d="{d}" stroke="{palette.INK}" stroke-width="{_f(CROSSING_WIDTH)}" stroke-linecap="round" '
+                f'fill="none"/>')
     if kind == "bid":
         return (f'<rect x="{_f(x - 14)}" y="{_f(y - 9)}" width="28" height="17" rx="4" fill="{grey}" '
                 f'stroke="{ink}" stroke-width="1.4"/>' + _text(x, y + 4.2, "V2", 12, ink, bold=True, anchor="middle"))
@@ -731,6 +802,8 @@ def layers(
     drawing = _Drawing(variant, position, by_order, controllers or {}, raster)
     geo = drawing.geo
     under, over = drawing.draw_orders(list(orders))
+    if geo.crossings:
+        drawing.used.add("crossing")
     marks = "".join([
         f'<g id="centres">{drawing.centres()}</g>',
         f'<g id="supports">{"".join(under)}</g>',

@@ -249,7 +249,67 @@ def test_there_is_a_key_for_every_symbol_drawn(standard):
         expected = {"army", "fleet", "centre"} | ({"move", "support", "convoy", "hold", "failed", "invalid"}
                                                   if position is start else {"retreat", "disband", "dislodged", "failed"})
         assert expected <= drawn | {"centre", "failed", "invalid"}
-        assert keys == expected, keys ^ expected
+        assert root.find(f".//{SVG}path[@class='crossing']") is not None   # Denmark-Sweden
+        assert keys == expected | {"crossing"}, keys ^ expected
+
+
+def test_owned_land_is_hatched_in_its_owner_colour_leaning_by_power(crusader):
+    """Owned land: a pale tint and lines in the owner's colour, EDE's and SEL's (the two blues)
+    leaning opposite ways, so that neither reads as water nor as the other."""
+    from bot.render.svg import HATCH_SPACING, hatch_angles
+
+    position = starting_position(crusader)
+    root = parse(render_svg(crusader, position))
+    owned = root.find(f".//{SVG}g[@id='ownership']")
+    paths = list(owned)
+    hatches = [(tint, lines) for tint, lines in zip(paths[0::2], paths[1::2])]
+    assert hatches and all(h.get("class") == "hatch" and h.get("d").startswith("M") for _, h in hatches)
+    for tint, lines in hatches:
+        owner = tint.get("class").split("owner-")[1]
+        assert lines.get("stroke") == palette.hatch_colour(crusader.powers[Power(owner)].colour)
+    angles = hatch_angles(crusader)
+    assert angles[Power("EDE")] == -angles[Power("SEL")]
+    # in the PNG, Baghdad (SEL's) shows the dark blue of its lines besides its pale tint
+    image = Image.open(io.BytesIO(render_png(crusader, position))).convert("RGB")
+    x, y = geometry_for("crusader").anchor(L("bag"))
+    scale = image.width / 1000
+    box = (round((x - 60) * scale), round((y + 25) * scale), round((x + 60) * scale), round((y + 60) * scale))
+    line = palette.hatch_colour(crusader.powers[Power("SEL")].colour)
+    crop = image.crop(box)
+    near = sum(1 for px in crop.get_flattened_data() if _near(px, line, 40))
+    assert near > crop.width * crop.height / (2 * HATCH_SPACING), near
+
+
+@pytest.mark.parametrize("name", ["crusader", "standard"])
+def test_labels_keep_clear_of_units(name):
+    """A province's name keeps clear of its own unit and of the rings round it almost everywhere,
+    and never lies nearer another province's unit point than its own."""
+    from bot.render.labels import _box, _hits_disc
+    from bot.render.svg import LABEL_CLEAR
+
+    base = _base(name)
+    geo = base.geometry
+    points = {pid: geo.anchor(Location(pid)) for pid in geo.cells}
+    hit = [pid for pid, label in base.labels.items() if _hits_disc(_box(label, LABEL_SIZE), points[pid], LABEL_CLEAR)]
+    assert len(hit) <= 0.15 * len(points), hit
+    for pid, label in base.labels.items():
+        middle = (label.x, label.y - 0.35 * LABEL_SIZE)
+        mine = math.dist(middle, points[pid])
+        assert all(math.dist(middle, p) >= mine for q, p in points.items() if q != pid) or \
+            _hits_disc(_box(label, LABEL_SIZE), points[pid], LABEL_CLEAR), pid
+
+
+def test_the_strait_crossing_is_drawn_long_enough_to_see(crusader):
+    from bot.render.svg import CROSSING_LENGTH
+
+    root = parse(render_svg(crusader, starting_position(crusader)))
+    crossing = root.find(f".//{SVG}path[@class='crossing']")
+    first = crossing.get("d").split("M")[1]
+    (x1, y1), (x2, y2) = (tuple(float(v) for v in p.strip().split(",")) for p in first.split("L"))
+    assert math.dist((x1, y1), (x2, y2)) >= CROSSING_LENGTH - 0.2
+    assert root.find(f".//{SVG}path[@class='crossing-casing']") is not None
+    keys = {c for el in root.iter(f"{SVG}g") for c in (el.get("class") or "").split()}
+    assert "symbol-crossing" in keys
 
 
 def test_the_legend_is_bounded_and_points_to_the_report(crusader):
