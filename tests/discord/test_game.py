@@ -191,3 +191,35 @@ async def test_a_crusader_game_with_prestige_bids_by_dm_and_results_that_say_who
         [thread] = fake.threads(world.results)
         by_title = {e["title"]: e["description"] for m in fake.bot_messages(thread) for e in m["embeds"]}
         assert "takes A Aleppo as vassal" in by_title["The Principality of Antioch"]
+
+
+async def test_orders_show_attaches_a_picture_of_the_askers_own_orders_for_their_eyes_only(world):
+    """``/orders show`` answers ephemerally with the player's standing orders drawn on the board:
+    theirs and nobody else's; a player with no orders gets the text alone."""
+    from adjudicator.variant import get_variant
+    from bot.render.season import orders_picture
+
+    fake = world.fake
+    async with world.running():
+        await world.start_game()
+        await world.dm("FRA", "A par - bur\nF bre - mao")
+        await world.dm("GER", "A mun - bur")
+        inter = await world.slash(world.players["FRA"], "orders show", {"game": "tannenberg"})
+        resp = await fake.wait_for_interaction_response(inter, timeout=30)
+        assert resp.type == 5 and resp.ephemeral
+        followup = await fake.wait_for_followup(inter, timeout=30)
+        assert followup["flags"] & 64  # ephemeral: only the asker sees it
+        assert "A Paris - Burgundy" in followup["content"]
+        [picture] = followup["attachments"]
+        assert picture["filename"] == "tannenberg-S1901M-FRA-orders.png"
+        png = fake.file_bytes(picture)
+        variant, position = world.service.board("tannenberg")
+        mine = [line.order for line in world.service.my_orders("tannenberg", f"discord:{world.players['FRA'].id}").orders]
+        theirs = [line.order for line in world.service.my_orders("tannenberg", f"discord:{world.players['GER'].id}").orders]
+        assert png == orders_picture(get_variant("standard"), position, mine)
+        assert png != orders_picture(get_variant("standard"), position, mine + theirs)
+        # no orders, no picture: the text says so
+        inter = await world.slash(world.players["ENG"], "orders show", {"game": "tannenberg"})
+        resp = await fake.wait_for_interaction_response(inter, timeout=30)
+        assert resp.ephemeral and resp.type == 4
+        assert not (resp.message or {}).get("attachments")

@@ -244,3 +244,36 @@ def test_a_bug_while_carrying_out_a_message_is_logged_and_the_player_gets_an_apo
     assert "REJECTED" not in reply.text and "a bug that happens" not in reply.text
     [event] = [e for e in events if e["event"] == "a message not carried out to its end"]
     assert event["log_level"] == "error" and event["exc_info"] is True
+
+
+@pytest.fixture
+def pictured(sqlite_db, monkeypatch, open_rig):
+    """The game of ``rig`` on a judge that attaches map pictures (the setting's default)."""
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
+    with open_rig(sqlite_db, attach_maps=True) as rig:
+        rig.register_game("crusade1", ADDRESSES, policy=POLICY)
+        rig.flush()
+        yield rig
+
+
+def test_list_attaches_the_powers_own_orders_drawn_on_the_board(pictured):
+    """LIST, signed on, answers with the power's standing orders drawn on the board (the picture
+    only its player receives); a public LIST, or a power with no orders, carries none."""
+    from bot.render.season import orders_picture
+
+    rig = pictured
+    rig.ask(ADDRESSES["SEL"], signed("SEL", "A bag - ara"))
+    rig.ask(ADDRESSES["ANT"], signed("ANT", "A ant - ata"))
+    reply = rig.ask(ADDRESSES["SEL"], "SIGNON SELcrusade1 pw-SEL\nLIST\nSIGNOFF\n")
+    [picture] = reply.attachments
+    assert picture.get_content_type() == "image/png"
+    assert picture.get_filename() == "crusade1-S1101M-SEL-orders.png"
+    variant, position = rig.service.board("crusade1")
+    mine = [line.order for line in rig.service.my_orders("crusade1", ADDRESSES["SEL"]).orders]
+    theirs = [line.order for line in rig.service.my_orders("crusade1", ADDRESSES["ANT"]).orders]
+    assert picture.get_content() == orders_picture(variant, position, mine)
+    assert picture.get_content() != orders_picture(variant, position, mine + theirs)
+    assert rig.ask("stranger@elsewhere.test", "LIST crusade1").attachments == []
+    assert rig.ask(ADDRESSES["EDE"], "SIGNON EDEcrusade1 pw-EDE\nLIST\nSIGNOFF\n").attachments == []
+    # orders without LIST: the usual reply, no picture
+    assert rig.ask(ADDRESSES["SEL"], signed("SEL", "A bag - ara")).attachments == []

@@ -94,6 +94,10 @@ class Conversation:
     refused: str | None = None
     alert: tuple[str, str] | None = None  # (registered address, what to tell it)
     changed: bool = False
+    orders_picture: dict | None = None
+    """For LIST by a signed-on player of a running game: ``{"game": id, "name": ..., "power": ...,
+    "phase": ...}``,
+    whose standing orders the reply carries drawn on the board (when the phase has not moved on)."""
     key: str = field(default_factory=lambda: f"mail-reply:{uuid.uuid4().hex}")
     """The outbox key of the answer (a new password it carries is owed under it)."""
 
@@ -273,6 +277,9 @@ class _Session:
                                                        "LIST <game name> names one of its games", ok=False))
             return True
         mine = self.me is not None and self.talk.status.id == self.me.game_id
+        if mine and self.talk.status.status in ("active", "paused") and self.talk.status.phase:
+            self.talk.orders_picture = {"game": self.me.game_id, "name": self.me.game, "power": self.me.power,
+                                        "phase": self.talk.status.phase}
         self.talk.echoes.append(Echo(command.echo, "the game's status" + (" and your orders" if mine else "")
                                      + (" are" if mine else " is") + " below"))
         return True

@@ -83,6 +83,10 @@ class MailNotifier:
         a, address = delivery.announcement, delivery.recipient
         picture = await self._picture(a) if a.kind in PICTURED and a.audience != "direct" else None
         name = f"{a.game}-{a.data.get('phase')}.png"  # the phase the picture shows
+        wanted = a.data.get("orders_picture") if a.kind == "reply" else None
+        if wanted:  # LIST: the player's own orders drawn on the board, in the reply to that player alone
+            picture = await self._picture(a)
+            name = f"{wanted['name']}-{wanted['phase']}-{wanted['power']}-orders.png"
         try:
             body = await asyncio.to_thread(self._body, a, address)
         except NotFoundError:
@@ -172,12 +176,28 @@ class MailNotifier:
             self._pictures[announcement.key] = picture
         return self._pictures[announcement.key]
 
+    def _orders_picture(self, wanted: dict) -> bytes | None:
+        """A power's standing orders drawn on the board, while the game is still in the phase the
+        LIST was read in (``None`` once it has moved on, or with no orders standing)."""
+        from bot.render.season import orders_picture
+
+        service = self.accounts.service
+        variant, position = service.board(wanted["game"])
+        if str(position.phase) != wanted["phase"]:
+            return None
+        orders = [line.order for line in service.orders_of_power(wanted["game"], None, wanted["power"])
+                  if line.order is not None]
+        return orders_picture(variant, position, orders) if orders else None
+
     def _draw(self, announcement: Announcement) -> bytes | None:
         """Results: the season's picture (orders drawn with their outcomes, the bids); a start: the
         opening board."""
         from bot.render import render_png
 
         service = self.accounts.service
+        wanted = announcement.data.get("orders_picture") if announcement.kind == "reply" else None
+        if wanted:
+            return self._orders_picture(wanted)
         version = announcement.data.get("version")
         if announcement.kind == "results" and version is not None:
             season = service.season(announcement.game_id, version)

@@ -133,6 +133,8 @@ def answers(talk: Conversation) -> list[Announcement]:
         data = {"via": "mail", "auto": "auto-replied"}
         if talk.in_reply_to:
             data["in_reply_to"] = talk.in_reply_to
+        if talk.orders_picture is not None:
+            data["orders_picture"] = talk.orders_picture
         out.append(Announcement(key=talk.key, kind="reply", audience="direct",
                                 subject=reply_subject(talk), body=reply_text(talk), recipients=(talk.to,),
                                 data=data))

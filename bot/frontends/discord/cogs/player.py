@@ -14,7 +14,7 @@ from adjudicator.variant import get_variant
 from ..client import reply
 from ..formatting import file_name, my_orders_text, status_text
 from ..identity import player_key
-from ..maps import board_png
+from ..maps import board_png, orders_png
 from ..transformers import FormingGame, Game, PowerArg, ProvinceArg, RunningGame, my_game
 
 
@@ -25,12 +25,27 @@ class Player(commands.Cog):
 
     orders = app_commands.Group(name="orders", description="Your orders for the current phase (only you see them)")
 
-    @orders.command(name="show", description="Show the orders you have in for this phase")
+    @orders.command(name="show", description="Show the orders you have in for this phase, drawn on the map")
     @app_commands.describe(game="The game (default: your only running game)")
     async def orders_show(self, interaction: discord.Interaction, game: RunningGame | None = None) -> None:
         entry = await my_game(interaction, game)
         mine = await self.bot.call(self.service.my_orders, entry.name, player_key(interaction.user))
-        await reply(interaction, my_orders_text(mine, get_variant(entry.variant)))
+        text = my_orders_text(mine, get_variant(entry.variant))
+        orders = [line.order for line in mine.orders if line.order is not None]
+        if not orders:
+            await reply(interaction, text)
+            return
+        # the picture is for the asker alone, like the text: an ephemeral answer with it attached
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        variant, position = await self.bot.call(self.service.board, entry.name)
+        png = None
+        if str(position.phase) == mine.phase:  # not adjudicated meanwhile
+            png = await asyncio.to_thread(orders_png, variant, position, orders)
+        if png is None:
+            await reply(interaction, text)
+            return
+        await reply(interaction, text, file=discord.File(io.BytesIO(png), file_name(
+            f"{entry.name}-{mine.phase}-{mine.power}-orders", "png")))
 
     @orders.command(name="clear", description="Withdraw your orders for this phase (all, or one unit's)")
     @app_commands.describe(game="The game (default: your only running game)",
