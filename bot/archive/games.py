@@ -95,13 +95,13 @@ _HOST = "".join(c for c in socket.gethostname() if c.isalnum())[:40] or "host"
 ABANDONED = 3600  # seconds after which a temporary file of another host is taken as left behind
 
 
-def write_atomically(path: Path, text: str, *, mode: int = 0o644) -> None:
-    """Write ``text`` to ``path`` atomically (a temporary file beside it, then a rename): a
-    reader sees the old file or the new one, never half of one."""
+def write_atomically(path: Path, text: str | bytes, *, mode: int = 0o644) -> None:
+    """Write ``text`` (UTF-8; or bytes as they are) to ``path`` atomically (a temporary file
+    beside it, then a rename): a reader sees the old file or the new one, never half of one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix(path.name))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8")) as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())

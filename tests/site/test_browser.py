@@ -127,7 +127,7 @@ def test_a_season_page_in_chromium_with_a_screenshot(acre, parse_html, server, b
     assert orders["FAT: BRIBE F tyr BID 1 F tyr S F acr"] == "fails"
     bids = {r[1]: (r[2], r[3]) for r in dom.by_id("bids").rows()}
     assert bids["VASSAL F tyr BID 2"] == ("won", "2")
-    assert dom.by_id("map-before").find("svg").attrs["data-phase"] == "S1101M"
+    assert dom.by_id("map-before").find("img").attrs["src"] == "S1101M.png"  # the picture stored with the season
     assert dom.by_id("map-after").find("svg").attrs["data-phase"] == "F1101M"
 
     shot = tmp_path / "season.png"
@@ -206,8 +206,13 @@ def test_the_site_fits_a_phone_and_a_desktop(acre, parse_html, server, browser, 
         # a phone: each map the width of the screen; a desktop: the two side by side
         assert (width - 40 if width < 600 else 0.4 * width) <= measured["map"] <= width
         slug = page.split("/")[-1][:-5]
-        assert measured["full"] == [f"{slug}-before.svg", f"{slug}-after.svg"]
+        assert measured["full"] == [f"{slug}.png", f"{slug}-after.svg"]  # the stored picture, the board after
         for href in measured["full"]:
+            if href.endswith(".png"):
+                with urllib.request.urlopen(f"{url}/{acre.name}/{href}", timeout=5) as response:
+                    assert response.status == 200 and response.headers["Content-Type"] == "image/png"
+                    assert response.read().startswith(b"\x89PNG")
+                continue
             status, body = _get(f"{url}/{acre.name}/{href}")
             assert status == 200 and body.startswith("<svg")
 

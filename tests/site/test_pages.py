@@ -8,6 +8,7 @@ import io
 import json
 import re
 import tomllib
+from dataclasses import replace
 from datetime import UTC, datetime
 from fnmatch import fnmatch
 from pathlib import Path
@@ -142,9 +143,28 @@ def test_the_bids_say_who_won_what_and_what_each_spent(page, acre, site):
     assert fall.by_id("no-bids").text() == "No bids this season."
 
 
-def test_the_maps_before_and_after_are_drawn_inline(page, acre, site, export):
-    season = export["seasons"][0]
+def test_the_map_before_is_the_stored_picture_and_the_map_after_is_drawn_inline(page, acre, site, played, export):
+    """The map before is the picture the judge stored with the season when it adjudicated it (the
+    PNG Discord and the mail sent), not drawn again; the board after is drawn inline."""
+    db, service = played
     doc = page(site, acre.name, "S1101M.html")
+    stored = service.season(acre.name, export["seasons"][0]["version"]).picture
+    assert stored is not None and stored.startswith(b"\x89PNG")
+    img = doc.by_id("map-before").find("img")
+    assert img.attrs["src"] == "S1101M.png" and (site / acre.name / "S1101M.png").read_bytes() == stored
+    assert (int(img.attrs["width"]), int(img.attrs["height"])) == Image.open(io.BytesIO(stored)).size
+    assert doc.by_id("map-before").find_all("svg") == [] and not (site / acre.name / "S1101M-before.svg").exists()
+    assert doc.by_id("map-after").find("svg").attrs["data-phase"] == "F1101M"
+
+
+def test_a_season_stored_without_a_picture_has_its_maps_drawn_inline(page, acre, played, export, tmp_path):
+    db, _ = played
+    archive = game_archive(db, acre.name)
+    archive = replace(archive, seasons=tuple(replace(s, picture=None) for s in archive.seasons))
+    SiteWriter(tmp_path).write_game(archive)
+    season = export["seasons"][0]
+    doc = page(tmp_path, acre.name, "S1101M.html")
+    assert doc.by_id("map-before").find_all("img") == [] and not (tmp_path / acre.name / "S1101M.png").exists()
     before = doc.by_id("map-before").find("svg")
     after = doc.by_id("map-after").find("svg")
     assert before.attrs["data-phase"] == "S1101M" and after.attrs["data-phase"] == "F1101M"
@@ -250,8 +270,8 @@ def test_crusader_archive_build_writes_the_game_into_a_directory(acre, played, t
                  "--data-dir", str(data_dir)]) == 0
     assert f"{len(acre.seasons)} season page(s)" in capsys.readouterr().out
     assert sorted(p.name for p in (out / acre.name).iterdir()) == [
-        "F1101M-after.svg", "F1101M-before.svg", "F1101M.html", "S1101M-after.svg", "S1101M-before.svg", "S1101M.html",
-        "W1101B-after.svg", "W1101B-before.svg", "W1101B.html", "game.json", "index.html"]
+        "F1101M-after.svg", "F1101M.html", "F1101M.png", "S1101M-after.svg", "S1101M.html", "S1101M.png",
+        "W1101B-after.svg", "W1101B.html", "W1101B.png", "game.json", "index.html"]
     assert f'href="{acre.name}/index.html"' in (out / "index.html").read_text()
     assert not [p for p in out.iterdir() if p.name.startswith(".")]
     # built again over itself: the same pages, nothing left over

@@ -87,6 +87,9 @@ class SeasonRecord:
     seed: int
     events: Mapping[str, Any] = field(default_factory=dict)
     adjudicated_at: str | None = None
+    picture: bytes | None = None
+    """The season's picture as the judge drew it when it adjudicated the season and stored it (the
+    PNG Discord and the mail sent); ``None`` for a season stored without one."""
 
     @property
     def slug(self) -> str:
@@ -196,7 +199,8 @@ def season_record(season: Season) -> SeasonRecord:
     return SeasonRecord(phase=season.phase, version=season.version, variant=season.variant, before=season.position,
                         after=season.after, orders=tuple(lines), results=tuple(results), bids=tuple(bids),
                         ledger=ledger, nmr=tuple(season.nmr), seed=season.seed, events=events,
-                        adjudicated_at=season.adjudicated_at.isoformat() if season.adjudicated_at else None)
+                        adjudicated_at=season.adjudicated_at.isoformat() if season.adjudicated_at else None,
+                        picture=season.picture)
 
 
 def game_record(archive: GameArchive) -> GameRecord:

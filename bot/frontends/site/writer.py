@@ -35,12 +35,12 @@ from bot.store.names import game_key
 from bot.render import DEFAULT_SIZE, render_svg
 from .chart import centre_chart
 from .model import GameRecord, game_record
-from .pictures import scoped, season_maps
+from .pictures import png_size, scoped, season_maps
 
 SUMMARY = "game.json"
 """The file in each game's directory that the site index is made from."""
 
-_SEASON_FILE = re.compile(r"^[A-Z]\d+[A-Z](\.html|-before\.svg|-after\.svg)$")
+_SEASON_FILE = re.compile(r"^[A-Z]\d+[A-Z](\.html|\.png|-before\.svg|-after\.svg)$")
 _OUTCOME_WORDS = {"succeeds": "succeeded", "fails": "failed", "invalid": "invalid"}
 _FILE_MODE, _DIR_MODE = 0o644, 0o755
 
@@ -90,8 +90,8 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def write_file(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically, readable by all."""
+def write_file(path: Path, text: str | bytes) -> None:
+    """Write ``text`` (or bytes) to ``path`` atomically, readable by all."""
     write_atomically(path, text, mode=_FILE_MODE)
 
 
@@ -128,20 +128,26 @@ class SiteWriter:
 
     # -- pages ------------------------------------------------------------------------------
 
-    def season_page(self, record: GameRecord, index: int, maps: tuple[str, str] | None = None) -> str:
-        """A season's page; ``maps``, its two maps as :func:`season_maps` draws them unscoped."""
+    def season_page(self, record: GameRecord, index: int, maps: tuple[str | None, str] | None = None) -> str:
+        """A season's page; ``maps``, its two maps as :func:`season_maps` draws them unscoped. The
+        map before is the season's stored picture (``<phase>.png``) when it has one."""
         season = record.seasons[index]
         previous = record.seasons[index - 1].slug if index > 0 else None
         # only a page that exists: the season after this one has none until it is adjudicated
         following = record.seasons[index + 1].slug if index + 1 < len(record.seasons) else None
         before, after = maps or season_maps(season, size=self.map_size, prefixed=False)
-        before, after = scoped(before, "before"), scoped(after, "after")
+        before, after = (scoped(before, "before") if before is not None else None), scoped(after, "after")
+        picture = None
+        if before is None:
+            width, height = png_size(season.picture)
+            picture = {"src": f"{season.slug}.png", "width": width, "height": height}
         return self.env.get_template("season.html.j2").render(
             game_name=record.name, season=season, previous=previous, next=following, map_before=before,
             map_after=after, has_prestige=season.before.prestige is not None, powers=_powers(record),
             dislodged=season.events.get("dislodged") or [], won=_won(season), year_end=season.year_end(),
             power_name=season.variant.power_name, written_at=_when(season.adjudicated_at),
-            full_before=f"{season.slug}-before.svg", full_after=f"{season.slug}-after.svg")
+            picture=picture, full_before=f"{season.slug}.png" if picture else f"{season.slug}-before.svg",
+            full_after=f"{season.slug}-after.svg")
 
     def game_page(self, record: GameRecord) -> str:
         history = record.centre_history()
@@ -204,14 +210,16 @@ class SiteWriter:
         last = len(record.seasons) - 1
         for i, season in enumerate(record.seasons):
             path = folder / f"{season.slug}.html"
-            keep.update({path.name, f"{season.slug}-before.svg", f"{season.slug}-after.svg"})
+            before = f"{season.slug}.png" if season.picture is not None else f"{season.slug}-before.svg"
+            keep.update({path.name, before, f"{season.slug}-after.svg"})
             # a season rolled back and adjudicated anew has a new version: its page is rewritten, and
             # so is the last one before a new season, which now links to it
             if (rewrite or not path.exists() or written.get(season.slug) != season.version
                     or (i == last - 1 and record.seasons[last].slug not in written)):
                 maps = season_maps(season, size=self.map_size, prefixed=False)
                 write_file(path, self.season_page(record, i, maps))
-                write_file(folder / f"{season.slug}-before.svg", maps[0])
+                # the map before: the picture stored with the season, as Discord and the mail sent it
+                write_file(folder / before, season.picture if maps[0] is None else maps[0])
                 write_file(folder / f"{season.slug}-after.svg", maps[1])
         for stale in folder.iterdir():
             if _SEASON_FILE.match(stale.name) and stale.name not in keep:
