@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import functools
 import math
+import pickle
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, NamedTuple, Sequence
 from xml.sax.saxutils import escape
 
 from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, canonical
@@ -43,7 +44,7 @@ from adjudicator.results import Outcome, OrderResult
 from adjudicator.variant import Variant, get_variant
 from adjudicator.vocab import NEUTRAL, Location, Power, ProvinceId, Unit, UnitType
 
-from . import palette
+from . import cache, palette
 from .geometry import MapGeometry, geometry_for, hatch
 from .labels import Label, place_labels, text_width
 
@@ -143,7 +144,24 @@ def _path(polys) -> str:
 
 @functools.cache
 def _base(variant_name: str) -> _Base:
+    """What every picture of the variant shares: worked out once per process, and kept on disk
+    between processes (:mod:`bot.render.cache`)."""
     variant = get_variant(variant_name)
+    name = cache.entry_name(variant.name, "base")
+    data = cache.load(name)
+    if data is not None:
+        try:
+            base = pickle.loads(data)
+            if isinstance(base, _Base):
+                return base
+        except Exception:  # an entry from elsewhere or damaged: worked out afresh and written again
+            pass
+    base = _build_base(variant)
+    cache.store(name, pickle.dumps(base, protocol=pickle.HIGHEST_PROTOCOL))
+    return base
+
+
+def _build_base(variant: Variant) -> _Base:
     geo = geometry_for(variant.name)
     ground = [f'<rect width="{_f(geo.width)}" height="{_f(geo.height)}" fill="{palette.SEA}"/>']
     paths = {}
@@ -357,7 +375,7 @@ class _Drawing:
         return "failed" if result.outcome is Outcome.FAILS else "invalid"
 
     # layers
-    def ownership(self) -> str:
+    def owned(self) -> tuple[Owned, ...]:
         """Owned land: a pale tint of the owner's colour, hatched in the colour itself (the lines
         leaning one way or the other by power), so that no owner's land reads as water, however
         blue its owner."""
@@ -366,11 +384,16 @@ class _Drawing:
             if owner == NEUTRAL or pid not in self.base.cell_paths:
                 continue
             colour = self.colour(owner)
-            angle = self.base.hatch_angles.get(owner, 45.0)
-            out.append(f'<path class="owned owner-{owner}" d="{self.base.cell_paths[pid]}" '
-                       f'fill="{palette.owned_tint(colour)}"/>'
+            out.append(Owned(pid, owner, palette.owned_tint(colour), palette.hatch_colour(colour),
+                             self.base.hatch_angles.get(owner, 45.0)))
+        return tuple(out)
+
+    def ownership(self, owned: Sequence[Owned]) -> str:
+        out = []
+        for pid, owner, tint, lines, angle in owned:
+            out.append(f'<path class="owned owner-{owner}" d="{self.base.cell_paths[pid]}" fill="{tint}"/>'
                        f'<path class="hatch" d="{_hatch_path(self.variant.name, pid, angle)}" fill="none" '
-                       f'stroke="{palette.hatch_colour(colour)}" stroke-width="{_f(HATCH_WIDTH)}"/>')
+                       f'stroke="{lines}" stroke-width="{_f(HATCH_WIDTH)}"/>')
         return "".join(out)
 
     def centres(self) -> str:
@@ -745,6 +768,16 @@ def _clip(text: str, room: float, size: float) -> str:
 # -- the whole picture -------------------------------------------------------------------------
 
 
+class Owned(NamedTuple):
+    """A province a power owns, as drawn: tinted and hatched."""
+
+    province: ProvinceId
+    owner: Power
+    tint: str
+    lines: str
+    angle: float
+
+
 @dataclass(frozen=True)
 class Layers:
     """A picture's layers as SVG fragments, bottom to top, in picture units (the map is
@@ -759,10 +792,13 @@ class Layers:
     map_height: float
     ground: str
     ownership: str
+    """The owners' tints as SVG (empty when drawn for a raster, which paints ``owned``)."""
     lines: str
     marks: str
     labels: str
     legend: str
+    owned: tuple[Owned, ...] = ()
+    """The land each power owns (a province each), for a raster to tint."""
 
     def svg(self) -> str:
         return "\n".join([
@@ -820,9 +856,10 @@ def layers(
             f'data-phase="{position.phase}">\n'
             f'<title>{escape(variant.title)}: {escape(position.phase.long_name)}</title>')
     base = drawing.base
-    ownership = drawing.ownership()
+    owned = drawing.owned()
+    ownership = "" if raster else drawing.ownership(owned)  # a raster paints ``owned`` itself
     return Layers(variant.name, head, (size, px_h), geo.height, base.ground_svg, ownership, base.lines_svg, marks,
-                  base.labels_svg, legend_svg)
+                  base.labels_svg, legend_svg, owned)
 
 
 def render_svg(
@@ -854,4 +891,4 @@ def render_svg(
                   size=size).svg()
 
 
-__all__ = ["DEFAULT_SIZE", "Layers", "initials", "layers", "render_svg"]
+__all__ = ["DEFAULT_SIZE", "Layers", "Owned", "initials", "layers", "render_svg"]
