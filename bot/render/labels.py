@@ -2,9 +2,9 @@
 where there is not.
 
 A label sits beside the province's unit point, clear of the unit and the rings drawn round it
-(hold, build, convoy) and of every other unit point and label: under the unit where there is room,
-else to its right, its left or above it (:func:`place_labels`). Its width is measured with the advance widths of
-DejaVu Sans (the font the pictures name first, and the one the judge's image installs), so the
+(hold, build, convoy) and of every other unit point and label: under the unit where there is
+room, else beside it or above it (:func:`place_labels`). Its width is measured with the advance
+widths of DejaVu Sans (the font the pictures name first, and the one the judge's image installs), so the
 choice does not depend on the machine; the room is the width of the province's shape along the
 label's line, read from the drawn polygons.
 """
@@ -119,8 +119,8 @@ def _overlap(a: Box, b: Box) -> float:
 
 def _candidates(province: Province, polygons: Sequence[Polygon], at: Point, size: float, clear: float,
                 mark: float):
-    """Where the label may go, best first: the full name under, right of, left of and above the
-    unit, then the id in the same places. ``clear`` is how far from the unit point the label keeps;
+    """Where the label may go, best first: the full name under the unit, right of it, left of it,
+    below right, below left and above it, then the id in the same places. ``clear`` is how far from the unit point the label keeps;
     ``mark`` the room a supply-centre dot takes left of the label."""
     names = [(province.name, True), (short_name(str(province.id)), False)]
     clear += 0.14 * size + 0.5  # the halo
