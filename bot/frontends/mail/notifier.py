@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from email.message import MIMEPart
 from typing import Sequence
 
 import structlog
@@ -37,7 +38,7 @@ from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
 from . import board
 from .accounts import PASSWORD_KINDS, MailAccounts, address_of
 from .outbound import Mailer
-from .replies import announcement_message
+from .replies import announcement_message, picture_part
 
 log = structlog.get_logger("crusader.mail")
 
@@ -54,7 +55,7 @@ class MailNotifier:
         self.mailer = mailer
         self.judge_address = judge_address
         self.attach_maps = attach_maps
-        self._pictures: dict[str, bytes | None] = {}  # the last few drawn, by announcement key
+        self._pictures: dict[str, MIMEPart | None] = {}  # the last few attached, by announcement key
         self._boards: dict[str, str] = {}  # the last few boards written out, by announcement key
 
     async def recipients(self, announcement: Announcement) -> Sequence[str]:
@@ -82,17 +83,15 @@ class MailNotifier:
     async def deliver(self, delivery: Delivery) -> Outcome:
         a, address = delivery.announcement, delivery.recipient
         picture = await self._picture(a) if a.kind in PICTURED and a.audience != "direct" else None
-        name = f"{a.game}-{a.data.get('phase')}.png"  # the phase the picture shows
         wanted = a.data.get("orders_picture") if a.kind == "reply" else None
         if wanted:  # LIST: the player's own orders drawn on the board, in the reply to that player alone
             picture = await self._picture(a)
-            name = f"{wanted['name']}-{wanted['phase']}-{wanted['power']}-orders.png"
         try:
             body = await asyncio.to_thread(self._body, a, address)
         except NotFoundError:
             return DELIVERED  # the game was deleted: nothing left to say
         message = announcement_message(self.judge_address, address, a.subject, body, picture=picture,
-                                       picture_name=name, auto=a.data.get("auto", "auto-generated"),
+                                       auto=a.data.get("auto", "auto-generated"),
                                        message_id=self.message_id(a.key, address))
         if a.data.get("in_reply_to"):
             message["In-Reply-To"] = a.data["in_reply_to"]
@@ -161,13 +160,17 @@ class MailNotifier:
         digest = hashlib.sha256(f"{key}\n{address}".encode()).hexdigest()[:32]
         return f"<{digest}@{self.judge_address.rpartition('@')[2] or 'crusader.invalid'}>"
 
-    async def _picture(self, announcement: Announcement) -> bytes | None:
-        """The picture for ``announcement``, drawn once for all its addresses."""
+    async def _picture(self, announcement: Announcement) -> MIMEPart | None:
+        """The picture for ``announcement`` as an attachment, made once for all its addresses."""
         if not self.attach_maps:
             return None
         if announcement.key not in self._pictures:
+            wanted = announcement.data.get("orders_picture") if announcement.kind == "reply" else None
+            name = (f"{wanted['name']}-{wanted['phase']}-{wanted['power']}-orders.png" if wanted
+                    else f"{announcement.game}-{announcement.data.get('phase')}.png")  # the phase the picture shows
             try:
-                picture = await asyncio.to_thread(self._draw, announcement)
+                png = await asyncio.to_thread(self._draw, announcement)
+                picture = picture_part(png, name) if png else None
             except Exception:
                 log.exception("map picture not drawn; the mail goes without it", key=announcement.key)
                 picture = None

@@ -7,8 +7,9 @@ never reaches them (SIGNON and SET PASSWORD lines arrive already masked).
 from __future__ import annotations
 
 import re
+import secrets
 import uuid
-from email.message import EmailMessage
+from email.message import EmailMessage, MIMEPart
 from email.utils import format_datetime, make_msgid
 
 from adjudicator.variant import get_variant
@@ -146,13 +147,27 @@ def answers(talk: Conversation) -> list[Announcement]:
     return out
 
 
+def picture_part(picture: bytes, name: str = "map.png") -> MIMEPart:
+    """A map picture as an attachment, encoded once: every address of an announcement is sent the
+    same part (a season's picture is 100-200 kB; encoding it again for each of seven players was
+    most of the cost of a results mail)."""
+    part = MIMEPart()
+    part.set_content(picture, maintype="image", subtype="png", disposition="attachment", filename=name)
+    return part
+
+
 def announcement_message(judge_address: str, to: str, subject: str, body: str, *,
-                         picture: bytes | None = None, picture_name: str = "map.png", auto: str = "auto-generated",
-                         message_id: str | None = None) -> EmailMessage:
+                         picture: bytes | MIMEPart | None = None, picture_name: str = "map.png",
+                         auto: str = "auto-generated", message_id: str | None = None) -> EmailMessage:
+    """``picture``: the PNG, or its :func:`picture_part` (``picture_name`` is then the part's)."""
     msg = _message(judge_address, to, subject_line(subject), body.rstrip("\n") + "\n\n" + SIGNATURE, auto=auto,
                    message_id=message_id)
     if picture is not None:
-        msg.add_attachment(picture, maintype="image", subtype="png", filename=picture_name)
+        msg.make_mixed()
+        msg.attach(picture if isinstance(picture, MIMEPart) else picture_part(picture, picture_name))
+        # a boundary of 128 random bits, chosen after the text: no part can hold it, so the mail is
+        # written without searching every part for it
+        msg.set_boundary(f"=_{secrets.token_hex(16)}")
     return msg
 
 
