@@ -15,6 +15,7 @@ import gc
 import importlib
 import importlib.util
 import signal
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Callable, Protocol
@@ -36,6 +37,7 @@ __all__ = ["App", "FrontEnd", "SetupError", "build_app", "register_front_end", "
 log = structlog.get_logger("crusader.serve")
 
 FRONT_END_MODULES = ("bot.frontends.mail", "bot.frontends.site", "bot.frontends.discord")
+TIMER_THREADS_SQLITE, TIMER_THREADS = 1, 2  # timer runs at once (adjudications), on SQLite and on PostgreSQL
 _extra_factories: list[Callable[["App"], "FrontEnd | None"]] = []
 
 
@@ -121,15 +123,21 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     configure(settings.log_level, settings.log_format)
     app = build_app(settings)
 
+    # Timers run on threads of their own (one on SQLite, whose writes take turns anyway): when a
+    # thousand deadlines fall in the same minute, their runs queue here, not in the pool the
+    # outbox reads and records its deliveries with, and each game's results go out while the
+    # next games are adjudicated rather than after the last of them.
+    runs = ThreadPoolExecutor(TIMER_THREADS_SQLITE if app.db.is_sqlite else TIMER_THREADS, thread_name_prefix="timers")
+
     async def on_timer(timer_id: int) -> None:
         for attempt in range(5):  # "busy": a player's submission holds the game row for a moment
-            if await asyncio.to_thread(app.service.fire_timer, timer_id) != "busy":
+            if await loop.run_in_executor(runs, app.service.fire_timer, timer_id) != "busy":
                 break
             await asyncio.sleep(0.2 * (attempt + 1))
-        await app.dispatcher.flush()
+        app.dispatcher.kick()  # one delivery run for every timer that ends while it goes
 
     async def sweep() -> None:
-        await asyncio.to_thread(app.service.fire_due)
+        await loop.run_in_executor(runs, app.service.fire_due)
         await app.dispatcher.flush()
 
     scheduler = TimerScheduler(app.db, on_timer, sweep=sweep, poll_interval=settings.poll_interval)
@@ -159,6 +167,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)
         await scheduler.stop()
+        runs.shutdown(wait=False)
         await _stop_front_ends(app)
         await app.dispatcher.close()
         await asyncio.sleep(0)
