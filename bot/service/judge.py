@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 
 import sqlalchemy as sa
@@ -52,6 +53,27 @@ class _Timings(threading.local):
 _timings = _Timings()
 
 
+@dataclass(frozen=True)
+class _Drawn:
+    """A season's picture drawn before its game was locked, and what it was drawn from."""
+
+    game_id: int
+    version: int
+    position: dict
+    orders: list
+    picture: bytes | None
+
+    def fits(self, game: GameRow, orders) -> bool:
+        """Whether the picture shows the season of ``game`` adjudicated with ``orders``."""
+        return ((self.game_id, self.version) == (game.id, game.version) and self.position == game.position
+                and self.orders == _standing(orders))
+
+
+def _standing(orders) -> list:
+    """What of the standing orders the adjudication reads, to compare."""
+    return [(o.power, o.seq, o.text, o.order) for o in orders]
+
+
 class Judge:
     """The judge's clock: timers fire, deadlines pass, phases are adjudicated exactly once."""
 
@@ -71,6 +93,7 @@ class Judge:
         """Run one timer (a deadline, grace end or reminder) in one transaction; say what happened."""
         now = self.ctx.now()
         _timings.start()
+        drawn = self._draw_ahead(timer_id=timer_id, now=now)
         with self.ctx.db.session() as session:
             timer = session.get(TimerRow, timer_id)
             if timer is None or timer.fired_at is not None:
@@ -80,7 +103,7 @@ class Judge:
             if timer.kind == "reminder":
                 return self._remind(session, timer)
             game_id, version, trigger = timer.game_id, timer.version, timer.kind
-            outcome, timers = self._run(session, game_id, version, trigger, timer_id, now)
+            outcome, timers = self._run(session, game_id, version, trigger, timer_id, now, drawn)
         return self._after(outcome, timers, game_id, version, trigger)
 
     def _claim_timer(self, session, timer_id: int) -> bool:
@@ -118,8 +141,9 @@ class Judge:
         """Adjudicate ``game_id`` if it still stands at ``version``; ``adjudicated``, ``grace``, ``busy`` or ``stale``."""
         now = self.ctx.now()
         _timings.start()
+        drawn = self._draw_ahead(game_id=game_id, version=version, trigger=trigger, now=now)
         with self.ctx.db.session() as session:
-            outcome, timers = self._run(session, game_id, version, trigger, timer_id, now)
+            outcome, timers = self._run(session, game_id, version, trigger, timer_id, now, drawn)
         return self._after(outcome, timers, game_id, version, trigger)
 
     def _after(self, outcome: str, timers: list[TimerRow], game_id: int, version: int, trigger: str) -> str:
@@ -131,7 +155,7 @@ class Judge:
         return outcome
 
     def _run(self, session, game_id: int, version: int, trigger: str, timer_id: int | None,
-             now) -> tuple[str, list[TimerRow]]:
+             now, drawn: _Drawn | None = None) -> tuple[str, list[TimerRow]]:
         game = database.lock_game(session, game_id)
         if game is None:
             return "busy", []
@@ -149,7 +173,7 @@ class Judge:
             self.ctx.finish(session, game, {"calendar": True, "reason": texts.CALENDAR_ENDS}, now=now,
                          key=f"{game.id}:{game.version}:ended")
             return "ended", []
-        timers = self._adjudicate_locked(session, game, now, trigger)
+        timers = self._adjudicate_locked(session, game, now, trigger, drawn)
         session.flush()
         crash_point("after_results")
         return "adjudicated", timers
@@ -165,6 +189,39 @@ class Judge:
         session.flush()
         return [timer]
 
+    def _draw_ahead(self, *, now, timer_id: int | None = None, game_id: int | None = None, version: int | None = None,
+                    trigger: str = "deadline") -> _Drawn | None:
+        """The picture of the season a run is about to adjudicate, drawn before the game is locked:
+        on SQLite the lock holds back every other writer (the outbox recording its deliveries among
+        them) and the picture is most of a run. Read in a short transaction of its own; the run uses
+        it when the game and its orders are still what it was drawn from (:meth:`_Drawn.fits`), and
+        draws again otherwise. ``None`` when there is nothing to draw (no pictures, a reminder, a
+        grace period about to begin, a game moved on)."""
+        if not self.ctx.pictures:
+            return None
+        with self.ctx.db.session() as session:
+            if timer_id is not None:
+                timer = session.get(TimerRow, timer_id)
+                if timer is None or timer.fired_at is not None or timer.due_at > now or timer.kind == "reminder":
+                    return None
+                game_id, version, trigger = timer.game_id, timer.version, timer.kind
+            game = session.get(GameRow, game_id)
+            if game is None or game.version != version or game.status != "active":
+                return None
+            if limits.calendar_ends(Phase.parse(game.phase)):
+                return None
+            if trigger == "deadline" and self.ctx.policy(game).grace > timedelta(0) and self._missing(session, game)[0]:
+                return None
+            orders = database.orders_of(session, game.id, game.version)
+        began = time.perf_counter()
+        variant, position = position_from_dict(game.position)
+        adjudication = adjudicate(variant, position, [order_from_json(o.order) for o in orders])
+        adjudicated = time.perf_counter()
+        _timings.adjudicate += adjudicated - began
+        picture = self._picture(game, variant, position, adjudication)
+        _timings.picture += time.perf_counter() - adjudicated
+        return _Drawn(game.id, game.version, game.position, _standing(orders), picture)
+
     def _picture(self, game: GameRow, variant, before, adjudication) -> bytes | None:
         """The season's picture (:func:`bot.render.season.season_picture`), drawn once, here, and
         stored with the season for every front end; ``None`` and a warning when it cannot be
@@ -179,7 +236,8 @@ class Judge:
             log.warning("season picture not drawn", game=game.id, phase=game.phase, exc_info=True)
             return None
 
-    def _adjudicate_locked(self, session, game: GameRow, now, trigger: str) -> list[TimerRow]:
+    def _adjudicate_locked(self, session, game: GameRow, now, trigger: str,
+                           drawn: _Drawn | None = None) -> list[TimerRow]:
         """Adjudicate the game's phase, then at once every following phase in which no power has
         anything to decide; arm the deadline of the phase that waits for orders, announce each."""
         orders = database.orders_of(session, game.id, game.version)
@@ -188,7 +246,7 @@ class Judge:
         snapshot = self._snapshot(players)      # the players as they were before this phase
         nmr, disorder = self._count_nmr(session, game, players, to_decide(variant, position),
                                         {o.power for o in orders})
-        runs = [self._archive(session, game, variant, position, orders, snapshot, nmr, now, trigger)]
+        runs = [self._archive(session, game, variant, position, orders, snapshot, nmr, now, trigger, drawn)]
         won = winners(variant, runs[-1].after)
         while not won and not to_decide(variant, runs[-1].after) and not limits.calendar_ends(runs[-1].after.phase):
             runs.append(self._archive(session, game, variant, runs[-1].after, [], self._snapshot(players), [], now,
@@ -253,17 +311,21 @@ class Judge:
                  "draw_vote": p.draw_vote} for p in players]
 
     def _archive(self, session, game: GameRow, variant, position: Position, orders, snapshot: list[dict],
-                 nmr: list[str], now, trigger: str) -> Season:
+                 nmr: list[str], now, trigger: str, drawn: _Drawn | None = None) -> Season:
         """Adjudicate the game's phase (``position``) with the standing ``orders``, keep the season,
-        move the game on a version to the next position."""
+        move the game on a version to the next position. The picture is the one drawn ahead when
+        it was drawn from this very position and these very orders."""
         given = tuple(GivenOrder(o.power, o.text, order_from_json(o.order), o.key, o.seq, o.submitted_at)
                       for o in orders)
         began = time.perf_counter()
         adjudication = adjudicate(variant, position, [o.order for o in given])
-        drawn = time.perf_counter()
-        _timings.adjudicate += drawn - began
-        picture = self._picture(game, variant, position, adjudication) if self.ctx.pictures else None
-        _timings.picture += time.perf_counter() - drawn
+        adjudicated = time.perf_counter()
+        _timings.adjudicate += adjudicated - began
+        if drawn is not None and drawn.fits(game, orders):
+            picture = drawn.picture
+        else:
+            picture = self._picture(game, variant, position, adjudication) if self.ctx.pictures else None
+            _timings.picture += time.perf_counter() - adjudicated
         season = Season(game=game.name, version=game.version, variant=variant, position=position, orders=given,
                         adjudication=adjudication, nmr=tuple(nmr), players=tuple(snapshot),
                         seed=position.prestige.seed if position.prestige is not None else game.seed,
