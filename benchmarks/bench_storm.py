@@ -93,6 +93,9 @@ class Remote:
             raise RuntimeError(f"{name} failed in the helper process: {value}")
         return value
 
+    def cpu_seconds(self) -> float:
+        return cpu_seconds(self.process.pid)
+
     def stop(self) -> None:
         with contextlib.suppress(Exception):
             self.conn.send(("stop", ()))
@@ -100,6 +103,12 @@ class Remote:
         if self.process.is_alive():
             self.process.kill()
             self.process.join(5)
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user and system) a process has used so far, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _serve_calls(conn, loop: asyncio.AbstractEventLoop, handlers: dict, done: asyncio.Event) -> None:
@@ -366,8 +375,7 @@ class Server:
         return any(text in str(line.get("event", "")) for line in self.lines())
 
     def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(self.process.pid)
 
     def memory_kib(self) -> dict[str, int]:
         status = Path(f"/proc/{self.process.pid}/status").read_text()
@@ -427,6 +435,15 @@ def start_servers(count: int, url: str, data_dir: Path, fake: dict, relay_port: 
     return servers
 
 
+def sampler(server: Server, directory: Path) -> subprocess.Popen:
+    """py-spy (``pip install py-spy``) sampling ``server`` until stopped: its stacks, collapsed, in
+    ``directory/<node>.txt`` (every thread, idle ones left out)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid), "--format", "raw", "--rate", "50",
+                             "--output", str(directory / f"{server.node}.txt")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def armed_timer_bytes(count: int = 5000) -> float:
     """What one armed timer costs in the scheduler (APScheduler's date job), measured here."""
     from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -454,10 +471,14 @@ def armed_timer_bytes(count: int = 5000) -> float:
 # -- the storm -------------------------------------------------------------------------------------------
 
 
-def timings(servers: list[Server]) -> dict[str, Any]:
+def timings(servers: list[Server], start: float) -> dict[str, Any]:
     runs = [line for s in servers for line in s.lines()
             if line.get("event") == "phase run" and line.get("outcome") == "adjudicated"]
     out: dict[str, Any] = {"phase_runs": len(runs), "by_server": dict(Counter(line.get("node") for line in runs))}
+    ended = sorted(datetime.fromisoformat(line["timestamp"].replace("Z", "+00:00")).timestamp() - start
+                   for line in runs if "timestamp" in line)
+    if ended:  # when the first and the last game of the storm were adjudicated (the end of the run)
+        out["first_adjudicated_s"], out["last_adjudicated_s"] = round(ended[0], 2), round(ended[-1], 2)
     for key in ("run_ms", "cpu_ms", "adjudicate_ms", "picture_ms"):
         values = [float(line[key]) for line in runs if key in line]
         if values:
@@ -489,7 +510,7 @@ def outbox_left(url: str) -> int:
 
 
 def storm(url: str, games: int, servers_count: int, site: bool, lead: float, baseline: bool, tmp: Path,
-          timeout: float) -> dict[str, Any]:
+          timeout: float, profile: Path | None = None) -> dict[str, Any]:
     logs = tmp / "logs"
     logs.mkdir()
     result: dict[str, Any] = {"games": games, "servers": servers_count,
@@ -498,6 +519,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
     fake = Remote(fake_discord_main)
     relay = Remote(relay_main)
     running: list[Server] = []
+    profilers: list[subprocess.Popen] = []
     try:
         if baseline:  # a server on the empty database and Discord: what a game costs once armed is measured against it
             base = start_servers(1, url, tmp / "baseline", fake.info, relay.info["port"], site, logs, "baseline")
@@ -528,9 +550,11 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
             raise RuntimeError(f"the servers were ready {ready_at - at.timestamp():.1f} s after the deadline; "
                                f"give a longer --lead")
         result["rss_ready_kib"] = {s.node: s.memory_kib()["VmRSS"] for s in running}
+        profilers += [sampler(s, profile) for s in running] if profile else []
         start = at.timestamp()
         wait_for(lambda: time.time() >= start, lead + 5, "the deadline", every=0.05)
         cpu0 = {s.node: s.cpu_seconds() for s in running}
+        helpers_cpu0 = {"discord": fake.cpu_seconds(), "relay": relay.cpu_seconds()}
         mails_wanted = games * len(orders)
 
         def results_done():
@@ -550,17 +574,27 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
         result["outbox_delivered_s"] = round(time.time() - start, 1)  # to the second: polled
         result["cpu_s"] = {s.node: round(s.cpu_seconds() - cpu0[s.node], 1) for s in running}
         result["cpu_to_results_s"] = {k: round(v, 1) for k, v in cpu_results.items()}
+        result["helpers_cpu_s"] = {"discord": round(fake.cpu_seconds() - helpers_cpu0["discord"], 1),
+                                   "relay": round(relay.cpu_seconds() - helpers_cpu0["relay"], 1)}
         result["memory_kib"] = {s.node: s.memory_kib() for s in running}
         result["load_at_end"] = os.getloadavg()
         record = fake.call("record", start)
         mail = relay.call("record")
         result["discord"] = summarise_discord(record, games)
+        result["first_result_posted_s"] = round(min(when for place, _, when, _ in record["posts"] if place == "results")
+                                                - start, 2)
         result["mail"] = {k: v for k, v in mail.items() if k != "times"} | {"wanted": mails_wanted}
         result["mail"]["most_in_a_second"] = _most_in_window(sorted(mail["times"]), 1.0)
-        result["engine"] = timings(running)
+        result["engine"] = timings(running, start)
+        for p in profilers:  # each writes its stacks when told to stop
+            p.send_signal(signal.SIGINT)
+            p.wait(60)
         result["logs"] = log_problems(running)
         _ = done
     finally:
+        for p in profilers:
+            if p.poll() is None:
+                p.kill()
         for server in running:
             server.stop()
         fake.stop()
@@ -598,7 +632,9 @@ def report(r: dict[str, Any]) -> str:
         f"{r['games']} games, {r['servers']} server(s) on {r['database']}, site {'on' if r['site'] else 'off'}; "
         f"load {r['load_at_start'][0]:.1f} at the start, {r['load_at_end'][0]:.1f} at the end",
         f"  posted and mailed: {r['posted_and_mailed_s']} s (results posted {r['results_posted_s']} s, mailed "
-        f"{r['mailed_s']} s); archive threads {r['archive_posted_s']} s; whole outbox {r['outbox_delivered_s']} s",
+        f"{r['mailed_s']} s); archive threads {r['archive_posted_s']} s; whole outbox {r['outbox_delivered_s']} s; "
+        f"games adjudicated from {e.get('first_adjudicated_s')} s to {e.get('last_adjudicated_s')} s, the first "
+        f"result posted at {r['first_result_posted_s']} s",
         f"  floor (global limit, {GLOBAL_PER_SECOND}/s): {r['floor_one_message_s']} s for one message a season, "
         f"{r['floor_requests_s']} s for the {d['requests_needed']} posts the judge makes (1.5x: "
         f"{1.5 * r['floor_requests_s']:.0f} s)",
@@ -615,7 +651,7 @@ def report(r: dict[str, Any]) -> str:
             f"({e['run_ms']['p50']} p50; CPU {e['cpu_ms']['mean']} ms): adjudication {e['adjudicate_ms']['mean']} ms, "
             f"picture {e['picture_ms']['mean']} ms, storage {e['storage_ms']['mean']} ms")
     lines.append(f"  servers' CPU: {r['cpu_s']} s in all ({r['cpu_to_results_s']} s until the last result); "
-                 f"memory {r['memory_kib']} KiB")
+                 f"memory {r['memory_kib']} KiB; the test Discord's and the relay's CPU {r['helpers_cpu_s']} s")
     if "memory_per_game_kib" in r:
         lines.append(f"  memory: {r['baseline_rss_kib']} KiB with no game, {r['rss_ready_kib']} KiB with "
                      f"{r['games']} games armed: {r['memory_per_game_kib']} KiB a game")
@@ -637,6 +673,8 @@ def main(argv=None) -> int:
     parser.add_argument("--no-memory-baseline", dest="baseline", action="store_false")
     parser.add_argument("--json", type=Path, help="also write the result as JSON here")
     parser.add_argument("--keep", type=Path, help="keep the servers' logs in this directory")
+    parser.add_argument("--profile", type=Path, help="sample each server with py-spy from the start of the storm to "
+                                                      "the last delivery; the stacks in this directory")
     args = parser.parse_args(argv)
     servers = args.servers or (2 if args.database else 1)
     with tempfile.TemporaryDirectory(prefix="crusader-storm-") as tmp:
@@ -644,10 +682,11 @@ def main(argv=None) -> int:
         try:
             if args.database:
                 with scratch_database(args.database) as url:
-                    result = storm(url, args.games, servers, args.site, args.lead, args.baseline, tmp, args.timeout)
+                    result = storm(url, args.games, servers, args.site, args.lead, args.baseline, tmp, args.timeout,
+                                   args.profile)
             else:
                 result = storm(f"sqlite:///{tmp / 'storm.db'}", args.games, servers, args.site, args.lead,
-                               args.baseline, tmp, args.timeout)
+                               args.baseline, tmp, args.timeout, args.profile)
         finally:
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)
