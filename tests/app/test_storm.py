@@ -4,7 +4,8 @@ on one PostgreSQL), the test Discord enforcing Discord's limits in a process of 
 capturing SMTP relay. Checked from the test Discord's and the relay's own records: every result
 posted once in its channel and once in its archive thread, every player mailed once, no 429
 beyond the first of a bucket, never more than 50 requests in a second; the whole outbox
-delivered, every phase run timed in the servers' logs, nothing logged as an error."""
+delivered, every phase run timed in the servers' logs, the first result posted before the last
+game is adjudicated, nothing logged as an error."""
 
 from __future__ import annotations
 
@@ -36,5 +37,7 @@ def test_a_small_storm_is_posted_and_mailed_once_under_discord_s_limits(database
     engine = result["engine"]
     assert engine["phase_runs"] == GAMES and set(engine["by_server"]) <= {f"s{i + 1}" for i in range(servers)}
     assert engine["picture_ms"]["mean"] > 0 and engine["adjudicate_ms"]["mean"] > 0
+    # the results go out while the storm is adjudicated, not after its last game
+    assert result["first_result_posted_s"] < engine["last_adjudicated_s"]
     assert result["logs"]["errors"] == 0, result["logs"]["first_errors"]
     assert result["posted_and_mailed_s"] > 0
