@@ -191,13 +191,15 @@ class Judge:
 
     def _draw_ahead(self, *, now, timer_id: int | None = None, game_id: int | None = None, version: int | None = None,
                     trigger: str = "deadline") -> _Drawn | None:
-        """The picture of the season a run is about to adjudicate, drawn before the game is locked:
-        on SQLite the lock holds back every other writer (the outbox recording its deliveries among
-        them) and the picture is most of a run. Read in a short transaction of its own; the run uses
-        it when the game and its orders are still what it was drawn from (:meth:`_Drawn.fits`), and
-        draws again otherwise. ``None`` when there is nothing to draw (no pictures, a reminder, a
-        grace period about to begin, a game moved on)."""
-        if not self.ctx.pictures:
+        """The picture of the season a run is about to adjudicate, drawn before the game is locked,
+        on SQLite: there the lock holds back every other writer (the outbox recording its
+        deliveries among them) and the picture is most of a run. Read in a short transaction of its
+        own; the run uses it when the game and its orders are still what it was drawn from
+        (:meth:`_Drawn.fits`), and draws again otherwise. ``None`` when there is nothing to draw (no
+        pictures, a reminder, a grace period about to begin, a game moved on) and on PostgreSQL,
+        whose lock holds back only that game's row, and where every server sharing the database
+        would draw the picture of every game whose deadline passes."""
+        if not self.ctx.pictures or not self.ctx.db.is_sqlite:
             return None
         with self.ctx.db.session() as session:
             if timer_id is not None:
