@@ -312,3 +312,30 @@ def test_crusader_serve_starts_the_site_unless_its_port_is_zero(tmp_path):
     app.db.dispose()
     assert [game_slug(n) for n in ("acre", "Siege of Acre!", "../x", "index.html")] == \
         ["acre", "siege-of-acre", "x", "index-html"]  # the game's key: never a path, never the index
+
+
+def test_the_notifier_writes_the_site_index_once_for_results_that_come_together(acre, tmp_path, monkeypatch):
+    """Deadlines at the same hour: each game's pages are written, the index of every game once."""
+    from bot.store.outbox import Announcement, Delivery
+
+    db, _ = acre.played(tmp_path / "judge.db")
+    root = tmp_path / "site"
+    writer = SiteWriter(root)
+    notifier = SiteNotifier(db, writer)
+    indexes = []
+    real = writer.write_index
+    monkeypatch.setattr(writer, "write_index", lambda: (indexes.append(1), real())[1])
+    game_id = db.engine.connect().exec_driver_sql("SELECT id FROM game").scalar_one()
+    deliveries = [Delivery(Announcement(key=f"{game_id}:{v}:results", kind="results", audience="public", subject="",
+                                        body="", game_id=game_id, game=acre.name), "site") for v in range(5)]
+
+    async def together():
+        return await asyncio.gather(*(notifier.deliver(d) for d in deliveries))
+
+    asyncio.run(together())
+    assert len(indexes) == 1
+    assert f'href="{acre.name}/' in (root / "index.html").read_text()
+    assert (root / acre.name / "S1101M.html").is_file()
+    asyncio.run(notifier.deliver(deliveries[0]))  # alone: the index is written with it
+    assert len(indexes) == 2
+    db.dispose()

@@ -38,27 +38,35 @@ class SiteNotifier:
         self.db = db
         self.writer = writer
         self._lock = asyncio.Lock()
+        self._waiting = 0  # deliveries waiting for the lock
 
     async def recipients(self, announcement: Announcement) -> tuple[str, ...]:
         return (self.name,) if announcement.kind in UPDATING_KINDS and announcement.game_id is not None else ()
 
     async def deliver(self, delivery: Delivery) -> Outcome:
         announcement = delivery.announcement
+        self._waiting += 1
         async with self._lock:
+            self._waiting -= 1
+            # the site's index lists every game: when many games' results come together (deadlines
+            # at the same hour), the last update of the run writes it, not each one
+            index = self._waiting == 0
             try:
-                await asyncio.to_thread(self.update, announcement.game_id)
+                await asyncio.to_thread(self.update, announcement.game_id, index=index)
             except Exception:
                 # never hold back the results for the other front ends: a page missing now is
                 # written with the game's next announcement, or when the server starts
                 log.exception("archive pages not written", game=announcement.game, key=announcement.key)
         return DELIVERED
 
-    def update(self, game_id: int) -> None:
+    def update(self, game_id: int, *, index: bool = True) -> None:
         try:
             archive = game_archive(self.db, game_id)
         except ValueError:
+            if index:
+                self.writer.write_index()
             return  # deleted since
-        self.writer.write_game(archive)
+        self.writer.write_game(archive, index=index)
 
     def update_all(self) -> int:
         """Bring every game's pages up to date (at start-up), after removing what writes
@@ -67,7 +75,7 @@ class SiteNotifier:
         with self.db.session() as session:
             ids = [g.id for g in database.all_games(session)]
         for game_id in ids:
-            self.update(game_id)
+            self.update(game_id, index=False)
         self.writer.write_index()
         return len(ids)
 

@@ -169,15 +169,17 @@ class SiteWriter:
 
     # -- writing ----------------------------------------------------------------------------
 
-    def write_game(self, archive: GameArchive, *, rewrite: bool = False) -> GameRecord:
+    def write_game(self, archive: GameArchive, *, rewrite: bool = False, index: bool = True) -> GameRecord:
         """Bring a game's pages up to date from its archive (:func:`bot.archive.games.game_archive`).
 
         Season pages not yet written are written (all of them with ``rewrite``); pages of
-        seasons rolled back since are removed; the game's index and the site index are rewritten.
+        seasons rolled back since are removed; the game's index and (unless ``index`` is false: the
+        caller writes it once after several games) the site index are rewritten.
         """
         record = game_record(archive)
         self._write_game_into(self.root / game_slug(record.name), record, rewrite=rewrite)
-        self.write_index()
+        if index:
+            self.write_index()
         return record
 
     def build_game(self, archive: GameArchive) -> GameRecord:
