@@ -315,27 +315,54 @@ def test_crusader_serve_starts_the_site_unless_its_port_is_zero(tmp_path):
 
 
 def test_the_notifier_writes_the_site_index_once_for_results_that_come_together(acre, tmp_path, monkeypatch):
-    """Deadlines at the same hour: each game's pages are written, the index of every game once."""
+    """Deadlines at the same hour: each game's pages are written at once, the index of every game
+    with the first and once more after the last, not once per game."""
     from bot.store.outbox import Announcement, Delivery
 
     db, _ = acre.played(tmp_path / "judge.db")
     root = tmp_path / "site"
     writer = SiteWriter(root)
-    notifier = SiteNotifier(db, writer)
+    notifier = SiteNotifier(db, writer, index_every=60)
     indexes = []
     real = writer.write_index
     monkeypatch.setattr(writer, "write_index", lambda: (indexes.append(1), real())[1])
-    game_id = db.engine.connect().exec_driver_sql("SELECT id FROM game").scalar_one()
+    with db.engine.connect() as c:
+        game_id = c.exec_driver_sql("SELECT id FROM game").scalar_one()
     deliveries = [Delivery(Announcement(key=f"{game_id}:{v}:results", kind="results", audience="public", subject="",
                                         body="", game_id=game_id, game=acre.name), "site") for v in range(5)]
 
-    async def together():
-        return await asyncio.gather(*(notifier.deliver(d) for d in deliveries))
+    async def storm():
+        for d in deliveries:  # one after the other, as the outbox makes them
+            await notifier.deliver(d)
+        assert len(indexes) == 1 and (root / acre.name / "S1101M.html").is_file()
+        await notifier.settle()  # what the index waits for (a stop, or the time between two writes)
+        assert len(indexes) == 2
+        await notifier.settle()
+        assert len(indexes) == 2  # nothing written since
 
-    asyncio.run(together())
-    assert len(indexes) == 1
+    asyncio.run(storm())
     assert f'href="{acre.name}/' in (root / "index.html").read_text()
-    assert (root / acre.name / "S1101M.html").is_file()
-    asyncio.run(notifier.deliver(deliveries[0]))  # alone: the index is written with it
-    assert len(indexes) == 2
+    db.dispose()
+
+
+def test_the_site_index_follows_the_last_game_by_itself(acre, tmp_path):
+    from bot.store.outbox import Announcement, Delivery
+
+    db, _ = acre.played(tmp_path / "judge.db")
+    root = tmp_path / "site"
+    notifier = SiteNotifier(db, SiteWriter(root), index_every=0.2)
+    with db.engine.connect() as c:
+        game_id = c.exec_driver_sql("SELECT id FROM game").scalar_one()
+    first = Delivery(Announcement(key="a", kind="results", audience="public", subject="", body="", game_id=game_id,
+                                  game=acre.name), "site")
+
+    async def two():
+        await notifier.deliver(first)
+        (root / "index.html").unlink()
+        await notifier.deliver(first)
+        assert not (root / "index.html").exists()
+        await asyncio.sleep(0.6)
+        assert (root / "index.html").is_file()
+
+    asyncio.run(two())
     db.dispose()

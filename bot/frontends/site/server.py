@@ -23,6 +23,7 @@ from .writer import SiteWriter
 log = structlog.get_logger("crusader.site")
 
 UPDATING_KINDS = frozenset({"started", "results", "rolled_back", "ended"})
+INDEX_EVERY = 2.0  # seconds between two writes of the site's index while games' pages are written
 
 
 class SiteNotifier:
@@ -34,30 +35,54 @@ class SiteNotifier:
 
     name = "site"
 
-    def __init__(self, db: Database, writer: SiteWriter) -> None:
+    def __init__(self, db: Database, writer: SiteWriter, *, index_every: float = INDEX_EVERY) -> None:
         self.db = db
         self.writer = writer
+        self.index_every = index_every
         self._lock = asyncio.Lock()
-        self._waiting = 0  # deliveries waiting for the lock
+        self._indexed = float("-inf")  # when the site's index was last written (the loop's clock)
+        self._index_later: asyncio.Task | None = None
 
     async def recipients(self, announcement: Announcement) -> tuple[str, ...]:
         return (self.name,) if announcement.kind in UPDATING_KINDS and announcement.game_id is not None else ()
 
     async def deliver(self, delivery: Delivery) -> Outcome:
         announcement = delivery.announcement
-        self._waiting += 1
         async with self._lock:
-            self._waiting -= 1
-            # the site's index lists every game: when many games' results come together (deadlines
-            # at the same hour), the last update of the run writes it, not each one
-            index = self._waiting == 0
+            # the site's index lists every game and reads every game's summary: written at most
+            # every ``index_every`` seconds, the last time after the last game's pages, so that
+            # the results of many games that come together (deadlines at the same hour) do not
+            # each write it
+            index = asyncio.get_running_loop().time() >= self._indexed + self.index_every
             try:
                 await asyncio.to_thread(self.update, announcement.game_id, index=index)
             except Exception:
                 # never hold back the results for the other front ends: a page missing now is
                 # written with the game's next announcement, or when the server starts
                 log.exception("archive pages not written", game=announcement.game, key=announcement.key)
+            if index:
+                self._indexed = asyncio.get_running_loop().time()
+            elif self._index_later is None or self._index_later.done():
+                self._index_later = asyncio.get_running_loop().create_task(self._write_index_later())
         return DELIVERED
+
+    async def _write_index_later(self) -> None:
+        await asyncio.sleep(max(self._indexed + self.index_every - asyncio.get_running_loop().time(), 0))
+        await self.settle()
+
+    async def settle(self) -> None:
+        """Write the site's index now if a game's pages were written since it was."""
+        async with self._lock:
+            task, self._index_later = self._index_later, None
+            if task is None:
+                return
+            if task is not asyncio.current_task():
+                task.cancel()
+            try:
+                await asyncio.to_thread(self.writer.write_index)
+            except Exception:
+                log.exception("archive index not written")
+            self._indexed = asyncio.get_running_loop().time()
 
     def update(self, game_id: int, *, index: bool = True) -> None:
         try:
@@ -146,6 +171,7 @@ class ArchiveSite:
         log.info("archive site", url=f"http://{self.host}:{self.port}/", directory=str(self.root), games=games)
 
     async def stop(self) -> None:
+        await self.notifier.settle()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
