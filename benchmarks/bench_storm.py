@@ -39,7 +39,6 @@ import multiprocessing
 import os
 import random
 import re
-import secrets
 import signal
 import socket
 import statistics
@@ -61,11 +60,13 @@ sys.path.insert(0, str(ROOT))
 
 from adjudicator.opening import starting_position  # noqa: E402
 from adjudicator.variant import get_variant  # noqa: E402
+from benchmarks.bench_deadlines import scratch_database  # noqa: E402
 from bot.archive.games import export_game, import_game  # noqa: E402
 from bot.service import DeadlinePolicy, GameService  # noqa: E402
 from bot.store.database import Database  # noqa: E402
 from bot.store.mail import MailIdentityRow  # noqa: E402
 from bot.store.rows import GameRow, TimerRow, utcnow  # noqa: E402
+from tests.fakediscord.server import most_in_a_second  # noqa: E402
 
 VARIANT = "crusader"
 GLOBAL_PER_SECOND = 50  # Discord's global limit, as the test Discord enforces it
@@ -187,7 +188,7 @@ def fake_discord_main(conn) -> None:
                 "posts": posts(), "messages_per_channel": dict(per_channel),
                 "refs": {place: dict(c) for place, c in refs_by_place.items()},
                 "limited": dict(fake.limited), "routes": dict(Counter(r.route for r in storm)),
-                "counted_requests": len(counted), "most_in_a_second": _most_in_window(counted, 1.0),
+                "counted_requests": len(counted), "most_in_a_second": most_in_a_second(counted),
                 "problems": fake.problems(), "identifies": fake.identifies,
             }
 
@@ -241,13 +242,6 @@ def relay_main(conn) -> None:
     asyncio.run(main())
 
 
-def _most_in_window(times: list[float], window: float) -> int:
-    best, start = 0, 0
-    for end, t in enumerate(times):
-        while t - times[start] >= window:
-            start += 1
-        best = max(best, end - start + 1)
-    return best
 
 
 # -- the games -------------------------------------------------------------------------------------------
@@ -331,19 +325,6 @@ def _drop(db: Database, name: str) -> None:
         database.delete_game(session, game.id)
 
 
-@contextlib.contextmanager
-def scratch_database(server_url: str):
-    """A throw-away database on the server of ``server_url`` (never the one named there)."""
-    name = f"crusader_storm_{secrets.token_hex(4)}"
-    admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as c:
-        c.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield sa.engine.make_url(server_url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as c:
-            c.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 # -- the servers -----------------------------------------------------------------------------------------
@@ -584,7 +565,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
         result["first_result_posted_s"] = round(min(when for place, _, when, _ in record["posts"] if place == "results")
                                                 - start, 2)
         result["mail"] = {k: v for k, v in mail.items() if k != "times"} | {"wanted": mails_wanted}
-        result["mail"]["most_in_a_second"] = _most_in_window(sorted(mail["times"]), 1.0)
+        result["mail"]["most_in_a_second"] = most_in_a_second(mail["times"])
         result["engine"] = timings(running, start)
         for p in profilers:  # each writes its stacks when told to stop
             p.send_signal(signal.SIGINT)

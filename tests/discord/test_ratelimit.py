@@ -18,21 +18,12 @@ from bot.frontends.discord.config import DiscordSettings
 from bot.frontends.discord.ratelimit import BURST, INTERVAL, LocalPace, SharedPace, counted, pace_for
 from bot.service import GameService
 from bot.store.database import Database
-from tests.fakediscord import FakeDiscord
+from tests.fakediscord import FakeDiscord, most_in_a_second
 from tests.fakediscord.server import Limit
 
 MESSAGES = "POST /channels/{channel_id}/messages"
 
 
-def most_in_a_second(times: list[float], window: float = 1.0) -> int:
-    """The most of ``times`` that fall in any ``window`` seconds (as Discord counts its global limit)."""
-    times = sorted(times)
-    best, start = 0, 0
-    for end, t in enumerate(times):
-        while t - times[start] >= window:
-            start += 1
-        best = max(best, end - start + 1)
-    return best
 
 
 async def _post(session: aiohttp.ClientSession, fake: FakeDiscord, channel_id: int, text: str):

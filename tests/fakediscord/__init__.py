@@ -15,6 +15,7 @@ from .server import (
     RecordedRequest,
     UploadedFile,
     json_response,
+    most_in_a_second,
 )
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "User",
     "install_error_collector",
     "json_response",
+    "most_in_a_second",
     "payloads",
     "remove_error_collector",
 ]

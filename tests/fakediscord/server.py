@@ -237,6 +237,17 @@ DEFAULT_ROUTE_LIMIT = Limit(50, 1.0)
 MAJOR_PARAMETERS = ("channel_id", "guild_id", "webhook_id")
 
 
+def most_in_a_second(times: list[float], window: float = 1.0) -> int:
+    """The most of ``times`` that fall in any ``window`` seconds (as Discord counts its global limit)."""
+    times = sorted(times)
+    best, start = 0, 0
+    for end, t in enumerate(times):
+        while t - times[start] >= window:
+            start += 1
+        best = max(best, end - start + 1)
+    return best
+
+
 @dataclass
 class _Window:
     """One bucket's current window: it opens at its first request and resets ``per`` later."""
