@@ -280,9 +280,10 @@ class Judge:
                            f"is now in civil disorder: its units hold and its builds are waived. Send orders for "
                            f"{game.phase} to play it again.\n",
                            key=f"{key}:civil_disorder:{p.power}:player", powers=[p.power], recipients=[p.player])
-        if nmr and not disorder:
-            self.ctx.announce(session, game, "nmr", "gm", f"{game.name}: no orders from {', '.join(nmr)}",
-                           f"No orders for {phase} from: {', '.join(nmr)}.\n", key=f"{key}:nmr", powers=nmr,
+        missed = [power for power in nmr if power not in {p.power for p in disorder}]  # those told above apart
+        if missed:
+            self.ctx.announce(session, game, "nmr", "gm", f"{game.name}: no orders from {', '.join(missed)}",
+                           f"No orders for {phase} from: {', '.join(missed)}.\n", key=f"{key}:nmr", powers=missed,
                            data={"phase": phase})
         if outcome:
             self.ctx.finish(session, game, outcome, now=now, key=f"{game.id}:{runs[-1].version}:ended")

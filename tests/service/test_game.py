@@ -328,3 +328,21 @@ def test_every_submission_is_kept_in_the_audit_log(game):
     assert log[1]["accepted"] == [{"written": "A par - pic", "canonical": "FRA: A par - pic"}]
     assert log[1]["rejected"][0]["written"] == "A zzz - bur" and log[1]["rejected"][0]["reason"]
     assert log[0]["at"].endswith("+00:00")
+
+
+def test_the_game_master_hears_of_every_power_without_orders_when_another_falls_into_civil_disorder(
+        make_service, sqlite_db, clock):
+    service, dispatcher, sink = make_service(sqlite_db)
+    service.create_game("two", "standard", "gm", policy=POLICY, seed=7)
+    service.join("two", "ed", "ENG")
+    service.join("two", "flo", "FRA")
+    service.start("two", "gm", fill_civil_disorder=True)
+    service.submit_orders("two", "flo", "A par H")
+    clock.shift(timedelta(hours=48, seconds=1))
+    service.fire_due()      # spring: only England without orders (its first)
+    clock.shift(timedelta(hours=48, seconds=1))
+    service.fire_due()      # autumn: nobody orders; England's second miss puts it in civil disorder
+    flush(dispatcher)
+    assert {p.player: p.status for p in service.status("two").players} == {"ed": "civil_disorder", "flo": "active"}
+    assert [a.powers for a in sink.of_kind("civil_disorder") if a.audience == "gm"] == [("ENG",)]
+    assert [a.powers for a in sink.of_kind("nmr")] == [("ENG",), ("FRA",)]
