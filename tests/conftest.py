@@ -63,6 +63,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _data_home(tmp_path_factory):
+    """The user's own data directory (the judge's default when no test names one) is the session's,
+    never the real home's; processes the tests start inherit it."""
+    old = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("data-home"))
+    yield
+    if old is None:
+        os.environ.pop("XDG_DATA_HOME", None)
+    else:
+        os.environ["XDG_DATA_HOME"] = old
+
+
 @pytest.fixture(autouse=True)
 def _restore_logging():
     root = logging.getLogger()

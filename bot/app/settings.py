@@ -1,6 +1,7 @@
 """Settings of ``crusader serve`` and ``crusader game``, from the environment (prefix ``CRUSADER_``).
 
-With nothing set the judge runs on embedded defaults: SQLite under ``./data`` (or
+With nothing set the judge runs on embedded defaults: SQLite in the user's own data directory
+(:func:`default_data_dir`, the same from whatever directory a command runs in; or
 ``$CRUSADER_DATA_DIR``), logs as JSON lines on standard error (readable when on a terminal).
 """
 
@@ -10,14 +11,24 @@ import os
 import socket
 from pathlib import Path
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_data_dir() -> Path:
+    """The user's own data directory for the judge, whatever the current directory:
+    ``$XDG_DATA_HOME/crusader-judge``, by default ``~/.local/share/crusader-judge``."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "crusader-judge"
 
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="CRUSADER_", extra="ignore")
 
-    data_dir: Path = Field(Path("data"), description="where the SQLite file and the archives live")
+    data_dir: Path = Field(default_factory=default_data_dir,
+                           description="where the SQLite file and the archives live (default "
+                                       "$XDG_DATA_HOME/crusader-judge, else ~/.local/share/crusader-judge: the "
+                                       "same from any directory, one judge per user)")
     database_url: str | None = Field(None, description="SQLAlchemy URL; default sqlite:///<data_dir>/crusader.db")
     log_level: str = Field("INFO", description="DEBUG, INFO, WARNING, ERROR")
     log_format: str = Field("auto", description="json, console, or auto (console on a terminal)")
@@ -36,9 +47,40 @@ class Settings(BaseSettings):
     archive_port: int = Field(8080, ge=0, le=65535, description="port of the archive site; 0 turns the site off")
     archive_dir: Path | None = Field(None, description="where the archive site is written (default <data_dir>/site)")
 
+    @field_validator("data_dir", "archive_dir", "announce_jsonl")
+    @classmethod
+    def _absolute(cls, path: Path | None) -> Path | None:
+        """A path as the directory the command runs in reads it, made absolute once (``~`` expanded)."""
+        return None if path is None else Path(os.path.abspath(path.expanduser()))
+
     @property
     def url(self) -> str:
         if self.database_url:
             url = self.database_url
             return "postgresql+psycopg://" + url.split("://", 1)[1] if url.startswith(("postgres://", "postgresql://")) else url
-        return f"sqlite:///{(self.data_dir / 'crusader.db').resolve()}"
+        return f"sqlite:///{self.sqlite_file}"
+
+    @property
+    def sqlite_file(self) -> Path | None:
+        """The SQLite file of the judge's database (``None`` with a database URL)."""
+        if self.database_url:
+            url = self.database_url
+            return Path(url.split(":///", 1)[1]) if url.startswith("sqlite:///") and url != "sqlite:///:memory:" else None
+        return (self.data_dir / "crusader.db").resolve()
+
+    @property
+    def database_shown(self) -> str:
+        """The database as a sentence names it: the SQLite file, or the URL without its password."""
+        if self.sqlite_file is not None:
+            return str(self.sqlite_file)
+        try:
+            from sqlalchemy.engine import make_url
+
+            return make_url(self.url).render_as_string(hide_password=True)
+        except Exception:  # an unreadable URL is shown without what may be a password
+            return self.url.split("@")[-1]
+
+    @property
+    def data_dir_chosen(self) -> bool:
+        """Whether the data directory was given (``CRUSADER_DATA_DIR``, ``--data-dir``), not the default."""
+        return "data_dir" in self.model_fields_set

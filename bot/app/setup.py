@@ -15,7 +15,7 @@ from typing import Iterator
 from .errors import SetupError
 from .settings import Settings
 
-__all__ = ["SetupError", "database_errors", "listen_error", "make_directories", "open_database"]
+__all__ = ["SetupError", "database_errors", "listen_error", "make_directories", "open_database", "stray_data_dir"]
 
 
 def make_directories(settings: Settings) -> None:
@@ -35,12 +35,20 @@ def make_directories(settings: Settings) -> None:
                              "the judge may write") from None
 
 
-def open_database(settings: Settings, *, migrate: bool = True):
-    """The judge's :class:`~bot.store.database.Database`, its schema brought up to date."""
+def open_database(settings: Settings, *, migrate: bool = True, create: bool = True):
+    """The judge's :class:`~bot.store.database.Database`, its schema brought up to date.
+
+    ``create=False`` (what reads, and what acts on games that must already exist): a SQLite file
+    that is not there is a :class:`SetupError` naming where it was looked for, and nothing is made.
+    """
     import sqlalchemy.exc
 
     from bot.store.database import Database
 
+    if not create and settings.sqlite_file is not None and not settings.sqlite_file.exists():
+        raise SetupError(f"there is no judge database at {settings.sqlite_file} (nothing was made there); "
+                         f"set {_where(settings)} to where crusader serve keeps its data, or make the first game "
+                         "with crusader game create")
     try:
         db = Database(settings.url)
     except (sqlalchemy.exc.ArgumentError, sqlalchemy.exc.NoSuchModuleError, ValueError) as exc:
@@ -75,6 +83,19 @@ def database_errors(settings: Settings, db=None) -> Iterator[None]:
         raise SetupError(f"the database at {_shown_url(settings.url)} refused the judge: "
                          f"{_first_line(exc.orig or exc)}; give its user the rights to create tables, "
                          f"or set {_where(settings)}") from None
+
+
+def stray_data_dir(settings: Settings):
+    """A ``./data`` with a judge's database in the current directory, when the data directory in use
+    is another one by default (the judge kept its data there before it had a per-user default)."""
+    from pathlib import Path
+
+    if settings.data_dir_chosen or settings.database_url:
+        return None
+    here = Path("data").resolve()
+    if (here / "crusader.db").exists() and here != settings.data_dir:
+        return here
+    return None
 
 
 def _where(settings: Settings) -> str:

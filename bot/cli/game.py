@@ -76,7 +76,7 @@ def cmd_create(args: argparse.Namespace) -> Exit:
                                    **({"guild": args.discord_server} if args.discord_server else {})}}
     elif args.discord_archive or args.discord_server:
         raise CommandError("--discord-archive and --discord-server go with --discord-channel")
-    service, _ = open_service(args)
+    service, _ = open_service(args, create=True)
     view = service.create_game(args.name, args.variant, args.gm, policy=DeadlinePolicy(**kw), rules=args.rule or (),
                                seed=args.seed)
     _print(view, args.format, service)
@@ -243,8 +243,8 @@ def cmd_export(args: argparse.Namespace) -> Exit:
 def cmd_import(args: argparse.Namespace) -> Exit:
     from bot.archive.games import import_game
 
-    _, db = open_service(args)
     doc = read_json(args.file)
+    _, db = open_service(args, create=True)
     print(f"imported as {import_game(db, doc, name=args.name)!r}")
     return Exit.OK
 

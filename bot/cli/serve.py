@@ -25,7 +25,7 @@ def cmd_serve(args: argparse.Namespace) -> Exit:
 @refusals_are_command_errors
 def cmd_migrate(args: argparse.Namespace) -> Exit:
     """Bring the database schema up to date (``serve`` does this too, at start)."""
-    _, db = open_service(args)
+    _, db = open_service(args, create=True)
     print(f"database schema up to date: {db.engine.url.render_as_string(hide_password=True)}")
     return Exit.OK
 
@@ -42,7 +42,7 @@ def cmd_health(args: argparse.Namespace) -> Exit:
 
     config = settings(args)
     try:
-        db = open_database(config, migrate=False)
+        db = open_database(config, migrate=False, create=False)
         with database_errors(config, db), db.engine.connect() as connection:
             current = set(MigrationContext.configure(connection).get_current_heads())
         heads = set(ScriptDirectory.from_config(alembic_config()).get_heads())

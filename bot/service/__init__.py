@@ -21,7 +21,8 @@ from bot.store.database import Database
 from bot.store.rows import utcnow
 from .context import Context
 from .durations import MAX_DURATION, MIN_PHASE, format_duration, parse_duration, parse_moment
-from .errors import InputError, NotAllowedError, NotFoundError, ServiceError, UnplayedPowersError, WrongStateError
+from .errors import (InputError, NoSuchGameError, NotAllowedError, NotFoundError, ServiceError, UnplayedPowersError,
+                     WrongStateError)
 from .gm import GameMaster
 from .judge import Judge
 from .lobby import Lobby
@@ -126,7 +127,7 @@ class GameService:
 
 __all__ = [
     "Ambiguous", "DeadlinePolicy", "GameEntry", "GameMaster", "GameService", "GameView", "InputError", "Judge", "Lobby",
-    "MAX_DURATION", "MIN_PHASE", "NoGameError", "NotAllowedError", "NotFoundError", "OrderDesk", "OrderLine",
+    "MAX_DURATION", "MIN_PHASE", "NoGameError", "NoSuchGameError", "NotAllowedError", "NotFoundError", "OrderDesk", "OrderLine",
     "PlayerOrders", "PlayerView", "Routed", "ServiceError", "SubmissionReport", "UnplayedPowersError",
     "WrongStateError", "format_duration", "parse_duration", "parse_moment",
 ]

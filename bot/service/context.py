@@ -14,10 +14,11 @@ from adjudicator.vocab import Phase
 from bot.codec.documents import position_from_dict
 from bot.store import database
 from bot.store.database import Database
-from bot.store.outbox import Announcement, outbox_row
-from bot.store.rows import GameRow, PlayerRow, TimerRow, utcnow
+from bot.store import outbox
+from bot.store.outbox import Announcement
+from bot.store.rows import ActionRow, GameRow, PlayerRow, TimerRow, utcnow
 from . import texts
-from .errors import NotAllowedError, NotFoundError, ServiceError, WrongStateError
+from .errors import NoSuchGameError, NotAllowedError, NotFoundError, ServiceError, WrongStateError
 from .identities import identity
 from .policy import DeadlinePolicy
 from .views import GameView, PlayerView
@@ -25,11 +26,28 @@ from .views import GameView, PlayerView
 CIVIL_DISORDER_STATES = ("civil_disorder", "removed")
 WAITING = "waiting"  # a player on a game's waiting list: no power yet
 
+TIMING = ("extended", "paused", "resumed", "reminder", "late")
+"""The announcements that tell only when orders are due: worth delivering while no later news of
+the game's clock has been written."""
+SUPERSEDES: dict[str, tuple[str, ...]] = {
+    # a game has one deadline: news of the clock makes the earlier news of it stale...
+    "extended": TIMING, "paused": TIMING, "resumed": TIMING, "rolled_back": TIMING,
+    # ...and so does the phase being adjudicated, or the game ending
+    "results": TIMING, "ended": TIMING,
+    # a reminder or a late notice, those to the same players before it
+    "reminder": ("reminder", "late"), "late": ("reminder", "late"),
+    # the game's settings as they now are (the announcement gives all of them)
+    "policy": ("policy",),
+}
+"""What each kind of announcement makes stale among the game's announcements written before it and
+not yet delivered: the outbox drops what is left of those when it is written
+(:attr:`bot.store.outbox.Announcement.supersedes`). Results, the start, new players, civil
+disorder and the game master's notices are never dropped: they stay true of their moment."""
 
-def game_not_found(session: Session, ref: str | int) -> NotFoundError:
+
+def game_not_found(session: Session, ref: str | int) -> NoSuchGameError:
     """The error for a game name or number that names no game, with the names that would do."""
-    names = [g.name for g in database.all_games(session)][:10]
-    return NotFoundError(f"no game {ref!r}; games here: {', '.join(names) or 'none yet'}")
+    return NoSuchGameError(ref, [g.name for g in database.all_games(session)][:10])
 
 
 class Context:
@@ -190,8 +208,15 @@ class Context:
         announcement = Announcement(
             key=key or f"{game.id}:{game.version}:{kind}", kind=kind, audience=audience, subject=subject, body=body,
             game_id=game.id, game=game.name, powers=tuple(powers), recipients=tuple(recipients),
-            data={"phase": game.phase, **self.deadline_data(game), **(data or {})})
-        session.add(outbox_row(announcement, self.now()))
+            data={"phase": game.phase, **self.deadline_data(game), **(data or {})},
+            supersedes=SUPERSEDES.get(kind, ()))
+        outbox.write(session, announcement, self.now())
+
+    def record(self, session: Session, game: GameRow, actor: str | None, action: str, **details) -> None:
+        """Keep what the game master ``actor`` (``None``: the operator at a shell) did to ``game``
+        (``details``: its values, JSON-ready), for the game's export."""
+        session.add(ActionRow(game_id=game.id, version=game.version, phase=game.phase, at=self.now(), actor=actor,
+                              action=action, details=details))
 
     def deadline_data(self, game: GameRow) -> dict:
         """The deadline an announcement's text gives (the game's, as it is now) and the zone it is shown

@@ -23,6 +23,19 @@ class NotFoundError(ServiceError):
     """No such game, player or power."""
 
 
+class NoSuchGameError(NotFoundError):
+    """No game by that name or number; the message gives the names that would do. A front end of
+    the judge's operator names the database it looked in (:meth:`looked_in`)."""
+
+    def __init__(self, ref: str | int, names: list[str]) -> None:
+        self.ref, self.names = ref, names
+        super().__init__(f"no game {ref!r}; games here: {', '.join(names) or 'none yet'}")
+
+    def looked_in(self, database: str) -> str:
+        """The message naming ``database``, where the game was looked for."""
+        return f"no game {self.ref!r} in the judge's database {database}; games there: {', '.join(self.names) or 'none yet'}"
+
+
 class NotAllowedError(ServiceError):
     """The asker may not do this (not the game master, not a player of this game...)."""
 

@@ -128,6 +128,8 @@ class Judge:
             return "spent"
         if game.version != timer.version or game.status != "active":
             return "stale"
+        if game.deadline_at is not None and game.deadline_at <= self.ctx.now():
+            return "stale"  # the judge was down past the deadline: the deadline itself is due, not a reminder
         missing, playing = self._missing(session, game)
         if missing:
             before = int(timer.payload.get("before", 0))

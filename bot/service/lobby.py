@@ -35,7 +35,7 @@ class Lobby:
         except ValueError as exc:
             raise ServiceError(str(exc)) from None
         try:
-            get_variant(variant)
+            variant = get_variant(variant).name  # an alias ("classic") is kept as the variant's own name
             doc = new_game_document(variant, list(rules))
         except (UnknownVariantError, DocumentError) as exc:
             raise ServiceError(str(exc)) from None
@@ -57,7 +57,7 @@ class Lobby:
             taken = database.game_by_name(session, name)
             if taken is not None:
                 raise ServiceError(name_taken(name, taken.name))
-            game = GameRow(name=name, variant=variant, rules=sorted(rules), gm=gm, status="forming",
+            game = GameRow(name=name, variant=doc["variant"], rules=sorted(rules), gm=gm, status="forming",
                            policy=(policy or DeadlinePolicy()).to_dict(), position=doc, phase=doc["phase"],
                            seed=seed, created_at=now)
             session.add(game)
@@ -96,11 +96,15 @@ class Lobby:
         return GameEntry(id=game.id, name=game.name, variant=game.variant, status=game.status, gm=game.gm,
                          phase=game.phase, power=power, extra=DeadlinePolicy.extra_of(game.policy))
 
-    def board(self, game: str | int):
-        """The game's variant and current position (public: units, centres, prestige)."""
+    def board(self, game: str | int, version: int | None = None):
+        """The game's variant and current position (public: units, centres, prestige); with
+        ``version``, the position the game stood at then (``None`` when that phase was rolled back)."""
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game)
-            return position_from_dict(row.position)
+            if version is None or version == row.version:
+                return position_from_dict(row.position)
+            season = database.season_at(session, row.id, version)
+            return position_from_dict(season.position) if season is not None else None
 
     def season(self, game: str | int, version: int) -> Season | None:
         """The phase adjudicated at ``version`` (``None`` if rolled back since)."""
@@ -201,7 +205,7 @@ class Lobby:
             self.ctx.announce(session, row, "started", "public", f"{row.name}: the game has started",
                            texts.started(row.name, row.variant, row.phase, row.deadline_at, assignments,
                                          self.ctx.policy(row).timezone, unplayed=sorted(free)),
-                           data={"assignments": assignments, "civil_disorder": sorted(free)})
+                           data={"assignments": assignments, "civil_disorder": sorted(free), "version": row.version})
             view = self.ctx.view(session, row)
         self.ctx.notify(timers)
         return view

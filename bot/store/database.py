@@ -22,7 +22,7 @@ from sqlmodel import Session, select
 
 from . import faults
 from .names import game_key
-from .rows import DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
+from .rows import ActionRow, DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
 
 
 # -- the database handle --------------------------------------------------------------------
@@ -240,6 +240,11 @@ def season_before(session: Session, game_id: int, version: int) -> SeasonRow | N
     return session.exec(stmt).first()
 
 
+def actions_of(session: Session, game_id: int) -> list[ActionRow]:
+    """What the game's masters did, in the order they did it."""
+    return list(session.exec(select(ActionRow).where(ActionRow.game_id == game_id).order_by(ActionRow.id)))
+
+
 def pending_timers(session: Session, *, due_before: datetime | None = None, limit: int | None = None) -> list[TimerRow]:
     stmt = select(TimerRow).where(TimerRow.fired_at.is_(None))
     if due_before is not None:
@@ -266,6 +271,34 @@ def add_announcement(session: Session, row: OutboxRow) -> bool:
     session.add(row)
     session.flush()
     return True
+
+
+def supersede_announcements(session: Session, game_id: int, kinds: Collection[str], *, before: int, by: str,
+                            now: datetime) -> int:
+    """Drop what is left undelivered of the game's announcements of these ``kinds`` written before
+    the outbox row ``before`` (superseded by the announcement keyed ``by``); how many were touched.
+
+    A delivery being made at this moment (claimed, its claim not lapsed) is left to finish; every
+    other pending one is recorded ``superseded``. An announcement not yet fanned out is marked
+    fanned out and done, so that no server fans it out; the others are done when their last
+    delivery is (:func:`close_announcements`, here for those with none left)."""
+    o, d = OutboxRow.__table__, DeliveryRow.__table__
+    stale = (sa.select(o.c.id).where(o.c.game_id == game_id, o.c.kind.in_(sorted(set(kinds))),
+                                     o.c.delivered_at.is_(None), o.c.id < before).order_by(o.c.id))
+    if session.get_bind().dialect.name != "sqlite":
+        stale = stale.with_for_update()
+    ids = list(session.connection().execute(stale).scalars())
+    if not ids:
+        return 0
+    idle = sa.or_(d.c.claimed_until.is_(None), d.c.claimed_until < now)
+    session.connection().execute(
+        sa.update(d).where(d.c.outbox_id.in_(ids), d.c.state == "pending", idle)
+        .values(state="superseded", done_at=now, claimed_by=None, claimed_until=None, reason=f"superseded by {by}"))
+    session.connection().execute(sa.update(o).where(o.c.id.in_(ids)).values(superseded_by=by))
+    session.connection().execute(sa.update(o).where(o.c.id.in_(ids), o.c.expanded_at.is_(None))
+                                 .values(expanded_at=now, delivered_at=now, claimed_until=None))
+    close_announcements(session, set(ids), now)
+    return len(ids)
 
 
 def claim_outbox(session: Session, node: str, now: datetime, until: datetime, limit: int = 200) -> list[OutboxRow]:
@@ -416,6 +449,6 @@ def take_turn(session: Session, name: str, interval: float, burst: float) -> flo
 
 
 def delete_game(session: Session, game_id: int) -> None:
-    for table in (DeliveryRow, OrderRow, SubmissionRow, SeasonRow, TimerRow, OutboxRow, PlayerRow):
+    for table in (DeliveryRow, OrderRow, SubmissionRow, SeasonRow, TimerRow, OutboxRow, PlayerRow, ActionRow):
         session.exec(sa.delete(table).where(table.game_id == game_id))
     session.exec(sa.delete(GameRow).where(GameRow.id == game_id))

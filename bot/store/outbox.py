@@ -68,9 +68,14 @@ class Announcement:
     recipients: tuple[str, ...] = ()
     data: dict[str, Any] = field(default_factory=dict)
     created_at: datetime | None = None
+    supersedes: tuple[str, ...] = ()
+    """Kinds of announcements of the same game, written before this one and not yet delivered, that
+    this one makes stale (an earlier deadline of a phase, a reminder of a phase since adjudicated):
+    what is left of them undelivered is dropped when this one is written (:func:`write`)."""
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        del d["supersedes"]  # a rule applied when it is written, not part of what is said
         d["powers"], d["recipients"] = list(self.powers), list(self.recipients)
         d["created_at"] = self.created_at.isoformat() if self.created_at else None
         return d
@@ -99,6 +104,22 @@ def outbox_row(announcement: Announcement, now: datetime) -> OutboxRow:
                      audience=announcement.audience, powers=list(announcement.powers),
                      recipients=list(announcement.recipients), subject=announcement.subject,
                      body=announcement.body, data=data, created_at=now)
+
+
+def write(session, announcement: Announcement, now: datetime) -> bool:
+    """Write ``announcement`` to the outbox in ``session`` (the transaction of what it announces)
+    unless its key is there already, and drop what it supersedes (:attr:`Announcement.supersedes`):
+    the deliveries of those that are not being made at this moment are recorded ``superseded``,
+    and an announcement not yet fanned out to its recipients never is. Whether it was written."""
+    row = outbox_row(announcement, now)
+    written = database.add_announcement(session, row)
+    if written and announcement.supersedes and announcement.game_id is not None:
+        dropped = database.supersede_announcements(session, announcement.game_id, announcement.supersedes,
+                                                   before=row.id, by=announcement.key, now=now)
+        if dropped:
+            log.info("announcements superseded", by=announcement.key, kinds=list(announcement.supersedes),
+                     dropped=dropped)
+    return written
 
 
 # -- what a notifier is given and answers --------------------------------------------------------
@@ -384,7 +405,7 @@ class OutboxDispatcher:
         already) and deliver it soon; whether it was written. For what is said outside a service
         transaction, like the answer to a player's mail."""
         with self.db.session() as session:
-            written = database.add_announcement(session, outbox_row(announcement, self.clock()))
+            written = write(session, announcement, self.clock())
         self.kick()
         return written
 

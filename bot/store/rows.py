@@ -91,7 +91,26 @@ class PlayerRow(SQLModel, table=True):
     status: str = Field(default="active", max_length=20)
     nmr_count: int = 0
     draw_vote: bool = False
+    concede_to: str | None = Field(default=None, max_length=10)
+    """The power this player votes to concede the game to (``None``: no such vote)."""
     joined_at: datetime = _when()
+
+
+class ActionRow(SQLModel, table=True):
+    """What the game master (``actor``; ``None``: the judge's operator at a shell) did to a game, at
+    which version and phase: a new deadline, a pause, a rollback, a new player, a policy changed...
+    ``details`` are the action's values. Kept for the game's export."""
+
+    __tablename__ = "gm_action"
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    version: int
+    phase: str | None = Field(default=None, max_length=10)
+    at: datetime = _when()
+    actor: str | None = Field(default=None, max_length=200)
+    action: str = Field(max_length=40)
+    details: dict = _json(default_factory=dict)
 
 
 class OrderRow(SQLModel, table=True):
@@ -194,13 +213,17 @@ class OutboxRow(SQLModel, table=True):
     attempts: int = 0
     expanded_at: datetime | None = _when(nullable=True)  # its deliveries (one per notifier and recipient) written
     delivered_at: datetime | None = _when(nullable=True)  # every delivery done: delivered, or refused for good
+    superseded_by: str | None = Field(default=None, max_length=200)
+    """The key of a later announcement of the game that made this one stale before it was all
+    delivered (what was left of it was dropped: :func:`bot.store.outbox.write`)."""
 
 
 class DeliveryRow(SQLModel, table=True):
     """One announcement for one recipient of one notifier: its state, attempts and claim.
 
-    ``state``: ``pending`` (to try at ``due_at``), ``delivered`` or ``refused`` (for good,
-    ``reason`` says why). A server delivering it holds the claim (``claimed_by``, until
+    ``state``: ``pending`` (to try at ``due_at``), ``delivered``, ``refused`` (for good,
+    ``reason`` says why) or ``superseded`` (dropped: a later announcement of the game made it
+    stale before it was made). A server delivering it holds the claim (``claimed_by``, until
     ``claimed_until``, renewed while it works); a pending row still claimed after that time was
     being delivered by a server that died: the next attempt is *in doubt*.
     """

@@ -54,7 +54,7 @@ def test_a_bad_setting_is_exit_1_naming_it(env, capsys, variable, value, words):
 def test_a_data_directory_that_cannot_be_made(env, capsys, tmp_path):
     (tmp_path / "afile").write_text("")
     env.setenv("CRUSADER_DATA_DIR", str(tmp_path / "afile"))
-    code, err = run(capsys, "game", "list")
+    code, err = run(capsys, "game", "create", "g", "--gm", "gm")
     assert code == Exit.FAILED and "is a file, not a directory; set CRUSADER_DATA_DIR" in err
     env.setenv("CRUSADER_DATA_DIR", str(tmp_path / "data"))
     env.setenv("CRUSADER_ANNOUNCE_JSONL", str(tmp_path / "afile" / "announcements.jsonl"))

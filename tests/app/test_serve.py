@@ -24,7 +24,19 @@ def test_settings_default_to_sqlite_under_the_data_directory(tmp_path, monkeypat
     for key in list(os.environ):
         if key.startswith("CRUSADER_"):
             monkeypatch.delenv(key)
-    assert Settings().url == f"sqlite:///{(Path('data')).resolve() / 'crusader.db'}"
+    # the user's own data directory, the same from any directory
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    mine = tmp_path / "home" / ".local" / "share" / "crusader-judge"
+    for where in (tmp_path, ROOT):
+        monkeypatch.chdir(where)
+        assert Settings().url == f"sqlite:///{mine / 'crusader.db'}" and Settings().data_dir == mine
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert Settings().data_dir == tmp_path / "xdg" / "crusader-judge"
+    # CRUSADER_DATA_DIR, relative to where the command runs and kept absolute
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CRUSADER_DATA_DIR", "judge")
+    assert Settings().data_dir == tmp_path / "judge"
     monkeypatch.setenv("CRUSADER_DATA_DIR", str(tmp_path))
     assert Settings().url == f"sqlite:///{tmp_path / 'crusader.db'}"
     monkeypatch.setenv("CRUSADER_DATABASE_URL", "postgresql://judge@db/crusader")

@@ -77,8 +77,10 @@ def test_a_value_error_in_the_service_is_a_bug_not_bad_input(capsys, monkeypatch
     """Only the judge's own refusals (CrusaderError) are the user's to fix; any other ValueError is a bug."""
     database = f"sqlite:///{tmp_path / 'j.db'}"
     assert main(["game", "create", "g", "--gm", "gm", "--database", database]) == Exit.OK
+    assert capsys.readouterr().err.startswith(f"crusader: made a new judge database at {tmp_path / 'j.db'}")
     assert main(["game", "status", "nothing", "--database", database]) == Exit.BAD_INPUT     # a refusal
-    assert capsys.readouterr().err.startswith("crusader: no game 'nothing'")
+    assert capsys.readouterr().err == (f"crusader: no game 'nothing' in the judge's database {tmp_path / 'j.db'}; "
+                                       "games there: g\n")
 
     def broken(self, game):
         raise ValueError("a bug that happens to be a ValueError")

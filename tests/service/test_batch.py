@@ -10,7 +10,7 @@ import pytest
 import time_machine
 
 from bot.archive.games import export_game
-from bot.service import DeadlinePolicy, GameService, NotAllowedError, NotFoundError, ServiceError, WrongStateError
+from bot.service import DeadlinePolicy, GameService, NoSuchGameError, NotAllowedError, ServiceError, WrongStateError
 from bot.store.database import Database
 
 POWERS = {"AUS": "anna", "ENG": "ed", "FRA": "flo", "GER": "gus", "ITA": "ivo", "RUS": "rita", "TUR": "tom"}
@@ -78,7 +78,7 @@ def check_batch_equals_one_by_one(db_a: Database, db_b: Database) -> None:
     expected = one_by_one(one, MESSAGES)
     got = many.submit_many(MESSAGES)
     assert answers(got) == answers(expected)
-    assert [type(r) for r in got[4:7]] == [NotAllowedError, NotFoundError, WrongStateError]
+    assert [type(r) for r in got[4:7]] == [NotAllowedError, NoSuchGameError, WrongStateError]
     assert stored(many) == stored(one)
     orders, audit = stored(one)["alpha"]
     assert orders["FRA"] == [("A par - gas", "FRA: A par - gas"), ("F bre H", "FRA: F bre H"),

@@ -148,9 +148,11 @@ class MailNotifier:
                 season = service.season(a.game_id, a.data["version"])
                 lines = (board.planning(season.variant, season.adjudication.position, season.position)
                          if season is not None else [])
-            else:
-                variant, position = service.board(a.game_id)
-                lines = board.standings(variant, position) if a.kind == "ended" else board.planning(variant, position)
+            else:  # a start: the board it was written at, however far the game has gone since
+                shown = service.board(a.game_id, a.data.get("version"))
+                variant, position = shown if shown is not None else (None, None)
+                lines = ([] if shown is None else board.standings(variant, position) if a.kind == "ended"
+                         else board.planning(variant, position))
             while len(self._boards) >= 8:
                 self._boards.pop(next(iter(self._boards)))
             self._boards[a.key] = "\n" + "\n".join(lines).rstrip("\n") + "\n" if lines else ""
@@ -194,7 +196,7 @@ class MailNotifier:
 
     def _draw(self, announcement: Announcement) -> bytes | None:
         """Results: the season's picture (orders drawn with their outcomes, the bids); a start: the
-        opening board."""
+        opening board (the board at the start, even when the mail leaves after the first season)."""
         from bot.render import render_png
 
         service = self.accounts.service
@@ -207,5 +209,5 @@ class MailNotifier:
             if season is None:
                 return None  # rolled back since
             return season.picture  # drawn when the season was adjudicated
-        variant, position = service.board(announcement.game_id)
-        return render_png(variant, position)
+        shown = service.board(announcement.game_id, announcement.data.get("version"))  # as it was then
+        return render_png(*shown) if shown is not None else None
