@@ -23,7 +23,7 @@ def default_data_dir() -> Path:
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="CRUSADER_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="CRUSADER_", extra="ignore", env_ignore_empty=True)
 
     data_dir: Path = Field(default_factory=default_data_dir,
                            description="where the SQLite file and the archives live (default "

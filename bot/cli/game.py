@@ -55,31 +55,82 @@ def _print(view, fmt: str = "text", service=None) -> None:
     sys.stdout.write(_view_text(view, tz))
 
 
-@refusals_are_command_errors
-def cmd_create(args: argparse.Namespace) -> Exit:
-    from bot.service import DeadlinePolicy, parse_duration
+def _policy(args: argparse.Namespace) -> dict:
+    """The game settings the command's options give, as typed values (those left out: not there)."""
+    from bot.service import parse_duration
 
-    kw = {}
+    kw: dict = {}
     for key in ("movement", "retreat", "adjustment", "grace"):
         if getattr(args, key):
             kw[key] = parse_duration(getattr(args, key), what=f"--{key}", zero=key == "grace")
     if args.reminder is not None:
-        kw["reminders"] = tuple(sorted((parse_duration(r, what="--reminder") for r in args.reminder if r != "none"),
-                                       reverse=True))
+        kw["reminders"] = tuple(parse_duration(r, what="--reminder") for r in args.reminder if r != "none")
     if args.nmr_limit is not None:
         kw["nmr_limit"] = args.nmr_limit
-    kw["early"] = args.early
+    if args.early is not None:
+        kw["early"] = args.early
     if args.timezone:
         kw["timezone"] = args.timezone
+    return kw
+
+
+def _add_policy_options(q: argparse.ArgumentParser, *, defaults: bool) -> None:
+    """The options of a game's settings, for ``create`` (``defaults``: said in the help) and ``set``."""
+    for key, default in (("movement", "48h"), ("retreat", "24h"), ("adjustment", "24h"), ("grace", "0s")):
+        what = "period after a missed deadline" if key == "grace" else "phase (at least 1m)"
+        q.add_argument(f"--{key}", help=f"length of the {key} {what}, like 36h, 2d, 90m or 1d12h"
+                       + (f" (default {default})" if defaults else ""))
+    q.add_argument("--reminder", action="append", help="a reminder this long before the deadline; repeat "
+                   + ("(default 24h and 1h; 'none')" if defaults else "for several ('none': no reminders)"))
+    q.add_argument("--nmr-limit", type=int, help="consecutive phases without orders before a power goes into civil "
+                   "disorder" + (" (default 2; 0 never)" if defaults else " (0: never)"))
+    if defaults:
+        q.add_argument("--early", action="store_true", default=None,
+                       help="adjudicate as soon as every power has orders in")
+    else:
+        q.add_argument("--early", action=argparse.BooleanOptionalAction,
+                       help="adjudicate as soon as every power has orders in (--no-early: at the deadline only)")
+    q.add_argument("--timezone", help="the game's time zone (IANA, e.g. Europe/Paris" + ("; default UTC" if defaults
+                   else "") + "): how announcements show deadlines, and the zone of 'deadline --at' without one")
+
+
+@refusals_are_command_errors
+def cmd_create(args: argparse.Namespace) -> Exit:
+    from dataclasses import replace
+
+    from bot.service import DeadlinePolicy
+
+    kw = _policy(args)
+    extra = {}
     if args.discord_channel:  # where the Discord front end posts, as /game new would have set it
-        kw["extra"] = {"discord": {"channel": args.discord_channel, "archive": args.discord_archive or args.discord_channel,
+        extra = {"discord": {"channel": args.discord_channel, "archive": args.discord_archive or args.discord_channel,
                                    **({"guild": args.discord_server} if args.discord_server else {})}}
     elif args.discord_archive or args.discord_server:
         raise CommandError("--discord-archive and --discord-server go with --discord-channel")
     service, _ = open_service(args, create=True)
-    view = service.create_game(args.name, args.variant, args.gm, policy=DeadlinePolicy(**kw), rules=args.rule or (),
-                               seed=args.seed)
+    policy = replace(DeadlinePolicy().changed(kw), extra=extra)
+    view = service.create_game(args.name, args.variant, args.gm, policy=policy, rules=args.rule or (), seed=args.seed)
     _print(view, args.format, service)
+    return Exit.OK
+
+
+@refusals_are_command_errors
+def cmd_set(args: argparse.Namespace) -> Exit:
+    """Change the game's settings; say what changed and every setting as it now is."""
+    from bot.service import texts
+
+    changes = _policy(args)
+    if not changes:
+        raise CommandError("say what to change: --movement, --retreat, --adjustment, --grace, --reminder, "
+                           "--nmr-limit, --early or --no-early, --timezone")
+    service, _ = open_service(args)
+    change = service.set_policy(args.name, None, changes)
+    if change.changed:
+        print(f"{change.game.name}: changed " + ", ".join(texts.SETTING_NAMES[k] for k in change.changed)
+              + " (announced to the players" + ("; from the next deadline)" if change.game.status != "forming" else ")"))
+    else:
+        print(f"{change.game.name}: nothing to change; the settings were already so")
+    sys.stdout.write("\n".join(texts.settings(change.after)) + "\n")
     return Exit.OK
 
 
@@ -98,7 +149,13 @@ def cmd_list(args: argparse.Namespace) -> Exit:
 @refusals_are_command_errors
 def cmd_status(args: argparse.Namespace) -> Exit:
     service, _ = open_service(args)
-    _print(service.status(args.name), args.format, service)
+    view = service.status(args.name)
+    _print(view, args.format, service)
+    if args.format == "text":
+        from bot.service import texts
+
+        sys.stdout.write("  settings:\n" + "\n".join("  " + line for line in texts.settings(service.policy_of(view.id)))
+                         + "\n")
     return Exit.OK
 
 
@@ -198,6 +255,34 @@ def cmd_adjudicate(args: argparse.Namespace) -> Exit:
 
 
 @refusals_are_command_errors
+def cmd_vote(args: argparse.Namespace) -> Exit:
+    """A player's vote to end the game by agreement: a draw, or a concession to a power."""
+    from bot.service import texts
+
+    service, _ = open_service(args)
+    if args.vote == "draw":
+        view = service.vote_draw(args.name, args.player, not args.withdraw)
+        said = "withdraws the vote for a draw" if args.withdraw else "votes for a draw"
+    else:
+        if (args.to is None) == (not args.withdraw):
+            raise CommandError("say which power the game is conceded to (--to POWER), or --withdraw")
+        view = service.concede(args.name, args.player, None if args.withdraw else args.to)
+        said = "withdraws the concession" if args.withdraw else f"concedes the game to {args.to.strip().upper()}"
+    me = next(p for p in view.players if p.player == service.context.identity(args.player))
+    print(f"{me.player} ({me.power}) {said} in '{view.name}'")
+    if view.status == "ended":
+        sys.stdout.write(texts.ending(view.outcome))
+    else:
+        voters = [p for p in view.players if p.power and p.status == "active"]
+        draw = [p.power for p in voters if p.draw_vote]
+        conceded = {p.power: p.concede_to for p in voters if p.concede_to}
+        print(f"  for a draw: {', '.join(draw) or 'nobody yet'} (of {', '.join(p.power for p in voters)})")
+        if conceded:
+            print("  concessions: " + ", ".join(f"{power} to {to}" for power, to in sorted(conceded.items())))
+    return Exit.OK
+
+
+@refusals_are_command_errors
 def cmd_deadline(args: argparse.Namespace) -> Exit:
     from bot.service import parse_duration, parse_moment
 
@@ -270,14 +355,7 @@ def add_parser(subparsers) -> None:
     q.add_argument("--variant", default="crusader", help="crusader (default) or standard")
     q.add_argument("--gm", required=True, help="the game master: discord:<user id>, an e-mail address or a name")
     q.add_argument("--rule", action="append", help="an extra rule module, e.g. prestige")
-    for key, default in (("movement", "48h"), ("retreat", "24h"), ("adjustment", "24h"), ("grace", "0s")):
-        what = "period after a missed deadline" if key == "grace" else "phase (at least 1m)"
-        q.add_argument(f"--{key}", help=f"length of the {key} {what}, like 36h, 2d, 90m or 1d12h (default {default})")
-    q.add_argument("--reminder", action="append", help="a reminder this long before the deadline; repeat (default 24h and 1h; 'none')")
-    q.add_argument("--nmr-limit", type=int, help="consecutive NMRs before civil disorder (default 2; 0 never)")
-    q.add_argument("--early", action="store_true", help="adjudicate as soon as every power has orders in")
-    q.add_argument("--timezone", help="the game's time zone (IANA, e.g. Europe/Paris; default UTC): how "
-                   "announcements show deadlines, and the zone of 'deadline --at' without one")
+    _add_policy_options(q, defaults=True)
     q.add_argument("--seed", type=int, help="the game's random seed")
     q.add_argument("--discord-channel", type=int, metavar="CHANNEL_ID",
                    help="the Discord channel where the bot posts the game's results (as /game new does)")
@@ -285,6 +363,10 @@ def add_parser(subparsers) -> None:
                    help="the channel or thread for each season's full report (default: the results channel)")
     q.add_argument("--discord-server", type=int, metavar="SERVER_ID",
                    help="the server whose DISCORD_GM_ROLE holders may run the game (default: any server's)")
+    q = cmd("set", cmd_set, "change a game's settings (phase lengths, grace, reminders, NMR limit, early "
+            "adjudication, time zone) from the next deadline; the players are told")
+    q.add_argument("name")
+    _add_policy_options(q, defaults=False)
     q = cmd("list", cmd_list, "list the games", fmt=True)
     q.add_argument("--status", choices=("forming", "active", "paused", "ended"))
     cmd("status", cmd_status, "a game's phase, deadline and players", fmt=True).add_argument("name")
@@ -320,6 +402,19 @@ def add_parser(subparsers) -> None:
     q.add_argument("name")
     q.add_argument("--player", required=True)
     q.add_argument("file", nargs="?")
+    q = cmd("draw", cmd_vote, "a player votes for a draw (every surviving power's player agreeing ends the game "
+            "in a draw); --withdraw takes the vote back")
+    q.add_argument("name")
+    q.add_argument("--player", required=True)
+    q.add_argument("--withdraw", action="store_true")
+    q.set_defaults(vote="draw")
+    q = cmd("concede", cmd_vote, "a player concedes the game to a power (the players of every other surviving "
+            "power conceding to it ends the game, that power the winner); --withdraw takes it back")
+    q.add_argument("name")
+    q.add_argument("--player", required=True)
+    q.add_argument("--to", metavar="POWER", help="the power the game is conceded to")
+    q.add_argument("--withdraw", action="store_true")
+    q.set_defaults(vote="concede")
     cmd("adjudicate", cmd_adjudicate, "adjudicate the current phase now and print the season's report").add_argument("name")
     q = cmd("deadline", cmd_deadline, "set this phase's deadline: after a duration, or at a date and time")
     q.add_argument("name")

@@ -29,7 +29,7 @@ from .lobby import Lobby
 from .orders import OrderDesk
 from .policy import DeadlinePolicy
 from .routing import Ambiguous, NoGameError, Routed
-from .views import GameEntry, GameView, OrderLine, PlayerOrders, PlayerView, SubmissionReport
+from .views import GameEntry, GameView, OrderLine, PlayerOrders, PlayerView, PolicyChange, SubmissionReport
 
 
 class _Part:
@@ -106,6 +106,7 @@ class GameService:
     my_orders = _Part("orders")
     orders_of_power = _Part("orders")
     vote_draw = _Part("orders")
+    concede = _Part("orders")
     # the game master
     pause = _Part("gm")
     resume = _Part("gm")
@@ -119,6 +120,7 @@ class GameService:
     set_civil_disorder = _Part("gm")
     restore_player = _Part("gm")
     end_game = _Part("gm")
+    set_policy = _Part("gm")
     # the clock: timers, deadlines, adjudication
     fire_due = _Part("judge")
     fire_timer = _Part("judge")
@@ -128,6 +130,6 @@ class GameService:
 __all__ = [
     "Ambiguous", "DeadlinePolicy", "GameEntry", "GameMaster", "GameService", "GameView", "InputError", "Judge", "Lobby",
     "MAX_DURATION", "MIN_PHASE", "NoGameError", "NoSuchGameError", "NotAllowedError", "NotFoundError", "OrderDesk", "OrderLine",
-    "PlayerOrders", "PlayerView", "Routed", "ServiceError", "SubmissionReport", "UnplayedPowersError",
+    "PlayerOrders", "PlayerView", "PolicyChange", "Routed", "ServiceError", "SubmissionReport", "UnplayedPowersError",
     "WrongStateError", "format_duration", "parse_duration", "parse_moment",
 ]

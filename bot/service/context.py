@@ -165,8 +165,8 @@ class Context:
             variant, position = position_from_dict(game.position)
             centers = dict(sorted(position.center_counts().items()))
             must = tuple(sorted(to_decide(variant, position)))
-        views = tuple(PlayerView(p.player, p.power, p.status, p.nmr_count, p.power in ordered, p.draw_vote)
-                      for p in players)
+        views = tuple(PlayerView(p.player, p.power, p.status, p.nmr_count, p.power in ordered, p.draw_vote,
+                                 p.concede_to) for p in players)
         return GameView(id=game.id, name=game.name, variant=game.variant, rules=tuple(game.rules), gm=game.gm,
                         status=game.status, phase=game.phase, version=game.version, deadline_at=game.deadline_at,
                         players=views, centers=centers, must_order=must, outcome=game.outcome)

@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime, timedelta
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 from adjudicator.turn import to_decide
 
 from bot.codec.documents import position_from_dict
 from bot.store import database
-from bot.store.rows import GameRow, OrderRow, PlayerRow
+from bot.store.rows import GameRow, OrderRow, PlayerRow, TimerRow
 from . import texts
 from .context import WAITING, Context
 from .judge import Judge
 from .durations import MAX_DURATION, format_duration
 from .errors import NotFoundError, ServiceError, WrongStateError
-from .views import GameView
+from .policy import SETTINGS
+from .views import GameView, PolicyChange
 
 
 class GameMaster:
@@ -36,6 +37,7 @@ class GameMaster:
             remaining = (row.deadline_at - now).total_seconds() if row.deadline_at else None
             row.status, row.paused_remaining = "paused", max(remaining, 0.0) if remaining is not None else None
             self.ctx.arm(session, row, None, now)
+            self.ctx.record(session, row, actor, "pause", remaining=row.paused_remaining)
             self.ctx.announce(session, row, "paused", "public", f"{row.name}: paused",
                            f"The game master has paused '{row.name}' in {row.phase}; the deadline is suspended.\n",
                            key=self._once(row, "paused", now))
@@ -52,6 +54,7 @@ class GameMaster:
             deadline = now + timedelta(seconds=remaining) if remaining is not None else self.ctx.phase_deadline(row, now)
             row.status, row.paused_remaining = "active", None
             timers = self.ctx.arm(session, row, deadline, now)
+            self.ctx.record(session, row, actor, "resume", deadline=deadline.isoformat())
             self.ctx.announce(session, row, "resumed", "public", f"{row.name}: resumed",
                            f"'{row.name}' has resumed; orders for {row.phase} are due by {texts.when(deadline, self.ctx.policy(row).timezone)}.\n",
                            key=self._once(row, "resumed", now))
@@ -66,7 +69,7 @@ class GameMaster:
                                f"like 24h: not {format_duration(by)}")
         now = self.ctx.now()
         return self._new_deadline(game, actor, now, lambda row: max(row.deadline_at or now, now) + by,
-                                  "deadline extended", "extended")
+                                  "deadline extended", "extended", by=by.total_seconds())
 
     def set_deadline(self, game: str | int, actor: str | None, at: datetime) -> GameView:
         """Move this phase's deadline to ``at`` (timezone-aware, in the future); reminders follow it."""
@@ -76,7 +79,7 @@ class GameMaster:
         return self._new_deadline(game, actor, now, lambda row: at, "new deadline", "deadline")
 
     def _new_deadline(self, game: str | int, actor: str | None, now: datetime,
-                      deadline_of: Callable[[GameRow], datetime], subject: str, tag: str) -> GameView:
+                      deadline_of: Callable[[GameRow], datetime], subject: str, tag: str, **details) -> GameView:
         """The active game's deadline moved to ``deadline_of(game)``, its reminders re-armed, the players told."""
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
@@ -87,6 +90,8 @@ class GameMaster:
                 raise ServiceError(f"a deadline is at most {format_duration(MAX_DURATION)} away "
                                    f"({texts.when(now + MAX_DURATION)}), not {texts.when(deadline)}; "
                                    "pause the game instead")
+            self.ctx.record(session, row, actor, tag, was=row.deadline_at.isoformat() if row.deadline_at else None,
+                            deadline=deadline.isoformat(), **details)
             timers = self.ctx.arm(session, row, deadline, now)
             self.ctx.announce(session, row, "extended", "public", f"{row.name}: {subject}",
                            f"The deadline for {row.phase} in '{row.name}' is now {texts.when(deadline, self.ctx.policy(row).timezone)}.\n",
@@ -104,6 +109,7 @@ class GameMaster:
             self.ctx.require_status(row, "active", "paused")
             if row.status == "paused":
                 raise WrongStateError(f"game '{row.name}' is paused; resume it first")
+            self.ctx.record(session, row, actor, "adjudicate")
             game_id, version = row.id, row.version
         return self.judge.adjudicate(game_id, version, trigger="forced")
 
@@ -124,6 +130,7 @@ class GameMaster:
                 session.delete(season)
                 season = earlier
             undone = row.phase
+            self.ctx.record(session, row, actor, "rollback", to=season.phase)
             row.position, row.phase, row.version = season.position, season.phase, row.version + 1
             row.status, row.outcome, row.ended_at = "active", None, None
             for o in database.orders_of(session, row.id, season.version):
@@ -180,6 +187,8 @@ class GameMaster:
                 raise WrongStateError(f"{power} in '{row.name}' {why}: only a power nobody plays can be taken over")
             if newcomer is not None and newcomer is target and target.status == "active":
                 raise ServiceError(f"{player} already plays {power} in '{row.name}'")
+            self.ctx.record(session, row, actor, "take_over" if abandoned_only else "replace", power=power,
+                            player=player, previous=old)
             if row.status == "forming":
                 if target is not None:
                     session.delete(target)
@@ -235,7 +244,7 @@ class GameMaster:
                 return self.ctx.view(session, row)
             if target.status == "removed":
                 raise WrongStateError(f"{target.power} in '{row.name}' has no player already")
-            self._change_status(session, row, target, "removed", now)
+            self._change_status(session, row, target, "removed", now, actor)
             return self.ctx.view(session, row)
 
     def set_civil_disorder(self, game: str | int, actor: str | None, power: str, on: bool = True) -> GameView:
@@ -251,7 +260,7 @@ class GameMaster:
             target = self.ctx.power_row(database.players_of(session, row.id), self._power_code(row, power), row)
             if target.status != "active":
                 raise WrongStateError(f"{target.power} in '{row.name}' is {target.status.replace('_', ' ')} already")
-            self._change_status(session, row, target, "civil_disorder", now)
+            self._change_status(session, row, target, "civil_disorder", now, actor)
             return self.ctx.view(session, row)
 
     def restore_player(self, game: str | int, actor: str | None, power: str) -> GameView:
@@ -268,10 +277,13 @@ class GameMaster:
                 raise WrongStateError(f"{code} in '{row.name}' has no player to bring back; give it one with replace")
             if target.status == "active":
                 raise WrongStateError(f"{code} in '{row.name}' is not in civil disorder; {target.player} plays it")
-            self._change_status(session, row, target, "active", now)
+            self._change_status(session, row, target, "active", now, actor)
             return self.ctx.view(session, row)
 
-    def _change_status(self, session, row: GameRow, target: PlayerRow, status: str, now: datetime) -> None:
+    def _change_status(self, session, row: GameRow, target: PlayerRow, status: str, now: datetime,
+                       actor: str | None = None) -> None:
+        self.ctx.record(session, row, actor, {"removed": "remove", "civil_disorder": "civil_disorder",
+                                              "active": "restore"}[status], power=target.power, player=target.player)
         target.status, target.nmr_count = status, 0
         session.add(target)
         words = {"removed": "has been removed; the power is in civil disorder",
@@ -297,10 +309,74 @@ class GameMaster:
             raise NotFoundError(f"{str(power)[:20]!r} is not a power of {game.variant}; powers: {', '.join(powers)}")
         return code
 
+    def set_policy(self, game: str | int, actor: str | None, changes: Mapping[str, Any]) -> PolicyChange:
+        """Change the game's settings (its :class:`~bot.service.policy.DeadlinePolicy`): ``changes``
+        maps setting names (:data:`~bot.service.policy.SETTINGS`) to typed values, checked as a new
+        game's are (:meth:`DeadlinePolicy.changed`). Stored, kept in the game's record of actions,
+        and announced to the game with every setting as it now is.
+
+        They apply from the next deadline: this phase keeps its deadline, the phases after it last
+        as set; grace, the NMR limit and early adjudication are read when this phase's deadline comes
+        (early: at once, when every power has its orders in already); the reminders of this phase
+        still to come are re-armed as set. Any state but ended; nothing that would change: nothing
+        done or announced."""
+        now = self.ctx.now()
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, game, lock=True)
+            self.ctx.require_gm(row, actor)
+            self.ctx.require_status(row, "forming", "active", "paused")
+            before = self.ctx.policy(row)
+            after = before.changed(changes)
+            changed = tuple(key for key in SETTINGS if getattr(before, key) != getattr(after, key))
+            timers, early = [], False
+            if changed:
+                row.policy = {**after.to_dict(), "extra": before.extra}
+                session.add(row)
+                if row.status == "active" and row.deadline_at is not None and "reminders" in changed:
+                    timers = self._rearm_reminders(session, row, after, now)
+                self.ctx.record(session, row, actor, "set_policy",
+                                changes={key: [_plain(getattr(before, key)), _plain(getattr(after, key))]
+                                         for key in changed})
+                self.ctx.announce(session, row, "policy", "public", f"{row.name}: settings changed",
+                                  texts.policy_changed(row.name, before, after, list(changed),
+                                                       running=row.status != "forming"),
+                                  key=self._once(row, "policy", now), data={"changed": list(changed)})
+                early = (row.status == "active" and after.early and not before.early
+                         and not self.judge._missing(session, row)[0])  # (the judge's own count of who is late)
+            view = self.ctx.view(session, row)
+            game_id, version = row.id, row.version
+        self.ctx.notify(timers)
+        if early:  # every power has its orders in already: no order is to come to set it off
+            self.judge.adjudicate(game_id, version, trigger="early")
+            with self.ctx.db.session() as session:
+                view = self.ctx.view(session, self.ctx.game(session, game_id))
+        return PolicyChange(view, before, after, changed)
+
+    def _rearm_reminders(self, session, row: GameRow, policy, now: datetime) -> list[TimerRow]:
+        """The pending deadline's reminders still to come, as ``policy`` sets them (the deadline and a
+        grace period under way are left as they are)."""
+        database.cancel_timers(session, row.id, now, kinds=("reminder",))
+        timers = [TimerRow(game_id=row.id, version=row.version, kind="reminder", due_at=row.deadline_at - before,
+                           payload={"before": before.total_seconds()})
+                  for before in policy.reminders if row.deadline_at - before > now]
+        session.add_all(timers)
+        session.flush()
+        return timers
+
     def end_game(self, game: str | int, actor: str | None, reason: str = "") -> GameView:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
             self.ctx.require_gm(row, actor)
             self.ctx.require_status(row, "forming", "active", "paused")
+            self.ctx.record(session, row, actor, "end", reason=reason)
             self.ctx.finish(session, row, {"ended_by_gm": True, "reason": reason})
             return self.ctx.view(session, row)
+
+
+def _plain(value: Any) -> Any:
+    """A setting's value as JSON keeps it (durations in seconds)."""
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value

@@ -200,6 +200,7 @@ class Lobby:
                     pl.power = free.pop()
                     session.add(pl)
             row.status = "active"
+            self.ctx.record(session, row, actor, "start", civil_disorder=sorted(free))
             timers = self.ctx.arm(session, row, self.ctx.phase_deadline(row, now), now)
             assignments = {pl.power: pl.player for pl in players}
             self.ctx.announce(session, row, "started", "public", f"{row.name}: the game has started",

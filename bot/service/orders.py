@@ -1,5 +1,5 @@
 """What a player does in a running game: send orders (routed to their game, read once, judged by
-the engine), read them back or withdraw them, vote for a draw."""
+the engine), read them back or withdraw them, vote for a draw or concede the game."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from .views import GameEntry, GameView, OrderLine, PlayerOrders, SubmissionRepor
 
 class OrderDesk:
     """A player's orders: messages routed and taken (several at once in one transaction), read
-    back, withdrawn; draw votes. Phases every power has ordered for go to the judge at once when
+    back, withdrawn; draw votes and concessions. Phases every power has ordered for go to the judge at once when
     the game's policy says so."""
 
     def __init__(self, ctx: Context, lobby: Lobby, judge: Judge) -> None:
@@ -151,17 +151,50 @@ class OrderDesk:
                     for o in database.orders_of(session, row.id, row.version, power)]
 
     def vote_draw(self, game: str | int, player: str, vote: bool = True) -> GameView:
-        """Record a draw vote; when every surviving power's player agrees, the game ends in a draw."""
+        """Record (or, ``vote=False``, withdraw) ``player``'s vote for a draw; when every surviving
+        power's player agrees, the game ends in a draw shared by every surviving power."""
+        return self._vote(game, player, draw=vote)
+
+    def concede(self, game: str | int, player: str, to: str | None) -> GameView:
+        """Record ``player``'s vote to concede the game to the power ``to`` (``None``: withdraw it);
+        when the players of every other surviving power concede it to ``to``, the game ends with
+        ``to`` the winner."""
+        return self._vote(game, player, concede_to=to)
+
+    _UNSET = object()
+
+    def _vote(self, game: str | int, player: str, *, draw: bool | None = None, concede_to=_UNSET) -> GameView:
+        """A vote to end the game by agreement (a draw, a concession) recorded; the game ends when
+        every surviving power's player in play (not in civil disorder) agrees."""
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
             self.ctx.require_status(row, "active", "paused")
             players = database.players_of(session, row.id)
             me = self.ctx.player(players, player, row)
-            me.draw_vote = vote
-            session.add(me)
+            if me.power is None or me.status in (WAITING, "removed"):
+                raise NotAllowedError(f"{player!r} plays no power in '{row.name}' and has no vote")
             variant, position = position_from_dict(row.position)
             alive = list(survivors(variant, position))
+            if draw is not None:
+                me.draw_vote = draw
+            if concede_to is not self._UNSET:
+                if concede_to is not None:
+                    concede_to = str(concede_to).strip().upper()
+                    if concede_to not in alive:
+                        raise ServiceError(f"the game can be conceded to a power still in it: {', '.join(alive)}, "
+                                           f"not {concede_to[:20]!r}")
+                    if concede_to == me.power:
+                        raise ServiceError(f"{me.power} cannot concede the game to itself; the other players "
+                                           "concede it to you")
+                me.concede_to = concede_to
+            session.add(me)
             voters = [p for p in players if p.power in alive and p.status not in CIVIL_DISORDER_STATES]
-            if vote and voters and all(p.draw_vote for p in voters):
+            if voters and all(p.draw_vote for p in voters):
                 self.ctx.finish(session, row, {"draw": alive})
+            else:
+                for winner in alive:
+                    others = [p for p in voters if p.power != winner]
+                    if others and all(p.concede_to == winner for p in others):
+                        self.ctx.finish(session, row, {"winner": winner, "conceded": sorted(p.power for p in others)})
+                        break
             return self.ctx.view(session, row)

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+import typing
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import timedelta
-from typing import Any
+from typing import Any, Mapping
 
 from adjudicator.vocab import PhaseKind
 
 from .durations import MAX_DURATION, MIN_PHASE, check_phase_length, format_duration, parse_duration, zone
 from .errors import InputError
 
-__all__ = ["DeadlinePolicy", "format_duration", "parse_duration"]
+__all__ = ["DeadlinePolicy", "SETTINGS", "format_duration", "parse_duration"]
 
 _PHASES = ("movement", "retreat", "adjustment")
 _LENGTHS = (*_PHASES, "grace")  # stored as seconds
@@ -52,6 +53,26 @@ class DeadlinePolicy:
         if not 0 <= self.nmr_limit <= 1000:
             raise InputError(f"the NMR limit is a number of phases from 0 (never) to 1000, not {self.nmr_limit}")
 
+    def changed(self, changes: Mapping[str, Any]) -> DeadlinePolicy:
+        """This policy with ``changes`` (setting name -> typed value: a ``timedelta`` for a length or
+        the grace, a sequence of ``timedelta`` for the reminders, an ``int`` NMR limit, a ``bool``
+        for early adjudication, an IANA name for the time zone), checked as a new policy is; an
+        :class:`InputError` names a setting that is unknown or a value of the wrong kind."""
+        hints = typing.get_type_hints(DeadlinePolicy)
+        values: dict[str, Any] = {}
+        for key, value in changes.items():
+            if key not in SETTINGS:
+                raise InputError(f"unknown setting {str(key)[:40]!r}; the settings are {', '.join(SETTINGS)}")
+            wanted = hints[key]
+            if wanted == tuple[timedelta, ...]:
+                if isinstance(value, (str, bytes)) or not all(isinstance(v, timedelta) for v in value):
+                    raise InputError(f"{key} is a list of durations before the deadline, not {value!r}")
+                value = tuple(sorted(set(value), reverse=True))
+            elif not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
+                raise InputError(f"{key} is {_KINDS.get(wanted, wanted.__name__)}, not {value!r}")
+            values[key] = value
+        return replace(self, **values)
+
     def length(self, kind: PhaseKind) -> timedelta:
         return {PhaseKind.MOVEMENT: self.movement, PhaseKind.RETREAT: self.retreat,
                 PhaseKind.ADJUSTMENT: self.adjustment}[kind]
@@ -90,3 +111,8 @@ class DeadlinePolicy:
         if "extra" in d:
             kw["extra"] = dict(d["extra"])
         return cls(**kw)
+
+
+SETTINGS = tuple(f.name for f in fields(DeadlinePolicy) if f.name != "extra")
+"""What a game master may set (:meth:`DeadlinePolicy.changed`); ``extra`` is the front ends' own."""
+_KINDS = {timedelta: "a duration", int: "a whole number", bool: "on or off (True or False)", str: "a name"}

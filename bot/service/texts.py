@@ -10,6 +10,8 @@ from adjudicator.vocab import Phase
 from bot.codec.report import result_text
 from bot.codec.season import Season
 
+from .durations import format_duration
+
 
 def when(moment: datetime | None, tz: str = "UTC") -> str:
     """``Sat 01 Mar 2031 12:00 UTC``; with a game's time zone, local time first and UTC after."""
@@ -62,6 +64,8 @@ CALENDAR_ENDS = ("the calendar has run out: W9999B is the last phase the judge c
 def ending(outcome: dict) -> str:
     if outcome.get("calendar"):
         return f"The game is over: {CALENDAR_ENDS}.\n"
+    if outcome.get("conceded"):
+        return f"The game is over: {', '.join(outcome['conceded'])} conceded it to {outcome['winner']}, who has won.\n"
     if outcome.get("winner"):
         return f"The game is over: {outcome['winner']} has won.\n"
     if outcome.get("draw"):
@@ -77,3 +81,44 @@ def reminder(game: str, phase: str, deadline: datetime | None, powers: list[str]
 def late(game: str, phase: str, deadline: datetime | None, powers: list[str], tz: str = "UTC") -> str:
     return (f"The deadline for {phase} in game '{game}' has passed without orders from {', '.join(powers)}.\n"
             f"Grace period: orders are accepted until {when(deadline, tz)}; then missing orders are NMR.\n")
+
+
+SETTING_NAMES = {"movement": "movement phases", "retreat": "retreat phases", "adjustment": "adjustment phases",
+                 "grace": "grace after a missed deadline", "reminders": "reminders before the deadline",
+                 "nmr_limit": "NMR limit", "early": "early adjudication", "timezone": "time zone"}
+"""What each setting of a game's policy is called in announcements and answers."""
+
+
+def setting(policy, key: str) -> str:
+    """One setting of ``policy`` (a :class:`~bot.service.policy.DeadlinePolicy`) in words."""
+    value = getattr(policy, key)
+    if key == "reminders":
+        return ", ".join(format_duration(r) for r in value) if value else "none"
+    if key == "grace":
+        return format_duration(value) if value else "none"
+    if key == "nmr_limit":
+        return (f"{value} (civil disorder after {value} phase{'s' if value != 1 else ''} in a row without orders)"
+                if value else "0 (never civil disorder)")
+    if key == "early":
+        return "on (as soon as every power has orders in)" if value else "off"
+    if key == "timezone":
+        return value
+    return format_duration(value)
+
+
+def settings(policy) -> list[str]:
+    """Every setting of ``policy``, a line each."""
+    return [f"  {SETTING_NAMES[key]}: {setting(policy, key)}" for key in SETTING_NAMES]
+
+
+def policy_changed(game: str, before, after, changed: list[str], *, running: bool) -> str:
+    """The announcement of a game master's change of the game's settings: what changed, from when,
+    and all of them as they now are."""
+    lines = [f"The game master has changed the settings of '{game}':"]
+    lines += [f"  {SETTING_NAMES[key]}: {setting(before, key)} -> {setting(after, key)}" for key in changed]
+    if running:
+        lines += ["", "This phase keeps its deadline; the new lengths count from the next phase. Grace, the NMR "
+                      "limit and early adjudication apply from this phase's deadline, and the reminders still to "
+                      "come in this phase follow the new times."]
+    lines += ["", "The game's settings are now:", *settings(after)]
+    return "\n".join(lines) + "\n"

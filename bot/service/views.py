@@ -9,6 +9,8 @@ from adjudicator.orders import Order, canonical
 from adjudicator.results import Reason
 from adjudicator.turn import Duty
 
+from .policy import DeadlinePolicy
+
 
 @dataclass(frozen=True)
 class PlayerView:
@@ -18,6 +20,7 @@ class PlayerView:
     nmr_count: int = 0
     has_orders: bool = False
     draw_vote: bool = False
+    concede_to: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,18 @@ class GameView:
 
     def player_of(self, power: str) -> PlayerView | None:
         return next((p for p in self.players if p.power == power), None)
+
+
+@dataclass(frozen=True)
+class PolicyChange:
+    """A game's settings changed by its game master (:meth:`bot.service.gm.GameMaster.set_policy`):
+    the game, its policy before and after (:class:`~bot.service.policy.DeadlinePolicy`), and the
+    names of the settings that changed (none: nothing to change, nothing announced)."""
+
+    game: GameView
+    before: DeadlinePolicy
+    after: DeadlinePolicy
+    changed: tuple[str, ...]
 
 
 @dataclass(frozen=True)

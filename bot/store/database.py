@@ -255,10 +255,13 @@ def pending_timers(session: Session, *, due_before: datetime | None = None, limi
     return list(session.exec(stmt))
 
 
-def cancel_timers(session: Session, game_id: int, when: datetime) -> None:
-    """Mark every pending timer of the game as spent (a new phase, pause or end)."""
-    session.exec(sa.update(TimerRow).where(TimerRow.game_id == game_id, TimerRow.fired_at.is_(None))
-                 .values(fired_at=when).execution_options(synchronize_session=False))
+def cancel_timers(session: Session, game_id: int, when: datetime, kinds: Collection[str] = ()) -> None:
+    """Mark every pending timer of the game (only those of ``kinds``, when given) as spent (a new
+    phase, pause or end; new reminders)."""
+    stmt = sa.update(TimerRow).where(TimerRow.game_id == game_id, TimerRow.fired_at.is_(None))
+    if kinds:
+        stmt = stmt.where(TimerRow.kind.in_(sorted(set(kinds))))
+    session.exec(stmt.values(fired_at=when).execution_options(synchronize_session=False))
 
 
 # -- the outbox and its deliveries -------------------------------------------------------------
