@@ -30,8 +30,9 @@ from bot.store import database
 from bot.store.database import Database
 from bot.store.names import check_game_name, game_key, name_taken
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
-from bot.store.rows import GameRow, OrderRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
+from bot.store.rows import ActionRow, GameRow, OrderRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
 from bot.codec.values import order_from_json, order_to_json
+from bot.service.errors import InputError, NoSuchGameError, ServiceError
 
 EXPORT_FORMAT = "crusader-game"
 EXPORT_VERSION = 1
@@ -51,7 +52,7 @@ def _time(text: str | None) -> datetime | None:
 def season_report(game: str, season: Season) -> str:
     """One season as the e-mail judges print it: orders with results, then the board after."""
     out = [f"Game '{game}', {season.phase}: results", "=" * 60, ""]
-    out.append(result_text(season.adjudication, season.variant).rstrip("\n"))
+    out.append(result_text(season.adjudication, season.variant, before=season.position).rstrip("\n"))
     if season.nmr:
         out += ["", "No orders received from: " + ", ".join(season.nmr) + "."]
     after = season.after
@@ -159,22 +160,25 @@ def _abandoned(entry: Path) -> bool:
 class GameArchive:
     """A whole game read from the tables once: the game's fields and its players as an export
     writes them, its seasons as values (:class:`~bot.codec.season.Season`), its standing orders
-    and the audit log. :func:`export_game` writes it as JSON; the archive site reads it as it is."""
+    and the audit log, and what its game masters did (``actions``: a new deadline, a pause, a
+    rollback, a new player, a changed setting...). :func:`export_game` writes it as JSON; the
+    archive site reads it as it is."""
 
     game: Mapping[str, Any]
     players: tuple[Mapping[str, Any], ...]
     seasons: tuple[Season, ...]
     orders: tuple[Mapping[str, Any], ...]
     submissions: tuple[Mapping[str, Any], ...]
+    actions: tuple[Mapping[str, Any], ...] = ()
 
 
 def game_archive(db: Database, ref: str | int) -> GameArchive:
-    """The game ``ref`` (its name, or number) as :class:`GameArchive`; a ``ValueError`` when there is none."""
+    """The game ``ref`` (its name, or number) as :class:`GameArchive`; :class:`NoSuchGameError` when there is none."""
     with db.session() as session:
         game = database.game_by_name(session, str(ref)) or (session.get(GameRow, int(ref))
                                                             if str(ref).isdigit() else None)
         if game is None:
-            raise ValueError(f"no game {ref!r}")
+            raise NoSuchGameError(ref, [g.name for g in database.all_games(session)][:10])
         return GameArchive(
             game={"name": game.name, "variant": game.variant, "rules": game.rules, "gm": game.gm,
                   "status": game.status, "policy": game.policy, "position": game.position, "phase": game.phase,
@@ -191,7 +195,9 @@ def game_archive(db: Database, ref: str | int) -> GameArchive:
                          for o in database.orders_of(session, game.id, game.version)),
             submissions=tuple({"version": s.version, "phase": s.phase, "power": s.power, "player": s.player,
                                "text": s.text, "accepted": s.accepted, "rejected": s.rejected, "at": _iso(s.at)}
-                              for s in database.submissions_of(session, game.id)))
+                              for s in database.submissions_of(session, game.id)),
+            actions=tuple({"at": _iso(a.at), "version": a.version, "phase": a.phase, "actor": a.actor,
+                           "action": a.action, "details": a.details} for a in database.actions_of(session, game.id)))
 
 
 def export_game(db: Database, ref: str | int) -> dict[str, Any]:
@@ -200,21 +206,46 @@ def export_game(db: Database, ref: str | int) -> dict[str, Any]:
     return {"format": EXPORT_FORMAT, "format_version": EXPORT_VERSION, "game": dict(archive.game),
             "players": [dict(p) for p in archive.players],
             "seasons": [season_document(s) for s in archive.seasons],
-            "orders": [dict(o) for o in archive.orders], "submissions": [dict(s) for s in archive.submissions]}
+            "orders": [dict(o) for o in archive.orders], "submissions": [dict(s) for s in archive.submissions],
+            "actions": [dict(a) for a in archive.actions]}
 
 
-def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None) -> str:
-    """Load an export as a new game (optionally under another name); its pending deadline is re-armed."""
+class ExportRejected(ServiceError):
+    """An export whose seasons do not re-adjudicate to what it stores (:func:`verify_export`):
+    ``checks`` says season by season."""
+
+    def __init__(self, message: str, checks: list[SeasonCheck]) -> None:
+        super().__init__(message)
+        self.checks = checks
+
+
+def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None, verify: bool = True) -> str:
+    """Load an export as a new game (optionally under another name); its pending deadline is re-armed.
+
+    An export that :func:`verify_export` finds different is refused (:class:`ExportRejected`)
+    unless ``verify`` is false; what cannot be read at all is an :class:`InputError`, a name taken
+    a :class:`ServiceError`."""
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
-        raise ValueError(f"not a game export: expected \"format\": \"{EXPORT_FORMAT}\"")
+        raise InputError(f"not a game export: expected \"format\": \"{EXPORT_FORMAT}\"")
     if doc.get("format_version") != EXPORT_VERSION:
-        raise ValueError(f"export format_version {doc.get('format_version')!r} not supported; this judge reads {EXPORT_VERSION}")
+        raise InputError(f"export format_version {doc.get('format_version')!r} not supported; this judge reads "
+                         f"{EXPORT_VERSION}")
     g = doc["game"]
-    name = check_game_name(name or g["name"])
+    try:
+        name = check_game_name(name or g["name"])
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if verify:
+        checks = verify_export(doc)
+        bad = [c for c in checks if not c.identical]
+        if bad:
+            raise ExportRejected(f"the export does not re-adjudicate to what it stores ({len(bad)} of {len(checks)} "
+                                 f"seasons differ; first {bad[0].phase}: {bad[0].detail}); 'crusader verify' shows "
+                                 "each season; import it as it is with --unverified", checks)
     with db.session() as session:
         taken = database.game_by_name(session, name)
         if taken is not None:
-            raise ValueError(name_taken(name, taken.name).replace("choose another name", "import it with another name"))
+            raise ServiceError(name_taken(name, taken.name).replace("choose another name", "import it with another name"))
         game = GameRow(name=name, variant=g["variant"], rules=g["rules"], gm=g["gm"], status=g["status"],
                        policy=g["policy"], position=g["position"], phase=g["phase"], version=g["version"],
                        deadline_at=_time(g["deadline_at"]), paused_remaining=g.get("paused_remaining"), seed=g["seed"],
@@ -236,6 +267,9 @@ def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None) -
                                  key=o["key"], seq=o["seq"], text=o["text"],
                                  order=order_to_json(_read_order(o["canonical"], variant, o["phase"])),
                                  submitted_at=_time(o["submitted_at"])))
+        for a in doc.get("actions") or ():  # (exports written before actions were kept have none)
+            session.add(ActionRow(game_id=game.id, version=a["version"], phase=a["phase"], at=_time(a["at"]),
+                                  actor=a["actor"], action=a["action"], details=a["details"]))
         if game.status == "active" and game.deadline_at is not None:
             session.add(TimerRow(game_id=game.id, version=game.version, kind="deadline", due_at=game.deadline_at))
     return name
@@ -245,7 +279,7 @@ def _read_order(text: str, variant, phase: str):
     """An order of an export, in the judge's notation, as a value."""
     orders, errors = read_orders([text], variant, Phase.parse(phase))
     if errors:
-        raise ValueError(f"an order of the export cannot be read: {text!r}: {errors[0]}")
+        raise InputError(f"an order of the export cannot be read: {text!r}: {errors[0]}")
     return orders[0]
 
 
@@ -273,6 +307,13 @@ def _first_difference(a: Any, b: Any, where: str = "") -> str:
 
 def verify_export(doc: dict[str, Any]) -> list[SeasonCheck]:
     """Re-adjudicate every season; each must give the stored result and lead to the next season."""
+    try:
+        return _verify(doc)
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise InputError(f"not a game export as crusader game export writes it ({type(exc).__name__}: {exc})") from None
+
+
+def _verify(doc: dict[str, Any]) -> list[SeasonCheck]:
     from bot.codec.documents import adjudicate_document
 
     checks = []

@@ -28,9 +28,9 @@ def cmd_adjudicate(args: argparse.Namespace) -> Exit:
         if args.format == "text":
             from bot.codec.report import result_text
 
-            variant, _, adjudication, result = adjudicate_position(doc)
+            variant, position, adjudication, result = adjudicate_position(doc)
             unread = [(*_whose(e["order"]), e["reason"]) for e in result["results"] if e["canonical"] is None]
-            sys.stdout.write(result_text(adjudication, variant, unread))
+            sys.stdout.write(result_text(adjudication, variant, unread, before=position))
         else:
             dump(adjudicate_document(doc), pretty=args.pretty)
     except DocumentError as exc:

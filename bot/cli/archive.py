@@ -27,15 +27,13 @@ def cmd_verify(args: argparse.Namespace) -> Exit:
     return Exit.OK if not bad else Exit.FAILED
 
 
+@refusals_are_command_errors
 def cmd_archive_build(args: argparse.Namespace) -> Exit:
     from bot.archive.games import game_archive
     from bot.frontends.site.writer import SiteWriter, game_slug
 
-    try:
-        _, db = open_service(args)
-        archive = game_archive(db, args.game)
-    except ValueError as exc:
-        raise CommandError(f"{exc}; 'crusader game list' shows the games") from None
+    _, db = open_service(args)
+    archive = game_archive(db, args.game)
     root = Path(args.dir)
     if root.exists() and not root.is_dir():
         raise CommandError(f"{root} is a file, not a directory; give a directory to write the site into")

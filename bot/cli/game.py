@@ -47,12 +47,11 @@ def _powers(variant: str) -> list[str]:
 
 
 def _print(view, fmt: str = "text", service=None) -> None:
-    """The game as the shell shows it; deadlines in the game's time zone when ``service`` is given."""
+    """The game as the shell shows it, deadlines in the game's time zone (and UTC)."""
     if fmt == "json":
         sys.stdout.write(json.dumps(_view_json(view)) + "\n")
         return
-    tz = service.policy_of(view.id).timezone if service is not None else "UTC"
-    sys.stdout.write(_view_text(view, tz))
+    sys.stdout.write(_view_text(view, view.timezone))
 
 
 def _policy(args: argparse.Namespace) -> dict:
@@ -326,11 +325,17 @@ def cmd_export(args: argparse.Namespace) -> Exit:
 
 @refusals_are_command_errors
 def cmd_import(args: argparse.Namespace) -> Exit:
-    from bot.archive.games import import_game
+    """Load an export, once every season re-adjudicates to what it stores (exit 1 when one does not,
+    as ``crusader verify`` would say; ``--unverified`` loads it as it is, saying so)."""
+    from bot.archive.games import ExportRejected, import_game
 
     doc = read_json(args.file)
     _, db = open_service(args, create=True)
-    print(f"imported as {import_game(db, doc, name=args.name)!r}")
+    try:
+        name = import_game(db, doc, name=args.name, verify=not args.unverified)
+    except ExportRejected as exc:
+        raise CommandError(str(exc), Exit.FAILED) from None
+    print(f"imported as {name!r}" + (" (not verified)" if args.unverified else " (every season verified)"))
     return Exit.OK
 
 
@@ -435,6 +440,8 @@ def add_parser(subparsers) -> None:
     q = cmd("export", cmd_export, "write a whole game as one JSON file")
     q.add_argument("name")
     q.add_argument("-o", "--output", help="the file (default standard output)")
-    q = cmd("import", cmd_import, "load a game from an export")
+    q = cmd("import", cmd_import, "load a game from an export, once every season re-adjudicates to what it stores")
     q.add_argument("file")
     q.add_argument("--name", help="import under another name")
+    q.add_argument("--unverified", action="store_true",
+                   help="load it even when a season does not re-adjudicate to what the export stores")

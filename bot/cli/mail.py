@@ -68,12 +68,17 @@ def cmd_list(args: argparse.Namespace) -> Exit:
     if args.format == "json":
         print(json.dumps({"game": view.name, "gm": view.gm, "powers": [
             {"power": r.power, "address": r.address, "player": r.player, "password": r.has_password,
-             "password_owed": r.password_owed, "current": r.current} for r in rows]}))
+             "password_owed": r.password_owed, "password_mailed": r.password_mailed, "current": r.current}
+            for r in rows]}))
         return Exit.OK
     print(f"{view.name}: powers played by mail ({len(rows)}); game master {view.gm}")
     for r in rows:
-        state = ("password set" if r.has_password else "no password") + (", new password to mail" if r.password_owed
-                                                                          else "")
+        if r.password_owed:
+            state = "a new password waits to be mailed (when crusader serve sends the judge's mail)"
+        elif r.password_mailed:
+            state = "a new password was mailed; not signed on with yet"
+        else:
+            state = "password set" if r.has_password else "no password"
         if not r.current:
             state += "; not its player any more (the power has another or none)"
         print(f"  {r.power}  {r.address or '-'}  player {r.player or '(whoever plays it)'}  ({state})")

@@ -169,7 +169,8 @@ class Context:
                                  p.concede_to) for p in players)
         return GameView(id=game.id, name=game.name, variant=game.variant, rules=tuple(game.rules), gm=game.gm,
                         status=game.status, phase=game.phase, version=game.version, deadline_at=game.deadline_at,
-                        players=views, centers=centers, must_order=must, outcome=game.outcome)
+                        players=views, centers=centers, must_order=must, outcome=game.outcome,
+                        timezone=self.policy(game).timezone)
 
     def finish(self, session, game: GameRow, outcome: dict, *, now: datetime | None = None,
                 key: str | None = None) -> None:

@@ -137,6 +137,7 @@ class OrderDesk:
             return PlayerOrders(game=row.name, phase=row.phase, power=me.power, orders=lines,
                                 must_order=duty(variant, position, me.power).must_decide, prestige=prestige,
                                 deadline_at=row.deadline_at, variant=row.variant,
+                                timezone=self.ctx.policy(row).timezone,
                                 duty=still_to_decide(variant, position, me.power, [ln.order for ln in lines]))
 
     def orders_of_power(self, game: str | int, asker: str | None, power: str) -> list[OrderLine]:

@@ -44,7 +44,7 @@ def results(season: Season, next_phase: str | None, deadline: datetime | None, o
     lines = [f"Diplomacy results for {phase_name(phase)} ({phase}) in game '{season.game}'.", ""]
     if season.at_once:
         lines += ["No power had anything to decide in this phase: it was adjudicated at once.", ""]
-    lines.append(result_text(season.adjudication, season.variant).rstrip("\n"))
+    lines.append(result_text(season.adjudication, season.variant, before=season.position).rstrip("\n"))
     if season.nmr:
         lines += ["", "No orders received from: " + ", ".join(season.nmr) + "."]
     lines.append("")

@@ -40,6 +40,8 @@ class GameView:
     centers: dict[str, int] = field(default_factory=dict)
     must_order: tuple[str, ...] = ()
     outcome: dict | None = None
+    timezone: str = "UTC"
+    """The game's time zone (its policy's): how its deadlines are shown, next to UTC."""
 
     def player_of(self, power: str) -> PlayerView | None:
         return next((p for p in self.players if p.power == power), None)
@@ -143,3 +145,5 @@ class PlayerOrders:
     """What the power has still to decide in this phase, its standing orders taken into account
     (:func:`adjudicator.turn.still_to_decide`)."""
     variant: str = ""
+    timezone: str = "UTC"
+    """The game's time zone (how its deadlines are shown, next to UTC)."""

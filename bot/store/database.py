@@ -419,6 +419,15 @@ def close_announcements(session: Session, outbox_ids: Collection[int] | None, no
     return session.connection().execute(sa.update(o).where(*chosen, ~pending).values(delivered_at=now)).rowcount
 
 
+def delivery_state(session: Session, key: str, notifier: str, recipient: str) -> str | None:
+    """How the announcement keyed ``key`` went to ``recipient`` through ``notifier``: ``pending``,
+    ``delivered``, ``refused`` or ``superseded``; ``None`` while it is not fanned out (or not there)."""
+    o, d = OutboxRow.__table__, DeliveryRow.__table__
+    return session.connection().execute(
+        sa.select(d.c.state).join(o, o.c.id == d.c.outbox_id)
+        .where(o.c.key == key, d.c.notifier == notifier, d.c.recipient == recipient)).scalar()
+
+
 def deliveries_of(session: Session, *, game_id: int | None = None, outbox_id: int | None = None) -> list[DeliveryRow]:
     stmt = select(DeliveryRow).order_by(DeliveryRow.id)
     if game_id is not None:

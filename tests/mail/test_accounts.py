@@ -177,7 +177,19 @@ def test_the_operator_registers_lists_and_removes_mail_players_with_crusader(tmp
     assert listed["ANT"]["password"] and not listed["ANT"]["password_owed"]
     assert listed["BYZ"]["password_owed"] and not listed["BYZ"]["password"]
     assert main(["mail", "list", "crusade1"]) == 0
-    assert "ANT  ann@players.test" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "ANT  ann@players.test" in out
+    assert "a new password waits to be mailed (when crusader serve sends the judge's mail)" in out
+    # once the mail has left, the list says so (and no longer that a password waits to be mailed)
+    import asyncio
+
+    from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+
+    asyncio.run(OutboxDispatcher(db, [RecordingNotifier(lambda a: a.direct_to("mail"), name="mail")]).flush())
+    assert main(["mail", "list", "crusade1"]) == 0
+    out = capsys.readouterr().out
+    assert "BYZ  byz@players.test" in out and "a new password was mailed; not signed on with yet" in out
+    assert "waits to be mailed" not in out
 
     # what the judge will not do is one line and an exit code, never a traceback
     monkeypatch.setattr("sys.stdin", io.StringIO("x\n"))

@@ -128,6 +128,11 @@ def test_list_shows_the_game_and_the_powers_orders(rig):
     assert "  SEL: A bag - ara" in reply.text
     public = rig.ask("stranger@elsewhere.test", "LIST crusade1")
     assert "Game 'crusade1'" in public.text and "SEL: A bag - ara" not in public.text
+    # deadlines in the game's time zone first, as its announcements show them, and UTC after
+    rig.service.set_policy("crusade1", "gm", {"timezone": "Europe/Paris"})
+    text = rig.ask(ADDRESSES["SEL"], "SIGNON SELcrusade1 pw-SEL\nLIST\nSIGNOFF\n").text
+    local = r"\w{3} \d\d \w{3} \d{4} \d\d:\d\d CES?T \(\w{3} \d\d \w{3} \d{4} \d\d:\d\d UTC\)"
+    assert re.search("; deadline " + local + "; game master", text) and re.search("Deadline: " + local, text), text
 
 
 def test_orders_for_a_later_phase_are_refused_clearly(rig):

@@ -79,7 +79,11 @@ class Registration:
     player: str | None
     has_password: bool
     password_owed: bool
+    """A new password is owed to the address and has not left yet (it goes when ``crusader serve``
+    next sends the judge's mail)."""
     current: bool
+    password_mailed: bool = False
+    """A new password was mailed and its player has not signed on with it yet."""
 
 
 def address_of(player: str | None) -> str | None:
@@ -177,10 +181,14 @@ class MailAccounts:
     def registrations(self, game: str | int) -> tuple[GameView, list[Registration]]:
         """Every power of ``game`` registered for mail, as the game master sees it."""
         view = self.service.status(game)
+        out = []
         with self.db.session() as session:
-            rows = mail_store.identities_of(session, view.id)
-        return view, [Registration(r.power, r.address, r.player, r.password_hash is not None,
-                                   r.password_mail is not None, _holds(r, view)) for r in rows]
+            for r in mail_store.identities_of(session, view.id):
+                mailed = (r.password_mail is not None and r.address is not None
+                          and database.delivery_state(session, r.password_mail, "mail", r.address) == "delivered")
+                out.append(Registration(r.power, r.address, r.player, r.password_hash is not None,
+                                        r.password_mail is not None and not mailed, _holds(r, view), mailed))
+        return view, out
 
     def forget(self, game_id: int, power: str) -> None:
         """After a resignation: the address no longer signs on for the power nor receives its mail."""

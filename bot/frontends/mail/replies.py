@@ -60,7 +60,7 @@ def _orders(orders: PlayerOrders) -> list[str]:
         out.append(f"({orders.power} has nothing to order in {orders.phase}.)")
     if orders.prestige is not None:
         out.append(f"Prestige: {orders.prestige}")
-    out += [f"Deadline: {when(orders.deadline_at)}", ""]
+    out += [f"Deadline: {when(orders.deadline_at, orders.timezone)}", ""]
     return out
 
 
@@ -68,7 +68,7 @@ def _status(view: GameView) -> list[str]:
     if view.status == "forming":
         return _forming(view)
     out = [f"Game '{view.name}' ({view.variant}), {view.status}; phase {view.phase or '-'}; "
-           f"deadline {when(view.deadline_at)}; game master {view.gm}."]
+           f"deadline {when(view.deadline_at, view.timezone)}; game master {view.gm}."]
     for player in sorted(view.players, key=lambda p: p.power or ""):
         if player.status == "waiting":
             continue
