@@ -10,6 +10,7 @@ from email.message import EmailMessage
 import pytest
 import trustme
 from aiosmtpd.smtp import SMTP, AuthResult
+from pydantic import SecretStr
 
 from bot.frontends.mail import create_front_end, passwords
 from bot.frontends.mail.config import MailSettings
@@ -151,3 +152,97 @@ def test_a_reply_waits_in_the_outbox_while_the_relay_is_away_and_goes_out_when_i
         reply = rig.reply(message_id)
         assert "accepted: ANT: A ant - ata" in reply.text and reply.rcpt_tos == ("ant@players.test",)
         assert str(reply.message["Auto-Submitted"]) == "auto-replied"
+
+
+async def test_a_relay_that_cannot_be_reached_or_will_not_relay_is_the_front_ends_problem_until_it_is_well(
+        judge_address, sqlite_db, picky_relay):
+    """The e-mail front end tries its relay at start and while it is unwell: one that cannot be
+    reached, wants a login, or refuses to relay for the judge is its ``problem`` (what ``crusader
+    health`` reports, naming the settings); a refused mailbox is not; a good exchange clears it."""
+    import asyncio
+    import socket
+
+    from bot.app.serve import _problems
+    from bot.service import GameService
+
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    nobody = closed.getsockname()[1]
+    closed.close()  # nothing listens there now
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = judge_address, "ant@players.test", "hello"
+    message.set_content("results")
+
+    settings = MailSettings(address=judge_address, listen_port=0, relay_host="127.0.0.1", relay_port=nobody,
+                            relay_timeout=5)
+    front = MailFrontEnd(GameService(sqlite_db), None, settings)
+    front.recheck = 0.05
+    await front.start()
+    try:
+        for _ in range(100):
+            if front.problem:
+                break
+            await asyncio.sleep(0.02)
+        assert front.problem.startswith(f"the mail relay 127.0.0.1:{nobody} cannot be reached")
+        assert "set CRUSADER_MAIL_RELAY_HOST and CRUSADER_MAIL_RELAY_PORT" in front.problem
+        class App:
+            front_ends = [front]
+        assert _problems(App) == {"mail": front.problem}
+
+        # a relay that answers, but will not relay for the judge: nobody would get mail
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(lambda: SMTP(picky_relay, loop=loop), host="127.0.0.1", port=0)
+        port = server.sockets[0].getsockname()[1]
+        try:
+            mailer = Mailer(settings.model_copy(update={"relay_port": port}))
+            picky_relay.refuse["*"] = "554 5.7.1 <ant@players.test>: Relay access denied"
+            outcome = await mailer.deliver(message, "ant@players.test")
+            assert "Relay access denied" in outcome.reason
+            assert mailer.relay_problem.startswith(f"the mail relay 127.0.0.1:{port} refuses to relay the judge's mail")
+            # one mailbox it does not know says nothing of the relay; the next message that goes clears it
+            picky_relay.refuse = {"nobody@players.test": "550 5.1.1 no such user"}
+            await mailer.deliver(message, "nobody@players.test")
+            assert mailer.relay_problem is not None
+            assert await mailer.deliver(message, "ant@players.test") is not None and mailer.relay_problem is None
+            # the front end's own watch finds the relay well again once it answers where it looks
+            front.mailer.settings = front.mailer.settings.model_copy(update={"relay_port": port})
+            for _ in range(200):
+                if front.problem is None:
+                    break
+                await asyncio.sleep(0.02)
+            assert front.problem is None
+        finally:
+            server.close()
+            await server.wait_closed()
+    finally:
+        await front.stop()
+
+
+async def test_a_relay_that_wants_a_login_is_named_so(judge_address, capture, tls_relay):
+    import asyncio
+
+    server_context, ca_file = tls_relay
+
+    def authenticator(server, session, envelope, mechanism, auth_data):
+        right = auth_data.login == b"judge" and auth_data.password == b"relay-secret"
+        return AuthResult(success=right, handled=False)  # (aiosmtpd answers 535 itself)
+
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: SMTP(capture, tls_context=server_context, require_starttls=True, auth_required=True,
+                     authenticator=authenticator, loop=loop), host="127.0.0.1", port=0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        settings = MailSettings(address=judge_address, relay_host="127.0.0.1", relay_port=port, relay_starttls=True,
+                                relay_ca_file=ca_file, relay_timeout=5)
+        problem = await Mailer(settings).probe()
+        assert problem.startswith(f"the mail relay 127.0.0.1:{port} wants the judge to log in (530"), problem
+        problem = await Mailer(settings.model_copy(update={"relay_username": "judge",
+                                                            "relay_password": SecretStr("wrong")})).probe()
+        assert problem.startswith(f"the mail relay 127.0.0.1:{port} refuses the judge's login (535"), problem
+        right = settings.model_copy(update={"relay_username": "judge", "relay_password": SecretStr("relay-secret")})
+        assert await Mailer(right).probe() is None
+        assert capture.messages == []  # a probe sends nothing
+    finally:
+        server.close()
+        await server.wait_closed()

@@ -74,9 +74,15 @@ class MailHandler:
 
 
 class MailFrontEnd:
-    """The e-mail front end of ``crusader serve``: the listener, the outbound mailer, the notifier."""
+    """The e-mail front end of ``crusader serve``: the listener, the outbound mailer, the notifier.
+
+    Its :attr:`problem` is the relay's (:attr:`Mailer.relay_problem`): a relay that cannot be
+    reached or refuses the judge's mail keeps the listener running and makes ``crusader health``
+    unhealthy, with the sentence. The relay is tried at start, and every ``recheck`` seconds while
+    it is unwell (the outbox's retries may be an hour apart)."""
 
     name = "mail"
+    recheck = 60.0
 
     def __init__(self, service: GameService, dispatcher: OutboxDispatcher | None, settings: MailSettings) -> None:
         if not settings.address:
@@ -91,6 +97,12 @@ class MailFrontEnd:
         self.dispatcher = dispatcher if dispatcher is not None else OutboxDispatcher(service.db)
         self.handler = MailHandler(self.judge, self.dispatcher, settings)
         self._server: asyncio.AbstractServer | None = None
+        self._watch: asyncio.Task | None = None
+
+    @property
+    def problem(self) -> str | None:
+        """What is wrong with the e-mail front end (its relay), or ``None``."""
+        return self.mailer.relay_problem
 
     @property
     def port(self) -> int:
@@ -117,8 +129,24 @@ class MailFrontEnd:
                                "off)") from None
         self.dispatcher.register(self.notifier)
         log.info("mail listener started", host=s.listen_host, port=self.port, relay=f"{s.relay_host}:{s.relay_port}")
+        self._watch = asyncio.create_task(self._watch_relay(), name="mail-relay-watch")
+
+    async def _watch_relay(self) -> None:
+        """Try the relay now, and again every :attr:`recheck` seconds while it is unwell."""
+        while True:
+            try:
+                await self.mailer.probe()
+            except Exception:
+                log.exception("the mail relay could not be tried")
+            while self.mailer.relay_problem is None:
+                await asyncio.sleep(self.recheck)
+            await asyncio.sleep(self.recheck)
 
     async def stop(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            await asyncio.gather(self._watch, return_exceptions=True)
+            self._watch = None
         if self._server is not None:
             self._server.close()
             try:

@@ -4,6 +4,11 @@ The recipient is given explicitly and is the only one: headers such as ``Cc`` or
 never added, and the envelope never names anyone else. :meth:`Mailer.deliver` says how a
 message went as the outbox wants it: delivered, refused for good (the relay's 5xx: a mailbox
 that does not exist) or to try again later (a 4xx, the relay unreachable or slow).
+
+The relay itself is watched: one that cannot be reached, refuses the judge's login or sender, or
+will not relay for it is :attr:`Mailer.relay_problem` (a sentence naming the settings), which
+``crusader health`` reports, until a message goes through or :meth:`Mailer.probe` (the exchange
+of a message up to its sender, then ``RSET``) finds the relay well again.
 """
 
 from __future__ import annotations
@@ -25,6 +30,50 @@ class Mailer:
         if not settings.address:
             raise ValueError("the judge needs its own address to send mail: set CRUSADER_MAIL_ADDRESS")
         self.settings = settings
+        self.relay_problem: str | None = None
+        """What is wrong with the relay (``None``: the last message, or probe, went through)."""
+
+    @property
+    def relay(self) -> str:
+        return f"{self.settings.relay_host}:{self.settings.relay_port}"
+
+    async def probe(self) -> str | None:
+        """Try the relay as a message would, without sending one: connect (TLS as set), greet, log in
+        when set, give the judge's address as the sender, and take it back (``RSET``). What is wrong
+        (also kept in :attr:`relay_problem`), or ``None``."""
+        s = self.settings
+        password = s.relay_password.get_secret_value() if s.relay_password else None
+        client = aiosmtplib.SMTP(hostname=s.relay_host, port=s.relay_port, username=s.relay_username,
+                                 password=password, use_tls=s.relay_tls, start_tls=s.relay_starttls,
+                                 cert_bundle=s.relay_ca_file, timeout=s.relay_timeout)
+        try:
+            await client.connect()
+            response = await client.mail(s.address)
+            if not 200 <= response.code < 300:
+                raise aiosmtplib.SMTPSenderRefused(response.code, response.message, s.address)
+            await client.rset()
+        except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError) as exc:
+            self._noted(exc)
+        else:
+            self._noted(None)
+        finally:
+            if client.is_connected:
+                try:
+                    await client.quit()
+                except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError):
+                    client.close()
+        return self.relay_problem
+
+    def _noted(self, exc: BaseException | None) -> None:
+        """Keep what ``exc`` (``None``: a message or a probe went through) says of the relay itself; a
+        refusal of one recipient (a mailbox that does not exist) says nothing of it."""
+        problem = relay_problem(exc, self.relay) if exc is not None else None
+        if exc is not None and problem is None:
+            return
+        if problem != self.relay_problem:
+            (log.warning if problem else log.info)("mail relay " + ("unusable" if problem else "well again"),
+                                                   relay=self.relay, problem=problem)
+        self.relay_problem = problem
 
     async def send(self, message: EmailMessage, to: str) -> None:
         """Send ``message`` to ``to`` alone; raises ``aiosmtplib.SMTPException`` or ``OSError`` on failure."""
@@ -41,9 +90,11 @@ class Mailer:
             await self.send(message, to)
         except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError) as exc:
             outcome = outcome_of(exc)
+            self._noted(exc)
             log.warning("mail not sent", to=to, subject=str(message["Subject"]), error=f"{type(exc).__name__}: {exc}",
                         again=isinstance(outcome, RetryLater))
             return outcome
+        self._noted(None)
         return DELIVERED
 
 
@@ -60,3 +111,36 @@ def outcome_of(exc: BaseException) -> Refused | RetryLater:
     if isinstance(code, int):
         return RetryLater(f"the mail relay answered {code} {text}")
     return RetryLater(f"the mail relay could not be reached: {type(exc).__name__}: {text}")
+
+
+RELAY_SETTINGS = "CRUSADER_MAIL_RELAY_HOST and CRUSADER_MAIL_RELAY_PORT"
+
+
+def relay_problem(exc: BaseException, relay: str) -> str | None:
+    """What a failed exchange says of the relay itself, as a sentence naming the settings to look
+    at; ``None`` when it concerns one recipient only (a mailbox the relay does not know)."""
+    text = " ".join(str(getattr(exc, "message", "") or exc).split())[:200]
+    code = getattr(exc, "code", None)
+    if isinstance(exc, aiosmtplib.SMTPRecipientsRefused) and exc.recipients:
+        first = exc.recipients[0]
+        text, code = " ".join(str(first.message).split())[:200], first.code
+        if "relay" in text.lower() or "5.7." in text:  # it will not relay for the judge: nobody gets mail
+            return (f"the mail relay {relay} refuses to relay the judge's mail ({code} {text}); let the judge's "
+                    f"address or this machine relay there, or set {RELAY_SETTINGS} to one that does")
+        return None
+    if isinstance(exc, aiosmtplib.SMTPAuthenticationError):
+        return (f"the mail relay {relay} refuses the judge's login ({code} {text}); set CRUSADER_MAIL_RELAY_USERNAME "
+                "and CRUSADER_MAIL_RELAY_PASSWORD to an account it accepts")
+    if isinstance(exc, aiosmtplib.SMTPSenderRefused) and code == 530:
+        return (f"the mail relay {relay} wants the judge to log in ({code} {text}); set CRUSADER_MAIL_RELAY_USERNAME "
+                "and CRUSADER_MAIL_RELAY_PASSWORD (and CRUSADER_MAIL_RELAY_STARTTLS or _TLS as it asks)")
+    if isinstance(exc, aiosmtplib.SMTPSenderRefused):
+        return (f"the mail relay {relay} refuses the judge's address as sender ({code} {text}); set "
+                f"CRUSADER_MAIL_ADDRESS to an address it sends for, or {RELAY_SETTINGS} to another relay")
+    if isinstance(exc, (aiosmtplib.SMTPRecipientRefused, aiosmtplib.SMTPDataError)):
+        return None  # one message or one recipient
+    if isinstance(code, int) and code >= 400 and not isinstance(exc, aiosmtplib.SMTPConnectError):
+        return (f"the mail relay {relay} answers {code} {text}; check it, or set {RELAY_SETTINGS} to another "
+                "relay")
+    return (f"the mail relay {relay} cannot be reached ({type(exc).__name__}: {text or 'no answer'}); start it, or "
+            f"set {RELAY_SETTINGS} to the relay the judge sends through")
