@@ -21,10 +21,16 @@ def _dockerfile() -> list[tuple[str, str]]:
             if not m.group(0).lstrip().startswith("#")]
 
 
-def test_dockerfile_is_slim_non_root_and_runs_the_judge():
+PINNED = re.compile(r"^[a-z0-9./-]+:\d+(\.\d+)+[a-z0-9.-]*@sha256:[0-9a-f]{64}$")
+"""An image named by an exact version and the digest of that version's image."""
+
+
+def test_dockerfile_is_slim_pinned_non_root_and_runs_the_judge():
     instructions = _dockerfile()
-    froms = [arg for op, arg in instructions if op == "FROM"]
-    assert froms and all("slim" in f for f in froms)
+    args = dict(arg.split("=", 1) for op, arg in instructions if op == "ARG" and "=" in arg)
+    froms = [re.sub(r"\$\{(\w+)\}", lambda m: args[m.group(1)], arg.split()[0]) for op, arg in instructions
+             if op == "FROM"]
+    assert froms and all("slim" in f and PINNED.match(f) for f in froms), froms
     users = [arg for op, arg in instructions if op == "USER"]
     assert users and users[-1] not in ("root", "0")
     [entry] = [arg for op, arg in instructions if op == "ENTRYPOINT"]
@@ -56,6 +62,25 @@ def test_compose_runs_the_judge_on_postgres_with_healthchecks_and_volumes():
     build = services["migrate"]["build"]
     assert (DEPLOY / build["context"] / build["dockerfile"]).resolve() == (DEPLOY / "Dockerfile").resolve()
     assert judge["healthcheck"]["test"][:2] == ["CMD", "crusader"]
+    assert PINNED.match(services["postgres"]["image"]), services["postgres"]["image"]
+
+
+def test_compose_sets_mail_up_to_reach_the_host_or_leaves_it_off():
+    """The listener is published on the host's loopback (where the host's mail server hands the
+    judge's mail, as under systemd), the host's mail server is reachable as the relay, and mail is
+    off in the image until crusader.env names the judge's address."""
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    judge = compose["services"]["judge"]
+    assert judge["environment"]["CRUSADER_MAIL_LISTEN_HOST"] == "0.0.0.0"
+    assert "127.0.0.1:2525:2525" in judge["ports"]
+    assert "host.docker.internal:host-gateway" in judge["extra_hosts"]
+    image_env = dict(m for op, arg in _dockerfile() if op == "ENV" for m in re.findall(r"(\w+)=(\S+)", arg))
+    assert image_env["CRUSADER_MAIL_ADDRESS"] == '""'
+    assert "CRUSADER_MAIL_ADDRESS" not in judge["environment"]  # so that crusader.env turns it on
+    assert "CRUSADER_MAIL_RELAY_HOST=host.docker.internal" in (DEPLOY / "compose.yaml").read_text()
+    from bot.frontends.mail.config import MailSettings
+
+    assert MailSettings().listen_port == 2525
 
 
 def test_systemd_unit_and_its_environment_file():
@@ -66,8 +91,16 @@ def test_systemd_unit_and_its_environment_file():
     assert service["ExecStart"].endswith("crusader serve")
     assert service["KillSignal"] == "SIGTERM" and service["User"] != "root"
     assert service["EnvironmentFile"].endswith("crusader.env")
-    # the data directory is the one place the unit lets the judge write
-    assert service["Environment"] == f"CRUSADER_DATA_DIR={service['ReadWritePaths']}" == "CRUSADER_DATA_DIR=/var/lib/crusader"
+    # the data directory is the one place the unit lets the judge write; mail is off until
+    # crusader.env (which overrides Environment=) names the judge's address
+    assert service["Environment"].split() == [f"CRUSADER_DATA_DIR={service['ReadWritePaths']}", "CRUSADER_MAIL_ADDRESS="]
+    assert service["ReadWritePaths"] == "/var/lib/crusader"
+    # the shell command for the judge the unit runs: its user, its settings, its data, its program
+    helper = (DEPLOY / "crusader-as-judge").read_text()
+    assert f"sudo -u {service['User']} " in helper and f". {service['EnvironmentFile']};" in helper
+    assert f"CRUSADER_DATA_DIR={service['ReadWritePaths']} CRUSADER_MAIL_ADDRESS= " in helper
+    assert f"exec {service['ExecStart'].removesuffix(' serve')} " in helper
+    assert (DEPLOY / "crusader-as-judge").stat().st_mode & 0o111
     assert unit["Install"]["WantedBy"] == "multi-user.target"
     from bot.cli.reference import env_name, models
 
@@ -128,8 +161,11 @@ def _pins(text: str) -> dict[str, str]:
 
 def test_the_lock_files_hold_the_pinned_direct_dependencies_with_hashes():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    runtime = _pins("\n".join(project["dependencies"]))
-    test = _pins("\n".join(project["optional-dependencies"]["test"]))
+    extras = project["optional-dependencies"]
+    # the image and the systemd recipe install requirements.lock: the judge with PostgreSQL and Discord
+    runtime = _pins("\n".join(project["dependencies"] + extras["postgres"] + extras["discord"]))
+    test = _pins("\n".join(extras["test"]))
+    assert "crusader-judge[postgres,discord]" in extras["test"]
     for lock, wanted in (("requirements.lock", runtime), ("requirements-test.lock", {**runtime, **test})):
         text = (ROOT / lock).read_text()
         locked = _pins(text)
@@ -153,3 +189,51 @@ def test_the_licence_is_shipped_with_the_map_data_notice():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["license"] == "MIT" and (ROOT / "LICENSE").read_text().startswith("MIT License")
     assert "adjudicator/variants/LICENSE-*" in project["license-files"]
+
+
+def test_a_judge_without_postgresql_and_discord_installs_neither():
+    """psycopg and discord.py are extras: the judge's own dependencies name neither, and nothing
+    the judge imports without them being wanted needs them (a subprocess that cannot import them)."""
+    import subprocess
+    import sys
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    names = set(_pins("\n".join(project["dependencies"])))
+    assert not names & {"psycopg", "psycopg-binary", "discord-py"}
+    script = """
+import sys
+class Missing:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("discord", "psycopg"):
+            raise ImportError(f"No module named {name!r}")
+sys.meta_path.insert(0, Missing())
+from bot.cli.main import main
+from bot.app.serve import _front_end_factories
+from bot.cli.reference import check
+check()
+factories = _front_end_factories("auto")
+assert len(factories) == 3, factories
+class App:
+    class settings:
+        discord_token = None
+assert factories[2](App) is None  # no token: no Discord, and nothing of it imported
+assert "discord" not in sys.modules and "psycopg" not in sys.modules
+import os
+os.environ["DISCORD_TOKEN"] = "x"
+try:
+    factories[2](App)
+except Exception as exc:
+    print(exc)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "install it with pip install 'crusader-judge[discord]'" in done.stdout
+    # and a PostgreSQL URL says what to install, as a setting the judge cannot use
+    script = script.split("from bot.cli.main")[0] + """
+import os
+os.environ["CRUSADER_DATABASE_URL"] = "postgresql://judge@127.0.0.1:1/crusader"
+from bot.cli.main import main
+raise SystemExit(main(["game", "list"]))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 1 and "install it with pip install 'crusader-judge[postgres]'" in done.stderr, done.stderr

@@ -18,6 +18,7 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import Callable, Protocol
 
 import structlog
@@ -67,12 +68,34 @@ class App:
     front_ends: list = field(default_factory=list)
 
 
+def pictures_check() -> tuple[bool, str | None]:
+    """Whether map pictures can be drawn on this machine (the cairo library loads), and what is
+    missing for them (no cairo library; no font, so no names on the map), if anything."""
+    try:
+        import cairocffi  # noqa: F401  (it loads libcairo)
+    except (ImportError, OSError) as exc:
+        return False, (f"map pictures cannot be drawn: the cairo library does not load ({str(exc).splitlines()[0]}); "
+                       "install libcairo2 and a font (apt install libcairo2 fonts-dejavu-core) and restart; until "
+                       "then results go out without their map")
+    folders = [Path("/usr/share/fonts"), Path("/usr/local/share/fonts"), Path.home() / ".local/share/fonts",
+               Path.home() / ".fonts"]
+    if not any(f.suffix.lower() in (".ttf", ".otf", ".ttc", ".pfb") for folder in folders if folder.is_dir()
+               for f in folder.rglob("*")):
+        return True, ("map pictures will have no names on them: no font is installed (apt install "
+                      "fonts-dejavu-core); the map is drawn without its labels until one is")
+    return True, None
+
+
 def build_app(settings: Settings) -> App:
     """The database (migrated), the service and the outbox; a :class:`SetupError` names the setting
-    to change when the data directory or the database cannot be used."""
+    to change when the data directory or the database cannot be used. A machine that cannot draw
+    the map pictures is said once, as a warning (and the seasons are stored without pictures)."""
     make_directories(settings)
     db = open_database(settings)
-    service = GameService(db, node=settings.node_name)
+    pictures, missing = pictures_check()
+    if missing:
+        log.warning(missing)
+    service = GameService(db, node=settings.node_name, pictures=pictures)
     archive = ArchiveWriter(db, settings.data_dir / "archive")
     archive.tidy()  # what a kill left half-written
     dispatcher = OutboxDispatcher(db, [LogNotifier(), archive],

@@ -65,7 +65,9 @@ class Settings(BaseSettings):
         """The SQLite file of the judge's database (``None`` with a database URL)."""
         if self.database_url:
             url = self.database_url
-            return Path(url.split(":///", 1)[1]) if url.startswith("sqlite:///") and url != "sqlite:///:memory:" else None
+            if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+                return Path(url.split(":///", 1)[1])
+            return None
         return (self.data_dir / "crusader.db").resolve()
 
     @property

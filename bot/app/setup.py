@@ -56,8 +56,9 @@ def open_database(settings: Settings, *, migrate: bool = True, create: bool = Tr
                          f"({_first_line(exc)}); set {_where(settings)} to sqlite:///PATH or "
                          "postgresql+psycopg://USER:PASSWORD@HOST:PORT/DATABASE") from None
     except ImportError as exc:
-        raise SetupError(f"the database URL {_shown_url(settings.url)} needs a driver that is not installed ({exc}); "
-                         f"set {_where(settings)} to a sqlite:// or postgresql+psycopg:// URL") from None
+        extra = " install it with pip install 'crusader-judge[postgres]', or" if "psycopg" in str(exc) else ""
+        raise SetupError(f"the database URL {_shown_url(settings.url)} needs a driver that is not installed ({exc});"
+                         f"{extra} set {_where(settings)} to a sqlite:// or postgresql+psycopg:// URL") from None
     if migrate:
         with database_errors(settings, db):
             db.migrate()

@@ -245,7 +245,8 @@ def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None, v
     with db.session() as session:
         taken = database.game_by_name(session, name)
         if taken is not None:
-            raise ServiceError(name_taken(name, taken.name).replace("choose another name", "import it with another name"))
+            raise ServiceError(name_taken(name, taken.name).replace("choose another name",
+                                                                    "import it with another name"))
         game = GameRow(name=name, variant=g["variant"], rules=g["rules"], gm=g["gm"], status=g["status"],
                        policy=g["policy"], position=g["position"], phase=g["phase"], version=g["version"],
                        deadline_at=_time(g["deadline_at"]), paused_remaining=g.get("paused_remaining"), seed=g["seed"],

@@ -25,6 +25,9 @@ def cmd_discord(args: argparse.Namespace) -> Exit:
     token = discord_settings.token or config.discord_token
     if token is None:
         raise CommandError("set DISCORD_TOKEN to the bot's token first (docs/discord.md)", Exit.FAILED)
+    from bot.frontends.discord import require_discord
+
+    require_discord()
     guilds = tuple(args.guild) if getattr(args, "guild", None) else discord_settings.command_guild_ids
     asyncio.run(_run(args.discord_command, config, discord_settings, token.get_secret_value(), guilds))
     return Exit.OK

@@ -125,8 +125,9 @@ def cmd_set(args: argparse.Namespace) -> Exit:
     service, _ = open_service(args)
     change = service.set_policy(args.name, None, changes)
     if change.changed:
+        when = "; from the next deadline" if change.game.status != "forming" else ""
         print(f"{change.game.name}: changed " + ", ".join(texts.SETTING_NAMES[k] for k in change.changed)
-              + " (announced to the players" + ("; from the next deadline)" if change.game.status != "forming" else ")"))
+              + f" (announced to the players{when})")
     else:
         print(f"{change.game.name}: nothing to change; the settings were already so")
     sys.stdout.write("\n".join(texts.settings(change.after)) + "\n")

@@ -92,6 +92,53 @@ def cmd_remove(args: argparse.Namespace) -> Exit:
     return Exit.OK
 
 
+TEST_BODY = """This is a test of the Crusader Judge's mail, sent by its game master to this address.
+
+You are reading it: the judge's mail leaves through its relay ({relay}) and reaches
+you. Look at this message's headers: "Authentication-Results" should say spf=pass and dkim=pass
+for {domain}, or players' mail providers may file the judge's results as spam.
+
+Now reply to it, as it is, from this address: the judge answers your reply with its list of
+commands. That answer shows mail to {address} reaches the judge too, and the loop is whole.
+"""
+
+
+def cmd_test(args: argparse.Namespace) -> Exit:
+    """The relay tried, then a test message to ``args.address`` through it, saying how to close the loop."""
+    import asyncio
+
+    from bot.frontends.mail.addresses import AddressError, normalise
+    from bot.frontends.mail.config import MailSettings
+    from bot.frontends.mail.outbound import Mailer
+    from bot.frontends.mail.replies import announcement_message
+    from bot.store.outbox import Delivered
+
+    from .reference import read
+
+    mail = read(MailSettings)
+    if not mail.address:
+        raise CommandError("e-mail is off: set CRUSADER_MAIL_ADDRESS to the judge's address (docs/mail-deployment.md)",
+                           Exit.FAILED)
+    try:
+        to = normalise(args.address)
+    except AddressError as exc:
+        raise CommandError(f"{args.address!r} is not an address the judge can mail: {exc}") from None
+    mailer = Mailer(mail)
+    problem = asyncio.run(mailer.probe())
+    if problem:
+        raise CommandError(problem, Exit.FAILED)
+    print(f"the relay {mailer.relay} takes the judge's mail from {mail.address}")
+    body = TEST_BODY.format(relay=mailer.relay, address=mail.address, domain=mail.address.rpartition("@")[2])
+    message = announcement_message(mail.address, to, "Crusader Judge: a test of the mail loop", body,
+                                   auto="no")
+    outcome = asyncio.run(mailer.deliver(message, to))
+    if not isinstance(outcome, Delivered):
+        raise CommandError(f"the test message to {to} was not sent: {outcome.reason}", Exit.FAILED)
+    print(f"a test message went to {to}; reply to it from there: the judge's answer (its list of commands) "
+          f"shows mail to {mail.address} reaches it")
+    return Exit.OK
+
+
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("mail", help="who plays which power by mail (addresses and passwords)",
                               description="Who plays which power by mail. A player named by an e-mail address "
@@ -123,3 +170,10 @@ def add_parser(subparsers) -> None:
     q.add_argument("--format", choices=("text", "json"), default="text")
     q = cmd("remove", cmd_remove, "forget a power's address and password: it is no longer played by mail")
     q.add_argument("power", help="the power's code")
+    q = sub.add_parser("test", help="try the relay and mail a test message to ADDRESS, whose reply tests the way "
+                       "in (docs/mail-deployment.md)", description="Try the relay as the judge would, then "
+                       "mail a test message to ADDRESS (your own) through it; reply to it, and the judge's "
+                       "answer shows mail reaches the judge too. Exit 1, with the reason, when the relay "
+                       "cannot be used.")
+    q.add_argument("address", help="an address of yours to mail the test to")
+    q.set_defaults(func=cmd_test)

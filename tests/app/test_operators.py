@@ -146,3 +146,23 @@ def test_routine_library_lines_stay_out_of_the_log(capfd):
     configure("DEBUG", "json")
     logging.getLogger("discord.client").warning("PyNaCl is not installed, voice will NOT be supported")
     assert "PyNaCl" in capfd.readouterr().err
+
+
+def test_a_machine_that_cannot_draw_the_map_says_so_once_at_start(env, monkeypatch, tmp_path):
+    """Without the cairo library the judge runs, warns once at start naming what to install, and
+    stores its seasons without pictures (no warning and traceback per season)."""
+    import sys
+
+    from structlog.testing import capture_logs
+
+    from bot.app.serve import build_app
+    from bot.app.settings import Settings
+
+    monkeypatch.setitem(sys.modules, "cairocffi", None)  # as if libcairo2 were not installed
+    with capture_logs() as logs:
+        app = build_app(Settings())
+    [warning] = [e for e in logs if e["log_level"] == "warning"]
+    assert warning["event"].startswith("map pictures cannot be drawn: the cairo library does not load")
+    assert "apt install libcairo2 fonts-dejavu-core" in warning["event"]
+    assert app.service.context.pictures is False
+    app.db.dispose()

@@ -246,3 +246,34 @@ async def test_a_relay_that_wants_a_login_is_named_so(judge_address, capture, tl
     finally:
         server.close()
         await server.wait_closed()
+
+
+def test_the_game_masters_test_of_the_whole_mail_loop(sqlite_db, monkeypatch, open_rig, judge_address, capsys):
+    """``crusader mail test ADDRESS``: the relay tried, a test message through it to the game
+    master's own address; the game master's reply reaches the judge, which answers it."""
+    from bot.cli.main import main
+
+    with open_rig(sqlite_db) as rig:
+        monkeypatch.setenv("CRUSADER_MAIL_ADDRESS", judge_address)
+        monkeypatch.setenv("CRUSADER_MAIL_RELAY_HOST", "127.0.0.1")
+        monkeypatch.setenv("CRUSADER_MAIL_RELAY_PORT", str(rig.settings.relay_port))
+        assert main(["mail", "test", "GM@Players.test"]) == 0
+        out = capsys.readouterr().out
+        assert f"the relay 127.0.0.1:{rig.settings.relay_port} takes the judge's mail from {judge_address}" in out
+        [sent] = rig.capture.wait(lambda m: "a test of the mail loop" in str(m.message["Subject"]))
+        assert sent.rcpt_tos == ("gm@players.test",) and sent.mail_from == judge_address
+        assert "reply to it, as it is" in sent.text.replace("\r\n", "\n").replace("\n", " ")
+        # the game master replies, quoting it: the judge answers with its commands
+        quoted = "\n".join("> " + line for line in sent.text.splitlines())
+        answer = rig.ask("gm@players.test", f"It came.\n\n{quoted}\n",
+                         subject="Re: Crusader Judge: a test of the mail loop",
+                         In_Reply_To=str(sent.message["Message-ID"]))
+        assert "SIGNON" in answer.text and answer.rcpt_tos == ("gm@players.test",)
+
+        # a relay that cannot be used: exit 1 with the reason, nothing sent
+        monkeypatch.setenv("CRUSADER_MAIL_RELAY_PORT", "1")
+        assert main(["mail", "test", "gm@players.test"]) == 1
+        assert "crusader: the mail relay 127.0.0.1:1 cannot be reached" in capsys.readouterr().err
+        monkeypatch.setenv("CRUSADER_MAIL_ADDRESS", "")
+        assert main(["mail", "test", "gm@players.test"]) == 1
+        assert "e-mail is off: set CRUSADER_MAIL_ADDRESS" in capsys.readouterr().err

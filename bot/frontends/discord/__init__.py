@@ -2,105 +2,53 @@
 archives and reminders posted through the outbox.
 
 :func:`make_bot` builds the bot over a :class:`~bot.service.GameService`; ``crusader serve``
-starts it through :func:`create_front_end` when ``DISCORD_TOKEN`` is set.
+starts it through :func:`create_front_end` when ``DISCORD_TOKEN`` is set. discord.py is an
+optional part of the judge (``pip install 'crusader-judge[discord]'``): this package imports it
+only when the bot is wanted, so that a judge without Discord runs and says what to install when
+a token is set.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
+import importlib
+from typing import Any
 
-import aiohttp
-import discord
+from .config import DiscordSettings
 
-from .client import JudgeBot, ShardedJudgeBot, make_bot
-from .config import DISCORD_API_BASE, DiscordSettings, point_discord_at
-from .registration import invite_url
-
-log = logging.getLogger("crusader.discord")
+_LAZY = {"DiscordFrontEnd": ".frontend", "login_error": ".frontend", "connection_problem": ".frontend",
+         "JudgeBot": ".client", "ShardedJudgeBot": ".client", "make_bot": ".client",
+         "point_discord_at": ".config", "invite_url": ".registration"}
 
 
-class DiscordFrontEnd:
-    """The bot as one of ``crusader serve``'s front ends.
-
-    ``start`` logs in (a token Discord refuses, or a Discord that cannot be reached, is a
-    :class:`~bot.app.errors.SetupError` naming the setting), registers the slash commands when
-    they changed, logs the invite URL, and connects to the gateway in the background; ``problem``
-    says what is wrong once the connection has ended for good.
-    """
-
-    name = "discord"
-
-    def __init__(self, app, settings: DiscordSettings, token: str) -> None:
-        self.app = app
-        self.settings = settings
-        self.token = token
-        self.bot = None
-        self._task: asyncio.Task | None = None
-        self.problem: str | None = None
-
-    async def start(self) -> None:
-        point_discord_at(self.settings.api_base, self.settings.gateway_url)
-        self.bot = make_bot(self.app.service, settings=self.settings, dispatcher=self.app.dispatcher)
-        self.bot.sync_record = self.app.settings.data_dir / "discord-commands.json"
-        try:
-            await self.bot.login(self.token)
-        except BaseException as exc:
-            await self.bot.close()
-            raise login_error(exc, self.settings.api_base or DISCORD_API_BASE) from None
-        log.info("invite the bot to a server with %s", invite_url(self.bot.application_id))
-        self._task = asyncio.create_task(self.bot.connect(reconnect=True), name="discord")
-        self._task.add_done_callback(self._stopped)
-
-    def _stopped(self, task: asyncio.Task) -> None:
-        if task.cancelled() or task.exception() is None:
-            return
-        self.problem = connection_problem(task.exception())
-        log.debug("the Discord connection ended", exc_info=task.exception())
-
-    async def stop(self) -> None:
-        if self.bot is not None and not self.bot.is_closed():
-            await self.bot.close()
-        if self._task is not None:
-            await asyncio.wait([self._task], timeout=10)
+def __getattr__(name: str) -> Any:
+    """The names of the bot's modules, imported (with discord.py) when first asked for."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def login_error(exc: BaseException, api_base: str) -> Exception:
-    """What to tell an operator when the bot could not log in."""
-    from bot.app.errors import SetupError
+def require_discord() -> None:
+    """A :class:`~bot.app.errors.SetupError` saying what to install when discord.py is not installed."""
+    try:
+        import discord  # noqa: F401
+    except ImportError:
+        from bot.app.errors import SetupError
 
-    if isinstance(exc, discord.LoginFailure):
-        return SetupError("Discord refused the bot's token (DISCORD_TOKEN): copy it again from the Developer "
-                          "Portal, your application, Bot, Reset Token (docs/discord.md)")
-    if isinstance(exc, discord.HTTPException):
-        answer = f"{exc.status} {exc.text}" if exc.text else str(exc.status)
-        return SetupError(f"Discord answered {answer} at {api_base} while the bot logged in and registered its "
-                          "commands; check DISCORD_TOKEN and DISCORD_API_BASE")
-    if isinstance(exc, (OSError, aiohttp.ClientError, asyncio.TimeoutError)):
-        return SetupError(f"cannot reach Discord at {api_base} ({type(exc).__name__}: {exc}); check the network, "
-                          "or DISCORD_API_BASE")
-    return exc
+        raise SetupError("DISCORD_TOKEN is set, but this judge is installed without Discord: install it with "
+                         "pip install 'crusader-judge[discord]' (or unset DISCORD_TOKEN)") from None
 
 
-def connection_problem(exc: BaseException) -> str:
-    """One sentence for a gateway connection that ended for good."""
-    if isinstance(exc, discord.PrivilegedIntentsRequired):
-        return "Discord refused the gateway connection: the bot asked for an intent the application does not allow"
-    if isinstance(exc, discord.ConnectionClosed) and exc.code == 4004:
-        return "Discord closed the gateway: the token (DISCORD_TOKEN) is not valid any more; reset it in the Developer Portal"
-    if isinstance(exc, discord.LoginFailure):
-        return "Discord refused the bot's token (DISCORD_TOKEN)"
-    return f"the Discord connection ended: {type(exc).__name__}: {exc}"
-
-
-def create_front_end(app) -> DiscordFrontEnd | None:
+def create_front_end(app):
     """The Discord front end when a token is configured (``DISCORD_TOKEN``), else ``None``."""
     settings = DiscordSettings()
     token = settings.token or getattr(app.settings, "discord_token", None)
     if token is None:
         return None
+    require_discord()
+    from .frontend import DiscordFrontEnd
+
     return DiscordFrontEnd(app, settings, token.get_secret_value())
 
 
 __all__ = ["DiscordFrontEnd", "DiscordSettings", "JudgeBot", "ShardedJudgeBot", "create_front_end", "invite_url",
-           "make_bot", "point_discord_at"]
+           "make_bot", "point_discord_at", "require_discord"]

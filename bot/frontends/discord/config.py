@@ -10,8 +10,6 @@ registered (:mod:`bot.frontends.discord.registration`).
 
 from __future__ import annotations
 
-import discord.gateway
-import discord.http
 import yarl
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -83,5 +81,8 @@ def point_discord_at(api_base: str | None, gateway_url: str | None) -> None:
 
     discord.py reads these class attributes for every request and connection; they are process-wide.
     """
+    import discord.gateway
+    import discord.http
+
     discord.http.Route.BASE = (api_base or DISCORD_API_BASE).rstrip("/")
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url or DISCORD_GATEWAY_URL)
