@@ -166,3 +166,65 @@ def test_a_machine_that_cannot_draw_the_map_says_so_once_at_start(env, monkeypat
     assert "apt install libcairo2 fonts-dejavu-core" in warning["event"]
     assert app.service.context.pictures is False
     app.db.dispose()
+
+
+def test_one_judge_per_user_found_from_any_directory_and_reading_never_makes_one(env, capsys, tmp_path, monkeypatch):
+    """With no data directory set, every command uses the user's own (the same from any directory);
+    a command that reads finds no database where there is none, says where it looked and makes
+    nothing; only making a game makes one, and says so; a game not found names the database."""
+    env.delenv("CRUSADER_DATA_DIR")
+    env.setenv("XDG_DATA_HOME", str(tmp_path / "share"))
+    mine = tmp_path / "share" / "crusader-judge"
+    for argv in (["game", "list"], ["game", "status", "g"], ["game", "export", "g"], ["mail", "list", "g"],
+                 ["archive", "build", "g", str(tmp_path / "site")], ["health"], ["game", "start", "g"]):
+        code, err = run(capsys, *argv)
+        assert code == Exit.FAILED, (argv, err)
+        assert (f"there is no judge database at {mine / 'crusader.db'} (nothing was made there); set "
+                "CRUSADER_DATA_DIR (or --data-dir") in err, (argv, err)
+        assert not mine.exists() and not (tmp_path / "site").exists()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    monkeypatch.chdir(tmp_path / "a")
+    code, err = run(capsys, "game", "create", "found", "--gm", "gm")
+    assert code == Exit.OK and err.startswith(f"crusader: made a new judge database at {mine / 'crusader.db'}")
+    monkeypatch.chdir(tmp_path / "b")
+    assert main(["game", "list"]) == Exit.OK
+    assert capsys.readouterr().out.startswith("found ")
+    code, err = run(capsys, "game", "status", "lost")
+    assert code == Exit.BAD_INPUT
+    assert err == f"crusader: no game 'lost' in the judge's database {mine / 'crusader.db'}; games there: found\n"
+    # a ./data an older judge left here is pointed out, not used
+    (tmp_path / "b" / "data").mkdir()
+    (tmp_path / "b" / "data" / "crusader.db").write_bytes(b"")
+    code, err = run(capsys, "game", "list")
+    assert code == Exit.OK and (f"crusader: note: {tmp_path / 'b' / 'data'} holds a judge's database, but this "
+                                f"command uses {mine} (the default); set CRUSADER_DATA_DIR=") in err
+
+
+def test_the_game_masters_settings_draws_and_concessions_from_the_shell(env, capsys):
+    assert main(["game", "create", "g", "--variant", "classic", "--gm", "gm", "--reminder", "none"]) == Exit.OK
+    for power, player in (("ENG", "ed"), ("FRA", "flo")):
+        assert main(["game", "join", "g", player, "--power", power]) == Exit.OK
+    assert main(["game", "start", "g", "--fill-civil-disorder"]) == Exit.OK
+    capsys.readouterr()
+    assert main(["game", "set", "g", "--movement", "36h", "--reminder", "12h", "--reminder", "1h", "--no-early",
+                 "--timezone", "Europe/Paris"]) == Exit.OK
+    out = capsys.readouterr().out
+    assert out.startswith("g: changed movement phases, reminders before the deadline, time zone (announced to the "
+                          "players; from the next deadline)\n")
+    assert "  movement phases: 1d12h\n" in out and "  reminders before the deadline: 12h, 1h\n" in out
+    assert main(["game", "status", "g"]) == Exit.OK
+    out = capsys.readouterr().out
+    assert "(standard)" in out and "  settings:\n" in out and "    time zone: Europe/Paris\n" in out
+    assert " CET (" in out or " CEST (" in out  # the deadline in the game's zone, UTC after
+    code, err = run(capsys, "game", "set", "g")
+    assert code == Exit.BAD_INPUT and "say what to change" in err
+    code, err = run(capsys, "game", "set", "g", "--movement", "10")
+    assert code == Exit.BAD_INPUT and "--movement needs a unit" in err
+    assert main(["game", "draw", "g", "--player", "ed"]) == Exit.OK
+    assert "ed (ENG) votes for a draw in 'g'\n  for a draw: ENG (of ENG, FRA)\n" == capsys.readouterr().out
+    assert main(["game", "concede", "g", "--player", "flo", "--to", "eng"]) == Exit.OK
+    out = capsys.readouterr().out
+    assert out == "flo (FRA) concedes the game to ENG in 'g'\nThe game is over: FRA conceded it to ENG, who has won.\n"
+    code, err = run(capsys, "game", "draw", "g", "--player", "ed")
+    assert code == Exit.FAILED and "game 'g' is ended" in err
