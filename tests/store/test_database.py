@@ -196,7 +196,9 @@ def test_migration_0004_turns_seasons_kept_as_documents_into_values(db):
         assert [o["canonical"] for o in first.orders] == ["RUM: A ico - phr", "RUM: A anc S A ico - phr",
                                                           "RUM: VASSAL A phr BID 2"]
     upgrade(db.engine)
-    assert export_game(db, "old") == before
+    after = export_game(db, "old")
+    assert after.pop("actions") == [] and before.pop("actions")  # (the downgrade dropped the record of actions)
+    assert after == before
     with db.session() as session:
         [first, *_] = database.seasons_of(session, database.game_by_name(session, "old").id)
         assert first.orders[0]["order"]["type"] == "Move" and "canonical" not in first.orders[0]
