@@ -25,7 +25,7 @@ def cmd_serve(args: argparse.Namespace) -> Exit:
 @refusals_are_command_errors
 def cmd_migrate(args: argparse.Namespace) -> Exit:
     """Bring the database schema up to date (``serve`` does this too, at start)."""
-    _, db = open_service(args, create=True)
+    _, db = open_service(args, create=True, say_new=False)
     print(f"database schema up to date: {db.engine.url.render_as_string(hide_password=True)}")
     return Exit.OK
 

@@ -40,12 +40,12 @@ def settings(args: argparse.Namespace):
     return read(Settings, **overrides)
 
 
-def open_service(args: argparse.Namespace, *, create: bool = False):
+def open_service(args: argparse.Namespace, *, create: bool = False, say_new: bool = True):
     """``(GameService, Database)`` on the command's database, its schema brought up to date; logs
     only warnings unless the settings ask for more.
 
     ``create``: the command makes something new, and may make the database for it (saying so on
-    standard error); otherwise a database that is not there is an error naming where it was looked
+    standard error, unless not ``say_new``: the command says where it is itself); otherwise a database that is not there is an error naming where it was looked
     for. Either way a ``./data`` left here by an older judge is pointed out."""
     from bot.app.logging import configure
     from bot.app.setup import make_directories, open_database, stray_data_dir
@@ -62,7 +62,7 @@ def open_service(args: argparse.Namespace, *, create: bool = False):
     if create:
         make_directories(config)
     db = open_database(config, create=create)
-    if new:
+    if new and say_new:
         print(f"crusader: made a new judge database at {config.sqlite_file}; a crusader serve on another data "
               f"directory will not see it (set CRUSADER_DATA_DIR, or --data-dir, to the one it uses)",
               file=sys.stderr)

@@ -16,6 +16,7 @@ from bot.frontends.mail import create_front_end, passwords
 from bot.frontends.mail.config import MailSettings
 from bot.frontends.mail.listener import MailFrontEnd
 from bot.frontends.mail.outbound import Mailer
+from bot.store.outbox import RetryLater
 from bot.store import database
 
 
@@ -197,8 +198,9 @@ async def test_a_relay_that_cannot_be_reached_or_will_not_relay_is_the_front_end
             mailer = Mailer(settings.model_copy(update={"relay_port": port}))
             picky_relay.refuse["*"] = "554 5.7.1 <ant@players.test>: Relay access denied"
             outcome = await mailer.deliver(message, "ant@players.test")
-            assert "Relay access denied" in outcome.reason
+            assert isinstance(outcome, RetryLater) and "Relay access denied" in outcome.reason  # kept, not lost
             assert mailer.relay_problem.startswith(f"the mail relay 127.0.0.1:{port} refuses to relay the judge's mail")
+            assert await mailer.probe() is not None  # a probe names no recipient: it cannot tell it is mended
             # one mailbox it does not know says nothing of the relay; the next message that goes clears it
             picky_relay.refuse = {"nobody@players.test": "550 5.1.1 no such user"}
             await mailer.deliver(message, "nobody@players.test")

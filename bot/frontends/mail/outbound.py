@@ -3,7 +3,9 @@
 The recipient is given explicitly and is the only one: headers such as ``Cc`` or ``Bcc`` are
 never added, and the envelope never names anyone else. :meth:`Mailer.deliver` says how a
 message went as the outbox wants it: delivered, refused for good (the relay's 5xx: a mailbox
-that does not exist) or to try again later (a 4xx, the relay unreachable or slow).
+that does not exist) or to try again later (a 4xx, the relay unreachable, slow, or refusing the
+judge itself: its login, its address, relaying for it; the mail waits until the relay is mended,
+at most three days).
 
 The relay itself is watched: one that cannot be reached, refuses the judge's login or sender, or
 will not relay for it is :attr:`Mailer.relay_problem` (a sentence naming the settings), which
@@ -32,6 +34,7 @@ class Mailer:
         self.settings = settings
         self.relay_problem: str | None = None
         """What is wrong with the relay (``None``: the last message, or probe, went through)."""
+        self._refusing = False  # the problem is that it will not relay for the judge
 
     @property
     def relay(self) -> str:
@@ -53,9 +56,9 @@ class Mailer:
                 raise aiosmtplib.SMTPSenderRefused(response.code, response.message, s.address)
             await client.rset()
         except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError) as exc:
-            self._noted(exc)
+            self._noted(exc, probe=True)
         else:
-            self._noted(None)
+            self._noted(None, probe=True)
         finally:
             if client.is_connected:
                 try:
@@ -64,12 +67,17 @@ class Mailer:
                     client.close()
         return self.relay_problem
 
-    def _noted(self, exc: BaseException | None) -> None:
-        """Keep what ``exc`` (``None``: a message or a probe went through) says of the relay itself; a
-        refusal of one recipient (a mailbox that does not exist) says nothing of it."""
+    def _noted(self, exc: BaseException | None, *, probe: bool = False) -> None:
+        """Keep what ``exc`` (``None``: a message, or with ``probe`` a probe, went through) says of the
+        relay itself; a refusal of one recipient (a mailbox that does not exist) says nothing of
+        it, and a probe, which names no recipient, cannot tell that a relay refusing to relay for
+        the judge has mended: only a message that goes through can."""
         problem = relay_problem(exc, self.relay) if exc is not None else None
         if exc is not None and problem is None:
             return
+        if probe and problem is None and self._refusing:
+            return
+        self._refusing = exc is not None and relay_fault(exc) == "relaying"
         if problem != self.relay_problem:
             (log.warning if problem else log.info)("mail relay " + ("unusable" if problem else "well again"),
                                                    relay=self.relay, problem=problem)
@@ -99,48 +107,68 @@ class Mailer:
 
 
 def outcome_of(exc: BaseException) -> Refused | RetryLater:
-    """A failed send as the outbox sees it: a 5xx answer is a refusal for good, anything else
-    (a 4xx, no connection, a timeout) is worth another try later."""
+    """A failed send as the outbox sees it: a 5xx answer about the recipient or the message is a
+    refusal for good; anything about the relay itself (it cannot be reached, wants a login, refuses
+    the judge's address or will not relay for it: see :func:`relay_fault`) and any 4xx is worth
+    another try later, so that the mail waits while the operator mends the relay."""
     code = getattr(exc, "code", None)
+    fault = relay_fault(exc)
     if isinstance(exc, aiosmtplib.SMTPRecipientsRefused) and exc.recipients:
         exc = exc.recipients[0]
         code = exc.code
     text = " ".join(str(getattr(exc, "message", "") or exc).split())[:300]
-    if isinstance(code, int) and 500 <= code < 600 and not isinstance(exc, aiosmtplib.SMTPAuthenticationError):
+    if fault is None and isinstance(code, int) and 500 <= code < 600:
         return Refused(f"the mail relay refused it: {code} {text}")
-    if isinstance(code, int):
-        return RetryLater(f"the mail relay answered {code} {text}")
-    return RetryLater(f"the mail relay could not be reached: {type(exc).__name__}: {text}")
+    if fault in ("unreachable", None) and not isinstance(code, int):
+        return RetryLater(f"the mail relay could not be reached: {type(exc).__name__}: {text}")
+    return RetryLater(f"the mail relay answered {code} {text}")
 
 
 RELAY_SETTINGS = "CRUSADER_MAIL_RELAY_HOST and CRUSADER_MAIL_RELAY_PORT"
 
 
-def relay_problem(exc: BaseException, relay: str) -> str | None:
-    """What a failed exchange says of the relay itself, as a sentence naming the settings to look
-    at; ``None`` when it concerns one recipient only (a mailbox the relay does not know)."""
-    text = " ".join(str(getattr(exc, "message", "") or exc).split())[:200]
+def relay_fault(exc: BaseException) -> str | None:
+    """What a failed exchange says of the relay itself: ``unreachable``, ``wants-login``, ``login``
+    (refused), ``sender`` (the judge's address refused), ``relaying`` (it will not relay for the
+    judge), ``answer`` (another error of the relay's); ``None`` when it concerns one recipient or
+    one message only (a mailbox the relay does not know, a message it will not take)."""
     code = getattr(exc, "code", None)
     if isinstance(exc, aiosmtplib.SMTPRecipientsRefused) and exc.recipients:
         first = exc.recipients[0]
-        text, code = " ".join(str(first.message).split())[:200], first.code
-        if "relay" in text.lower() or "5.7." in text:  # it will not relay for the judge: nobody gets mail
-            return (f"the mail relay {relay} refuses to relay the judge's mail ({code} {text}); let the judge's "
-                    f"address or this machine relay there, or set {RELAY_SETTINGS} to one that does")
-        return None
+        text = str(first.message)
+        return "relaying" if "relay" in text.lower() or "5.7." in text else None
     if isinstance(exc, aiosmtplib.SMTPAuthenticationError):
-        return (f"the mail relay {relay} refuses the judge's login ({code} {text}); set CRUSADER_MAIL_RELAY_USERNAME "
-                "and CRUSADER_MAIL_RELAY_PASSWORD to an account it accepts")
-    if isinstance(exc, aiosmtplib.SMTPSenderRefused) and code == 530:
-        return (f"the mail relay {relay} wants the judge to log in ({code} {text}); set CRUSADER_MAIL_RELAY_USERNAME "
-                "and CRUSADER_MAIL_RELAY_PASSWORD (and CRUSADER_MAIL_RELAY_STARTTLS or _TLS as it asks)")
+        return "login"
     if isinstance(exc, aiosmtplib.SMTPSenderRefused):
-        return (f"the mail relay {relay} refuses the judge's address as sender ({code} {text}); set "
-                f"CRUSADER_MAIL_ADDRESS to an address it sends for, or {RELAY_SETTINGS} to another relay")
+        return "wants-login" if code == 530 else "sender"
     if isinstance(exc, (aiosmtplib.SMTPRecipientRefused, aiosmtplib.SMTPDataError)):
-        return None  # one message or one recipient
+        return None
     if isinstance(code, int) and code >= 400 and not isinstance(exc, aiosmtplib.SMTPConnectError):
-        return (f"the mail relay {relay} answers {code} {text}; check it, or set {RELAY_SETTINGS} to another "
-                "relay")
-    return (f"the mail relay {relay} cannot be reached ({type(exc).__name__}: {text or 'no answer'}); start it, or "
-            f"set {RELAY_SETTINGS} to the relay the judge sends through")
+        return "answer"
+    return "unreachable"
+
+
+def relay_problem(exc: BaseException, relay: str) -> str | None:
+    """What a failed exchange says of the relay itself (:func:`relay_fault`), as a sentence naming
+    the settings to look at; ``None`` when it concerns one recipient or message only."""
+    fault = relay_fault(exc)
+    if fault is None:
+        return None
+    code = getattr(exc, "code", None)
+    text = " ".join(str(getattr(exc, "message", "") or exc).split())[:200]
+    if isinstance(exc, aiosmtplib.SMTPRecipientsRefused) and exc.recipients:
+        code, text = exc.recipients[0].code, " ".join(str(exc.recipients[0].message).split())[:200]
+    return {
+        "relaying": f"the mail relay {relay} refuses to relay the judge's mail ({code} {text}); let the judge's "
+                    f"address or this machine relay there, or set {RELAY_SETTINGS} to one that does",
+        "login": f"the mail relay {relay} refuses the judge's login ({code} {text}); set CRUSADER_MAIL_RELAY_USERNAME "
+                 "and CRUSADER_MAIL_RELAY_PASSWORD to an account it accepts",
+        "wants-login": f"the mail relay {relay} wants the judge to log in ({code} {text}); set "
+                       "CRUSADER_MAIL_RELAY_USERNAME and CRUSADER_MAIL_RELAY_PASSWORD (and CRUSADER_MAIL_RELAY_STARTTLS "
+                       "or _TLS as it asks)",
+        "sender": f"the mail relay {relay} refuses the judge's address as sender ({code} {text}); set "
+                  f"CRUSADER_MAIL_ADDRESS to an address it sends for, or {RELAY_SETTINGS} to another relay",
+        "answer": f"the mail relay {relay} answers {code} {text}; check it, or set {RELAY_SETTINGS} to another relay",
+        "unreachable": f"the mail relay {relay} cannot be reached ({type(exc).__name__}: {text or 'no answer'}); "
+                       f"start it, or set {RELAY_SETTINGS} to the relay the judge sends through",
+    }[fault]
