@@ -18,7 +18,7 @@ import json
 import sys
 
 from .common import CommandError, Exit
-from .shell import add_database_options, open_service, refusals_are_command_errors
+from .shell import add_database_options, open_service, refusals_are_command_errors, settings
 
 
 def _accounts(args: argparse.Namespace):
@@ -115,6 +115,10 @@ def cmd_test(args: argparse.Namespace) -> Exit:
 
     from .reference import read
 
+    from bot.app.logging import configure
+
+    config = settings(args)
+    configure("WARNING" if config.log_level.upper() == "INFO" else config.log_level, config.log_format)
     mail = read(MailSettings)
     if not mail.address:
         raise CommandError("e-mail is off: set CRUSADER_MAIL_ADDRESS to the judge's address (docs/mail-deployment.md)",

@@ -282,3 +282,22 @@ def test_list_attaches_the_powers_own_orders_drawn_on_the_board(pictured):
     assert rig.ask(ADDRESSES["EDE"], "SIGNON EDEcrusade1 pw-EDE\nLIST\nSIGNOFF\n").attachments == []
     # orders without LIST: the usual reply, no picture
     assert rig.ask(ADDRESSES["SEL"], signed("SEL", "A bag - ara")).attachments == []
+
+
+def test_a_start_mailed_after_the_first_season_shows_the_board_it_was_written_at(sqlite_db, monkeypatch, open_rig):
+    """The judge was down from the start to after the first season: the start still shows the
+    opening board (its units where they began), and the results the board after them."""
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
+    with open_rig(sqlite_db) as rig:
+        rig.register_game("crusade1", {"ANT": "ant@players.test", "BYZ": "byz@players.test"})
+        rig.service.submit_orders("crusade1", "ant@players.test", "A ant - ata")
+        rig.service.force_adjudicate("crusade1", "gm")
+        rig.flush()
+        [start] = rig.capture.wait(lambda m: "has started" in str(m.message["Subject"])
+                                   and m.rcpt_tos == ("ant@players.test",))
+        [results] = rig.capture.wait(lambda m: "results of S1101M" in str(m.message["Subject"])
+                                     and m.rcpt_tos == ("ant@players.test",))
+        units = lambda text: next(line for line in text.replace("\r\n", "\n").splitlines()  # noqa: E731
+                                  if line.strip().startswith("ANT 3:"))
+        assert "A ant" in units(start.text) and "A ata" not in units(start.text)
+        assert "A ata" in units(results.text)
