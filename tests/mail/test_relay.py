@@ -3,6 +3,7 @@ and the front end as ``crusader serve`` finds it."""
 
 from __future__ import annotations
 
+import contextlib
 import ssl
 from datetime import timedelta
 from email.message import EmailMessage
@@ -30,22 +31,33 @@ def tls_relay(tmp_path):
     return server_context, str(ca_file)
 
 
-async def test_mail_leaves_through_a_relay_with_starttls_and_a_login(judge_address, capture, tls_relay):
+@contextlib.asynccontextmanager
+async def login_relay(capture, server_context, logins: list | None = None):
+    """A relay on a free port (yielded) that wants STARTTLS and the login judge / relay-secret,
+    keeping each login tried (its name, and whether over TLS) in ``logins``."""
     import asyncio
 
-    server_context, ca_file = tls_relay
-    logins = []
-
     def authenticator(server, session, envelope, mechanism, auth_data):
-        logins.append((auth_data.login, session.ssl is not None))
-        return AuthResult(success=auth_data.login == b"judge" and auth_data.password == b"relay-secret")
+        if logins is not None:
+            logins.append((auth_data.login, session.ssl is not None))
+        right = auth_data.login == b"judge" and auth_data.password == b"relay-secret"
+        return AuthResult(success=right, handled=False)  # (aiosmtpd answers 535 itself)
 
     loop = asyncio.get_running_loop()
     server = await loop.create_server(
         lambda: SMTP(capture, tls_context=server_context, require_starttls=True, auth_required=True,
                      authenticator=authenticator, loop=loop), host="127.0.0.1", port=0)
-    port = server.sockets[0].getsockname()[1]
     try:
+        yield server.sockets[0].getsockname()[1]
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def test_mail_leaves_through_a_relay_with_starttls_and_a_login(judge_address, capture, tls_relay):
+    server_context, ca_file = tls_relay
+    logins = []
+    async with login_relay(capture, server_context, logins) as port:
         settings = MailSettings(address=judge_address, relay_host="127.0.0.1", relay_port=port, relay_starttls=True,
                                 relay_username="judge", relay_password="relay-secret", relay_ca_file=ca_file)
         message = EmailMessage()
@@ -60,9 +72,6 @@ async def test_mail_leaves_through_a_relay_with_starttls_and_a_login(judge_addre
         with pytest.raises(Exception, match="(?i)auth"):
             await Mailer(wrong).send(message, "ant@players.test")
         assert len(capture.messages) == 1
-    finally:
-        server.close()
-        await server.wait_closed()
 
 
 def test_results_carry_the_map_picture(sqlite_db, monkeypatch, open_rig):
@@ -221,20 +230,8 @@ async def test_a_relay_that_cannot_be_reached_or_will_not_relay_is_the_front_end
 
 
 async def test_a_relay_that_wants_a_login_is_named_so(judge_address, capture, tls_relay):
-    import asyncio
-
     server_context, ca_file = tls_relay
-
-    def authenticator(server, session, envelope, mechanism, auth_data):
-        right = auth_data.login == b"judge" and auth_data.password == b"relay-secret"
-        return AuthResult(success=right, handled=False)  # (aiosmtpd answers 535 itself)
-
-    loop = asyncio.get_running_loop()
-    server = await loop.create_server(
-        lambda: SMTP(capture, tls_context=server_context, require_starttls=True, auth_required=True,
-                     authenticator=authenticator, loop=loop), host="127.0.0.1", port=0)
-    port = server.sockets[0].getsockname()[1]
-    try:
+    async with login_relay(capture, server_context) as port:
         settings = MailSettings(address=judge_address, relay_host="127.0.0.1", relay_port=port, relay_starttls=True,
                                 relay_ca_file=ca_file, relay_timeout=5)
         problem = await Mailer(settings).probe()
@@ -245,9 +242,6 @@ async def test_a_relay_that_wants_a_login_is_named_so(judge_address, capture, tl
         right = settings.model_copy(update={"relay_username": "judge", "relay_password": SecretStr("relay-secret")})
         assert await Mailer(right).probe() is None
         assert capture.messages == []  # a probe sends nothing
-    finally:
-        server.close()
-        await server.wait_closed()
 
 
 def test_the_game_masters_test_of_the_whole_mail_loop(sqlite_db, monkeypatch, open_rig, judge_address, capsys):

@@ -1,8 +1,12 @@
-"""Fixtures of the service's tests: a service with the outbox and a notifier that records."""
+"""Fixtures of the service's tests: a service with the outbox and a notifier that records, a clock
+that stands still, and :func:`flush` to deliver what the outbox holds."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
+import time_machine
 
 from bot.service import GameService
 from bot.store.database import Database
@@ -19,3 +23,29 @@ def make_service():
         return service, OutboxDispatcher(db, [sink]), sink
 
     return make
+
+
+@pytest.fixture
+def clock(start):
+    """The clock, standing at ``start`` until a test moves it (``clock.shift``, ``clock.move_to``)."""
+    with time_machine.travel(start, tick=False) as traveller:
+        yield traveller
+
+
+def flush(dispatcher) -> int:
+    """Deliver every due announcement of the outbox now; how many were delivered."""
+    return asyncio.run(dispatcher.flush())
+
+
+POWERS = {"AUS": "anna", "ENG": "ed", "FRA": "flo", "GER": "gus", "ITA": "ivo", "RUS": "rita", "TUR": "tom"}
+"""The players of the classic game :func:`start_tannenberg` starts, by power."""
+
+
+def start_tannenberg(service, dispatcher, policy) -> None:
+    """Create the classic game 'tannenberg' (game master ``gm``, seed 7) with :data:`POWERS`, start
+    it, and deliver its start."""
+    service.create_game("tannenberg", "standard", "gm", policy=policy, seed=7)
+    for power, player in POWERS.items():
+        service.join("tannenberg", player, power)
+    service.start("tannenberg", "gm")
+    flush(dispatcher)

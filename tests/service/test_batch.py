@@ -7,7 +7,6 @@ import threading
 from datetime import timedelta
 
 import pytest
-import time_machine
 
 from bot.archive.games import export_game
 from bot.service import DeadlinePolicy, GameService, NoSuchGameError, NotAllowedError, ServiceError, WrongStateError
@@ -29,12 +28,6 @@ MESSAGES = [
     ("alpha", "flo", "A par - gas\nF bre H\nA mar - bur"),
     ("beta", "ed", "A lvp - wal"),
 ]
-
-
-@pytest.fixture
-def clock(start):
-    with time_machine.travel(start, tick=False) as traveller:
-        yield traveller
 
 
 def set_up(service) -> None:

@@ -3,11 +3,9 @@ the players who have not ordered, NMR turns into civil disorder, a rollback rest
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 
 import pytest
-import time_machine
 from sqlmodel import select
 
 from adjudicator.variant import get_variant
@@ -15,30 +13,16 @@ from adjudicator.vocab import Phase
 from bot.archive.games import export_game
 from bot.service import DeadlinePolicy, NotAllowedError, WrongStateError
 from bot.store.rows import GameRow
+from tests.service.conftest import POWERS, flush, start_tannenberg
 
-POWERS = {"AUS": "anna", "ENG": "ed", "FRA": "flo", "GER": "gus", "ITA": "ivo", "RUS": "rita", "TUR": "tom"}
 POLICY = DeadlinePolicy(movement=timedelta(hours=48), retreat=timedelta(hours=24), adjustment=timedelta(hours=24),
                         reminders=(timedelta(hours=24), timedelta(hours=1)), nmr_limit=2)
-
-
-def flush(dispatcher) -> int:
-    return asyncio.run(dispatcher.flush())
-
-
-@pytest.fixture
-def clock(start):
-    with time_machine.travel(start, tick=False) as traveller:
-        yield traveller
 
 
 @pytest.fixture
 def game(make_service, sqlite_db, clock):
     service, dispatcher, sink = make_service(sqlite_db)
-    service.create_game("tannenberg", "standard", "gm", policy=POLICY, seed=7)
-    for power, player in POWERS.items():
-        service.join("tannenberg", player, power)
-    service.start("tannenberg", "gm")
-    flush(dispatcher)
+    start_tannenberg(service, dispatcher, POLICY)
     return service, dispatcher, sink
 
 

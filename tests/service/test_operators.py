@@ -9,24 +9,13 @@ import asyncio
 from datetime import timedelta
 
 import pytest
-import time_machine
 
 from bot.service import DeadlinePolicy, InputError, NotAllowedError, ServiceError, WrongStateError
 from bot.store import database
 from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+from tests.service.conftest import POWERS, flush, start_tannenberg
 
-POWERS = {"AUS": "anna", "ENG": "ed", "FRA": "flo", "GER": "gus", "ITA": "ivo", "RUS": "rita", "TUR": "tom"}
 POLICY = DeadlinePolicy(reminders=(timedelta(hours=24), timedelta(hours=1)), nmr_limit=2)
-
-
-def flush(dispatcher) -> int:
-    return asyncio.run(dispatcher.flush())
-
-
-@pytest.fixture
-def clock(start):
-    with time_machine.travel(start, tick=False) as traveller:
-        yield traveller
 
 
 @pytest.fixture
@@ -35,16 +24,8 @@ def game(make_service, sqlite_db, clock):
     service = make_service(sqlite_db)[0]
     sink = RecordingNotifier(lambda a: a.recipients if a.audience == "players" else tuple(POWERS.values()))
     dispatcher = OutboxDispatcher(sqlite_db, [sink])
-    service.create_game("tannenberg", "standard", "gm", policy=POLICY, seed=7)
-    for power, player in POWERS.items():
-        service.join("tannenberg", player, power)
-    service.start("tannenberg", "gm")
-    flush(dispatcher)
+    start_tannenberg(service, dispatcher, POLICY)
     return service, dispatcher, sink
-
-
-def _made(sink, kind: str) -> list[tuple[str, str]]:
-    return [(key, who) for (key, who), a in zip(sink.made, sink.delivered) if a.kind == kind]
 
 
 # -- nothing stale after downtime -----------------------------------------------------------------

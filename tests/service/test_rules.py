@@ -7,19 +7,12 @@ import asyncio
 from datetime import timedelta
 
 import pytest
-import time_machine
 
 from bot.service import DeadlinePolicy
 
 PLAYERS = {"ANT": "anna", "BYZ": "basil", "EDE": "edda", "FAT": "fatima", "JER": "jerry", "RUM": "rum", "SEL": "selim"}
 POLICY = DeadlinePolicy(movement=timedelta(hours=48), retreat=timedelta(hours=24), adjustment=timedelta(hours=24),
                         reminders=(), nmr_limit=0)
-
-
-@pytest.fixture
-def clock(start):
-    with time_machine.travel(start, tick=False) as traveller:
-        yield traveller
 
 
 @pytest.fixture
