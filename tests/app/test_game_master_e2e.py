@@ -1,4 +1,4 @@
-"""A new game master, from the README and docs/discord.md alone: a fresh virtualenv, `pip install .`,
+"""A new game master, from the README and docs/discord.md alone: a fresh virtualenv, `pip install '.[discord]'`,
 `crusader serve` against a Discord-compatible server (the test Discord, through the documented
 DISCORD_API_BASE and DISCORD_GATEWAY_URL) with the token in DISCORD_TOKEN; the invite URL in the
 log; a game created and started from the shell with its players assigned, a deadline set at a time
@@ -69,10 +69,10 @@ def free_port() -> int:
 
 
 def test_a_new_game_master_sets_up_connects_and_runs_a_game(tmp_path):
-    # "pip install . && crusader serve", in a fresh virtualenv (README, Quick start)
+    # "pip install '.[discord]' && crusader serve", in a fresh virtualenv (README, Quick start)
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
-    install = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", str(ROOT)], cwd=tmp_path,
+    install = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", f"{ROOT}[discord]"], cwd=tmp_path,
                              capture_output=True, text=True, timeout=1200)
     assert install.returncode == 0, install.stderr[-3000:]
     crusader = str(venv / "bin" / "crusader")
