@@ -25,7 +25,8 @@ from pathlib import Path
 
 log = logging.getLogger("crusader.render")
 
-_SOURCES = ("cache.py", "geometry.py", "labels.py", "palette.py", "png.py", "svg.py")
+_SOURCES = ("cache.py", "facts.py", "fonts.py", "geometry.py", "labels.py", "layers.py", "layout.py", "legend.py",
+            "palette.py", "raster.py", "scene.py", "sprites.py")
 
 
 def _default_folder() -> Path:

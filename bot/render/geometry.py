@@ -1,8 +1,10 @@
 """The drawn shape of a map in the picture's units, read from the variant's committed GeoJSON.
 
 The shapes come from real geography (``tools/derive_map_shapes.py`` derives them once; see
-:mod:`adjudicator.drawn`). Here they are only projected to the picture: the frame is
-:data:`WIDTH` units wide, x to the right, y down. Pure Python, computed once per variant.
+:mod:`adjudicator.drawn`), and so do the fixed places of every province (where its unit, name
+and supply centre's dot go, :class:`Place`). Here they are only projected to the picture: the
+frame is :data:`WIDTH` units wide, x to the right, y down. Pure Python, computed once per
+variant.
 """
 
 from __future__ import annotations
@@ -18,8 +20,7 @@ from adjudicator.projection import MapProjection
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Location, ProvinceId
 
-WIDTH = 1000.0
-"""Width of the map frame in picture units (the SVG's viewBox)."""
+from .layout import WIDTH
 
 _CROSSING_MIN = 10.0
 """The shortest line a crossing is drawn with (picture units)."""
@@ -27,6 +28,25 @@ _CROSSING_MIN = 10.0
 Point = tuple[float, float]
 Ring = tuple[Point, ...]
 Line = tuple[Point, ...]
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where the picture puts things in one province, in picture units: the same every season."""
+
+    unit: Point
+    """Where a unit standing in the province is drawn (an army, or a fleet off a coast not split)."""
+    label: Point
+    """The middle of the province's name."""
+    label_text: str
+    """The name drawn: the full name where it fits, else the province's id."""
+    centre: Point | None = None
+    """A supply centre's dot (``None`` for a province that is not one)."""
+    coasts: tuple[tuple[str, Point], ...] = ()
+    """Where a fleet on each split coast is drawn."""
+    dislodged: Point | None = None
+    """Where a dislodged unit waiting to retreat is drawn, beside the unit that took its place
+    (``None`` for a province nothing may enter)."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +76,8 @@ class MapGeometry:
     crossings: tuple[tuple[ProvinceId, ProvinceId, Point, Point], ...] = ()
     """Adjacent provinces joined across water by a line: the two provinces and the line's ends."""
     projection: MapProjection | None = None
+    places: dict[ProvinceId, Place] | None = None
+    """Each province's fixed places (:class:`Place`)."""
 
     def anchor(self, location: Location) -> Point:
         """Where a unit at ``location`` stands; a coast not drawn falls back to the province."""
@@ -151,15 +173,21 @@ def build_geometry(variant_name: str) -> MapGeometry:
 
     cells: dict[ProvinceId, tuple[Ring, ...]] = {}
     anchors: dict[Location, Point] = {}
+    places: dict[ProvinceId, Place] = {}
     owner: dict[tuple, list[str]] = defaultdict(list)   # segment (sorted ends, lon/lat) -> who has it
     for feature in doc["features"]:
         pid = ProvinceId(feature["id"])
         rings = _rings(feature["geometry"])
         cells[pid] = tuple(tuple(pic(c) for c in ring) for ring in rings)
         props = feature["properties"]
-        anchors[Location(pid)] = _tenth(pic(props["anchor"]))
-        for coast, point in props.get("coasts", {}).items():
-            anchors[Location(pid, coast)] = _tenth(pic(point))
+        unit = _tenth(pic(props["unit"]))
+        anchors[Location(pid)] = unit
+        coasts = tuple((coast, _tenth(pic(point))) for coast, point in sorted(props.get("coast_units", {}).items()))
+        for coast, point in coasts:
+            anchors[Location(pid, coast)] = point
+        places[pid] = Place(unit, _tenth(pic(props["label"])), props["label_text"],
+                            _tenth(pic(props["centre"])) if "centre" in props else None, coasts,
+                            _tenth(pic(props["dislodged"])) if "dislodged" in props else None)
         for ring in rings:
             for a, b in zip(ring, ring[1:]):
                 owner[tuple(sorted((tuple(a), tuple(b))))].append(pid)
@@ -207,7 +235,8 @@ def build_geometry(variant_name: str) -> MapGeometry:
         width=WIDTH, height=round(proj.height * scale, 1), cells=cells, anchors=anchors,
         borders=tuple(borders), off_map=tuple(tuple(pic(c) for c in r) for r in off_rings),
         edge=tuple(edge), water=tuple(tuple(pic(c) for c in r) for r in water_rings),
-        shores=tuple(shores), sea_edges=tuple(sea_edges), rivers=tuple(rivers), crossings=tuple(crossings), projection=proj)
+        shores=tuple(shores), sea_edges=tuple(sea_edges), rivers=tuple(rivers), crossings=tuple(crossings), projection=proj,
+        places=places)
 
 
 @functools.cache

@@ -1,0 +1,298 @@
+"""What every picture of a map shares, drawn once per map and picture width, and kept on disk
+between processes (:mod:`bot.render.cache`): the ground (land, sea, land off the board), the
+lines (borders, coasts, rivers, the frame, the strait crossings) and the names, flattened into
+the picture every season starts from; each province's shape as an anti-aliased mask; each
+name alone (to draw again over an arrow that crosses it); the hatching; and the palette the
+pictures are written with.
+
+A season's picture copies the flattened base, pastes the owned provinces tinted and hatched
+(:meth:`MapLayers.owned`: each drawn once per owner and kept), and draws its marks on top
+(:mod:`bot.render.raster`). Drawn with Pillow (polygons four times larger, then reduced: their
+edges come out smooth) and aggdraw (anti-aliased lines).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import pickle
+import zlib
+from dataclasses import dataclass, field
+
+import aggdraw
+from PIL import Image, ImageChops, ImageDraw
+
+from adjudicator.variant import Variant, get_variant
+
+from . import cache, fonts, palette
+from .geometry import MapGeometry, Ring, geometry_for
+from .labels import baseline, text_width
+from .layout import HALO, LABEL_SIZE
+
+SUPER = 4
+"""Shapes are drawn this many times larger, then reduced: smooth edges."""
+HATCH_SPACING = 7.0
+HATCH_WIDTH = 1.6
+"""Owned land's hatching: lines this far apart and this wide (picture units)."""
+CROSSING_WIDTH = 3.2
+CROSSING_LENGTH = 26.0
+"""A crossing (Constantinople-Nicaea over the Bosporus) is drawn at least this long, its middle
+on the strait, so that it reads at the size Discord shows."""
+SEA_SLANT = 0.2
+"""Sea names lean this much (a shear), as maps set water in italics."""
+
+_LINE_STYLES = {   # colour, width in picture units
+    "river": (palette.SEA_BORDER, 1.2),
+    "border sea": (palette.SEA_BORDER, 1.2),
+    "border land": (palette.BORDER, 1.3),
+    "coastline": (palette.COAST, 2.2),
+    "edge": (palette.FRAME, 1.6),
+}
+
+
+@dataclass
+class MapLayers:
+    """A map's shared layers at one width (see the module's docstring)."""
+
+    variant: str
+    width: int
+    height: int
+    scale: float
+    """Pixels per picture unit."""
+    base: Image.Image
+    ground: Image.Image
+    overlay: Image.Image
+    """The lines and the names (RGBA), drawn over the ground (and over owned land)."""
+    masks: dict[str, tuple[Image.Image, tuple[int, int]]]
+    names: dict[str, tuple[Image.Image, tuple[int, int]]]
+    hatching: dict[int, Image.Image]
+    palette: Image.Image
+    _owned: dict = field(default_factory=dict, repr=False)
+
+    def owned(self, province: str, colour: str, lines: str, lean: int) -> tuple[Image.Image, tuple[int, int], Image.Image]:
+        """A province tinted ``colour`` and hatched with ``lines`` leaning ``lean`` (+1: rising to
+        the right, -1: to the left), with the lines and names over it: the patch, where it goes,
+        and the mask to paste it through."""
+        key = (province, colour, lines, lean)
+        patch = self._owned.get(key)
+        mask, at = self.masks[province]
+        if patch is None:
+            box = (at[0], at[1], at[0] + mask.width, at[1] + mask.height)
+            patch = self.ground.crop(box)
+            patch.paste(palette.rgb(colour), (0, 0), mask)
+            patch.paste(palette.rgb(lines), (0, 0), ImageChops.multiply(mask, self.hatching[lean].crop(box)))
+            patch = patch.convert("RGBA")
+            patch.alpha_composite(self.overlay.crop(box))
+            patch = patch.convert("RGB")
+            self._owned[key] = patch
+        return patch, at, mask
+
+
+def _even_rings(rings: tuple[Ring, ...]) -> list[tuple[Ring, bool]]:
+    """The rings of a shape, largest first, each with whether it is filled (an outer ring) or
+    cut out (a hole): holes wind the other way from the largest ring."""
+    def signed(ring: Ring) -> float:
+        return sum(x1 * y2 - x2 * y1 for (x1, y1), (x2, y2) in zip(ring, ring[1:] + ring[:1])) / 2
+
+    areas = [(abs(signed(r)), signed(r) > 0, r) for r in rings]
+    areas.sort(key=lambda a: -a[0])
+    outer = areas[0][1] if areas else True
+    return [(r, sign == outer) for _, sign, r in areas]
+
+
+def _mask(rings: tuple[Ring, ...], scale: float, width: int, height: int) -> tuple[Image.Image, tuple[int, int]] | None:
+    """A shape as an anti-aliased mask of its box (clipped to the picture), and the box's corner."""
+    xs = [x for ring in rings for x, _ in ring]
+    ys = [y for ring in rings for _, y in ring]
+    x0, y0 = max(0, math.floor(min(xs) * scale) - 1), max(0, math.floor(min(ys) * scale) - 1)
+    x1, y1 = min(width, math.ceil(max(xs) * scale) + 2), min(height, math.ceil(max(ys) * scale) + 2)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    big = Image.new("L", ((x1 - x0) * SUPER, (y1 - y0) * SUPER), 0)
+    draw = ImageDraw.Draw(big)
+    for ring, filled in _even_rings(rings):
+        draw.polygon([((x * scale - x0) * SUPER, (y * scale - y0) * SUPER) for x, y in ring], fill=255 if filled else 0)
+    return big.reduce(SUPER), (x0, y0)
+
+
+def _crossing_line(p, q):
+    length = math.dist(p, q)
+    if length >= CROSSING_LENGTH:
+        return p, q
+    mx, my = (p[0] + q[0]) / 2, (p[1] + q[1]) / 2
+    ux, uy = (q[0] - p[0]) / (length or 1.0), (q[1] - p[1]) / (length or 1.0)
+    h = CROSSING_LENGTH / 2
+    return (mx - ux * h, my - uy * h), (mx + ux * h, my + uy * h)
+
+
+def crossing_ends(p, q, half: float = 5.0) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """A short bar across each end of a crossing's line."""
+    length = math.dist(p, q) or 1.0
+    nx, ny = -(q[1] - p[1]) / length * half, (q[0] - p[0]) / length * half
+    return [((x - nx, y - ny), (x + nx, y + ny)) for x, y in (p, q)]
+
+
+def straight_alpha(image: Image.Image) -> Image.Image:
+    """An RGBA image aggdraw drew on (its colours premultiplied by their alpha) as Pillow reads RGBA."""
+    return Image.frombytes("RGBa", image.size, image.tobytes()).convert("RGBA")
+
+
+def _lines(variant: Variant, geo: MapGeometry, overlay: Image.Image, scale: float) -> None:
+    draw = aggdraw.Draw(overlay)
+    strokes: dict[str, list] = {k: [] for k in _LINE_STYLES}
+    strokes["edge"] += list(geo.edge)
+    strokes["coastline"] += list(geo.shores)
+    strokes["border sea"] += list(geo.sea_edges)
+    strokes["river"] += list(geo.rivers)
+    for a, b, line in geo.borders:
+        sea_a, sea_b = variant.provinces[a].is_sea, variant.provinces[b].is_sea
+        kind = "border sea" if sea_a and sea_b else "coastline" if sea_a or sea_b else "border land"
+        strokes[kind].append(line)
+    for kind in ("river", "border sea", "border land", "coastline", "edge"):
+        colour, width = _LINE_STYLES[kind]
+        pen = aggdraw.Pen(colour, width * scale)
+        for line in strokes[kind]:
+            draw.line([v * scale for point in line for v in point], pen)
+    casing = aggdraw.Pen(palette.HALO, (CROSSING_WIDTH + 3) * scale)
+    ink = aggdraw.Pen(palette.INK, CROSSING_WIDTH * scale)
+    for _, _, p, q in geo.crossings:
+        p, q = _crossing_line(p, q)
+        draw.line([v * scale for v in (*p, *q)], casing)
+        for a, b in [(p, q), *crossing_ends(p, q)]:
+            draw.line([v * scale for v in (*a, *b)], ink)
+    w, h = overlay.size
+    draw.rectangle((1.5 * scale, 1.5 * scale, w - 1.5 * scale, h - 1.5 * scale), aggdraw.Pen(palette.FRAME, 3 * scale))
+    draw.flush()
+
+
+def name_sprite(text: str, colour: str, scale: float, *, slant: float = 0.0) -> tuple[Image.Image, float, float]:
+    """A province's name with its halo, as an RGBA sprite, and where its middle falls in it."""
+    size = LABEL_SIZE * scale
+    face = fonts.font(size)
+    halo = max(1, round(HALO * scale))
+    width = math.ceil(text_width(text, size) + 2 * halo + 4 + abs(slant) * size)
+    height = math.ceil(1.4 * size + 2 * halo)
+    sprite = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+    mx, my = width / 2, height / 2 - 0.05 * size
+    ImageDraw.Draw(sprite).text((mx, my - 0.5 * size + 0.86 * size), text, font=face, fill=colour, anchor="ms",
+                                stroke_width=halo, stroke_fill=palette.HALO)
+    if slant:
+        sprite = sprite.transform(sprite.size, Image.Transform.AFFINE, (1, slant, -slant * my, 0, 1, 0),
+                                  resample=Image.Resampling.BICUBIC)
+    return sprite, mx, my
+
+
+def _draw(variant: Variant, width: int) -> MapLayers:
+    geo = geometry_for(variant.name)
+    scale = width / geo.width
+    height = round(geo.height * scale)
+    ground = Image.new("RGB", (width, height), palette.SEA)
+    masks = {}
+    for pid, rings in sorted(geo.cells.items()):
+        made = _mask(rings, scale, width, height)
+        if made is None:
+            continue
+        masks[pid] = made
+        if not variant.provinces[pid].is_sea:
+            ground.paste(palette.rgb(palette.LAND), made[1], made[0])
+    for rings, colour in ((geo.off_map, palette.OFF_MAP), (geo.water, palette.SEA)):
+        if rings:
+            made = _mask(rings, scale, width, height)
+            if made is not None:
+                ground.paste(palette.rgb(colour), made[1], made[0])
+    overlay = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+    _lines(variant, geo, overlay, scale)
+    overlay = straight_alpha(overlay)
+    names = {}
+    for pid, place in sorted((geo.places or {}).items()):
+        sea = variant.provinces[pid].is_sea
+        sprite, mx, my = name_sprite(place.label_text, palette.SEA_LABEL if sea else palette.LAND_LABEL, scale,
+                                     slant=SEA_SLANT if sea else 0.0)
+        at = (round(place.label[0] * scale - mx), round(baseline(place.label[1]) * scale - 0.86 * LABEL_SIZE * scale
+                                                        + 0.5 * LABEL_SIZE * scale - my))
+        names[pid] = (sprite, at)
+        overlay.alpha_composite(sprite, (max(0, at[0]), max(0, at[1])),
+                                (max(0, -at[0]), max(0, -at[1])))
+    hatching = {lean: _hatching(width, height, scale, lean) for lean in (1, -1)}
+    base = ground.convert("RGBA")
+    base.alpha_composite(overlay)
+    base = base.convert("RGB")
+    return MapLayers(variant.name, width, height, scale, base, ground, overlay, masks, names, hatching,
+                     Image.new("P", (1, 1)))
+
+
+def _hatching(width: int, height: int, scale: float, lean: int) -> Image.Image:
+    """Parallel lines over the whole map at 45 degrees: one grid for every province, so that the
+    lines run on across a border between two provinces of one owner."""
+    image = Image.new("L", (width, height), 0)
+    draw = aggdraw.Draw(image)
+    pen = aggdraw.Pen(255, HATCH_WIDTH * scale)
+    step = HATCH_SPACING * math.sqrt(2) * scale
+    k = -height
+    while k < width + height:
+        x = k
+        if lean > 0:     # rising to the right (y down)
+            draw.line((x, height, x + height, 0), pen)
+        else:
+            draw.line((x, 0, x + height, height), pen)
+        k += step
+    draw.flush()
+    return image
+
+
+# -- kept between processes -------------------------------------------------------------------
+
+
+def _pack(layers: MapLayers) -> bytes:
+    def image(im: Image.Image) -> tuple:
+        return im.mode, im.size, zlib.compress(im.tobytes(), 1)
+
+    doc = {
+        "variant": layers.variant, "width": layers.width, "height": layers.height, "scale": layers.scale,
+        "base": image(layers.base), "ground": image(layers.ground), "overlay": image(layers.overlay),
+        "masks": {k: (image(m), at) for k, (m, at) in layers.masks.items()},
+        "names": {k: (image(m), at) for k, (m, at) in layers.names.items()},
+        "hatching": {k: image(m) for k, m in layers.hatching.items()},
+        "palette": layers.palette.getpalette(),
+    }
+    return pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _unpack(data: bytes) -> MapLayers:
+    doc = pickle.loads(data)
+
+    def image(entry) -> Image.Image:
+        mode, size, raw = entry
+        return Image.frombytes(mode, size, zlib.decompress(raw))
+
+    pal = Image.new("P", (1, 1))
+    pal.putpalette(doc["palette"])
+    return MapLayers(doc["variant"], doc["width"], doc["height"], doc["scale"], image(doc["base"]),
+                     image(doc["ground"]), image(doc["overlay"]),
+                     {k: (image(m), tuple(at)) for k, (m, at) in doc["masks"].items()},
+                     {k: (image(m), tuple(at)) for k, (m, at) in doc["names"].items()},
+                     {k: image(m) for k, m in doc["hatching"].items()}, pal)
+
+
+@functools.lru_cache(maxsize=8)
+def map_layers(variant_name: str, width: int) -> MapLayers:
+    """A map's shared layers at ``width`` pixels: drawn once per process, and kept on disk
+    between processes (:mod:`bot.render.cache`)."""
+    variant = get_variant(variant_name)
+    name = cache.entry_name(variant.name, f"layers-{width}", fonts.identity(), Image.__version__,
+                            getattr(aggdraw, "VERSION", "aggdraw"))
+    data = cache.load(name)
+    if data is not None:
+        try:
+            return _unpack(data)
+        except Exception:  # an entry from elsewhere or damaged: drawn afresh and written again
+            pass
+    layers = _draw(variant, width)
+    from .raster import sample_palette
+
+    layers.palette = sample_palette(variant, layers)
+    cache.store(name, _pack(layers))
+    return layers
+
+
+__all__ = ["MapLayers", "crossing_ends", "map_layers", "name_sprite", "straight_alpha"]
