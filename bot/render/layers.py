@@ -20,6 +20,7 @@ import zlib
 from dataclasses import dataclass, field
 
 import aggdraw
+import numpy as np
 from PIL import Image, ImageChops, ImageDraw
 
 from adjudicator.variant import Variant, get_variant
@@ -57,6 +58,8 @@ class MapLayers:
     variant: str
     width: int
     height: int
+    """The map's height in pixels; the legend's band lies under it, ``band`` pixels high."""
+    band: int
     scale: float
     """Pixels per picture unit."""
     base: Image.Image
@@ -68,6 +71,11 @@ class MapLayers:
     hatching: dict[int, Image.Image]
     palette: Image.Image
     _owned: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.name_list = [self.names[pid] for pid in sorted(self.names)]
+        self.name_boxes = np.array([(at[0], at[1], at[0] + im.width, at[1] + im.height) for im, at in self.name_list]
+                                   or np.zeros((0, 4)))
 
     def owned(self, province: str, colour: str, lines: str, lean: int) -> tuple[Image.Image, tuple[int, int], Image.Image]:
         """A province tinted ``colour`` and hatched with ``lines`` leaning ``lean`` (+1: rising to
@@ -214,10 +222,15 @@ def _draw(variant: Variant, width: int) -> MapLayers:
         overlay.alpha_composite(sprite, (max(0, at[0]), max(0, at[1])),
                                 (max(0, -at[0]), max(0, -at[1])))
     hatching = {lean: _hatching(width, height, scale, lean) for lean in (1, -1)}
-    base = ground.convert("RGBA")
-    base.alpha_composite(overlay)
+    from .legend import band_height
+
+    band = band_height(variant.name, width)
+    base = Image.new("RGBA", (width, height + band), palette.LEGEND_BG)
+    base.paste(ground, (0, 0))
+    base.alpha_composite(overlay, (0, 0))
     base = base.convert("RGB")
-    return MapLayers(variant.name, width, height, scale, base, ground, overlay, masks, names, hatching,
+    ImageDraw.Draw(base).line((0, height, width, height), fill=palette.FRAME, width=max(1, round(2 * scale)))
+    return MapLayers(variant.name, width, height, band, scale, base, ground, overlay, masks, names, hatching,
                      Image.new("P", (1, 1)))
 
 
@@ -248,7 +261,8 @@ def _pack(layers: MapLayers) -> bytes:
         return im.mode, im.size, zlib.compress(im.tobytes(), 1)
 
     doc = {
-        "variant": layers.variant, "width": layers.width, "height": layers.height, "scale": layers.scale,
+        "variant": layers.variant, "width": layers.width, "height": layers.height, "band": layers.band,
+        "scale": layers.scale,
         "base": image(layers.base), "ground": image(layers.ground), "overlay": image(layers.overlay),
         "masks": {k: (image(m), at) for k, (m, at) in layers.masks.items()},
         "names": {k: (image(m), at) for k, (m, at) in layers.names.items()},
@@ -267,7 +281,7 @@ def _unpack(data: bytes) -> MapLayers:
 
     pal = Image.new("P", (1, 1))
     pal.putpalette(doc["palette"])
-    return MapLayers(doc["variant"], doc["width"], doc["height"], doc["scale"], image(doc["base"]),
+    return MapLayers(doc["variant"], doc["width"], doc["height"], doc["band"], doc["scale"], image(doc["base"]),
                      image(doc["ground"]), image(doc["overlay"]),
                      {k: (image(m), tuple(at)) for k, (m, at) in doc["masks"].items()},
                      {k: (image(m), tuple(at)) for k, (m, at) in doc["names"].items()},

@@ -4,25 +4,32 @@ on the map, and a key to every kind of symbol the picture uses.
 
 Who bid what and what it cost is not repeated here: every bid is drawn where it applies, and
 the season's results list each one with its outcome.
+
+The band has the same height in every picture of a map (:func:`band_height`: room for every
+power and the whole key), so that it is part of the base every picture copies; what a season
+writes in it is pasted in blocks (the title, a row per power, the key), each drawn once and
+kept, since the same rows and keys come back season after season.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 from PIL import Image
 
-from adjudicator.variant import Variant
+from adjudicator.variant import Variant, get_variant
 
-from . import palette, sprites
+from . import fonts, palette, sprites
 from .facts import FAILED, INVALID, PENDING, SUCCEEDED, Facts, Pledge, Standing
-from .layout import UNIT_R
+from .layout import UNIT_R, WIDTH
 
 MARGIN = 14.0
 TITLE_SIZE = 21.0
 TEXT_SIZE = 17.0
 SMALL_SIZE = 15.0
 ROW = 26.0
+TITLE_HEIGHT = MARGIN + TITLE_SIZE + SMALL_SIZE * 1.5 + 8
 """Picture units: the legend is set at the map's scale."""
 
 KEY = {
@@ -31,7 +38,7 @@ KEY = {
     "hold": "hold", "retreat": "retreat", "random retreat": "retreat at random (neutral)", "build": "build",
     "disband": "disband", "dislodged": "dislodged", "failed": "failed", "invalid": "could not be given",
     "vassal": "vassal of", "bribed": "bribed by", "bribe": "BRIBE bid", "fief": "SEIZE FIEF", "rebel": "REBEL bid",
-    "crossing": "strait crossing",
+    "vassal bid": "VASSAL bid", "crossing": "strait crossing",
 }
 """Every kind of symbol, in the order the key lists them, with its words."""
 
@@ -42,7 +49,8 @@ def _signed(n: int) -> str:
     return f"+{n}" if n > 0 else f"\u2212{-n}" if n < 0 else "\u00b10"
 
 
-def _pledges(variant: Variant, pledges: Sequence[Pledge]) -> str:
+def pledge_text(pledges: Sequence[Pledge]) -> str:
+    """A power's SECURE LOYALTY and LEND orders, with how they went."""
     out = []
     for p in pledges:
         if p.kind == "loyalty":
@@ -52,26 +60,27 @@ def _pledges(variant: Variant, pledges: Sequence[Pledge]) -> str:
     return ", ".join(out)
 
 
-class _Band:
-    def __init__(self, width: int) -> None:
-        self.width = width
-        self.scale = width / 1000.0
-        self.items: list = []    # (kind, args) drawn once the height is known
+class _Block:
+    """A white block of the legend ``width`` pixels wide, drawn on in picture units."""
+
+    def __init__(self, width: int, height: float) -> None:
+        self.scale = width / WIDTH
+        self.image = Image.new("RGB", (width, max(1, round(height * self.scale))), palette.LEGEND_BG)
+        self.words: list[str] = []
 
     def text(self, x: float, y: float, words: str, size: float, *, bold: bool = False, colour: str = palette.INK,
              room: float | None = None) -> float:
         """Words with their baseline at ``y``; returns where they end (picture units)."""
         s = self.scale
         words = self._fit(words, size, bold, room)
+        self.words.append(words)
         sprite, base = sprites.text(words, size * s, colour, bold)
-        self.items.append(("image", sprite, (round(x * s), round(y * s) - base)))
+        self.image.paste(sprite, (round(x * s), round(y * s) - base), sprite)
         return x + sprite.width / s
 
     def _fit(self, words: str, size: float, bold: bool, room: float | None) -> str:
         if room is None:
             return words
-        from . import fonts
-
         face = fonts.font(size * self.scale, bold=bold)
         if face.getlength(words) <= room * self.scale:
             return words
@@ -79,142 +88,189 @@ class _Band:
             words = words[:-1]
         return words + "\u2026"
 
-    def draw(self, height: float) -> Image.Image:
-        s = self.scale
-        image = Image.new("RGB", (self.width, max(1, round(height * s))), palette.LEGEND_BG)
+    def sprite(self, sprite: sprites.Sprite, at: tuple[float, float]) -> None:
+        sprites.paste(self.image, sprite, at, self.scale)
+
+    def mark(self, mark) -> None:
         from .raster import _Canvas
-        from .scene import Line
 
-        canvas = _Canvas(image, s)
-        canvas.line(Line("rule", ((0, 1), (1000, 1)), palette.FRAME, 1.0, casing=palette.FRAME))
-        for kind, *args in self.items:
-            if kind == "image":
-                sprite, at = args
-                image.paste(sprite, at, sprite)
-            elif kind == "sprite":
-                sprite, at = args
-                sprites.paste(image, sprite, at, s)
-            elif kind == "mark":
-                mark, = args
-                canvas.line(mark) if isinstance(mark, Line) else canvas.ring(mark)
-        return image
+        _Canvas(self.image, self.scale).line(mark)
 
 
-def _symbol(band: _Band, variant: Variant, kind: str, x: float, y: float) -> None:
+def _symbol(block: _Block, kind: str, x: float, y: float) -> None:
     """A small drawing of one kind of symbol, centred on (x, y), about 34 wide."""
-    from .scene import ARROW_WIDTH, THIN_WIDTH, Line, Ring
+    from .layers import CROSSING_WIDTH, crossing_ends
+    from .scene import ARROW_WIDTH, THIN_WIDTH, Line
 
-    s = band.scale
+    s = block.scale
     grey = palette.NEUTRAL
     if kind in ("army", "fleet"):
-        band.items.append(("sprite", sprites.unit("#FFFFFF", "plain", kind == "fleet", s), (x, y)))
+        block.sprite(sprites.unit("#FFFFFF", "plain", kind == "fleet", s), (x, y))
     elif kind == "neutral":
-        band.items.append(("sprite", sprites.unit(grey, "plain", False, s), (x, y)))
+        block.sprite(sprites.unit(grey, "plain", False, s), (x, y))
     elif kind == "centre":
-        band.items.append(("sprite", sprites.dot(None, False, s), (x, y)))
+        block.sprite(sprites.dot(None, False, s), (x, y))
     elif kind == "changed":
-        band.items.append(("sprite", sprites.dot(grey, True, s), (x, y)))
+        block.sprite(sprites.dot(grey, True, s), (x, y))
     elif kind in ("move", "failed", "invalid"):
         status = {"move": PENDING, "failed": FAILED, "invalid": INVALID}[kind]
-        band.items.append(("mark", Line(kind, ((x - 17, y), (x + 17, y)), grey, ARROW_WIDTH, head=True, status=status)))
+        block.mark(Line(kind, ((x - 17, y), (x + 17, y)), grey, ARROW_WIDTH, head=True, status=status))
         if kind == "failed":
-            band.items.append(("sprite", sprites.cross(5.5, s), (x + 17, y)))
+            block.sprite(sprites.cross(5.5, s), (x + 17, y))
         elif kind == "invalid":
-            band.items.append(("sprite", sprites.no_sign(6.5, s), (x + 17, y)))
+            block.sprite(sprites.no_sign(6.5, s), (x + 17, y))
     elif kind in ("retreat", "random retreat"):
-        band.items.append(("mark", Line(kind, ((x - 17, y), (x + 17, y)), grey, ARROW_WIDTH - 0.8,
-                                        casing=palette.DISLODGED, head=True)))
+        block.mark(Line(kind, ((x - 17, y), (x + 17, y)), grey, ARROW_WIDTH - 0.8, casing=palette.DISLODGED, head=True))
     elif kind in ("support", "convoy"):
-        band.items.append(("mark", Line(kind, ((x - 17, y), (x + 14, y)), grey, THIN_WIDTH, end=True)))
+        block.mark(Line(kind, ((x - 17, y), (x + 14, y)), grey, THIN_WIDTH, end=True))
         if kind == "convoy":
-            band.items.append(("mark", Ring(kind, (x - 8, y), 8.0, grey, THIN_WIDTH)))
+            block.sprite(sprites.ring(grey, 8.0, THIN_WIDTH, palette.INK, PENDING, s), (x - 8, y))
     elif kind in ("hold", "build"):
-        band.items.append(("mark", Ring(kind, (x, y), 10.0, grey)))
+        block.sprite(sprites.ring(grey, 10.0, 2.6, palette.INK, PENDING, s), (x, y))
         if kind == "build":
-            band.items.append(("sprite", sprites.unit(grey, "plain", False, s, True), (x, y)))
+            block.sprite(sprites.unit(grey, "plain", False, s, True), (x, y))
     elif kind == "disband":
-        band.items.append(("sprite", sprites.cross(UNIT_R - 2, s), (x, y)))
+        block.sprite(sprites.cross(UNIT_R - 2, s), (x, y))
     elif kind == "dislodged":
-        band.items.append(("sprite", sprites.unit(grey, "plain", False, s, True), (x, y)))
-        band.items.append(("mark", Ring(kind, (x, y), 10.5, palette.DISLODGED, 2.0, casing=None)))
+        block.sprite(sprites.unit(grey, "plain", False, s, True), (x, y))
+        block.sprite(sprites.ring(palette.DISLODGED, 10.5, 2.0, None, PENDING, s), (x, y))
     elif kind in ("vassal", "bribed"):
-        band.items.append(("sprite", sprites.badge("vassal" if kind == "vassal" else "bribe", grey, s), (x, y)))
-    elif kind in ("bribe", "fief", "rebel"):
-        band.items.append(("sprite", sprites.tag(kind, grey, None if kind == "fief" else 2, False, s), (x, y)))
+        block.sprite(sprites.badge("vassal" if kind == "vassal" else "bribe", grey, s), (x, y))
+    elif kind in ("bribe", "fief", "rebel", "vassal bid"):
+        tag = "vassal" if kind == "vassal bid" else kind
+        block.sprite(sprites.tag(tag, grey, None if kind == "fief" else 2, False, s), (x, y))
     elif kind == "crossing":
-        from .layers import CROSSING_WIDTH, crossing_ends
-
         p, q = (x - 15, y), (x + 15, y)
-        band.items.append(("mark", Line(kind, (p, q), palette.INK, CROSSING_WIDTH, casing=palette.HALO)))
+        block.mark(Line(kind, (p, q), palette.INK, CROSSING_WIDTH, casing=palette.HALO))
         for a, b in crossing_ends(p, q):
-            band.items.append(("mark", Line(kind, (a, b), palette.INK, CROSSING_WIDTH - 1.2, casing=palette.INK)))
+            block.mark(Line(kind, (a, b), palette.INK, CROSSING_WIDTH - 1.2, casing=palette.INK))
 
 
-def legend(variant: Variant, facts: Facts, used: frozenset[str], title: str, subtitle: str, width: int) -> Image.Image:
-    """The legend band of a picture ``width`` pixels wide."""
-    band = _Band(width)
-    y = MARGIN + TITLE_SIZE
-    band.text(MARGIN, y, title, TITLE_SIZE, bold=True, room=1000 - 2 * MARGIN)
-    y += SMALL_SIZE * 1.5
-    band.text(MARGIN, y, subtitle, SMALL_SIZE, colour=palette.LAND_LABEL, room=1000 - 2 * MARGIN)
-    y += 8
-    pledges: dict[str, list[Pledge]] = {}
-    for p in facts.pledges:
-        pledges.setdefault(p.power, []).append(p)
-    patterns = palette.patterns(variant)
-    s = band.scale
-    for standing in facts.standings:
-        y += ROW
-        _power_row(band, variant, standing, pledges.get(standing.power, ()), patterns, y, facts.adjudicated)
-    y += ROW * 0.6
+def _key_lines(used: frozenset[str], scale: float) -> list[list[tuple[str, float]]]:
+    """The key's symbols, line by line, each with where it starts."""
+    lines: list[list[tuple[str, float]]] = [[]]
     x = MARGIN
-    line_y = y + ROW * 0.7
     for kind in KEY:
         if kind not in used:
             continue
-        words = KEY[kind]
-        from . import fonts
-
-        w = 44 + fonts.font(SMALL_SIZE * s).getlength(words) / s
-        if x + w > 1000 - MARGIN and x > MARGIN:
-            x, line_y = MARGIN, line_y + ROW
-        _symbol(band, variant, kind, x + 17, line_y - 5)
-        band.text(x + 40, line_y, words, SMALL_SIZE)
+        w = 44 + fonts.font(SMALL_SIZE * scale).getlength(KEY[kind]) / scale
+        if x + w > WIDTH - MARGIN and x > MARGIN:
+            x = MARGIN
+            lines.append([])
+        lines[-1].append((kind, x))
         x += w + 16
-    height = line_y + MARGIN
-    return band.draw(height)
+    return lines if lines[0] else []
 
 
-def _power_row(band: _Band, variant: Variant, standing: Standing, pledges: Sequence[Pledge], patterns, y: float,
-               adjudicated: bool) -> None:
-    s = band.scale
+@functools.lru_cache(maxsize=128)
+def key_block(used: frozenset[str], width: int) -> Image.Image:
+    """The key to the symbols ``used``."""
+    scale = width / WIDTH
+    lines = _key_lines(used, scale)
+    block = _Block(width, ROW * len(lines) + ROW * 0.4)
+    for i, line in enumerate(lines):
+        y = ROW * (i + 0.8)
+        for kind, x in line:
+            _symbol(block, kind, x + 17, y - 5)
+            block.text(x + 40, y, KEY[kind], SMALL_SIZE)
+    return block.image
+
+
+@functools.lru_cache(maxsize=256)
+def title_block(title: str, subtitle: str, width: int) -> Image.Image:
+    block = _Block(width, TITLE_HEIGHT)
+    y = MARGIN + TITLE_SIZE
+    block.text(MARGIN, y, title, TITLE_SIZE, bold=True, room=WIDTH - 2 * MARGIN)
+    block.text(MARGIN, y + SMALL_SIZE * 1.5, subtitle, SMALL_SIZE, colour=palette.LAND_LABEL, room=WIDTH - 2 * MARGIN)
+    return block.image
+
+
+def row_words(variant: Variant, standing: Standing, pledges: str, adjudicated: bool) -> tuple[str, str, str, str]:
+    """A power's row: its name, its centres, its units, its prestige (each with how it changed)."""
     info = variant.powers[standing.power]
-    colour = palette.power_colour(variant, standing.power)
-    band.items.append(("sprite", sprites.unit(colour, patterns.get(standing.power, "plain"), False, s), (MARGIN + 11, y - 6)))
     name = info.name[4:] if info.name.startswith("The ") else info.name
-    band.text(MARGIN + 30, y, name, TEXT_SIZE, room=340)
     change = f" ({_signed(standing.centres - standing.centres_before)})" if adjudicated and \
         standing.centres != standing.centres_before else ""
     centres = f"{standing.centres} centre{'s' if standing.centres != 1 else ''}{change}"
-    x = band.text(390, y, centres, TEXT_SIZE, bold=True)
-    band.text(x + 6, y, f"\u00b7 {standing.units} unit{'s' if standing.units != 1 else ''}", TEXT_SIZE)
+    units = f"\u00b7 {standing.units} unit{'s' if standing.units != 1 else ''}"
+    prestige = ""
     if standing.prestige is not None:
         change = f" ({_signed(standing.prestige - (standing.prestige_before or 0))})" if adjudicated and \
             standing.prestige != standing.prestige_before else ""
-        band.text(600, y, f"{standing.prestige} prestige{change}", TEXT_SIZE, bold=True)
+        prestige = f"{standing.prestige} prestige{change}"
+    return name, centres, units, prestige
+
+
+@functools.lru_cache(maxsize=1024)
+def row_block(variant_name: str, standing: Standing, pledges: str, adjudicated: bool, width: int) -> Image.Image:
+    variant = get_variant(variant_name)
+    block = _Block(width, ROW)
+    y = ROW * 0.72
+    colour = palette.power_colour(variant, standing.power)
+    pattern = palette.patterns(variant).get(standing.power, "plain")
+    block.sprite(sprites.unit(colour, pattern, False, block.scale), (MARGIN + 11, y - 6))
+    name, centres, units, prestige = row_words(variant, standing, pledges, adjudicated)
+    block.text(MARGIN + 30, y, name, TEXT_SIZE, room=340)
+    x = block.text(390, y, centres, TEXT_SIZE, bold=True)
+    block.text(x + 6, y, units, TEXT_SIZE)
+    if prestige:
+        block.text(600, y, prestige, TEXT_SIZE, bold=True)
     if pledges:
-        band.text(770, y, _pledges(variant, pledges), SMALL_SIZE, room=1000 - MARGIN - 770)
+        block.text(770, y, pledges, SMALL_SIZE, room=WIDTH - MARGIN - 770)
+    return block.image
 
 
-def sample_legend(variant: Variant, width: int) -> Image.Image:
-    """A legend with every symbol and the longest words, for the palette."""
-    from .facts import Facts, Standing
-
-    standings = tuple(Standing(p, 10, 9, 10, 5, 7) for p in variant.powers)
-    pledges = (Pledge("loyalty", next(iter(variant.powers)), 2, None, SUCCEEDED),)
-    facts = Facts(board=None, owners={}, pledges=pledges, standings=standings, adjudicated=True)  # type: ignore[arg-type]
-    return legend(variant, facts, frozenset(KEY), "Sample game \u00b7 Fall 1101 Movement",
-                  variant.title, width)
+@functools.cache
+def band_height(variant_name: str, width: int) -> int:
+    """The legend band's height in pixels: room for the title, every power and the whole key."""
+    variant = get_variant(variant_name)
+    scale = width / WIDTH
+    lines = len(_key_lines(frozenset(KEY), scale))
+    return round((TITLE_HEIGHT + ROW * len(variant.powers) + ROW * 0.6 + ROW * lines + ROW * 0.4 + MARGIN) * scale)
 
 
-__all__ = ["KEY", "legend", "sample_legend"]
+def draw_legend(image: Image.Image, top: int, variant: Variant, facts: Facts, used: frozenset[str], title: str,
+                subtitle: str) -> None:
+    """Paste the legend's blocks into the band of ``image`` that starts ``top`` pixels down."""
+    width = image.width
+    scale = width / WIDTH
+    pledges: dict[str, list[Pledge]] = {}
+    for p in facts.pledges:
+        pledges.setdefault(p.power, []).append(p)
+    y = top + round(2 * scale)
+    block = title_block(title, subtitle, width)
+    image.paste(block, (0, y))
+    y += block.height
+    for standing in facts.standings:
+        block = row_block(variant.name, standing, pledge_text(pledges.get(standing.power, ())), facts.adjudicated,
+                          width)
+        image.paste(block, (0, y))
+        y += block.height
+    y += round(ROW * 0.6 * scale)
+    image.paste(key_block(used, width), (0, y))
+
+
+def legend_words(variant: Variant, facts: Facts, used: frozenset[str], title: str, subtitle: str) -> list[str]:
+    """Everything the legend writes, in order (what a reader of the picture reads there)."""
+    pledges: dict[str, list[Pledge]] = {}
+    for p in facts.pledges:
+        pledges.setdefault(p.power, []).append(p)
+    words = [title, subtitle]
+    for standing in facts.standings:
+        text = pledge_text(pledges.get(standing.power, ()))
+        words += [w for w in row_words(variant, standing, text, facts.adjudicated) if w] + ([text] if text else [])
+    words += [KEY[k] for k in KEY if k in used]
+    return words
+
+
+def sample_blocks(variant: Variant, width: int) -> list[Image.Image]:
+    """Legend blocks with every symbol and the longest words, for the palette."""
+    standings = [Standing(p, 10, 9, 10, 5, 7) for p in variant.powers]
+    blocks = [title_block("Sample game \u00b7 Fall 1101 Movement", variant.title, width),
+              key_block(frozenset(KEY), width)]
+    blocks += [row_block(variant.name, s, "SECURE LOYALTY 2 \u2713", True, width) for s in standings]
+    return blocks
+
+
+__all__ = ["KEY", "band_height", "draw_legend", "key_block", "legend_words", "pledge_text", "row_block",
+           "sample_blocks", "title_block"]

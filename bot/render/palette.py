@@ -12,6 +12,8 @@ measures it).
 
 from __future__ import annotations
 
+import functools
+
 OKABE_ITO = {
     "black": "#000000",
     "orange": "#E69F00",
@@ -79,6 +81,7 @@ def _rgb(colour: str) -> tuple[int, int, int]:
     return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
 
 
+@functools.cache
 def mix(colour: str, other: str, amount: float) -> str:
     """``colour`` moved ``amount`` (0..1) of the way towards ``other``."""
     a, b = _rgb(colour), _rgb(other)

@@ -17,6 +17,7 @@ import math
 from typing import Iterable, Sequence
 
 import aggdraw
+import numpy as np
 from PIL import Image
 
 from adjudicator.variant import Variant
@@ -122,63 +123,35 @@ class _Canvas:
         self.image.paste(piece, box)
         return box
 
-    def ring(self, mark: Ring) -> tuple[int, int, int, int]:
-        s = self.scale
-        x, y = mark.centre
-        box = self._region([(x - mark.r, y - mark.r), (x + mark.r, y + mark.r)], mark.width + 2 * CASING + 2)
-        piece = self.image.crop(box)
-        draw = aggdraw.Draw(piece)
-        draw.settransform((-box[0], -box[1]))
-        r = mark.r * s
-        if mark.status in _DASH:
-            n = 16 if mark.status == FAILED else 24
-            arcs = [(360 / n * i, 360 / n * (i + 0.55)) for i in range(n)]
-        else:
-            arcs = [(0, 360)]
-        pens = []
-        if mark.casing and mark.status != INVALID:
-            pens.append(aggdraw.Pen(mark.casing, (mark.width + 2 * CASING) * s))
-        pens.append(aggdraw.Pen(mark.colour, mark.width * s))
-        for pen in pens:
-            for start, end in arcs:
-                if end - start >= 360:
-                    draw.ellipse((x * s - r, y * s - r, x * s + r, y * s + r), pen)
-                else:
-                    draw.arc((x * s - r, y * s - r, x * s + r, y * s + r), start, end, pen)
-        draw.flush()
-        self.image.paste(piece, box)
-        return box
-
-
-def _overlaps(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
-    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
-
 
 def draw_map(variant: Variant, layers: MapLayers, scene: Scene, owned: Iterable[tuple[str, str]]) -> Image.Image:
-    """The map part of a picture: the base, the owned land (province, owner), the marks."""
+    """A picture's map drawn on a copy of the base (whose legend band is left for
+    :func:`bot.render.legend.draw_legend`): the owned land (province, owner) and the marks."""
     image = layers.base.copy()
     s = layers.scale
-    angles = palette.hatch_leans(variant)
+    leans = palette.hatch_leans(variant)
     for province, owner in owned:
         if province not in layers.masks:
             continue
         colour = palette.power_colour(variant, owner)
         patch, at, mask = layers.owned(province, palette.owned_tint(colour), palette.hatch_colour(colour),
-                                       angles.get(owner, 1))
+                                       leans.get(owner, 1))
         image.paste(patch, at, mask)
     canvas = _Canvas(image, s)
-    touched = []
-    marks = list(scene.marks)
-    lines = [m for m in marks if isinstance(m, (Line, Ring)) and not (isinstance(m, Ring) and m.kind == "dislodged")]
-    for mark in lines:
-        touched.append(canvas.line(mark) if isinstance(mark, Line) else canvas.ring(mark))
+    touched = [canvas.line(m) for m in scene.marks if isinstance(m, Line)]
+    for mark in scene.marks:    # the rings of orders lie under the names too
+        if isinstance(mark, Ring) and mark.kind != "dislodged":
+            touched.append(_ring(image, mark, s))
     if touched:   # the names the lines crossed, over them again
-        for sprite, at in layers.names.values():
-            box = (at[0], at[1], at[0] + sprite.width, at[1] + sprite.height)
-            if any(_overlaps(box, t) for t in touched):
-                image.paste(sprite, at, sprite)
+        boxes = layers.name_boxes
+        hit = np.zeros(len(boxes), dtype=bool)
+        for t in touched:
+            hit |= (boxes[:, 0] < t[2]) & (t[0] < boxes[:, 2]) & (boxes[:, 1] < t[3]) & (t[1] < boxes[:, 3])
+        for i in np.flatnonzero(hit):
+            sprite, at = layers.name_list[i]
+            image.paste(sprite, at, sprite)
     patterns = palette.patterns(variant)
-    for mark in marks:
+    for mark in scene.marks:
         if isinstance(mark, Dot):
             colour = palette.power_colour(variant, mark.owner) if mark.owner else None
             sprites.paste(image, sprites.dot(colour, mark.changed, s), mark.at, s)
@@ -187,7 +160,7 @@ def draw_map(variant: Variant, layers: MapLayers, scene: Scene, owned: Iterable[
             pattern = "plain" if mark.power == NEUTRAL else patterns.get(mark.power, "plain")
             sprites.paste(image, sprites.unit(colour, pattern, mark.type is UnitType.FLEET, s, mark.small), mark.at, s)
         elif isinstance(mark, Ring) and mark.kind == "dislodged":
-            canvas.ring(mark)
+            _ring(image, mark, s)
         elif isinstance(mark, Badge):
             sprites.paste(image, sprites.badge(mark.kind, mark.colour, s), mark.at, s)
         elif isinstance(mark, Tag):
@@ -196,6 +169,13 @@ def draw_map(variant: Variant, layers: MapLayers, scene: Scene, owned: Iterable[
             sprite = sprites.no_sign(mark.r, s) if mark.kind == "no" else sprites.cross(mark.r, s)
             sprites.paste(image, sprite, mark.at, s)
     return image
+
+
+def _ring(image: Image.Image, mark: Ring, scale: float) -> tuple[int, int, int, int]:
+    sprite = sprites.ring(mark.colour, mark.r, mark.width, mark.casing, mark.status, scale)
+    sprites.paste(image, sprite, mark.centre, scale)
+    x, y = round(mark.centre[0] * scale - sprite[1]), round(mark.centre[1] * scale - sprite[2])
+    return x, y, x + sprite[0].width, y + sprite[0].height
 
 
 def png(image: Image.Image, layers: MapLayers) -> bytes:
@@ -208,7 +188,7 @@ def png(image: Image.Image, layers: MapLayers) -> bytes:
 def sample_palette(variant: Variant, layers: MapLayers) -> Image.Image:
     """The palette of a map's pictures: 256 colours chosen from a picture of everything they
     may show (the base, every power's land, units, lines, dots and tags, the legend's text)."""
-    from .legend import sample_legend
+    from .legend import sample_blocks
     from .scene import ARROW_WIDTH, THIN_WIDTH
 
     s = layers.scale
@@ -236,10 +216,13 @@ def sample_palette(variant: Variant, layers: MapLayers) -> Image.Image:
                           (w * (0.2 + 0.1 * j), y), s)
         sprites.paste(sample, sprites.dot(colour, True, s), (w * 0.5, y), s)
         sprites.paste(sample, sprites.tag("bribe", colour, 3, False, s), (w * 0.6, y), s)
-    legend = sample_legend(variant, layers.width)
-    both = Image.new("RGB", (sample.width, sample.height + legend.height))
+    blocks = sample_blocks(variant, layers.width)
+    both = Image.new("RGB", (sample.width, sample.height + sum(b.height for b in blocks)))
     both.paste(sample, (0, 0))
-    both.paste(legend, (0, sample.height))
+    y = sample.height
+    for block in blocks:
+        both.paste(block, (0, y))
+        y += block.height
     exact = _flat_colours(variant)
     found = both.quantize(256 - len(exact), method=Image.Quantize.FASTOCTREE).getpalette()[:3 * (256 - len(exact))]
     entries = [c for colour in exact for c in palette.rgb(colour)] + found

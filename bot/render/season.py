@@ -48,11 +48,8 @@ def draw(variant: Variant | str, facts: Facts, *, title: str, subtitle: str, siz
     layers = map_layers(variant.name, _size(size))
     marks = picture_scene(variant, facts)
     owned = [(p, o) for p, o in sorted(facts.owners.items()) if o in variant.powers]
-    top = draw_map(variant, layers, marks, owned)
-    band = legend_band.legend(variant, facts, marks.used, title, subtitle, layers.width)
-    image = Image.new("RGB", (layers.width, top.height + band.height))
-    image.paste(top, (0, 0))
-    image.paste(band, (0, top.height))
+    image = draw_map(variant, layers, marks, owned)
+    legend_band.draw_legend(image, layers.height, variant, facts, marks.used, title, subtitle)
     return image
 
 

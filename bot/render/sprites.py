@@ -105,6 +105,33 @@ def unit(colour: str, pattern: str, fleet: bool, scale: float, small: bool = Fal
 
 
 @functools.cache
+def ring(colour: str, r: float, width: float, casing: str | None, status: str, scale: float) -> Sprite:
+    """A ring round a unit (a hold, a build, a convoy, a support to hold, a dislodged unit): dashed
+    for an order that failed, dotted for one that could not be given."""
+    from .facts import FAILED, INVALID
+    from .scene import CASING
+
+    outer = r + width / 2 + CASING + 1
+    image, draw, k, cx, cy = _canvas(outer, outer, scale)
+    box = (cx - r * k, cy - r * k, cx + r * k, cy + r * k)
+    pieces = {FAILED: 16, INVALID: 24}.get(status)
+    strokes = []
+    if casing is not None and status != INVALID:
+        strokes.append((casing, width + 2 * CASING))
+    strokes.append((colour, width))
+    for ink, w in strokes:
+        wide = (box[0] - w / 2 * k, box[1] - w / 2 * k, box[2] + w / 2 * k, box[3] + w / 2 * k)
+        if pieces is None:
+            draw.ellipse(wide, outline=ink, width=round(w * k))
+        else:
+            for i in range(pieces):
+                start = 360 / pieces * i
+                draw.arc(wide, start, start + 360 / pieces * (0.55 if status == FAILED else 0.3), fill=ink,
+                         width=round(w * k))
+    return _done(image)
+
+
+@functools.cache
 def dot(colour: str | None, changed: bool, scale: float) -> Sprite:
     """A supply centre's dot: its owner's colour, white for nobody's; ringed when it changed hands."""
     r = CENTRE_R
@@ -188,4 +215,4 @@ def paste(target: Image.Image, sprite: Sprite, at: tuple[float, float], scale: f
     target.paste(image, (round(at[0] * scale - px), round(at[1] * scale - py)), image)
 
 
-__all__ = ["GLYPHS", "badge", "cross", "dot", "no_sign", "paste", "tag", "text", "unit"]
+__all__ = ["GLYPHS", "badge", "cross", "dot", "no_sign", "paste", "ring", "tag", "text", "unit"]
