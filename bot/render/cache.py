@@ -26,7 +26,7 @@ from pathlib import Path
 log = logging.getLogger("crusader.render")
 
 _SOURCES = ("cache.py", "facts.py", "fonts.py", "geometry.py", "labels.py", "layers.py", "layout.py", "legend.py",
-            "palette.py", "raster.py", "scene.py", "sprites.py")
+            "palette.py", "raster.py", "scene.py", "sprites.py", "strokes.py")
 
 
 def _default_folder() -> Path:

@@ -24,21 +24,21 @@ import numpy as np
 from PIL import Image, ImageChops, ImageDraw
 
 from adjudicator.variant import Variant, get_variant
+from adjudicator.vocab import NEUTRAL
 
-from . import cache, fonts, palette
+from . import cache, fonts, palette, sprites
 from .geometry import MapGeometry, Ring, geometry_for
 from .labels import baseline, text_width
 from .layout import HALO, LABEL_SIZE
+from .legend import band_height, sample_blocks
+from .scene import ARROW_WIDTH, THIN_WIDTH, Line
+from .strokes import CROSSING_WIDTH, Canvas, crossing_ends, crossing_line
 
 SUPER = 4
 """Shapes are drawn this many times larger, then reduced: smooth edges."""
 HATCH_SPACING = 7.0
 HATCH_WIDTH = 1.6
 """Owned land's hatching: lines this far apart and this wide (picture units)."""
-CROSSING_WIDTH = 3.2
-CROSSING_LENGTH = 26.0
-"""A crossing (Constantinople-Nicaea over the Bosporus) is drawn at least this long, its middle
-on the strait, so that it reads at the size Discord shows."""
 SEA_SLANT = 0.2
 """Sea names lean this much (a shear), as maps set water in italics."""
 
@@ -123,23 +123,6 @@ def _mask(rings: tuple[Ring, ...], scale: float, width: int, height: int) -> tup
     return big.reduce(SUPER), (x0, y0)
 
 
-def _crossing_line(p, q):
-    length = math.dist(p, q)
-    if length >= CROSSING_LENGTH:
-        return p, q
-    mx, my = (p[0] + q[0]) / 2, (p[1] + q[1]) / 2
-    ux, uy = (q[0] - p[0]) / (length or 1.0), (q[1] - p[1]) / (length or 1.0)
-    h = CROSSING_LENGTH / 2
-    return (mx - ux * h, my - uy * h), (mx + ux * h, my + uy * h)
-
-
-def crossing_ends(p, q, half: float = 5.0) -> list[tuple[tuple[float, float], tuple[float, float]]]:
-    """A short bar across each end of a crossing's line."""
-    length = math.dist(p, q) or 1.0
-    nx, ny = -(q[1] - p[1]) / length * half, (q[0] - p[0]) / length * half
-    return [((x - nx, y - ny), (x + nx, y + ny)) for x, y in (p, q)]
-
-
 def straight_alpha(image: Image.Image) -> Image.Image:
     """An RGBA image aggdraw drew on (its colours premultiplied by their alpha) as Pillow reads RGBA."""
     return Image.frombytes("RGBa", image.size, image.tobytes()).convert("RGBA")
@@ -164,7 +147,7 @@ def _lines(variant: Variant, geo: MapGeometry, overlay: Image.Image, scale: floa
     casing = aggdraw.Pen(palette.HALO, (CROSSING_WIDTH + 3) * scale)
     ink = aggdraw.Pen(palette.INK, CROSSING_WIDTH * scale)
     for _, _, p, q in geo.crossings:
-        p, q = _crossing_line(p, q)
+        p, q = crossing_line(p, q)
         draw.line([v * scale for v in (*p, *q)], casing)
         for a, b in [(p, q), *crossing_ends(p, q)]:
             draw.line([v * scale for v in (*a, *b)], ink)
@@ -222,8 +205,6 @@ def _draw(variant: Variant, width: int) -> MapLayers:
         overlay.alpha_composite(sprite, (max(0, at[0]), max(0, at[1])),
                                 (max(0, -at[0]), max(0, -at[1])))
     hatching = {lean: _hatching(width, height, scale, lean) for lean in (1, -1)}
-    from .legend import band_height
-
     band = band_height(variant.name, width)
     base = Image.new("RGBA", (width, height + band), palette.LEGEND_BG)
     base.paste(ground, (0, 0))
@@ -251,6 +232,63 @@ def _hatching(width: int, height: int, scale: float, lean: int) -> Image.Image:
         k += step
     draw.flush()
     return image
+
+
+def sample_palette(variant: Variant, layers: MapLayers) -> Image.Image:
+    """The palette of a map's pictures: 256 colours chosen from a picture of everything they
+    may show (the base, every power's land, units, lines, dots and tags, the legend's text)."""
+
+    s = layers.scale
+    sample = layers.base.copy()
+    provinces = [p for p in sorted(layers.masks) if not variant.provinces[p].is_sea]
+    powers = list(variant.powers)
+    angles = palette.hatch_leans(variant)
+    for i, province in enumerate(provinces):
+        owner = powers[i % len(powers)]
+        colour = palette.power_colour(variant, owner)
+        patch, at, mask = layers.owned(province, palette.owned_tint(colour), palette.hatch_colour(colour),
+                                       angles.get(owner, 1))
+        sample.paste(patch, at, mask)
+    canvas = Canvas(sample, s)
+    w, h = layers.width / s, layers.height / s
+    colours = [palette.power_colour(variant, p) for p in powers] + [palette.NEUTRAL]
+    patterns = palette.patterns(variant)
+    for i, colour in enumerate(colours):
+        y = h * (i + 1) / (len(colours) + 2)
+        canvas.line(Line("move", ((w * 0.05, y), (w * 0.95, y + 40)), colour, ARROW_WIDTH, head=True))
+        canvas.line(Line("support", ((w * 0.1, y + 15), (w * 0.9, y - 30)), colour, THIN_WIDTH, end=True))
+        for j, fleet in enumerate((False, True)):
+            power = powers[i] if i < len(powers) else NEUTRAL
+            sprites.paste(sample, sprites.unit(colour, patterns.get(power, "plain"), fleet, s),
+                          (w * (0.2 + 0.1 * j), y), s)
+        sprites.paste(sample, sprites.dot(colour, True, s), (w * 0.5, y), s)
+        sprites.paste(sample, sprites.tag("bribe", colour, 3, False, s), (w * 0.6, y), s)
+    blocks = sample_blocks(variant, layers.width)
+    both = Image.new("RGB", (sample.width, sample.height + sum(b.height for b in blocks)))
+    both.paste(sample, (0, 0))
+    y = sample.height
+    for block in blocks:
+        both.paste(block, (0, y))
+        y += block.height
+    exact = _flat_colours(variant)
+    found = both.quantize(256 - len(exact), method=Image.Quantize.FASTOCTREE).getpalette()[:3 * (256 - len(exact))]
+    entries = [c for colour in exact for c in palette.rgb(colour)] + found
+    out = Image.new("P", (1, 1))
+    out.putpalette(entries + [0] * (768 - len(entries)))
+    return out
+
+
+def _flat_colours(variant: Variant) -> list[str]:
+    """The colours a picture paints flat (ground, lines, each power's own, tint and hatching):
+    exact entries of the palette, so that no flat area shifts colour when written."""
+    colours = [palette.LAND, palette.SEA, palette.OFF_MAP, palette.SEA_LABEL, palette.LAND_LABEL, palette.BORDER,
+               palette.SEA_BORDER, palette.COAST, palette.FRAME, palette.INK, palette.NEUTRAL, palette.HALO,
+               palette.DISLODGED, palette.LEGEND_BG, "#FFFFFF"]
+    for power in variant.powers:
+        colour = palette.power_colour(variant, power)
+        colours += [colour, palette.owned_tint(colour), palette.hatch_colour(colour),
+                    palette.mix(colour, "#FFFFFF", 0.55)]
+    return list(dict.fromkeys(c.upper() for c in colours))
 
 
 # -- kept between processes -------------------------------------------------------------------
@@ -302,11 +340,9 @@ def map_layers(variant_name: str, width: int) -> MapLayers:
         except Exception:  # an entry from elsewhere or damaged: drawn afresh and written again
             pass
     layers = _draw(variant, width)
-    from .raster import sample_palette
-
     layers.palette = sample_palette(variant, layers)
     cache.store(name, _pack(layers))
     return layers
 
 
-__all__ = ["MapLayers", "crossing_ends", "map_layers", "name_sprite", "straight_alpha"]
+__all__ = ["MapLayers", "map_layers", "name_sprite", "sample_palette", "straight_alpha"]

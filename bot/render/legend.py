@@ -23,6 +23,8 @@ from adjudicator.variant import Variant, get_variant
 from . import fonts, palette, sprites
 from .facts import FAILED, INVALID, PENDING, SUCCEEDED, Facts, Pledge, Standing
 from .layout import UNIT_R, WIDTH
+from .scene import ARROW_WIDTH, THIN_WIDTH, Line
+from .strokes import CROSSING_WIDTH, Canvas, crossing_ends
 
 MARGIN = 14.0
 TITLE_SIZE = 21.0
@@ -92,16 +94,11 @@ class _Block:
         sprites.paste(self.image, sprite, at, self.scale)
 
     def mark(self, mark) -> None:
-        from .raster import _Canvas
-
-        _Canvas(self.image, self.scale).line(mark)
+        Canvas(self.image, self.scale).line(mark)
 
 
 def _symbol(block: _Block, kind: str, x: float, y: float) -> None:
     """A small drawing of one kind of symbol, centred on (x, y), about 34 wide."""
-    from .layers import CROSSING_WIDTH, crossing_ends
-    from .scene import ARROW_WIDTH, THIN_WIDTH, Line
-
     s = block.scale
     grey = palette.NEUTRAL
     if kind in ("army", "fleet"):

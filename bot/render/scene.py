@@ -29,7 +29,7 @@ from . import palette
 from .facts import FAILED, INVALID, PENDING, RANDOM, SUCCEEDED, Bid, Facts
 from .geometry import MapGeometry, Place
 from .labels import name_box
-from .layout import CENTRE_R, DISLODGED_OFFSET, DISLODGED_R, UNIT_R
+from .layout import DISLODGED_OFFSET, DISLODGED_R, UNIT_R
 
 Point = tuple[float, float]
 
