@@ -192,7 +192,7 @@ class Placer:
             return None
         x, y, depth = self._candidates(p, min(0.8 * DISLODGED_R, 0.5 * float(p.depth.max())), step=1)
         d = np.hypot(x - unit[0], y - unit[1])
-        want = UNIT_R + DISLODGED_R - 2.0
+        want = UNIT_R + DISLODGED_R + 1.0
         cost = 3.0 * np.abs(d - want) + 0.3 * np.hypot(x - (unit[0] + 14.0), y - (unit[1] - 13.0))
         cost = cost + np.where(d < UNIT_R, 1000.0, 0.0) - np.minimum(depth, DISLODGED_R)
         for q, (ux, uy) in self._points(exclude=p.index):
@@ -320,7 +320,7 @@ class Placer:
             if not p.centre:
                 continue
             text, (mx, my), box = self.names[p.index]
-            x, y = self._cells(p, (box[0], my), 60.0, depth=2.5)
+            x, y = self._cells(p, (box[0], my), 150.0, depth=2.5)
             r = CENTRE_R + DOT_CLEAR
             inner = self._inside_at(p, x - r, y) & self._inside_at(p, x + r, y) & \
                 self._inside_at(p, x, y - r) & self._inside_at(p, x, y + r)
@@ -337,7 +337,7 @@ class Placer:
             for q, (dx, dy) in self.dots.items():
                 hit_boxes += np.maximum(2 * r - np.hypot(x - dx, y - dy), 0)
             # best: clear of all, wholly inside, just left of the name
-            cost = 100.0 * hit_units + 300.0 * hit_boxes + 20.0 * ~inner + 0.2 * np.hypot(x - (box[0] - r), y - my)
+            cost = 200.0 * hit_units + 300.0 * hit_boxes + 20.0 * ~inner + 0.2 * np.hypot(x - (box[0] - r), y - my)
             k = int(np.argmin(cost))
             self.dots[p.index] = (float(x[k]), float(y[k]))
 

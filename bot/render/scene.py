@@ -47,8 +47,6 @@ SIDE = 5.0
 """How far the two arrows of a head-to-head stand apart, each to its own right."""
 RING_R = UNIT_R + 4.0
 """A ring round a unit (hold, build, convoy, a support to hold)."""
-TAG_OFFSET = (-UNIT_R - 12.0, -UNIT_R - 5.0)
-"""Where a bid's tag sits from its unit point, when the province's name leaves room."""
 
 
 @dataclass(frozen=True)
@@ -159,6 +157,17 @@ def _midpoint(a: Point, b: Point, t: float = 0.5) -> Point:
     return a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
 
 
+def tag_width(amount: int | None) -> float:
+    """How wide a bid's tag is drawn: its symbol, and its amount (up to three digits)."""
+    return 17.0 + (3.0 + 8.4 * len(str(amount)) if amount is not None else 0.0)
+
+
+def _overlap(a, b) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
 def shaft_length(line: Line) -> float:
     """How long an arrow's shaft is drawn (its length without the head)."""
     length = sum(math.dist(a, b) for a, b in zip(line.points, line.points[1:]))
@@ -180,6 +189,9 @@ class _Layout:
         self.moves: dict[ProvinceId, tuple[Point, Point]] = {}
         self.occupied = set(self.units)
         self.built: list[tuple[Build, str]] = []
+        self.name_boxes = [name_box(p.label[0], p.label[1], p.label_text) for p in self.places.values()]
+        self.unit_points = [self.point(u.location) for u in facts.board.units]
+        self.tag_boxes: list[tuple[float, float, float, float]] = []
 
     def colour(self, power: Power) -> str:
         return palette.power_colour(self.variant, power)
@@ -295,27 +307,37 @@ class _Layout:
 
     # -- bids ------------------------------------------------------------------------------
 
-    def tag_point(self, province: ProvinceId, near_unit: bool) -> Point:
+    def tag_point(self, province: ProvinceId, near_unit: bool, width: float) -> Point:
+        """Where a bid's tag goes: beside the unit it bids for (or the centre it names), on the
+        side where it covers least of the names, units and tags already there."""
         place = self.places.get(province)
         if place is None:
             return self.point(Location(province))
-        if not near_unit and place.centre is not None:
-            x, y = place.centre
-            return x, y - 14.0
-        ux, uy = place.unit
-        box = name_box(place.label[0], place.label[1], place.label_text)
-        for dx, dy in (TAG_OFFSET, (-TAG_OFFSET[0], TAG_OFFSET[1]), (TAG_OFFSET[0], -TAG_OFFSET[1]),
-                       (-TAG_OFFSET[0], -TAG_OFFSET[1])):
-            x, y = ux + dx, uy + dy
-            if not (box[0] - 12 < x < box[2] + 12 and box[1] - 8 < y < box[3] + 8):
-                return x, y
-        return ux + TAG_OFFSET[0], uy + TAG_OFFSET[1]
+        ux, uy = place.unit if near_unit or place.centre is None else place.centre
+        reach = UNIT_R + 6.0 if near_unit or place.centre is None else 8.0
+        best, best_cost = None, math.inf
+        for k in range(12):
+            angle = math.pi * (1.25 + k / 6)        # from up-left, clockwise
+            x = ux + math.cos(angle) * (reach + width / 2)
+            y = uy + math.sin(angle) * (reach + 6.0)
+            box = (x - width / 2, y - 9.0, x + width / 2, y + 9.0)
+            cost = sum(_overlap(box, other) for other in self.name_boxes) + 0.01 * k
+            cost += sum(_overlap(box, other) for other in self.tag_boxes)
+            cost += sum(_overlap(box, (p[0] - UNIT_R, p[1] - UNIT_R, p[0] + UNIT_R, p[1] + UNIT_R))
+                        for p in self.unit_points)
+            if box[0] < 0 or box[1] < 0 or box[2] > self.geo.width or box[3] > self.geo.height:
+                cost += 1e4
+            if cost < best_cost:
+                best, best_cost = (x, y), cost
+        self.tag_boxes.append((best[0] - width / 2, best[1] - 9.0, best[0] + width / 2, best[1] + 9.0))
+        return best
 
     def bid(self, bid: Bid) -> None:
-        at = self.tag_point(bid.province, bid.kind in ("vassal", "bribe"))
+        width = tag_width(bid.amount)
+        at = self.tag_point(bid.province, bid.kind in ("vassal", "bribe"), width)
         self.top.append(Tag(bid.kind, at, self.colour(bid.power), bid.amount, bid.status))
-        self.used.add(bid.kind)
-        self.outcome(bid.status, (at[0] + 14.0, at[1] - 8.0), 4.5)
+        self.used.add("vassal bid" if bid.kind == "vassal" else bid.kind)
+        self.outcome(bid.status, (at[0] + width / 2, at[1] - 8.0), 4.5)
 
 
 def scene(variant: Variant, geo: MapGeometry, facts: Facts) -> Scene:

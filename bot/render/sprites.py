@@ -163,9 +163,11 @@ def badge(kind: str, colour: str, scale: float) -> Sprite:
 def tag(kind: str, colour: str, amount: int | None, faded: bool, scale: float) -> Sprite:
     """A bid: its kind's symbol and the amount, on a rounded label in the bidder's colour (paler
     when the bid failed)."""
+    from .scene import tag_width
+
     text = "" if amount is None else str(amount)
     size = 12.0
-    width = 17 + (fonts.font(size * scale, bold=True).getlength(text) / scale + 3 if text else 0)
+    width = tag_width(amount)
     image, draw, k, cx, cy = _canvas(width / 2 + 1, 9.5, scale)
     fill = palette.mix(colour, "#FFFFFF", 0.55) if faded else colour
     ink = palette.ink_on(fill)
