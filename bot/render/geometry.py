@@ -245,6 +245,70 @@ def geometry_for(variant_name: str) -> MapGeometry:
     return build_geometry(variant_name)
 
 
+@dataclass(frozen=True)
+class MapPlaces:
+    """What a picture's marks need of a map: its size, each province's fixed places, whether it
+    draws crossings. Read from the drawn map's properties alone (its shapes are drawn once, with
+    the layers), and kept on disk with them."""
+
+    width: float
+    height: float
+    places: dict[ProvinceId, Place]
+    crossings: tuple[tuple[ProvinceId, ProvinceId], ...] = ()
+
+    def anchor(self, location: Location) -> Point:
+        """Where a unit at ``location`` stands; a coast not drawn falls back to the province."""
+        place = self.places[location.province]
+        if location.coast:
+            for coast, point in place.coasts:
+                if coast == location.coast:
+                    return point
+        return place.unit
+
+
+def _places(variant_name: str) -> MapPlaces:
+    doc = drawn_map(get_variant(variant_name).name)
+    proj = MapProjection.from_dict(doc["projection"])
+    scale = WIDTH / proj.width
+
+    def pic(coord) -> Point:
+        x, y = proj.to_picture(coord[0], coord[1])
+        return _tenth((round(x * scale, 2), round(y * scale, 2)))
+
+    places = {}
+    for feature in doc["features"]:
+        props = feature["properties"]
+        places[ProvinceId(feature["id"])] = Place(
+            pic(props["unit"]), pic(props["label"]), props["label_text"],
+            pic(props["centre"]) if "centre" in props else None,
+            tuple((coast, pic(point)) for coast, point in sorted(props.get("coast_units", {}).items())),
+            pic(props["dislodged"]) if "dislodged" in props else None)
+    crossings = tuple((ProvinceId(a), ProvinceId(b)) for a, b in doc.get("crossings", ()))
+    return MapPlaces(WIDTH, round(proj.height * scale, 1), places, crossings)
+
+
+@functools.cache
+def places_for(variant_name: str) -> MapPlaces:
+    """The fixed places of a registered variant's map (:class:`MapPlaces`): worked out once and
+    kept on disk between processes (:mod:`bot.render.cache`)."""
+    import pickle
+
+    from . import cache
+
+    name = cache.entry_name(get_variant(variant_name).name, "places")
+    data = cache.load(name)
+    if data is not None:
+        try:
+            found = pickle.loads(data)
+            if isinstance(found, MapPlaces):
+                return found
+        except Exception:  # an entry from elsewhere or damaged: worked out afresh and written again
+            pass
+    found = _places(variant_name)
+    cache.store(name, pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
+    return found
+
+
 def hatch(rings: tuple[Ring, ...], angle: float, spacing: float) -> tuple[Line, ...]:
     """Parallel lines ``spacing`` apart at ``angle`` degrees (0: left to right, 45: rising to the
     right), clipped to the shape of ``rings`` (even-odd, as the shapes are drawn): the hatching

@@ -20,7 +20,6 @@ import zlib
 from dataclasses import dataclass, field
 
 import aggdraw
-import numpy as np
 from PIL import Image, ImageChops, ImageDraw
 
 from adjudicator.variant import Variant, get_variant
@@ -51,6 +50,15 @@ _LINE_STYLES = {   # colour, width in picture units
 }
 
 
+_CELL = 64
+
+
+def _cells(box) -> list[tuple[int, int]]:
+    """The cells of a coarse grid over the picture (:data:`_CELL` pixels) that ``box`` meets."""
+    return [(cx, cy) for cx in range(int(box[0]) // _CELL, int(box[2]) // _CELL + 1)
+            for cy in range(int(box[1]) // _CELL, int(box[3]) // _CELL + 1)]
+
+
 @dataclass
 class MapLayers:
     """A map's shared layers at one width (see the module's docstring)."""
@@ -73,9 +81,22 @@ class MapLayers:
     _owned: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        self.name_list = [self.names[pid] for pid in sorted(self.names)]
-        self.name_boxes = np.array([(at[0], at[1], at[0] + im.width, at[1] + im.height) for im, at in self.name_list]
-                                   or np.zeros((0, 4)))
+        self._grid: dict[tuple[int, int], list[tuple[tuple[int, int, int, int], Image.Image, tuple[int, int]]]] = {}
+        for sprite, at in (self.names[pid] for pid in sorted(self.names)):
+            box = (at[0], at[1], at[0] + sprite.width, at[1] + sprite.height)
+            for cell in _cells(box):
+                self._grid.setdefault(cell, []).append((box, sprite, at))
+
+    def names_over(self, boxes) -> list[tuple[Image.Image, tuple[int, int]]]:
+        """The names (sprite, where) that meet any of ``boxes`` (left, top, right, bottom pixels)."""
+        found: dict[tuple[int, int], tuple[Image.Image, tuple[int, int]]] = {}
+        for t in boxes:
+            for cell in _cells(t):
+                for box, sprite, at in self._grid.get(cell, ()):
+                    if at not in found and box[0] < t[2] and t[0] < box[2] and box[1] < t[3] and t[1] < box[3]:
+                        found[at] = (sprite, at)
+        return list(found.values())
+
 
     def owned(self, province: str, colour: str, lines: str, lean: int) -> tuple[Image.Image, tuple[int, int], Image.Image]:
         """A province tinted ``colour`` and hatched with ``lines`` leaning ``lean`` (+1: rising to
@@ -263,7 +284,7 @@ def sample_palette(variant: Variant, layers: MapLayers) -> Image.Image:
                           (w * (0.2 + 0.1 * j), y), s)
         sprites.paste(sample, sprites.dot(colour, True, s), (w * 0.5, y), s)
         sprites.paste(sample, sprites.tag("bribe", colour, 3, False, s), (w * 0.6, y), s)
-    blocks = sample_blocks(variant, layers.width)
+    blocks = [sprites.sheet(sprites.prepare(variant, s), layers.width)] + sample_blocks(variant, layers.width)
     both = Image.new("RGB", (sample.width, sample.height + sum(b.height for b in blocks)))
     both.paste(sample, (0, 0))
     y = sample.height
@@ -306,6 +327,7 @@ def _pack(layers: MapLayers) -> bytes:
         "names": {k: (image(m), at) for k, (m, at) in layers.names.items()},
         "hatching": {k: image(m) for k, m in layers.hatching.items()},
         "palette": layers.palette.getpalette(),
+        "sprites": sprites.kept(layers.scale),
     }
     return pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -319,6 +341,7 @@ def _unpack(data: bytes) -> MapLayers:
 
     pal = Image.new("P", (1, 1))
     pal.putpalette(doc["palette"])
+    sprites.keep(doc["sprites"])
     return MapLayers(doc["variant"], doc["width"], doc["height"], doc["band"], doc["scale"], image(doc["base"]),
                      image(doc["ground"]), image(doc["overlay"]),
                      {k: (image(m), tuple(at)) for k, (m, at) in doc["masks"].items()},

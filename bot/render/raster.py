@@ -14,7 +14,6 @@ from __future__ import annotations
 import io
 from typing import Iterable
 
-import numpy as np
 from PIL import Image
 
 from adjudicator.variant import Variant
@@ -46,14 +45,8 @@ def draw_map(variant: Variant, layers: MapLayers, scene: Scene, owned: Iterable[
     for mark in scene.marks:    # the rings of orders lie under the names too
         if isinstance(mark, Ring) and mark.kind != "dislodged":
             touched.append(_ring(image, mark, s))
-    if touched:   # the names the lines crossed, over them again
-        boxes = layers.name_boxes
-        hit = np.zeros(len(boxes), dtype=bool)
-        for t in touched:
-            hit |= (boxes[:, 0] < t[2]) & (t[0] < boxes[:, 2]) & (boxes[:, 1] < t[3]) & (t[1] < boxes[:, 3])
-        for i in np.flatnonzero(hit):
-            sprite, at = layers.name_list[i]
-            image.paste(sprite, at, sprite)
+    for sprite, at in layers.names_over(touched):   # the names the lines crossed, over them again
+        image.paste(sprite, at, sprite)
     patterns = palette.patterns(variant)
     for mark in scene.marks:
         if isinstance(mark, Dot):

@@ -27,7 +27,7 @@ from adjudicator.vocab import NEUTRAL, Location, Power, ProvinceId, UnitType
 
 from . import palette
 from .facts import FAILED, INVALID, PENDING, RANDOM, SUCCEEDED, Bid, Facts
-from .geometry import MapGeometry, Place
+from .geometry import MapGeometry, MapPlaces, Place
 from .labels import name_box
 from .layout import DISLODGED_OFFSET, DISLODGED_R, UNIT_R
 
@@ -175,7 +175,7 @@ def shaft_length(line: Line) -> float:
 
 
 class _Layout:
-    def __init__(self, variant: Variant, geo: MapGeometry, facts: Facts) -> None:
+    def __init__(self, variant: Variant, geo: MapGeometry | MapPlaces, facts: Facts) -> None:
         self.variant = variant
         self.geo = geo
         self.facts = facts
@@ -340,7 +340,7 @@ class _Layout:
         self.outcome(bid.status, (at[0] + width / 2, at[1] - 8.0), 4.5)
 
 
-def scene(variant: Variant, geo: MapGeometry, facts: Facts) -> Scene:
+def scene(variant: Variant, geo: MapGeometry | MapPlaces, facts: Facts) -> Scene:
     """Every mark of a picture, bottom to top (see the module's docstring)."""
     lay = _Layout(variant, geo, facts)
     lay.moves_first()

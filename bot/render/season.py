@@ -19,7 +19,7 @@ from adjudicator.variant import Variant, get_variant
 
 from . import legend as legend_band
 from .facts import Facts, board_facts, season_facts
-from .geometry import geometry_for
+from .geometry import places_for
 from .layers import map_layers
 from .layout import DEFAULT_SIZE
 from .raster import draw_map, png
@@ -39,7 +39,7 @@ def _size(size: int) -> int:
 def picture_scene(variant: Variant | str, facts: Facts) -> Scene:
     """The marks a picture of ``facts`` draws on the map (:func:`bot.render.scene.scene`)."""
     variant = _variant(variant)
-    return scene(variant, geometry_for(variant.name), facts)
+    return scene(variant, places_for(variant.name), facts)
 
 
 def draw(variant: Variant | str, facts: Facts, *, title: str, subtitle: str, size: int = DEFAULT_SIZE) -> Image.Image:

@@ -25,6 +25,38 @@ for BRIBE, a planted flag for SEIZE FIEF, a lightning bolt for REBEL, a castle f
 Sprite = tuple[Image.Image, float, float]
 """An RGBA image and the point in it that goes where the thing stands."""
 
+_KEPT: dict[tuple, Sprite] = {}
+"""Every sprite drawn in this process, by what it was drawn from; a map's layers keep on disk
+those its palette was made with (:func:`kept`, :func:`keep`), so that a new process draws none
+of them again."""
+
+
+def _kept(draw):
+    name = draw.__name__
+
+    @functools.wraps(draw)
+    def wrapper(*args):
+        key = (name, *args)
+        found = _KEPT.get(key)
+        if found is None:
+            found = _KEPT[key] = draw(*args)
+        return found
+
+    return wrapper
+
+
+def kept(scale: float) -> list[tuple[tuple, str, tuple[int, int], bytes, float, float]]:
+    """The sprites of ``scale`` drawn so far, as plain data (what drew it, mode, size, pixels and
+    the point that goes where the thing stands)."""
+    return [(key, image.mode, image.size, image.tobytes(), x, y) for key, (image, x, y) in _KEPT.items()
+            if scale in key[1:]]
+
+
+def keep(sprites) -> None:
+    """Take sprites drawn by another process (:func:`kept`)."""
+    for key, mode, size, pixels, x, y in sprites:
+        _KEPT.setdefault(tuple(key), (Image.frombytes(mode, size, pixels), x, y))
+
 
 def _canvas(half_w: float, half_h: float, scale: float) -> tuple[Image.Image, ImageDraw.ImageDraw, float, float, float]:
     k = scale * SUPER
@@ -66,7 +98,7 @@ def _clipped(shape_mask: Image.Image, pattern: Image.Image) -> Image.Image:
     return pattern
 
 
-@functools.cache
+@_kept
 def unit(colour: str, pattern: str, fleet: bool, scale: float, small: bool = False) -> Sprite:
     """A unit of the power of ``colour`` and ``pattern``: a disc (army) or a ship (fleet)."""
     r = (DISLODGED_R if small else UNIT_R)
@@ -104,7 +136,7 @@ def unit(colour: str, pattern: str, fleet: bool, scale: float, small: bool = Fal
     return _done(image)
 
 
-@functools.cache
+@_kept
 def ring(colour: str, r: float, width: float, casing: str | None, status: str, scale: float) -> Sprite:
     """A ring round a unit (a hold, a build, a convoy, a support to hold, a dislodged unit): dashed
     for an order that failed, dotted for one that could not be given."""
@@ -131,7 +163,7 @@ def ring(colour: str, r: float, width: float, casing: str | None, status: str, s
     return _done(image)
 
 
-@functools.cache
+@_kept
 def dot(colour: str | None, changed: bool, scale: float) -> Sprite:
     """A supply centre's dot: its owner's colour, white for nobody's; ringed when it changed hands."""
     r = CENTRE_R
@@ -148,7 +180,7 @@ def _glyph(draw: ImageDraw.ImageDraw, cx: float, cy: float, glyph: str, size: fl
     draw.text((cx, cy), glyph, font=fonts.font(size), fill=ink, anchor="mm")
 
 
-@functools.cache
+@_kept
 def badge(kind: str, colour: str, scale: float) -> Sprite:
     """A round badge with the symbol of a vassal's lord or a briber, in their colour."""
     r = 6.5
@@ -159,7 +191,7 @@ def badge(kind: str, colour: str, scale: float) -> Sprite:
     return _done(image)
 
 
-@functools.cache
+@_kept
 def tag(kind: str, colour: str, amount: int | None, faded: bool, scale: float) -> Sprite:
     """A bid: its kind's symbol and the amount, on a rounded label in the bidder's colour (paler
     when the bid failed)."""
@@ -180,7 +212,7 @@ def tag(kind: str, colour: str, amount: int | None, faded: bool, scale: float) -
     return _done(image)
 
 
-@functools.cache
+@_kept
 def cross(r: float, scale: float) -> Sprite:
     """An X with a pale edge: a failed order's end, or a unit disbanded."""
     image, draw, k, cx, cy = _canvas(r + 3, r + 3, scale)
@@ -190,7 +222,7 @@ def cross(r: float, scale: float) -> Sprite:
     return _done(image)
 
 
-@functools.cache
+@_kept
 def no_sign(r: float, scale: float) -> Sprite:
     """A circle with a bar across: an order that could not be given."""
     image, draw, k, cx, cy = _canvas(r + 2, r + 2, scale)
@@ -211,10 +243,60 @@ def text(words: str, size: float, colour: str = palette.INK, bold: bool = False)
     return image, 1 - top
 
 
+def prepare(variant, scale: float) -> list[Sprite]:
+    """Draw the sprites a picture of ``variant`` pastes (bids' tags, which vary by amount, are
+    drawn as a picture needs them); the list of them, always the same for a variant."""
+    from .facts import FAILED, INVALID, PENDING, SUCCEEDED
+    from .layout import DISLODGED_R
+    from .scene import RING_R, THIN_WIDTH
+
+    made: list[Sprite] = []
+    patterns = palette.patterns(variant)
+    colours = [(palette.power_colour(variant, p), patterns[p]) for p in variant.powers]
+    for colour, pattern in colours + [(palette.NEUTRAL, "plain")]:
+        for fleet in (False, True):
+            for small in (False, True):
+                made.append(unit(colour, pattern, fleet, scale, small))
+    for colour, _ in colours + [(None, "")]:
+        for changed in (False, True):
+            made.append(dot(colour, changed, scale))
+    for colour, _ in colours:
+        for status in (PENDING, SUCCEEDED, FAILED, INVALID):
+            made.append(ring(colour, RING_R, 2.6, palette.INK, status, scale))
+            made.append(ring(colour, RING_R, THIN_WIDTH, palette.INK, status, scale))
+        for kind in ("vassal", "bribe"):
+            made.append(badge(kind, colour, scale))
+        for kind, amount in (("vassal", 2), ("bribe", 1), ("rebel", 3), ("fief", None)):
+            made.append(tag(kind, colour, amount, False, scale))
+    for r, width in ((UNIT_R + 3.0, 2.4), (DISLODGED_R + 2.0, 2.0)):
+        made.append(ring(palette.DISLODGED, r, width, None, PENDING, scale))
+    for r in (5.5, 4.5, UNIT_R - 1, DISLODGED_R - 1):
+        made.append(cross(r, scale))
+    for r in (6.5, 5.5):
+        made.append(no_sign(r, scale))
+    return made
+
+
+def sheet(drawn: list[Sprite], width: int) -> Image.Image:
+    """Sprites side by side on white, ``width`` pixels wide (for the palette)."""
+    drawn = [image for image, _, _ in drawn]
+    rows, x, y, row = [], 0, 0, 0
+    for image in drawn:
+        if x + image.width > width:
+            x, y, row = 0, y + row, 0
+        rows.append((image, (x, y)))
+        x, row = x + image.width, max(row, image.height)
+    out = Image.new("RGB", (width, max(1, y + row)), "#FFFFFF")
+    for image, at in rows:
+        out.paste(image, at, image)
+    return out
+
+
 def paste(target: Image.Image, sprite: Sprite, at: tuple[float, float], scale: float) -> None:
     """Paste ``sprite`` with its point at ``at`` (picture units)."""
     image, px, py = sprite
     target.paste(image, (round(at[0] * scale - px), round(at[1] * scale - py)), image)
 
 
-__all__ = ["GLYPHS", "badge", "cross", "dot", "no_sign", "paste", "ring", "tag", "text", "unit"]
+__all__ = ["GLYPHS", "badge", "cross", "dot", "keep", "kept", "no_sign", "paste", "prepare", "ring", "sheet", "tag", "text",
+           "unit"]
