@@ -111,11 +111,12 @@ def _symbol(block: _Block, kind: str, x: float, y: float) -> None:
         block.sprite(sprites.dot(grey, True, s), (x, y))
     elif kind in ("move", "failed", "invalid"):
         status = {"move": PENDING, "failed": FAILED, "invalid": INVALID}[kind]
-        block.mark(Line(kind, ((x - 17, y), (x + 17, y)), grey, ARROW_WIDTH, head=True, status=status))
+        end = x + (17 if kind == "move" else 10)
+        block.mark(Line(kind, ((x - 17, y), (end, y)), grey, ARROW_WIDTH, head=True, status=status))
         if kind == "failed":
-            block.sprite(sprites.cross(5.5, s), (x + 17, y))
+            block.sprite(sprites.cross(5.5, s), (end, y))
         elif kind == "invalid":
-            block.sprite(sprites.no_sign(6.5, s), (x + 17, y))
+            block.sprite(sprites.no_sign(6.5, s), (end, y))
     elif kind in ("retreat", "random retreat"):
         block.mark(Line(kind, ((x - 17, y), (x + 17, y)), grey, ARROW_WIDTH - 0.8, casing=palette.DISLODGED, head=True))
     elif kind in ("support", "convoy"):

@@ -74,9 +74,9 @@ def season_picture(variant: Variant | str, before: Position, adjudication: Adjud
     """
     variant = _variant(variant)
     facts = season_facts(variant, before, adjudication)
+    after = "centres and prestige after them" if before.prestige is not None else "the centres after them"
     image = draw(variant, facts, title=_title(variant, before, game),
-                 subtitle=_subtitle(variant, game, "the orders and how they went; centres and prestige after them"),
-                 size=size)
+                 subtitle=_subtitle(variant, game, f"the orders and how they went; {after}"), size=size)
     return png(image, map_layers(variant.name, size))
 
 
