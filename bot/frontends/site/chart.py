@@ -16,7 +16,7 @@ from adjudicator.variant import Variant
 from bot.render import palette
 
 _FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
-WIDTH = 560
+WIDTH = 540
 TEXT = 15.0
 """The chart's width and its text's size, in its own units."""
 
@@ -67,7 +67,7 @@ def centre_chart(variant: Variant, history: Sequence[tuple[str, Mapping[str, int
         if i % label_every and i != n - 1:
             continue
         x = x_of(i)
-        out.append(f'<text x="{_f(x)}" y="{_f(top + plot_h + 16)}" font-family="{_FONT}" font-size="{_f(TEXT - 1)}" '
+        out.append(f'<text x="{_f(x)}" y="{_f(top + plot_h + 16)}" font-family="{_FONT}" font-size="{_f(TEXT)}" '
                    f'fill="{palette.INK}" text-anchor="end" transform="rotate(-40 {_f(x)} {_f(top + plot_h + 16)})">'
                    f"{escape(label)}</text>")
     out.append(f'<line x1="{_f(left)}" y1="{_f(top + plot_h)}" x2="{_f(left + plot_w)}" y2="{_f(top + plot_h)}" '
