@@ -94,10 +94,10 @@ def pictures(runs: int = 30) -> None:
         def floor(finished=finished) -> None:
             finished.save(io.BytesIO(), "PNG", compress_level=PNG_LEVEL)
 
-        def picture(v=variant, p=position, a=adjudication) -> None:
+        def one(v=variant, p=position, a=adjudication) -> None:
             season_picture(v, p, a, game="bench")
 
-        wall, cpu = _median_times(picture, runs)
+        wall, cpu = _median_times(one, runs)
         floor_wall, floor_cpu = _median_times(floor, runs)
         print(f"season picture, {label} ({len(picture) // 1000} kB): {wall:.1f} ms (CPU {cpu:.1f} ms); "
               f"Pillow writing the same PNG: {floor_wall:.1f} ms (CPU {floor_cpu:.1f} ms); "

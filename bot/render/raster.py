@@ -41,7 +41,7 @@ def draw_map(variant: Variant, layers: MapLayers, scene: Scene, owned: Iterable[
                                        leans.get(owner, 1))
         image.paste(patch, at, mask)
     canvas = Canvas(image, s)
-    touched = [canvas.line(m) for m in scene.marks if isinstance(m, Line)]
+    touched = canvas.lines([m for m in scene.marks if isinstance(m, Line)])
     for mark in scene.marks:    # the rings of orders lie under the names too
         if isinstance(mark, Ring) and mark.kind != "dislodged":
             touched.append(_ring(image, mark, s))

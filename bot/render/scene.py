@@ -162,6 +162,18 @@ def tag_width(amount: int | None) -> float:
     return 17.0 + (3.0 + 8.4 * len(str(amount)) if amount is not None else 0.0)
 
 
+_BOXES: dict[int, tuple[object, list]] = {}
+
+
+def _name_boxes(geo) -> list[tuple[float, float, float, float]]:
+    """The boxes of a map's names (worked out once per map)."""
+    kept = _BOXES.get(id(geo))
+    if kept is None or kept[0] is not geo:
+        places = geo.places or {}
+        kept = _BOXES[id(geo)] = (geo, [name_box(p.label[0], p.label[1], p.label_text) for p in places.values()])
+    return kept[1]
+
+
 def _overlap(a, b) -> float:
     w = min(a[2], b[2]) - max(a[0], b[0])
     h = min(a[3], b[3]) - max(a[1], b[1])
@@ -189,7 +201,7 @@ class _Layout:
         self.moves: dict[ProvinceId, tuple[Point, Point]] = {}
         self.occupied = set(self.units)
         self.built: list[tuple[Build, str]] = []
-        self.name_boxes = [name_box(p.label[0], p.label[1], p.label_text) for p in self.places.values()]
+        self.name_boxes = _name_boxes(geo)
         self.unit_points = [self.point(u.location) for u in facts.board.units]
         self.tag_boxes: list[tuple[float, float, float, float]] = []
 
@@ -315,16 +327,18 @@ class _Layout:
             return self.point(Location(province))
         ux, uy = place.unit if near_unit or place.centre is None else place.centre
         reach = UNIT_R + 6.0 if near_unit or place.centre is None else 8.0
+        near = reach + width + 60.0
+        boxes = [b for b in self.name_boxes + self.tag_boxes
+                 if b[0] < ux + near and ux - near < b[2] and b[1] < uy + near and uy - near < b[3]]
+        boxes += [(p[0] - UNIT_R, p[1] - UNIT_R, p[0] + UNIT_R, p[1] + UNIT_R) for p in self.unit_points
+                  if abs(p[0] - ux) < near and abs(p[1] - uy) < near]
         best, best_cost = None, math.inf
         for k in range(12):
             angle = math.pi * (1.25 + k / 6)        # from up-left, clockwise
             x = ux + math.cos(angle) * (reach + width / 2)
             y = uy + math.sin(angle) * (reach + 6.0)
             box = (x - width / 2, y - 9.0, x + width / 2, y + 9.0)
-            cost = sum(_overlap(box, other) for other in self.name_boxes) + 0.01 * k
-            cost += sum(_overlap(box, other) for other in self.tag_boxes)
-            cost += sum(_overlap(box, (p[0] - UNIT_R, p[1] - UNIT_R, p[0] + UNIT_R, p[1] + UNIT_R))
-                        for p in self.unit_points)
+            cost = sum(_overlap(box, other) for other in boxes) + 0.01 * k
             if box[0] < 0 or box[1] < 0 or box[2] > self.geo.width or box[3] > self.geo.height:
                 cost += 1e4
             if cost < best_cost:

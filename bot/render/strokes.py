@@ -68,13 +68,40 @@ class Canvas:
         y1 = min(self.image.height, math.ceil(max(y for _, y in pts) * s + pad * s))
         return x0, y0, max(x1, x0 + 1), max(y1, y0 + 1)
 
+    def box(self, mark: Line) -> tuple[int, int, int, int]:
+        """The part of the picture a line covers (pixels)."""
+        return self._region(mark.points, mark.width + 2 * CASING + HEAD_WIDTH + 2)
+
     def line(self, mark: Line) -> tuple[int, int, int, int]:
+        """Draw one line; the part of the picture it covered."""
+        return self.lines([mark])[0]
+
+    def lines(self, marks: Sequence[Line]) -> list[tuple[int, int, int, int]]:
+        """Draw lines in their order, those whose parts of the picture overlap on one piece (a
+        piece costs more than a line); the part each covered."""
+        boxes = [self.box(m) for m in marks]
+        groups: list[tuple[list[int], tuple[int, int, int, int]]] = []
+        for i, box in enumerate(boxes):   # a line joins the piece of the one before it: the order stays
+            if groups:
+                members, around = groups[-1]
+                merged = (min(around[0], box[0]), min(around[1], box[1]), max(around[2], box[2]),
+                          max(around[3], box[3]))
+                if _meets(around, box) and _area(merged) <= 1.3 * (_area(around) + _area(box)):
+                    groups[-1] = (members + [i], merged)
+                    continue
+            groups.append(([i], box))
+        for members, around in groups:
+            piece = self.image.crop(around)
+            draw = aggdraw.Draw(piece)
+            draw.settransform((-around[0], -around[1]))
+            for i in members:
+                self._stroke(draw, marks[i])
+            draw.flush()
+            self.image.paste(piece, around)
+        return boxes
+
+    def _stroke(self, draw, mark: Line) -> None:
         s = self.scale
-        pad = mark.width + 2 * CASING + HEAD_WIDTH + 2
-        box = self._region(mark.points, pad)
-        piece = self.image.crop(box)
-        draw = aggdraw.Draw(piece)
-        draw.settransform((-box[0], -box[1]))
         points = list(mark.points)
         tip = points[-1]
         if mark.head:   # the shaft stops at the head's neck
@@ -90,10 +117,14 @@ class Canvas:
             for part in pieces:
                 x, y = part[0]
                 draw.ellipse((x * s - r, y * s - r, x * s + r, y * s + r), edge, fill)
-        else:
+        else:   # every dash in one path: one call a pen
+            path = aggdraw.Path()
+            for part in pieces:
+                path.moveto(part[0][0] * s, part[0][1] * s)
+                for x, y in part[1:]:
+                    path.lineto(x * s, y * s)
             for pen in (aggdraw.Pen(mark.casing, (mark.width + 2 * CASING) * s), aggdraw.Pen(mark.colour, mark.width * s)):
-                for part in pieces:
-                    draw.line([v * s for point in part for v in point], pen)
+                draw.path(path, pen)
         if mark.head:
             (ax, ay), (bx, by) = mark.points[-2], mark.points[-1]
             length = math.hypot(bx - ax, by - ay) or 1.0
@@ -108,11 +139,14 @@ class Canvas:
             r = 3.2 * s
             draw.ellipse((x * s - r, y * s - r, x * s + r, y * s + r), aggdraw.Pen(mark.casing, 1.2 * s),
                          aggdraw.Brush(mark.colour))
-        draw.flush()
-        self.image.paste(piece, box)
-        return box
 
 
+def _area(box) -> int:
+    return (box[2] - box[0]) * (box[3] - box[1])
+
+
+def _meets(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def crossing_line(p, q):
