@@ -184,7 +184,7 @@ class Placer:
                 placed[coast] = (float(x[k]), float(y[k]))
             self.coast_units[p.index] = placed
 
-    def _dislodged_spot(self, p: Province, unit: tuple[float, float]) -> tuple[float, float] | None:
+    def _dislodged_spot(self, p: Province, unit: tuple[float, float], boxes=()) -> tuple[float, float] | None:
         """Where a dislodged unit of ``p`` goes when its unit point is ``unit``: inside the
         province, beside the unit (up and to the right where there is room), clear of the other
         units and their dislodged units."""
@@ -200,12 +200,17 @@ class Placer:
         for q, (ux, uy) in self.dislodged.items():
             if q != p.index:
                 cost = cost + 50.0 * np.maximum(2 * DISLODGED_R + 2 - np.hypot(x - ux, y - uy), 0)
+        for b in boxes:      # and clear of the names, its own too, where it can
+            nx_, ny_ = np.clip(x, b[0], b[2]), np.clip(y, b[1], b[3])
+            cost = cost + 30.0 * np.maximum(DISLODGED_R + 1 - np.hypot(x - nx_, y - ny_), 0)
         k = int(np.argmin(cost))
         return float(x[k]), float(y[k])
 
-    def place_dislodged(self) -> None:
+    def place_dislodged(self, boxes=()) -> None:
+        """Each province's dislodged unit's place; once the names are placed (``boxes``), clear of
+        them where the province leaves room."""
         for p in self.order:
-            spot = self._dislodged_spot(p, self.units[p.index])
+            spot = self._dislodged_spot(p, self.units[p.index], boxes)
             if spot is not None:
                 self.dislodged[p.index] = spot
 
@@ -314,6 +319,7 @@ class Placer:
 
     def place_dots(self) -> None:
         boxes = [b for _, _, b in self.names.values()]
+        self.place_dislodged(boxes)
         points = [pt for _, pt in self._points()]
         reach_units = [UNIT_R] * len(points)
         for p in self.order:
