@@ -307,37 +307,3 @@ def places_for(variant_name: str) -> MapPlaces:
     found = _places(variant_name)
     cache.store(name, pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
     return found
-
-
-def hatch(rings: tuple[Ring, ...], angle: float, spacing: float) -> tuple[Line, ...]:
-    """Parallel lines ``spacing`` apart at ``angle`` degrees (0: left to right, 45: rising to the
-    right), clipped to the shape of ``rings`` (even-odd, as the shapes are drawn): the hatching
-    of owned land. The lines sit on one grid for every shape, so that they run on across a
-    border between two provinces of one owner.
-
-    Each edge of the shape adds its crossings to the lines it spans, so the work is the number of
-    edges and crossings, not edges times lines."""
-    a = math.radians(angle)
-    c, s = math.cos(a), math.sin(a)
-    # u along the lines, v across them; y is down in the picture, so "rising" turns -y into +v
-    crossings: dict[int, list[float]] = defaultdict(list)
-    for ring in rings:
-        pts = [(x * c - y * s, x * s + y * c) for x, y in ring]
-        for (u1, v1), (u2, v2) in zip(pts, pts[1:] + pts[:1]):
-            if v1 == v2:
-                continue
-            lo, hi = (v1, v2) if v1 < v2 else (v2, v1)
-            k = math.ceil(lo / spacing)
-            while k * spacing < hi:
-                t = (k * spacing - v1) / (v2 - v1)
-                crossings[k].append(u1 + (u2 - u1) * t)
-                k += 1
-    out = []
-    for k in sorted(crossings):
-        us = sorted(crossings[k])
-        v = k * spacing
-        for u1, u2 in zip(us[0::2], us[1::2]):
-            if u2 - u1 > 0.5:
-                out.append(((round(u1 * c + v * s, 1), round(-u1 * s + v * c, 1)),
-                            (round(u2 * c + v * s, 1), round(-u2 * s + v * c, 1))))
-    return tuple(out)

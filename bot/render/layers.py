@@ -178,20 +178,20 @@ def _lines(variant: Variant, geo: MapGeometry, overlay: Image.Image, scale: floa
 
 
 def name_sprite(text: str, colour: str, scale: float, *, slant: float = 0.0) -> tuple[Image.Image, float, float]:
-    """A province's name with its halo, as an RGBA sprite, and where its middle falls in it."""
+    """A province's name with its halo, as an RGBA sprite, and the point in it where its middle
+    meets its baseline."""
     size = LABEL_SIZE * scale
-    face = fonts.font(size)
     halo = max(1, round(HALO * scale))
     width = math.ceil(text_width(text, size) + 2 * halo + 4 + abs(slant) * size)
     height = math.ceil(1.4 * size + 2 * halo)
     sprite = Image.new("RGBA", (width, height), (0, 0, 0, 0))
-    mx, my = width / 2, height / 2 - 0.05 * size
-    ImageDraw.Draw(sprite).text((mx, my - 0.5 * size + 0.86 * size), text, font=face, fill=colour, anchor="ms",
+    middle, base = width / 2, halo + 1.05 * size     # room above the baseline for the tallest letter
+    ImageDraw.Draw(sprite).text((middle, base), text, font=fonts.font(size), fill=colour, anchor="ms",
                                 stroke_width=halo, stroke_fill=palette.HALO)
-    if slant:
-        sprite = sprite.transform(sprite.size, Image.Transform.AFFINE, (1, slant, -slant * my, 0, 1, 0),
+    if slant:   # leaning about the baseline
+        sprite = sprite.transform(sprite.size, Image.Transform.AFFINE, (1, slant, -slant * base, 0, 1, 0),
                                   resample=Image.Resampling.BICUBIC)
-    return sprite, mx, my
+    return sprite, middle, base
 
 
 def _draw(variant: Variant, width: int) -> MapLayers:
@@ -218,10 +218,9 @@ def _draw(variant: Variant, width: int) -> MapLayers:
     names = {}
     for pid, place in sorted((geo.places or {}).items()):
         sea = variant.provinces[pid].is_sea
-        sprite, mx, my = name_sprite(place.label_text, palette.SEA_LABEL if sea else palette.LAND_LABEL, scale,
-                                     slant=SEA_SLANT if sea else 0.0)
-        at = (round(place.label[0] * scale - mx), round(baseline(place.label[1]) * scale - 0.86 * LABEL_SIZE * scale
-                                                        + 0.5 * LABEL_SIZE * scale - my))
+        sprite, middle, base = name_sprite(place.label_text, palette.SEA_LABEL if sea else palette.LAND_LABEL,
+                                           scale, slant=SEA_SLANT if sea else 0.0)
+        at = (round(place.label[0] * scale - middle), round(baseline(place.label[1]) * scale - base))
         names[pid] = (sprite, at)
         overlay.alpha_composite(sprite, (max(0, at[0]), max(0, at[1])),
                                 (max(0, -at[0]), max(0, -at[1])))
