@@ -1,26 +1,35 @@
-"""How long a map picture takes: a season picture, the first picture of a fresh process (with
-the picture cache an earlier process wrote, and with none), and ``crusader --help`` (which must
-import no picture code). Wall time and, since other work on the machine stretches it, the
-process's CPU time.
+"""How long a map picture takes, side by side with what it is measured against, in one run:
 
-Run: ``python benchmarks/bench_render.py`` (add ``--rasterisers`` to compare CairoSVG with
-resvg-py on the same SVG, after ``pip install resvg-py==0.5.0``; the judge does not depend on it).
+- a season's picture (the classic map with 22 orders, and the Outremer map in a crowded autumn:
+  a season of the game in ``tests/data/exports``), against the floor: Pillow writing that same
+  finished PNG (the picture's own pixels, its palette, the same zlib level);
+- the first picture of a fresh process, imports included (the interpreter's start is not), with
+  the picture cache an earlier process wrote and with none; and which of cairo's modules it
+  imported (none may be);
+- ``crusader --help`` against ``python -c pass``.
+
+Wall time and, since other work on the machine stretches it, the process's CPU time (medians).
+
+Run: ``python benchmarks/bench_render.py``.
 """
 
 from __future__ import annotations
 
+import io
+import json
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from adjudicator.orders import Convoy, Hold, Move, SupportHold, SupportMove
+from adjudicator.adjudicate import adjudicate
 from adjudicator.opening import starting_position
-from adjudicator.results import OrderResult, Outcome
+from adjudicator.orders import Convoy, Hold, Move, SupportHold, SupportMove
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Location, Power, UnitType
 
+ROOT = Path(__file__).resolve().parent.parent
 A, F, L = UnitType.ARMY, UnitType.FLEET, Location.parse
 
 
@@ -42,19 +51,57 @@ def standard_orders():
 
 
 def season():
+    """The classic map's opening with 22 orders, adjudicated: (variant, position, adjudication)."""
     variant = get_variant("standard")
-    results = [OrderResult(o, Outcome.FAILS if i % 3 == 0 else Outcome.SUCCEEDS)
-               for i, o in enumerate(standard_orders())]
-    return variant, starting_position(variant), results
+    position = starting_position(variant)
+    return variant, position, adjudicate(variant, position, standard_orders())
 
 
-def timed(fn, runs: int) -> list[float]:
-    out = []
+def crowded(phase: str = "F1102M"):
+    """A crowded autumn of a game on the Outremer map (``tests/data/exports``): (variant, position,
+    adjudication)."""
+    from bot.codec.season import season_from_document
+
+    doc = json.loads((ROOT / "tests" / "data" / "exports" / "crusader-three-years.json").read_text())
+    found = season_from_document(next(s for s in doc["seasons"] if s["phase"] == phase), "bench")
+    return found.variant, found.position, found.adjudication
+
+
+def _median_times(fn, runs: int) -> tuple[float, float]:
+    """Median wall milliseconds of ``runs`` calls, and CPU milliseconds a call."""
+    fn()
+    walls = []
+    cpu = time.process_time()
     for _ in range(runs):
         start = time.perf_counter()
         fn()
-        out.append((time.perf_counter() - start) * 1000)
-    return out
+        walls.append((time.perf_counter() - start) * 1000)
+    return statistics.median(walls), (time.process_time() - cpu) * 1000 / runs
+
+
+def pictures(runs: int = 30) -> None:
+    from PIL import Image
+
+    from bot.render.raster import PNG_LEVEL
+    from bot.render.season import season_picture
+
+    for label, (variant, position, adjudication) in (("classic map, 22 orders", season()),
+                                                     ("Outremer map, a crowded autumn", crowded())):
+        picture = season_picture(variant, position, adjudication, game="bench")
+        finished = Image.open(io.BytesIO(picture))
+        finished.load()
+
+        def floor(finished=finished) -> None:
+            finished.save(io.BytesIO(), "PNG", compress_level=PNG_LEVEL)
+
+        def one(v=variant, p=position, a=adjudication) -> None:
+            season_picture(v, p, a, game="bench")
+
+        wall, cpu = _median_times(one, runs)
+        floor_wall, floor_cpu = _median_times(floor, runs)
+        print(f"season picture, {label} ({len(picture) // 1000} kB): {wall:.1f} ms (CPU {cpu:.1f} ms); "
+              f"Pillow writing the same PNG: {floor_wall:.1f} ms (CPU {floor_cpu:.1f} ms); "
+              f"ratio {wall / floor_wall:.2f} (CPU {cpu / floor_cpu:.2f})")
 
 
 _FRESH = """
@@ -65,25 +112,27 @@ from bot.render import cache
 cache.FOLDER = Path(sys.argv[1])
 from benchmarks.bench_render import season
 from bot.render.season import season_picture
-variant, position, results = season()
-season_picture(variant, position, results)
-print((time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000)
+variant, position, adjudication = season()
+season_picture(variant, position, adjudication)
+wall, used = (time.perf_counter() - start) * 1000, (time.process_time() - cpu) * 1000
+cairo = sorted(m for m in sys.modules if "cairo" in m)
+print(wall, used, ",".join(cairo) or "-")
 """
 
 
-def fresh_process(runs: int = 5, *, cached: bool = True) -> list[tuple[float, float]]:
+def fresh_process(runs: int = 7, *, cached: bool = True) -> list[tuple[float, float, str]]:
     """The first season picture of a new process, imports included (the interpreter's start is
-    not), as (wall, CPU) milliseconds: with the picture cache (:mod:`bot.render.cache`) written by
-    an earlier process, or with none (the first picture ever drawn on the machine)."""
+    not), as (wall, CPU) milliseconds and the cairo modules imported: with the picture cache
+    (:mod:`bot.render.cache`) written by an earlier process, or with none (the first picture
+    ever drawn on the machine)."""
     import tempfile
 
-    root = Path(__file__).resolve().parent.parent
     out = []
     with tempfile.TemporaryDirectory() as folder:
-        def run(where: str) -> tuple[float, float]:
-            line = subprocess.run([sys.executable, "-c", _FRESH, where], cwd=root, capture_output=True, text=True,
+        def run(where: str) -> tuple[float, float, str]:
+            line = subprocess.run([sys.executable, "-c", _FRESH, where], cwd=ROOT, capture_output=True, text=True,
                                   check=True).stdout.split()
-            return float(line[0]), float(line[1])
+            return float(line[0]), float(line[1]), line[2]
 
         if cached:
             run(folder)  # writes the cache
@@ -92,52 +141,29 @@ def fresh_process(runs: int = 5, *, cached: bool = True) -> list[tuple[float, fl
     return out
 
 
-def crusader_help(runs: int = 5) -> list[float]:
+def commands(runs: int = 11) -> None:
+    """``crusader --help`` and ``python -c pass``, one after the other, ``runs`` times each."""
     script = Path(sys.executable).with_name("crusader")
-    out = []
+    helps, bare = [], []
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run([str(script), "--help"], capture_output=True, check=True)
-        out.append((time.perf_counter() - start) * 1000)
-    return out
+        for argv, into in (([str(script), "--help"], helps), ([sys.executable, "-c", "pass"], bare)):
+            start = time.perf_counter()
+            subprocess.run(argv, capture_output=True, check=True)
+            into.append((time.perf_counter() - start) * 1000)
+    h, b = statistics.median(helps), statistics.median(bare)
+    print(f"crusader --help: {h:.0f} ms; python -c pass: {b:.0f} ms; difference {h - b:.0f} ms")
 
 
-def rasterisers(runs: int = 10) -> None:
-    import cairosvg
-    import resvg_py
-
-    from bot.render import render_svg
-
-    variant, position, results = season()
-    svg = render_svg(variant, position, results=results)
-    for label, fn in (("CairoSVG", lambda: cairosvg.svg2png(bytestring=svg.encode())),
-                      ("resvg-py", lambda: resvg_py.svg_to_bytes(svg_string=svg))):
-        fn()
-        times = timed(fn, runs)
-        print(f"{label}, the whole picture as vectors: median {statistics.median(times):.1f} ms")
-
-
-def main(runs: int = 20) -> None:
-    from bot.render.season import season_picture
-
-    variant, position, results = season()
-    season_picture(variant, position, results)  # the map's unchanging layers, once per process
-    times = timed(lambda: season_picture(variant, position, results), runs)
-    cpu = time.process_time()
-    for _ in range(runs):
-        season_picture(variant, position, results)
-    cpu = (time.process_time() - cpu) * 1000 / runs
-    print(f"season picture, {len(results)} orders: median {statistics.median(times):.1f} ms (CPU {cpu:.1f} ms "
-          f"a picture), max {max(times):.1f} ms over {runs} runs")
+def main() -> None:
+    pictures()
     for cached in (True, False):
         first = fresh_process(cached=cached)
-        wall, cpu = [w for w, _ in first], [c for _, c in first]
+        wall, cpu = [w for w, _, _ in first], [c for _, c, _ in first]
+        cairo = sorted({c for _, _, c in first})
         print(f"first picture in a fresh process, {'the cache written' if cached else 'no cache'}: median "
-              f"{statistics.median(wall):.0f} ms (CPU {statistics.median(cpu):.0f} ms), max {max(wall):.0f} ms")
-    helps = crusader_help()
-    print(f"crusader --help: median {statistics.median(helps):.0f} ms, max {max(helps):.0f} ms")
-    if "--rasterisers" in sys.argv:
-        rasterisers()
+              f"{statistics.median(wall):.0f} ms (CPU {statistics.median(cpu):.0f} ms), max {max(wall):.0f} ms; "
+              f"cairo modules imported: {', '.join(cairo)}")
+    commands()
 
 
 if __name__ == "__main__":

@@ -49,9 +49,10 @@ from shapely.ops import polygonize, unary_union
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 
 from adjudicator.projection import Lambert, Lens, MapProjection  # noqa: E402
-from bot.render.labels import text_width  # noqa: E402
+import map_places  # noqa: E402
 
 VARIANTS = ROOT / "adjudicator" / "variants"
 
@@ -62,7 +63,10 @@ VARIANTS = ROOT / "adjudicator" / "variants"
 @dataclass
 class Config:
     projection: Lambert
-    lenses: tuple[Lens, ...]
+    lens_places: tuple[tuple[float, float, float, float], ...]
+    """Magnifying glasses laid on the map, each (lon, lat, radius km, power) centred on a place
+    as the map lies after the glasses before it (:func:`placed_lenses`): crowded country gets
+    room for its units and names."""
     frame: tuple[float, float, float, float]
     """lon_min, lat_min, lon_max, lat_max: the frame is the projected box around these."""
     cell_km: float
@@ -85,6 +89,16 @@ class Config:
     """Extra seed lines (lon, lat points) for a province, where its country runs."""
     coast_points: dict[str, dict[str, tuple[float, float]]] = field(default_factory=dict)
     """Where a unit on each split coast stands (lon, lat), moved inside the province."""
+    clearance_px: float = 4.0
+    """Provinces the rules keep apart stay this far apart as they grow (picture units, 1000 to the
+    picture's width): they never touch, not even at a corner."""
+    min_border_px: float = 13.0
+    """Every border the rules have is at least this long, in cell edges of this length in all
+    (about 8 picture units once smoothed)."""
+    part_px: float = 8.0
+    """Provinces the rules keep apart that would run along each other nearer than this are parted
+    (the nearer cells of each go to what lies between them)."""
+    """Every border the rules have is at least this many cell edges long (about 8 pixels drawn)."""
     river_toll_km: float = 40.0
     min_island_cells: int = 6
     river_min_km: float = 150.0
@@ -97,7 +111,11 @@ class Config:
 CONFIGS: dict[str, Config] = {
     "crusader": Config(
         projection=Lambert(30.0, 42.0, 36.0, 37.0),
-        lenses=(Lens(36.3, 34.6, 950.0, 2.6),),
+        # the Levant as a whole, then its crowded corners: Palestine, Antioch, Sinope, Damietta,
+        # Edessa, Manzikert, the Taurus, Ascalon
+        lens_places=((36.3, 34.6, 950.0, 2.6), (35.1, 32.6, 450.0, 2.4), (36.2, 36.3, 200.0, 2.0),
+                     (35.0, 41.9, 200.0, 2.1), (31.9, 31.2, 200.0, 1.8), (38.6, 37.3, 250.0, 1.6),
+                     (42.4, 39.0, 200.0, 1.5), (33.2, 37.0, 200.0, 1.5), (34.6, 31.6, 130.0, 1.4)),
         frame=(22.8, 24.8, 50.3, 46.9),
         margin_km=25.0,
         cell_km=2.5,
@@ -122,7 +140,11 @@ CONFIGS: dict[str, Config] = {
     ),
     "standard": Config(
         projection=Lambert(40.0, 64.0, 52.0, 12.0),
-        lenses=(Lens(3.0, 53.0, 1000.0, 1.7), Lens(14.0, 44.0, 800.0, 1.4)),
+        # the North Sea and Italy as a whole, then Britain, Scotland, Italy, the Low Countries,
+        # Constantinople, the Alps, the south of Italy
+        lens_places=((3.0, 53.0, 1000.0, 1.7), (14.0, 44.0, 800.0, 1.4), (-2.8, 54.6, 330.0, 1.9),
+                     (-4.0, 56.3, 230.0, 2.5), (12.8, 42.5, 380.0, 2.2), (4.5, 50.5, 280.0, 1.6),
+                     (28.9, 41.1, 230.0, 2.3), (11.5, 46.8, 250.0, 1.7), (15.6, 40.6, 160.0, 1.4)),
         frame=(-16.0, 32.5, 42.0, 71.5),
         cell_km=4.0,
         lakes=[(31.5, 61.0), (35.5, 61.7), (13.3, 58.9), (14.5, 58.3), (27.5, 58.7), (6.5, 46.43),
@@ -130,6 +152,8 @@ CONFIGS: dict[str, Config] = {
         straits=[([(29.13, 41.235), (29.07, 41.12), (29.05, 41.08), (29.02, 41.03), (29.0, 40.99)], 9.0)],
         channels=[([(26.15, 40.0), (26.4, 40.2), (26.55, 40.33), (26.7, 40.43)], 6.0)],
         dams=[[(12.45, 56.05), (12.75, 56.05)], [(10.85, 55.3), (11.25, 55.3)], [(9.6, 55.5), (9.85, 55.5)]],
+        # Liverpool's point lies on the Mersey's mouth, which the lens over Britain widens
+        fill=[([(-3.02, 53.40), (-2.96, 53.40)], 6.0)],
         crossings=[("den", "swe")],
         off_map=[(20.0, 31.0), (28.0, 30.5), (31.5, 30.0)],
         guides={"con": [[(29.35, 40.95), (29.6, 40.8)]], "den": [[(9.3, 56.0), (9.5, 55.5)]],
@@ -175,6 +199,17 @@ CONFIGS: dict[str, Config] = {
                       "bul": {"ec": (27.8, 43.0), "sc": (25.4, 41.0)}},
     ),
 }
+
+def placed_lenses(projection: Lambert, places) -> tuple[Lens, ...]:
+    """The lenses of ``places`` (lon, lat, radius, power), each centred where its place lies once
+    the lenses before it are laid (a lens's centre is given before any lens moves it)."""
+    lenses: list[Lens] = []
+    for lon, lat, radius, power in places:
+        x, y = MapProjection(projection, tuple(lenses), (0.0, 0.0, 1.0, 1.0)).to_km(lon, lat)
+        centre = projection.inverse(x, y)
+        lenses.append(Lens(round(centre[0], 3), round(centre[1], 3), float(radius), float(power)))
+    return tuple(lenses)
+
 
 # ---------------------------------------------------------------------------------------------
 # Reading the data set
@@ -229,6 +264,12 @@ class Grid:
     def to_xy(self, lon: float, lat: float) -> tuple[float, float]:
         return self.proj.to_km(lon, lat)
 
+    @property
+    def cell_px(self) -> float:
+        """How wide a cell is drawn, in picture units (for a map cut down to the board, about:
+        the cut changes the scale a little)."""
+        return self.cell * self.proj.scale
+
     def to_lonlat(self, x: float, y: float) -> tuple[float, float]:
         return self.proj.from_km(x, y)
 
@@ -251,7 +292,8 @@ def make_grid(name: str, config: Config) -> Grid:
     lon0, lat0, lon1, lat1 = config.frame
     edge = [(lon0 + (lon1 - lon0) * t / 50, lat) for t in range(51) for lat in (lat0, lat1)]
     edge += [(lon, lat0 + (lat1 - lat0) * t / 50) for t in range(51) for lon in (lon0, lon1)]
-    bare = MapProjection(config.projection, config.lenses, (0.0, 0.0, 1.0, 1.0))
+    lenses = placed_lenses(config.projection, config.lens_places)
+    bare = MapProjection(config.projection, lenses, (0.0, 0.0, 1.0, 1.0))
     pts = [bare.to_km(lon, lat) for lon, lat in edge]
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
     x_min, y_max = min(xs), max(ys)
@@ -259,7 +301,7 @@ def make_grid(name: str, config: Config) -> Grid:
     nx = int(math.ceil((max(xs) - x_min) / cell))
     ny = int(math.ceil((y_max - min(ys)) / cell))
     frame = (x_min, y_max - ny * cell, x_min + nx * cell, y_max)
-    return Grid(name, config, x_min, y_max, cell, nx, ny, MapProjection(config.projection, config.lenses, frame))
+    return Grid(name, config, x_min, y_max, cell, nx, ny, MapProjection(config.projection, lenses, frame))
 
 
 def project_ring(grid: Grid, pts: np.ndarray) -> list[tuple[float, float]]:
@@ -495,6 +537,11 @@ class Grower:
         for pid, s in board.grid.config.speed.items():
             self.speed[board.ids.index(pid)] = s
         self.moved_points: dict[str, tuple[int, int]] = {}
+        clearance = board.grid.config.clearance_px / board.grid.cell_px
+        self.reach = int(math.ceil(clearance))
+        self.disc = [(dr, dc) for dr in range(-self.reach, self.reach + 1) for dc in range(-self.reach, self.reach + 1)
+                     if (dr or dc) and math.hypot(dr, dc) <= max(clearance, 1.5)]
+        self.offsets = [dr * self.nx + dc for dr, dc in self.disc]
 
     def fits(self, idx: int, p: int) -> bool:
         """May label ``p`` stand on cell ``idx`` at all (ground and shore)."""
@@ -515,13 +562,25 @@ class Grower:
             yield idx + 1
 
     def may_take(self, idx: int, p: int) -> bool:
+        """``p`` fits the cell, and no province it may not touch holds a cell within the clearance
+        (a corner, or a sliver of another province between them, is a contact too)."""
         if not self.fits(idx, p):
             return False
         lab, allowed = self.lab, self.allowed[p]
-        for n in self.neighbours(idx):
-            q = lab[n]
-            if q >= 0 and q != p and not allowed[q]:
-                return False
+        r, c = divmod(idx, self.nx)
+        reach = self.reach
+        if reach <= r < self.ny - reach and reach <= c < self.nx - reach:
+            for off in self.offsets:
+                q = lab[idx + off]
+                if q >= 0 and q != p and not allowed[q]:
+                    return False
+            return True
+        for dr, dc in self.disc:
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < self.ny and 0 <= cc < self.nx:
+                q = lab[rr * self.nx + cc]
+                if q >= 0 and q != p and not allowed[q]:
+                    return False
         return True
 
     def _nearest_fitting(self, r: int, c: int, p: int) -> int:
@@ -804,6 +863,168 @@ def final_labels(grower: Grower) -> np.ndarray:
     return lab
 
 
+def _contact_counts(lab: np.ndarray, n: int) -> dict[tuple[int, int], int]:
+    """How many cell edges every two provinces share."""
+    out: dict[tuple[int, int], int] = defaultdict(int)
+    for a, b in ((lab[:, :-1], lab[:, 1:]), (lab[:-1, :], lab[1:, :])):
+        m = (a >= 0) & (b >= 0) & (a != b) & (a < n) & (b < n)
+        pairs = np.stack([np.minimum(a[m], b[m]), np.maximum(a[m], b[m])], axis=1)
+        if len(pairs):
+            keys, counts = np.unique(pairs, axis=0, return_counts=True)
+            for (x, y), k in zip(keys.tolist(), counts.tolist()):
+                out[(x, y)] += k
+    return out
+
+
+def _window(mask: np.ndarray, pad: int) -> tuple[slice, slice]:
+    rows, cols = np.nonzero(mask)
+    return (slice(max(0, rows.min() - pad), rows.max() + pad + 1),
+            slice(max(0, cols.min() - pad), cols.max() + pad + 1))
+
+
+class Finisher:
+    """What the growth leaves that the picture cannot show well, mended on the labelled grid:
+    borders the rules have that are only a few cells long (:meth:`widen`), and provinces the
+    rules keep apart that run along each other across a sliver (:meth:`part`)."""
+
+    def __init__(self, lab: np.ndarray, board: Board) -> None:
+        self.lab = lab
+        self.b = board
+        n = board.n
+        self.n = n
+        self.sea_kind = np.array([k == "sea" for k in board.kinds])
+        self.land_kind = np.array([k == "land" for k in board.kinds])
+        self.allowed = board.allowed[:n, :n] | np.eye(n, dtype=bool)
+
+    def _may_hold(self, cells: np.ndarray, label: int) -> np.ndarray:
+        """May ``label`` hold each of ``cells`` (flat indices) by its ground?"""
+        land = self.b.land.ravel()[cells]
+        if label == OFF:
+            return land
+        if label == IWATER:
+            return ~land
+        if self.sea_kind[label]:
+            return ~land & self.b.sea.ravel()[cells]
+        ok = land.copy()
+        if self.land_kind[label]:
+            ok &= ~self.b.shore.ravel()[cells]
+        return ok
+
+    def _clashes(self, cell: int, label: int, reach: int = 2) -> bool:
+        """Would ``label`` at ``cell`` come within ``reach`` cells of a province it may not touch?"""
+        if label < 0:
+            return False
+        ny, nx = self.lab.shape
+        r, c = divmod(cell, nx)
+        near = self.lab[max(0, r - reach):r + reach + 1, max(0, c - reach):c + reach + 1]
+        near = near[(near >= 0) & (near < self.n) & (near != label)]
+        return bool(near.size) and not self.allowed[label, near].all()
+
+    def widen(self, length: int, log) -> None:
+        """Every border the rules have at least ``length`` cell edges long: the provinces that
+        pinch it give up their nearest cells to the two whose border it is."""
+        lab, n = self.lab, self.n
+        ny, nx = lab.shape
+        counts = _contact_counts(lab, n)
+        for a, b in sorted(self.b.required):
+            if counts.get((a, b), 0) >= length:
+                continue
+            before = counts.get((a, b), 0)
+            for radius in range(2, 12):
+                ma, mb = lab == a, lab == b
+                touch = (ma & _touches(mb)) | (mb & _touches(ma))
+                if not touch.any():
+                    break
+                rows, cols = np.nonzero(touch)
+                mr, mc = rows.mean(), cols.mean()
+                win = (slice(max(0, int(mr) - radius - 1), int(mr) + radius + 2),
+                       slice(max(0, int(mc) - radius - 1), int(mc) + radius + 2))
+                rr, cc = np.mgrid[win]
+                sub = lab[win]
+                take = (np.hypot(rr - mr, cc - mc) <= radius) & (sub != a) & (sub != b) & (sub != OFF) & (sub != IWATER)
+                for r, c in sorted(zip(rr[take].tolist(), cc[take].tolist()),
+                                   key=lambda rc: (math.hypot(rc[0] - mr, rc[1] - mc), rc)):
+                    cell = r * nx + c
+                    old = int(lab[r, c])
+                    for label in sorted((a, b), key=lambda q: self._dist_to(q, r, c)):
+                        if self._may_hold(np.array([cell]), label)[0] and not self._clashes(cell, label, 1):
+                            lab[r, c] = label
+                            if self._clashes(cell, label, 1) or not self._still_whole(old, r, c):
+                                lab[r, c] = old
+                                continue
+                            break
+                counts = _contact_counts(lab, n)
+                if counts.get((a, b), 0) >= length:
+                    break
+            log(f"border {self.b.ids[a]}-{self.b.ids[b]} widened from {before} to {counts.get((a, b), 0)} cell edges")
+
+    def _dist_to(self, label: int, r: int, c: int) -> float:
+        sub = self.lab[max(0, r - 12):r + 13, max(0, c - 12):c + 13]
+        rows, cols = np.nonzero(sub == label)
+        if not len(rows):
+            return math.inf
+        return float(np.min(np.hypot(rows + max(0, r - 12) - r, cols + max(0, c - 12) - c)))
+
+    def _still_whole(self, label: int, r: int, c: int) -> bool:
+        """Does ``label`` stay in one piece around (r, c) without that cell (a cheap local test:
+        its cells among the eight neighbours stay connected)?"""
+        if label < 0:
+            return True
+        sub = self.lab[max(0, r - 1):r + 2, max(0, c - 1):c + 2] == label
+        if not sub.any():
+            return True
+        _, parts = ndimage.label(sub)
+        return parts <= 1
+
+    def part(self, distance: float, log) -> None:
+        """Provinces the rules keep apart at least ``distance`` cells apart: where two come nearer,
+        their nearest cells go to what lies between them (a province both may touch, else land
+        off the map or water no one owns)."""
+        lab, n = self.lab, self.n
+        for a in range(n):
+            ma = lab == a
+            if not ma.any():
+                continue
+            win = _window(ma, int(distance) + 2)
+            sub = lab[win]
+            da = ndimage.distance_transform_edt(sub != a)
+            near = np.unique(sub[(da < distance) & (sub >= 0) & (sub < n)])
+            for b in near.tolist():
+                if b <= a or self.allowed[a, b]:
+                    continue
+                sub = lab[win]
+                moved = 0
+                # half the way from each: first the cells of a near b, then those of b near what is left of a
+                for mine, other, reach in ((a, b, distance / 2), (b, a, distance)):
+                    gap = ndimage.distance_transform_edt(sub != other)
+                    zone = (sub == mine) & (gap < reach)
+                    if zone.any():
+                        moved += self._give_away(sub, win, zone, a, b)
+                log(f"{self.b.ids[a]} and {self.b.ids[b]} parted: {moved} cells to what lies between")
+
+    def _give_away(self, sub: np.ndarray, win, zone: np.ndarray, a: int, b: int) -> int:
+        """Give the cells of ``zone`` (in the window ``sub`` of the grid) to the nearest label that
+        both ``a`` and ``b`` may touch and that may hold them: a province, land off the map or
+        water no one owns."""
+        n = self.n
+        labels_ok = [c for c in range(n) if self.allowed[a, c] and self.allowed[b, c] and c not in (a, b)]
+        both = np.isin(sub, labels_ok + [OFF, IWATER])
+        if not both.any():
+            return 0
+        _, (ir, ic) = ndimage.distance_transform_edt(~both, return_indices=True)
+        y0, x0 = win[0].start, win[1].start
+        nx = self.lab.shape[1]
+        moved = 0
+        for r, c in zip(*np.nonzero(zone)):
+            label = int(sub[ir[r, c], ic[r, c]])
+            cell = (r + y0) * nx + (c + x0)
+            if not self._may_hold(np.array([cell]), label)[0]:
+                label = OFF if self.b.land.ravel()[cell] else IWATER
+            sub[r, c] = label
+            moved += 1
+        return moved
+
+
 def crop_to_board(lab: np.ndarray, grid: Grid, n: int, margin_km: float) -> tuple[np.ndarray, Grid]:
     """The labels and the grid cut down to the provinces' bounding box and ``margin_km`` around
     it. The frame must leave that margin everywhere: a province that reaches the frame is cut by
@@ -1005,54 +1226,55 @@ def check(board: Board, shapes: dict[str, object]) -> list[str]:
     return problems
 
 
-def anchors(lab: np.ndarray, grid: Grid, board: Board, coast_hints) -> dict[str, dict]:
-    """Where units and names go: a cell deep enough inside the province (some 20 picture units
-    from its border, or as deep as it gets), as near the real place as may be while keeping
-    clear of every unit and name placed before (the most crowded provinces choose first)."""
-    units = grid.proj.scale                      # picture units per km
-    want, box = 20.0 / units, (36.0 / units, 48.0 / units)     # km
-    X, Y = grid.centres()
-    depth_of, order = {}, []
+def places(lab: np.ndarray, grid: Grid, board: Board, coast_hints, log=print) -> dict[str, dict]:
+    """Where the picture puts each province's unit (and one per split coast), name and dot
+    (:mod:`map_places`), as the properties ``unit``, ``coast_units``, ``dislodged``, ``label``,
+    ``label_text`` and ``centre`` in longitude and latitude."""
+    data, provinces, pairs = load_rules(board.grid.name)
+    cell_px = grid.cell * grid.proj.scale
+    index = {pid: i for i, pid in enumerate(board.ids)}
+
+    def picture(lon: float, lat: float) -> tuple[float, float]:
+        x, y = grid.to_xy(lon, lat)
+        return (x - grid.x0) * grid.proj.scale, (grid.y1 - y) * grid.proj.scale
+
+    centres = {pid for pid, info in provinces.items() if info.get("supply_center")}
+    shapes = []
     for i, pid in enumerate(board.ids):
-        depth = ndimage.distance_transform_edt(np.pad(lab == i, 1))[1:-1, 1:-1] * grid.cell
-        depth_of[pid] = depth
-        order.append((float(depth.max()), pid))
-    placed: list[tuple[float, float, float]] = []      # x, y, half the width of unit and name
+        mask = lab == i
+        shapes.append(map_places.Province(
+            i, pid, provinces[pid]["name"], board.kinds[i], pid in centres, mask,
+            map_places.depth_px(mask, cell_px), picture(*board.points[i]),
+            {coast: picture(*point) for coast, point in coast_hints.get(pid, {}).items()},
+            enterable=any(pid in pair for pair in pairs)))
+    adjacent = {(min(index[a], index[b]), max(index[a], index[b])) for a, b in pairs}
+    frame = (grid.nx * cell_px, grid.ny * cell_px)
+    placer = map_places.Placer(lab, cell_px, shapes, adjacent, frame)
+    placer.place_units()
+    placer.place_dislodged()
+    placer.place_names()
+    placer.place_dots()
+    for level, what in enumerate(map_places.LEVELS):
+        crowded = sorted(pid for pid, lvl in placer.levels.items() if lvl == level)
+        if crowded and level:
+            log(f"names {what}: {' '.join(crowded)}")
+
+    def lonlat(point: tuple[float, float]) -> list[float]:
+        return _lonlat(grid, grid.x0 + point[0] / grid.proj.scale, grid.y1 - point[1] / grid.proj.scale)
+
     out = {}
-    data, provinces, _ = load_rules(board.grid.name)
-
-    def choose(depth, need, target, half):
-        ok = depth >= need
-        xs, ys = X[ok], Y[ok]
-        near = (xs - target[0]) ** 2 + (ys - target[1]) ** 2
-        if placed:
-            px, py, ph = (np.array([p[k] for p in placed]) for k in range(3))
-            # a unit with its name below it fills a box some 48 picture units high and as wide
-            # as the name: two boxes must stand apart in x or in y
-            gap = np.maximum(np.abs(xs[:, None] - px[None, :]) / (half + ph[None, :]),
-                             np.abs(ys[:, None] - py[None, :]) / box[1]).min(axis=1)
-        else:
-            gap = np.full(xs.shape, np.inf)
-        free = gap >= 1.0
-        k = int(np.argmin(np.where(free, near, np.inf))) if free.any() else int(np.argmax(gap))
-        return float(xs[k]), float(ys[k])
-
-    for _, pid in sorted(order):
-        i = board.ids.index(pid)
-        depth = depth_of[pid]
-        deepest = float(depth.max())
-        roomy = deepest * units > 40          # room for the full name, which the picture may use
-        half = max(box[0] / 2, (text_width(provinces[pid]["name"] if roomy else pid, 15.0) / 2 + 2) / units)
-        x, y = choose(depth, min(0.6 * deepest, max(want, 0.35 * deepest)), grid.to_xy(*board.points[i]), half)
-        placed.append((x, y, half))
-        entry = {"anchor": _lonlat(grid, x, y)}
-        hints = coast_hints.get(pid, {})
-        if hints:
-            entry["coasts"] = {}
-            for coast, (lon, lat) in sorted(hints.items()):
-                cx, cy = choose(depth, min(8.0 / units, 0.5 * depth.max()), grid.to_xy(lon, lat), box[0] / 2)
-                placed.append((cx, cy, box[0] / 2))
-                entry["coasts"][coast] = _lonlat(grid, cx, cy)
+    for i, pid in enumerate(board.ids):
+        text, label, _ = placer.names[i]
+        dot = placer.dots.get(i)
+        entry: dict = {"unit": lonlat(placer.units[i])}
+        if i in placer.coast_units:
+            entry["coast_units"] = {c: lonlat(p) for c, p in sorted(placer.coast_units[i].items())}
+        if i in placer.dislodged:
+            entry["dislodged"] = lonlat(placer.dislodged[i])
+        entry["label"] = lonlat(label)
+        entry["label_text"] = text
+        if dot is not None:
+            entry["centre"] = lonlat(dot)
         out[pid] = entry
     return out
 
@@ -1125,6 +1347,17 @@ def derive(name: str, log=print) -> str:
     for pid, (r, c) in sorted(grower.moved_points.items()):
         log(f"{pid}: its point is not on its ground; grown from cell {r},{c}")
     lab = final_labels(grower)
+    finisher = Finisher(lab, board)
+    for _ in range(3):
+        finisher.widen(round(cfg.min_border_px / grid.cell_px), log)
+        finisher.part(cfg.part_px / grid.cell_px, log)
+    lab = finisher.lab
+    counts = _contact_counts(lab, board.n)
+    wrong = [f"forbidden contact {board.ids[a]}-{board.ids[b]}" for (a, b) in sorted(counts)
+             if not board.allowed[a, b] and (a, b) not in board.required]
+    wrong += [f"missing border {board.ids[a]}-{board.ids[b]}" for a, b in sorted(board.required) if (a, b) not in counts]
+    if wrong:
+        raise SystemExit(f"{name}: the finished grid breaks the rules:\n" + "\n".join(wrong))
     if cfg.margin_km is not None:
         lab, grid = crop_to_board(lab, grid, board.n, cfg.margin_km)
     arcs = trace_arcs(lab)
@@ -1166,7 +1399,7 @@ def derive(name: str, log=print) -> str:
         point = shapely.Point(board.points[i])
         if not shapes[pid].contains(point):
             log(f"{pid}: its point {board.points[i]} lies outside its shape")
-    extra = anchors(lab, grid, board, cfg.coast_points)
+    extra = places(lab, grid, board, cfg.coast_points, log)
     water = _polygonal(to_lonlat(_polygonal(shapes_km[IWATER]), grid, cache)) if IWATER in shapes_km else None
     off = _polygonal(to_lonlat(_polygonal(shapes_km[OFF]), grid, cache)) if OFF in shapes_km else None
     river_lines = []

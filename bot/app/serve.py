@@ -18,7 +18,6 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
-from pathlib import Path
 from typing import Callable, Protocol
 
 import structlog
@@ -69,20 +68,25 @@ class App:
 
 
 def pictures_check() -> tuple[bool, str | None]:
-    """Whether map pictures can be drawn on this machine (the cairo library loads), and what is
-    missing for them (no cairo library; no font, so no names on the map), if anything."""
+    """Whether map pictures can be drawn on this machine (Pillow with FreeType and aggdraw load),
+    and what is missing for them (the picture libraries; the DejaVu font, without which the names
+    are set in Pillow's own, wider font), if anything."""
     try:
-        import cairocffi  # noqa: F401  (it loads libcairo)
+        import aggdraw  # noqa: F401
+        from PIL import features
+        if not features.check("freetype2"):
+            raise ImportError("Pillow was built without FreeType")
     except (ImportError, OSError) as exc:
-        return False, (f"map pictures cannot be drawn: the cairo library does not load ({str(exc).splitlines()[0]}); "
-                       "install libcairo2 and a font (apt install libcairo2 fonts-dejavu-core) and restart; until "
-                       "then results go out without their map")
-    folders = [Path("/usr/share/fonts"), Path("/usr/local/share/fonts"), Path.home() / ".local/share/fonts",
-               Path.home() / ".fonts"]
-    if not any(f.suffix.lower() in (".ttf", ".otf", ".ttc", ".pfb") for folder in folders if folder.is_dir()
-               for f in folder.rglob("*")):
-        return True, ("map pictures will have no names on them: no font is installed (apt install "
-                      "fonts-dejavu-core); the map is drawn without its labels until one is")
+        return False, (f"map pictures cannot be drawn: the picture libraries do not load ({str(exc).splitlines()[0]}); "
+                       "reinstall the judge's dependencies (pip install --require-hashes -r requirements.lock) and "
+                       "restart; until then results go out without their map")
+    from bot.render.fonts import FILES
+    from PIL import ImageFont
+    try:
+        ImageFont.truetype(FILES[False], 10)
+    except OSError:
+        return True, ("map pictures will have their names in Pillow's own font: DejaVu Sans is not installed "
+                      "(apt install fonts-dejavu-core), and the names were placed for it")
     return True, None
 
 

@@ -9,7 +9,6 @@ import sys
 from enum import IntEnum
 from typing import Any
 
-import orjson
 
 
 class Exit(IntEnum):
@@ -89,6 +88,8 @@ def json_text(doc: Any, *, pretty: bool = False) -> str:
     what orjson refuses (an integer beyond 64 bits, a key that is not a string, a lone
     surrogate) is written by the standard library, as it writes everything else the same way.
     """
+    import orjson
+
     try:
         return orjson.dumps(doc, option=orjson.OPT_INDENT_2 if pretty else 0).decode()
     except (TypeError, orjson.JSONEncodeError):

@@ -8,7 +8,6 @@ that adds the bot to a server. Both log in with ``DISCORD_TOKEN`` and disconnect
 from __future__ import annotations
 
 import argparse
-import asyncio
 
 from .common import CommandError, Exit
 from .shell import add_database_options, settings
@@ -29,6 +28,8 @@ def cmd_discord(args: argparse.Namespace) -> Exit:
 
     require_discord()
     guilds = tuple(args.guild) if getattr(args, "guild", None) else discord_settings.command_guild_ids
+    import asyncio
+
     asyncio.run(_run(args.discord_command, config, discord_settings, token.get_secret_value(), guilds))
     return Exit.OK
 

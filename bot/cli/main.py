@@ -9,7 +9,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from . import adjudicate, archive, discordbot, game, mail, parse, position, serve, settings, variant
+from . import adjudicate, archive, discordbot, game, mail, parse, picture, position, serve, settings, variant
 from bot.app.errors import SetupError
 
 from .common import CommandError, Exit
@@ -17,13 +17,14 @@ from .common import CommandError, Exit
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="crusader", description="Crusader Judge: a Diplomacy judge.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     adjudicate.add_parser(sub)
     variant.add_parser(sub)
     position.add_parser(sub)
     parse.add_parser(sub)
+    picture.add_parser(sub)
     serve.add_parser(sub)
     archive.add_verify_parser(sub)
     game.add_parser(sub)
@@ -32,6 +33,19 @@ def build_parser() -> argparse.ArgumentParser:
     settings.add_parser(sub)
     discordbot.add_parser(sub)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed package's version, looked up only when asked (reading the
+    package's metadata takes longer than the rest of ``crusader --help``)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show which judge this is and exit") -> None:
+        super().__init__(option_strings, dest, nargs=0, default=default, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(f"{parser.prog} {version()}")
+        parser.exit()
 
 
 def version() -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bot.codec import limits
 from .common import CommandError, Exit, dump, read_input
 
 
@@ -21,6 +20,8 @@ def cmd_parse(args: argparse.Namespace) -> Exit:
     power = args.power.upper() if args.power else None
     if power and power not in variant.powers:
         raise CommandError(f"unknown power {args.power!r}; {variant.name} has {', '.join(sorted(variant.powers))}")
+    from bot.codec import limits
+
     bounded = limits.bounded_message(read_input(args.file))
     not_read = bounded.not_read
     parsed = parse_message(bounded.text, variant, power)

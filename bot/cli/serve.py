@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import textwrap
 
@@ -18,6 +17,8 @@ def cmd_serve(args: argparse.Namespace) -> Exit:
 
     config = settings(args)
     check()  # every front end's settings, before anything starts
+    import asyncio
+
     asyncio.run(serve(config))
     return Exit.OK
 

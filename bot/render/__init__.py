@@ -1,30 +1,27 @@
-"""Map pictures: pure functions from a position (and optional orders and results) to a picture.
+"""Map pictures: pure functions from a position (and its orders, or a season's adjudication) to
+a PNG.
 
-``render_svg(variant, position, *, orders=None, results=None, controllers=None, legend=None,
-size=1000) -> str`` and ``render_png(...) -> bytes`` (the same arguments);
-:mod:`bot.render.season` draws the pictures the judge sends (a season with its orders and
-outcomes, a player's own orders). Both maps are drawn from their committed drawn maps, real
-geography (see :mod:`bot.render.geometry`). The PNG side needs CairoSVG and Pillow and is
-imported only when a picture is drawn: ``render_png`` and the season pictures are loaded on
-first use.
+:mod:`bot.render.season` draws the pictures the judge sends (a season with its outcome, a
+player's own orders, the board); ``render_png(variant, position, *, orders=None, size=...)``
+draws a board with orders. Importing this package imports nothing that draws: the drawing
+code (Pillow, aggdraw) is loaded on first use.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .geometry import MapGeometry, geometry_for
-from .svg import DEFAULT_SIZE, render_svg
+from .layout import DEFAULT_SIZE
 
 if TYPE_CHECKING:
-    from .png import render_png
+    from .season import render_png
 
-__all__ = ["DEFAULT_SIZE", "MapGeometry", "geometry_for", "render_png", "render_svg"]
+__all__ = ["DEFAULT_SIZE", "render_png"]
 
 
 def __getattr__(name: str) -> Any:
     if name == "render_png":
-        from .png import render_png
+        from .season import render_png
 
         return render_png
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

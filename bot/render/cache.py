@@ -1,10 +1,10 @@
 """What every picture of a variant shares, kept on disk so that a new process draws its first
-picture without working it out again: the map's shapes, labels and SVG layers (:func:`load` of a
-pickle), and the unchanging layers as pixels (:mod:`bot.render.png`).
+picture without working it out again: the map's fixed places (:func:`bot.render.geometry.places_for`)
+and its layers, sprites and palette as pixels (:func:`bot.render.layers.map_layers`).
 
 An entry's name carries a digest of everything it is made from: the variant's map file and
-drawn map, the source of :mod:`bot.render`, the picture size, the Python, cairo and CairoSVG
-versions. A change to any of them makes new entries; old ones are never read again. The folder
+drawn map, the source of :mod:`bot.render`, the picture size, the Python version, the font and
+Pillow's and aggdraw's versions. A change to any of them makes new entries; old ones are never read again. The folder
 is the user's cache (``$XDG_CACHE_HOME/crusader-judge/pictures``, by default
 ``~/.cache/crusader-judge/pictures``), made readable by its owner alone; an entry is read only
 from a folder of the user's own that nobody else may write to. When the folder cannot be used,
@@ -25,7 +25,8 @@ from pathlib import Path
 
 log = logging.getLogger("crusader.render")
 
-_SOURCES = ("cache.py", "geometry.py", "labels.py", "palette.py", "png.py", "svg.py")
+_SOURCES = ("cache.py", "facts.py", "fonts.py", "geometry.py", "labels.py", "layers.py", "layout.py", "legend.py",
+            "palette.py", "raster.py", "scene.py", "sprites.py", "strokes.py")
 
 
 def _default_folder() -> Path:

@@ -1,8 +1,10 @@
 """The drawn shape of a map in the picture's units, read from the variant's committed GeoJSON.
 
 The shapes come from real geography (``tools/derive_map_shapes.py`` derives them once; see
-:mod:`adjudicator.drawn`). Here they are only projected to the picture: the frame is
-:data:`WIDTH` units wide, x to the right, y down. Pure Python, computed once per variant.
+:mod:`adjudicator.drawn`), and so do the fixed places of every province (where its unit, name
+and supply centre's dot go, :class:`Place`). Here they are only projected to the picture: the
+frame is :data:`WIDTH` units wide, x to the right, y down. Pure Python, computed once per
+variant.
 """
 
 from __future__ import annotations
@@ -18,8 +20,7 @@ from adjudicator.projection import MapProjection
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Location, ProvinceId
 
-WIDTH = 1000.0
-"""Width of the map frame in picture units (the SVG's viewBox)."""
+from .layout import WIDTH
 
 _CROSSING_MIN = 10.0
 """The shortest line a crossing is drawn with (picture units)."""
@@ -27,6 +28,25 @@ _CROSSING_MIN = 10.0
 Point = tuple[float, float]
 Ring = tuple[Point, ...]
 Line = tuple[Point, ...]
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where the picture puts things in one province, in picture units: the same every season."""
+
+    unit: Point
+    """Where a unit standing in the province is drawn (an army, or a fleet off a coast not split)."""
+    label: Point
+    """The middle of the province's name."""
+    label_text: str
+    """The name drawn: the full name where it fits, else the province's id."""
+    centre: Point | None = None
+    """A supply centre's dot (``None`` for a province that is not one)."""
+    coasts: tuple[tuple[str, Point], ...] = ()
+    """Where a fleet on each split coast is drawn."""
+    dislodged: Point | None = None
+    """Where a dislodged unit waiting to retreat is drawn, beside the unit that took its place
+    (``None`` for a province nothing may enter)."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +76,8 @@ class MapGeometry:
     crossings: tuple[tuple[ProvinceId, ProvinceId, Point, Point], ...] = ()
     """Adjacent provinces joined across water by a line: the two provinces and the line's ends."""
     projection: MapProjection | None = None
+    places: dict[ProvinceId, Place] | None = None
+    """Each province's fixed places (:class:`Place`)."""
 
     def anchor(self, location: Location) -> Point:
         """Where a unit at ``location`` stands; a coast not drawn falls back to the province."""
@@ -151,15 +173,21 @@ def build_geometry(variant_name: str) -> MapGeometry:
 
     cells: dict[ProvinceId, tuple[Ring, ...]] = {}
     anchors: dict[Location, Point] = {}
+    places: dict[ProvinceId, Place] = {}
     owner: dict[tuple, list[str]] = defaultdict(list)   # segment (sorted ends, lon/lat) -> who has it
     for feature in doc["features"]:
         pid = ProvinceId(feature["id"])
         rings = _rings(feature["geometry"])
         cells[pid] = tuple(tuple(pic(c) for c in ring) for ring in rings)
         props = feature["properties"]
-        anchors[Location(pid)] = _tenth(pic(props["anchor"]))
-        for coast, point in props.get("coasts", {}).items():
-            anchors[Location(pid, coast)] = _tenth(pic(point))
+        unit = _tenth(pic(props["unit"]))
+        anchors[Location(pid)] = unit
+        coasts = tuple((coast, _tenth(pic(point))) for coast, point in sorted(props.get("coast_units", {}).items()))
+        for coast, point in coasts:
+            anchors[Location(pid, coast)] = point
+        places[pid] = Place(unit, _tenth(pic(props["label"])), props["label_text"],
+                            _tenth(pic(props["centre"])) if "centre" in props else None, coasts,
+                            _tenth(pic(props["dislodged"])) if "dislodged" in props else None)
         for ring in rings:
             for a, b in zip(ring, ring[1:]):
                 owner[tuple(sorted((tuple(a), tuple(b))))].append(pid)
@@ -207,7 +235,8 @@ def build_geometry(variant_name: str) -> MapGeometry:
         width=WIDTH, height=round(proj.height * scale, 1), cells=cells, anchors=anchors,
         borders=tuple(borders), off_map=tuple(tuple(pic(c) for c in r) for r in off_rings),
         edge=tuple(edge), water=tuple(tuple(pic(c) for c in r) for r in water_rings),
-        shores=tuple(shores), sea_edges=tuple(sea_edges), rivers=tuple(rivers), crossings=tuple(crossings), projection=proj)
+        shores=tuple(shores), sea_edges=tuple(sea_edges), rivers=tuple(rivers), crossings=tuple(crossings), projection=proj,
+        places=places)
 
 
 @functools.cache
@@ -216,35 +245,65 @@ def geometry_for(variant_name: str) -> MapGeometry:
     return build_geometry(variant_name)
 
 
-def hatch(rings: tuple[Ring, ...], angle: float, spacing: float) -> tuple[Line, ...]:
-    """Parallel lines ``spacing`` apart at ``angle`` degrees (0: left to right, 45: rising to the
-    right), clipped to the shape of ``rings`` (even-odd, as the shapes are drawn): the hatching
-    of owned land. The lines sit on one grid for every shape, so that they run on across a
-    border between two provinces of one owner.
+@dataclass(frozen=True)
+class MapPlaces:
+    """What a picture's marks need of a map: its size, each province's fixed places, whether it
+    draws crossings. Read from the drawn map's properties alone (its shapes are drawn once, with
+    the layers), and kept on disk with them."""
 
-    Each edge of the shape adds its crossings to the lines it spans, so the work is the number of
-    edges and crossings, not edges times lines."""
-    a = math.radians(angle)
-    c, s = math.cos(a), math.sin(a)
-    # u along the lines, v across them; y is down in the picture, so "rising" turns -y into +v
-    crossings: dict[int, list[float]] = defaultdict(list)
-    for ring in rings:
-        pts = [(x * c - y * s, x * s + y * c) for x, y in ring]
-        for (u1, v1), (u2, v2) in zip(pts, pts[1:] + pts[:1]):
-            if v1 == v2:
-                continue
-            lo, hi = (v1, v2) if v1 < v2 else (v2, v1)
-            k = math.ceil(lo / spacing)
-            while k * spacing < hi:
-                t = (k * spacing - v1) / (v2 - v1)
-                crossings[k].append(u1 + (u2 - u1) * t)
-                k += 1
-    out = []
-    for k in sorted(crossings):
-        us = sorted(crossings[k])
-        v = k * spacing
-        for u1, u2 in zip(us[0::2], us[1::2]):
-            if u2 - u1 > 0.5:
-                out.append(((round(u1 * c + v * s, 1), round(-u1 * s + v * c, 1)),
-                            (round(u2 * c + v * s, 1), round(-u2 * s + v * c, 1))))
-    return tuple(out)
+    width: float
+    height: float
+    places: dict[ProvinceId, Place]
+    crossings: tuple[tuple[ProvinceId, ProvinceId], ...] = ()
+
+    def anchor(self, location: Location) -> Point:
+        """Where a unit at ``location`` stands; a coast not drawn falls back to the province."""
+        place = self.places[location.province]
+        if location.coast:
+            for coast, point in place.coasts:
+                if coast == location.coast:
+                    return point
+        return place.unit
+
+
+def _places(variant_name: str) -> MapPlaces:
+    doc = drawn_map(get_variant(variant_name).name)
+    proj = MapProjection.from_dict(doc["projection"])
+    scale = WIDTH / proj.width
+
+    def pic(coord) -> Point:
+        x, y = proj.to_picture(coord[0], coord[1])
+        return _tenth((round(x * scale, 2), round(y * scale, 2)))
+
+    places = {}
+    for feature in doc["features"]:
+        props = feature["properties"]
+        places[ProvinceId(feature["id"])] = Place(
+            pic(props["unit"]), pic(props["label"]), props["label_text"],
+            pic(props["centre"]) if "centre" in props else None,
+            tuple((coast, pic(point)) for coast, point in sorted(props.get("coast_units", {}).items())),
+            pic(props["dislodged"]) if "dislodged" in props else None)
+    crossings = tuple((ProvinceId(a), ProvinceId(b)) for a, b in doc.get("crossings", ()))
+    return MapPlaces(WIDTH, round(proj.height * scale, 1), places, crossings)
+
+
+@functools.cache
+def places_for(variant_name: str) -> MapPlaces:
+    """The fixed places of a registered variant's map (:class:`MapPlaces`): worked out once and
+    kept on disk between processes (:mod:`bot.render.cache`)."""
+    import pickle
+
+    from . import cache
+
+    name = cache.entry_name(get_variant(variant_name).name, "places")
+    data = cache.load(name)
+    if data is not None:
+        try:
+            found = pickle.loads(data)
+            if isinstance(found, MapPlaces):
+                return found
+        except Exception:  # an entry from elsewhere or damaged: worked out afresh and written again
+            pass
+    found = _places(variant_name)
+    cache.store(name, pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
+    return found

@@ -2,7 +2,8 @@
 
 Powers bring their own colour from the map file (both maps use the Okabe-Ito palette, which
 stays distinguishable with the common kinds of colour blindness); every power's units also carry
-its initial, so that colour is never the only cue. The rest sits behind them: pale land, a clear
+a pattern of their own (:func:`patterns`), so that colour is never the only cue, and no letter
+that could be read as a unit's type. The rest sits behind them: pale land, a clear
 mid-blue sea, mid grey for whatever belongs to no one. Land a power owns is tinted a pale shade of
 its colour (:func:`owned_tint`); the sea is dark enough that no tint, not even of the two blue
 powers, comes near it, under normal vision or simulated protan, deutan or tritan vision (a test
@@ -10,6 +11,8 @@ measures it).
 """
 
 from __future__ import annotations
+
+import functools
 
 OKABE_ITO = {
     "black": "#000000",
@@ -43,6 +46,34 @@ OWNED_TINT = 0.72
 """How far an owner's colour is moved towards the land colour to tint its land."""
 
 
+PATTERNS = ("plain", "bar", "pillar", "slash", "cross", "dot", "ring", "backslash")
+"""What each power's units carry inside their colour, in the order the map file lists the powers:
+nothing, a bar across, a bar upright, a slanting bar, a cross, a dot, a ring, a bar slanting the
+other way."""
+
+
+def patterns(variant) -> dict:
+    """Each power's pattern (:data:`PATTERNS`), different for every power of the variant."""
+    return {code: PATTERNS[i % len(PATTERNS)] for i, code in enumerate(variant.powers)}
+
+
+def hatch_leans(variant) -> dict:
+    """Which way each power's hatching leans: rising to the right (1) and to the left (-1) in
+    turn, in the order the map file lists the powers."""
+    return {code: 1 if i % 2 == 0 else -1 for i, code in enumerate(variant.powers)}
+
+
+def power_colour(variant, power) -> str:
+    """A power's colour; neutral grey for ``NEU`` and for a power the variant does not know."""
+    info = variant.powers.get(power)
+    return info.colour if info is not None and info.colour else NEUTRAL
+
+
+def rgb(colour: str) -> tuple[int, int, int]:
+    """``#RRGGBB`` as three bytes."""
+    return _rgb(colour)
+
+
 def _rgb(colour: str) -> tuple[int, int, int]:
     c = colour.lstrip("#")
     if len(c) == 3:
@@ -50,6 +81,7 @@ def _rgb(colour: str) -> tuple[int, int, int]:
     return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
 
 
+@functools.cache
 def mix(colour: str, other: str, amount: float) -> str:
     """``colour`` moved ``amount`` (0..1) of the way towards ``other``."""
     a, b = _rgb(colour), _rgb(other)

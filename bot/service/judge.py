@@ -229,13 +229,11 @@ class Judge:
     def _picture(self, game: GameRow, variant, before, adjudication) -> bytes | None:
         """The season's picture (:func:`bot.render.season.season_picture`), drawn once, here, and
         stored with the season for every front end; ``None`` and a warning when it cannot be
-        drawn (no cairo library): the results go out without it."""
+        drawn: the results go out without it."""
         try:
             from bot.render.season import season_picture
 
-            bribed = adjudication.events.get("bribed")
-            return season_picture(variant, before, adjudication.results,
-                                  controllers=dict(bribed) if isinstance(bribed, dict) else None)
+            return season_picture(variant, before, adjudication, game=game.name)
         except Exception:
             log.warning("season picture not drawn", game=game.id, phase=game.phase, exc_info=True)
             return None

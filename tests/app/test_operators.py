@@ -149,7 +149,7 @@ def test_routine_library_lines_stay_out_of_the_log(capfd):
 
 
 def test_a_machine_that_cannot_draw_the_map_says_so_once_at_start(env, monkeypatch, tmp_path):
-    """Without the cairo library the judge runs, warns once at start naming what to install, and
+    """Without the picture libraries the judge runs, warns once at start naming what to do, and
     stores its seasons without pictures (no warning and traceback per season)."""
     import sys
 
@@ -158,12 +158,12 @@ def test_a_machine_that_cannot_draw_the_map_says_so_once_at_start(env, monkeypat
     from bot.app.serve import build_app
     from bot.app.settings import Settings
 
-    monkeypatch.setitem(sys.modules, "cairocffi", None)  # as if libcairo2 were not installed
+    monkeypatch.setitem(sys.modules, "aggdraw", None)  # as if aggdraw could not be installed
     with capture_logs() as logs:
         app = build_app(Settings())
     [warning] = [e for e in logs if e["log_level"] == "warning"]
-    assert warning["event"].startswith("map pictures cannot be drawn: the cairo library does not load")
-    assert "apt install libcairo2 fonts-dejavu-core" in warning["event"]
+    assert warning["event"].startswith("map pictures cannot be drawn: the picture libraries do not load")
+    assert "pip install --require-hashes -r requirements.lock" in warning["event"]
     assert app.service.context.pictures is False
     app.db.dispose()
 

@@ -22,8 +22,8 @@ from pathlib import Path
 cache.FOLDER = Path(sys.argv[1]) if sys.argv[1] != "-" else None
 from benchmarks.bench_render import season
 from bot.render.season import season_picture
-variant, position, results = season()
-sys.stdout.buffer.write(season_picture(variant, position, results))
+variant, position, adjudication = season()
+sys.stdout.buffer.write(season_picture(variant, position, adjudication))
 """
 
 
@@ -39,7 +39,6 @@ def test_a_process_that_finds_the_cache_draws_the_same_picture(tmp_path):
     uncached = _draw(None)
     first = _draw(folder)          # works the layers out and keeps them
     entries = sorted(p.name for p in folder.iterdir())
-    assert any(name.startswith("standard-base-") for name in entries)
     assert any(name.startswith("standard-layers-1000-") for name in entries)
     assert folder.stat().st_mode & 0o777 == 0o700
     assert all((folder / name).stat().st_mode & 0o077 == 0 for name in entries)
@@ -49,16 +48,16 @@ def test_a_process_that_finds_the_cache_draws_the_same_picture(tmp_path):
 
 
 def test_an_entry_is_named_by_what_it_is_made_of(monkeypatch):
-    name = cache.entry_name("standard", "layers-1000", "cairo 1", "cairosvg 2")
+    name = cache.entry_name("standard", "layers-1000", "DejaVuSans.ttf", "pillow 13")
     assert name.startswith("standard-layers-1000-")
-    assert name != cache.entry_name("standard", "layers-1000", "cairo 1", "cairosvg 3")
-    assert name != cache.entry_name("crusader", "layers-1000", "cairo 1", "cairosvg 2")
+    assert name != cache.entry_name("standard", "layers-1000", "DejaVuSans.ttf", "pillow 14")
+    assert name != cache.entry_name("crusader", "layers-1000", "DejaVuSans.ttf", "pillow 13")
     # a change to the drawing code makes new names
     cache._digest.cache_clear()
     real = Path.read_bytes
-    monkeypatch.setattr(Path, "read_bytes", lambda self: real(self) + (b"#" if self.name == "svg.py" else b""))
+    monkeypatch.setattr(Path, "read_bytes", lambda self: real(self) + (b"#" if self.name == "layers.py" else b""))
     try:
-        assert cache.entry_name("standard", "layers-1000", "cairo 1", "cairosvg 2") != name
+        assert cache.entry_name("standard", "layers-1000", "DejaVuSans.ttf", "pillow 13") != name
     finally:
         monkeypatch.undo()
         cache._digest.cache_clear()
@@ -80,16 +79,17 @@ def test_a_folder_others_may_write_to_is_not_read(tmp_path, monkeypatch):
 
 
 def test_a_damaged_entry_is_worked_out_afresh(tmp_path, monkeypatch):
-    from bot.render import png
+    from bot.render import layers
 
     monkeypatch.setattr(cache, "FOLDER", tmp_path)
-    png._still_layers.cache_clear()
+    layers.map_layers.cache_clear()
     try:
-        good = png._still_layers("crusader", 120)
-        [name] = [p.name for p in tmp_path.iterdir() if "-layers-120-" in p.name]
+        good = layers.map_layers("crusader", 240)
+        [name] = [p.name for p in tmp_path.iterdir() if "-layers-240-" in p.name]
         (tmp_path / name).write_bytes(b"\x03\x00\x00\x00 not the layers")
-        png._still_layers.cache_clear()
-        again = png._still_layers("crusader", 120)
-        assert [bytes(s.get_data()) for s in again] == [bytes(s.get_data()) for s in good]
+        layers.map_layers.cache_clear()
+        again = layers.map_layers("crusader", 240)
+        assert again.base.tobytes() == good.base.tobytes() and again.palette.getpalette() == good.palette.getpalette()
+        assert (tmp_path / name).read_bytes() != b"\x03\x00\x00\x00 not the layers"   # written again
     finally:
-        png._still_layers.cache_clear()
+        layers.map_layers.cache_clear()

@@ -14,7 +14,6 @@ import pytest
 
 from adjudicator.variant import get_variant
 from bot.render import palette
-from bot.render.svg import initials
 
 MACHADO_2009 = {
     "protan": ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216), (-0.003882, -0.048116, 1.051998)),
@@ -89,16 +88,16 @@ def test_units_stand_out_from_land_and_sea(name, vision):
 
 @pytest.mark.parametrize("name", ["standard", "crusader"])
 @pytest.mark.parametrize("vision", VISIONS)
-def test_powers_that_colour_alone_would_confuse_differ_by_their_initial(name, vision):
+def test_powers_that_colour_alone_would_confuse_differ_by_their_pattern(name, vision):
     variant = get_variant(name)
-    letters = initials(variant)
+    patterns = palette.patterns(variant)
     confusable = [(a, b) for (a, ia), (b, ib) in itertools.combinations(variant.powers.items(), 2)
                   if distance(ia.colour, ib.colour, vision) < 15]
     for a, b in confusable:
-        assert letters[a] != letters[b]
+        assert patterns[a] != patterns[b]
     if vision is None:  # with normal vision the palette alone tells every power apart
         assert not confusable
-    # the letter on a unit reads against its colour (black or white, whichever is further)
+    # the pattern on a unit reads against its colour (black or white, whichever is further)
     for info in variant.powers.values():
         ink = palette.ink_on(info.colour)
         assert distance(ink, info.colour, vision) >= 35, (info.name, vision)

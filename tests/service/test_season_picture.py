@@ -33,9 +33,9 @@ def drawings(monkeypatch):
     """Every season picture drawn (the real drawing), as the orders it showed."""
     real, drawn = season_module.season_picture, []
 
-    def recording(variant, before, results, **kw):
-        drawn.append(sorted(str(r.order) for r in results))
-        return real(variant, before, results, **kw)
+    def recording(variant, before, adjudication, **kw):
+        drawn.append(sorted(str(r.order) for r in adjudication.results))
+        return real(variant, before, adjudication, **kw)
 
     monkeypatch.setattr(season_module, "season_picture", recording)
     return drawn
@@ -55,11 +55,11 @@ def test_an_order_given_after_the_picture_was_drawn_is_drawn_again_with_the_seas
     service, clock = game
     real, drawings = season_module.season_picture, []
 
-    def order_arrives_meanwhile(variant, before, results, **kw):
+    def order_arrives_meanwhile(variant, before, adjudication, **kw):
         if not drawings:  # the first picture, drawn before the game is locked: an order comes now
             assert not service.submit_orders("lemberg", "ed", "F lon - nth").rejected
-        drawings.append(sorted(str(r.order) for r in results))
-        return real(variant, before, results, **kw)
+        drawings.append(sorted(str(r.order) for r in adjudication.results))
+        return real(variant, before, adjudication, **kw)
 
     monkeypatch.setattr(season_module, "season_picture", order_arrives_meanwhile)
     clock.shift(timedelta(hours=48, seconds=1))
@@ -68,4 +68,4 @@ def test_an_order_given_after_the_picture_was_drawn_is_drawn_again_with_the_seas
     assert "F lon - nth" not in drawings[0] and "F lon - nth" in drawings[1]
     season = service.season("lemberg", 0)
     assert "F lon - nth" in {str(r.order) for r in season.adjudication.results}
-    assert season.picture == real(season.variant, season.position, season.adjudication.results)
+    assert season.picture == real(season.variant, season.position, season.adjudication, game="lemberg")

@@ -128,7 +128,7 @@ def test_a_season_page_in_chromium_with_a_screenshot(acre, parse_html, server, b
     bids = {r[1]: (r[2], r[3]) for r in dom.by_id("bids").rows()}
     assert bids["VASSAL F tyr BID 2"] == ("won", "2")
     assert dom.by_id("map-before").find("img").attrs["src"] == "S1101M.png"  # the picture stored with the season
-    assert dom.by_id("map-after").find("svg").attrs["data-phase"] == "F1101M"
+    assert dom.by_id("map-after").find("img").attrs["src"] == "S1101M-after.png"
 
     shot = tmp_path / "season.png"
     browser(f"--screenshot={shot}", "--window-size=1200,1600", "--hide-scrollbars", f"{url}/{acre.name}/S1101M.html")
@@ -175,12 +175,18 @@ document.getElementById("page").addEventListener("load", function () {{
   var doc = this.contentDocument, out = {{}};
   out.page = doc.documentElement.scrollWidth;
   out.widest = 0;
-  doc.querySelectorAll("main > *, .scroll, figure, svg").forEach(function (el) {{
+  doc.querySelectorAll("main > *, .scroll, figure, svg, img").forEach(function (el) {{
     if (el.closest(".scroll") && !el.classList.contains("scroll")) return;  // scrolls inside its box
     out.widest = Math.max(out.widest, Math.ceil(el.getBoundingClientRect().right));
   }});
-  var map = doc.querySelector(".maps svg");
+  var map = doc.querySelector(".maps img");
   out.map = map ? Math.round(map.getBoundingClientRect().width) : 0;
+  var chart = doc.querySelector(".chart svg");
+  if (chart) {{
+    var scale = chart.getBoundingClientRect().width / chart.viewBox.baseVal.width;
+    out.chart_text = Math.min.apply(null, Array.prototype.map.call(chart.querySelectorAll("text"), function (t) {{
+      return parseFloat(t.getAttribute("font-size")) * scale; }}));
+  }}
   out.full = Array.prototype.map.call(doc.querySelectorAll("a.full-size"), function (a) {{ return a.getAttribute("href"); }});
   document.body.setAttribute("data-measure", JSON.stringify(out));
 }});
@@ -206,15 +212,13 @@ def test_the_site_fits_a_phone_and_a_desktop(acre, parse_html, server, browser, 
         # a phone: each map the width of the screen; a desktop: the two side by side
         assert (width - 40 if width < 600 else 0.4 * width) <= measured["map"] <= width
         slug = page.split("/")[-1][:-5]
-        assert measured["full"] == [f"{slug}.png", f"{slug}-after.svg"]  # the stored picture, the board after
-        for href in measured["full"]:
-            if href.endswith(".png"):
-                with urllib.request.urlopen(f"{url}/{acre.name}/{href}", timeout=5) as response:
-                    assert response.status == 200 and response.headers["Content-Type"] == "image/png"
-                    assert response.read().startswith(b"\x89PNG")
-                continue
-            status, body = _get(f"{url}/{acre.name}/{href}")
-            assert status == 200 and body.startswith("<svg")
+        assert measured["full"] == [f"{slug}.png", f"{slug}-after.png"]  # the stored picture, the board after
+        for href in measured["full"]:   # each opens full size, where a phone zooms it
+            with urllib.request.urlopen(f"{url}/{acre.name}/{href}", timeout=5) as response:
+                assert response.status == 200 and response.headers["Content-Type"] == "image/png"
+                assert response.read().startswith(b"\x89PNG")
+    if page.endswith("/index.html"):
+        assert measured["chart_text"] >= 9, f"the chart's text is {measured['chart_text']:.1f} px in a {width} px window"
 
 
 @pytest.mark.parametrize("width,height", [(390, 2400), (1280, 1600)])

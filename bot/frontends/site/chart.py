@@ -1,7 +1,9 @@
 """The supply-centre chart of a game: one line per power over the seasons, as inline SVG text.
 
 A pure function of the variant and the counts; every line carries ``id="series-<POWER>"`` and
-``class="series power-<POWER>"``, every point a ``<title>`` a reader can hover over.
+``class="series power-<POWER>"``, every point a ``<title>`` a reader can hover over. The chart is
+drawn :data:`WIDTH` units wide with its text at :data:`TEXT` units: shrunk to a phone's width
+(about 360 pixels) the text stays 9 pixels or more.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from adjudicator.variant import Variant
 from bot.render import palette
 
 _FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
+WIDTH = 540
+TEXT = 15.0
+"""The chart's width and its text's size, in its own units."""
 
 
 def _f(x: float) -> str:
@@ -21,7 +26,7 @@ def _f(x: float) -> str:
 
 
 def centre_chart(variant: Variant, history: Sequence[tuple[str, Mapping[str, int]]], *,
-                 width: int = 760, height: int = 340) -> str:
+                 width: int = WIDTH, height: int = 330) -> str:
     """Supply centres per power after each season, as an SVG line chart.
 
     :param variant: gives the powers, their colours and the centre count that wins.
@@ -30,7 +35,7 @@ def centre_chart(variant: Variant, history: Sequence[tuple[str, Mapping[str, int
     :param height: height of the picture in pixels.
     """
     powers = list(variant.powers)
-    left, right, top, bottom = 44.0, 70.0, 16.0, 58.0
+    left, right, top, bottom = 40.0, 66.0, 16.0, 66.0
     plot_w, plot_h = width - left - right, height - top - bottom
     most = max([variant.victory_centers // 2] + [n for _, counts in history for n in counts.values()])
     y_max = max(4, most + 1)
@@ -52,18 +57,18 @@ def centre_chart(variant: Variant, history: Sequence[tuple[str, Mapping[str, int
         y = y_of(v)
         out.append(f'<line x1="{_f(left)}" y1="{_f(y)}" x2="{_f(left + plot_w)}" y2="{_f(y)}" stroke="#E3E3E3"/>')
         out.append(f'<text x="{_f(left - 6)}" y="{_f(y + 4)}" text-anchor="end" font-family="{_FONT}" '
-                   f'font-size="11" fill="{palette.INK}">{v}</text>')
+                   f'font-size="{_f(TEXT)}" fill="{palette.INK}">{v}</text>')
     if variant.victory_centers <= y_max:
         y = y_of(variant.victory_centers)
         out.append(f'<line class="victory" x1="{_f(left)}" y1="{_f(y)}" x2="{_f(left + plot_w)}" y2="{_f(y)}" '
                    f'stroke="{palette.INK}" stroke-dasharray="6 4"/>')
-    label_every = max(1, (n + 11) // 12)
+    label_every = max(1, (n + 7) // 8)
     for i, (label, _) in enumerate(history):
         if i % label_every and i != n - 1:
             continue
         x = x_of(i)
-        out.append(f'<text x="{_f(x)}" y="{_f(top + plot_h + 14)}" font-family="{_FONT}" font-size="10" '
-                   f'fill="{palette.INK}" text-anchor="end" transform="rotate(-40 {_f(x)} {_f(top + plot_h + 14)})">'
+        out.append(f'<text x="{_f(x)}" y="{_f(top + plot_h + 16)}" font-family="{_FONT}" font-size="{_f(TEXT)}" '
+                   f'fill="{palette.INK}" text-anchor="end" transform="rotate(-40 {_f(x)} {_f(top + plot_h + 16)})">'
                    f"{escape(label)}</text>")
     out.append(f'<line x1="{_f(left)}" y1="{_f(top + plot_h)}" x2="{_f(left + plot_w)}" y2="{_f(top + plot_h)}" '
                f'stroke="{palette.INK}"/>')
@@ -85,10 +90,10 @@ def centre_chart(variant: Variant, history: Sequence[tuple[str, Mapping[str, int
     ends.sort()
     last_y = -1e9
     for y, power, colour in ends:
-        y = max(y + 4, last_y + 12)
+        y = max(y + 5, last_y + TEXT + 1)
         last_y = y
         out.append(f'<text class="end-label" x="{_f(left + plot_w + 8)}" y="{_f(y)}" font-family="{_FONT}" '
-                   f'font-size="11" font-weight="bold" fill="{palette.INK}">'
+                   f'font-size="{_f(TEXT)}" font-weight="bold" fill="{palette.INK}">'
                    f'<tspan fill="{colour}">\u25A0</tspan> {escape(power)}</text>')
     out.append("</svg>")
     return "\n".join(out)

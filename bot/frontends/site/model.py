@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from adjudicator.orders import canonical
 from adjudicator.prestige.orders import PRESTIGE_ORDER_TYPES
 from adjudicator.position import Position
-from adjudicator.results import OrderResult
+from adjudicator.results import Adjudication, OrderResult
 from adjudicator.turn import supplied_by
 from adjudicator.variant import Variant
 from adjudicator.vocab import NEUTRAL, Phase, Power
@@ -90,6 +90,8 @@ class SeasonRecord:
     picture: bytes | None = None
     """The season's picture as the judge drew it when it adjudicated the season and stored it (the
     PNG Discord and the mail sent); ``None`` for a season stored without one."""
+    adjudication: Adjudication | None = None
+    """The season's adjudication as values (to draw its picture when none was stored)."""
 
     @property
     def slug(self) -> str:
@@ -106,12 +108,6 @@ class SeasonRecord:
         """Prestige per power after the season; ``None`` without the prestige rules."""
         state = self.after.prestige
         return dict(state.prestige) if state is not None else None
-
-    @property
-    def controllers(self) -> dict[str, str] | None:
-        """Province -> the power that bribed the unit there this season, if any did."""
-        bribed = self.events.get("bribed")
-        return dict(bribed) if isinstance(bribed, Mapping) and bribed else None
 
     def orders_by_power(self) -> list[tuple[str, list[SeasonOrder]]]:
         by_power: dict[str, list[SeasonOrder]] = {}
@@ -130,11 +126,6 @@ class SeasonRecord:
         return {"centres": centres, "disbanded": list(year.get("disbanded") or ()),
                 "award": dict(year.get("award") or {}), "prestige": dict(year.get("prestige") or {}),
                 "fiefs_lost": year.get("fiefs_lost") or []}
-
-    def legend_lines(self) -> list[str]:
-        """Who won which bid, in a line each, for the legend of the map picture."""
-        return [f"{b.power}: {b.order} - {'won' if b.outcome == 'succeeds' else b.outcome}"
-                f"{f', {b.spent} spent' if b.spent else ''}" for b in self.bids]
 
 
 @dataclass(frozen=True)
@@ -200,7 +191,7 @@ def season_record(season: Season) -> SeasonRecord:
                         after=season.after, orders=tuple(lines), results=tuple(results), bids=tuple(bids),
                         ledger=ledger, nmr=tuple(season.nmr), seed=season.seed, events=events,
                         adjudicated_at=season.adjudicated_at.isoformat() if season.adjudicated_at else None,
-                        picture=season.picture)
+                        picture=season.picture, adjudication=season.adjudication)
 
 
 def game_record(archive: GameArchive) -> GameRecord:

@@ -5,7 +5,9 @@ Layout under the site's root::
     index.html                 the games
     <game>/index.html          seasons, supply-centre chart, prestige history
     <game>/<phase>.html        one season: maps before and after, orders, bids (e.g. S1101M.html)
-    <game>/<phase>-before.svg  its maps, full size (and -after.svg)
+    <game>/<phase>.png         its map before: the orders and their outcomes (the stored picture)
+    <game>/<phase>-after.png   the board it left
+    <game>/board.png           the board as it stands now
     <game>/game.json           the game's line in the site index
 
 Every file is written atomically (a temporary file renamed over the old one), so a reader never
@@ -32,15 +34,16 @@ from adjudicator.vocab import Phase
 
 from bot.archive.games import GameArchive, temporary_prefix, write_atomically
 from bot.store.names import game_key
-from bot.render import DEFAULT_SIZE, render_svg
+from bot.render import DEFAULT_SIZE
 from .chart import centre_chart
-from .model import GameRecord, game_record
-from .pictures import png_size, scoped, season_maps
+from .model import GameRecord, SeasonRecord, game_record
+from .pictures import after_png, before_png, board_png, png_size
 
 SUMMARY = "game.json"
 """The file in each game's directory that the site index is made from."""
 
-_SEASON_FILE = re.compile(r"^[A-Z]\d+[A-Z](\.html|\.png|-before\.svg|-after\.svg)$")
+_SEASON_FILE = re.compile(r"^[A-Z]\d+[A-Z](\.html|\.png|-after\.png|-before\.svg|-after\.svg)$")
+BOARD = "board.png"
 _OUTCOME_WORDS = {"succeeds": "succeeded", "fails": "failed", "invalid": "invalid"}
 _FILE_MODE, _DIR_MODE = 0o644, 0o755
 
@@ -111,6 +114,11 @@ def _won(season) -> list[tuple[str, str]]:
     return out
 
 
+def _picture_names(season: SeasonRecord) -> tuple[str, str]:
+    """The files of a season's two pictures: the board before with the orders, the board after."""
+    return f"{season.slug}.png", f"{season.slug}-after.png"
+
+
 class SiteWriter:
     """Writes the archive site under ``root``.
 
@@ -128,38 +136,31 @@ class SiteWriter:
 
     # -- pages ------------------------------------------------------------------------------
 
-    def season_page(self, record: GameRecord, index: int, maps: tuple[str | None, str] | None = None) -> str:
-        """A season's page; ``maps``, its two maps as :func:`season_maps` draws them unscoped. The
-        map before is the season's stored picture (``<phase>.png``) when it has one."""
+    def season_page(self, record: GameRecord, index: int, sizes: tuple[tuple[int, int], tuple[int, int]]) -> str:
+        """A season's page; ``sizes``, the width and height of its two pictures (before, after)."""
         season = record.seasons[index]
         previous = record.seasons[index - 1].slug if index > 0 else None
         # only a page that exists: the season after this one has none until it is adjudicated
         following = record.seasons[index + 1].slug if index + 1 < len(record.seasons) else None
-        before, after = maps or season_maps(season, size=self.map_size, prefixed=False)
-        before, after = (scoped(before, "before") if before is not None else None), scoped(after, "after")
-        picture = None
-        if before is None:
-            width, height = png_size(season.picture)
-            picture = {"src": f"{season.slug}.png", "width": width, "height": height}
+        before, after = ({"src": name, "width": w, "height": h}
+                         for name, (w, h) in zip(_picture_names(season), sizes))
         return self.env.get_template("season.html.j2").render(
-            game_name=record.name, season=season, previous=previous, next=following, map_before=before,
-            map_after=after, has_prestige=season.before.prestige is not None, powers=_powers(record),
+            game_name=record.name, season=season, previous=previous, next=following, before=before, after=after,
+            has_prestige=season.before.prestige is not None, powers=_powers(record),
             dislodged=season.events.get("dislodged") or [], won=_won(season), year_end=season.year_end(),
-            power_name=season.variant.power_name, written_at=_when(season.adjudicated_at),
-            picture=picture, full_before=f"{season.slug}.png" if picture else f"{season.slug}-before.svg",
-            full_after=f"{season.slug}-after.svg")
+            power_name=season.variant.power_name, written_at=_when(season.adjudicated_at))
 
-    def game_page(self, record: GameRecord) -> str:
+    def game_page(self, record: GameRecord, board: tuple[int, int] | None = None) -> str:
+        """A game's page; ``board``, the width and height of its picture of the board now, if any."""
         history = record.centre_history()
         start_prestige = dict(record.start.prestige.prestige) if record.start.prestige is not None else {}
-        board = (render_svg(record.variant, record.current, size=self.map_size)
-                 if record.current is not None else None)
         current = record.current or (record.seasons[-1].after if record.seasons else record.start)
         players = {p["power"]: p for p in record.players}
+        picture = {"src": BOARD, "width": board[0], "height": board[1]} if board else None
         return self.env.get_template("game_index.html.j2").render(
             game=record, outcome=outcome_text(record.outcome), chart=centre_chart(record.variant, history),
             centre_history=history, prestige_history=record.prestige_history(), start_prestige=start_prestige,
-            powers=_powers(record), written_at=self._now(), board=board, current=current, players=players)
+            powers=_powers(record), written_at=self._now(), board=picture, current=current, players=players)
 
     def index_page(self, games: list[dict[str, Any]]) -> str:
         return self.env.get_template("site_index.html.j2").render(games=games, written_at=self._now())
@@ -212,21 +213,27 @@ class SiteWriter:
         last = len(record.seasons) - 1
         for i, season in enumerate(record.seasons):
             path = folder / f"{season.slug}.html"
-            before = f"{season.slug}.png" if season.picture is not None else f"{season.slug}-before.svg"
-            keep.update({path.name, before, f"{season.slug}-after.svg"})
+            names = _picture_names(season)
+            keep.update({path.name, *names})
             # a season rolled back and adjudicated anew has a new version: its page is rewritten, and
             # so is the last one before a new season, which now links to it
             if (rewrite or not path.exists() or written.get(season.slug) != season.version
                     or (i == last - 1 and record.seasons[last].slug not in written)):
-                maps = season_maps(season, size=self.map_size, prefixed=False)
-                write_file(path, self.season_page(record, i, maps))
                 # the map before: the picture stored with the season, as Discord and the mail sent it
-                write_file(folder / before, season.picture if maps[0] is None else maps[0])
-                write_file(folder / f"{season.slug}-after.svg", maps[1])
+                pictures = (before_png(record.name, season, size=self.map_size),
+                            after_png(record.name, season, size=self.map_size))
+                for name, data in zip(names, pictures):
+                    write_file(folder / name, data)
+                write_file(path, self.season_page(record, i, tuple(png_size(p) for p in pictures)))
         for stale in folder.iterdir():
             if _SEASON_FILE.match(stale.name) and stale.name not in keep:
                 stale.unlink(missing_ok=True)
-        write_file(folder / "index.html", self.game_page(record))
+        board = board_png(record, size=self.map_size)
+        if board is not None:
+            write_file(folder / BOARD, board)
+        else:
+            (folder / BOARD).unlink(missing_ok=True)
+        write_file(folder / "index.html", self.game_page(record, png_size(board) if board is not None else None))
         summary = {"name": record.name, "slug": game_slug(record.name),
                    "variant": record.variant.name, "variant_title": record.variant.title, "status": record.status,
                    "phase": record.phase, "phase_name": _phase_name(record.phase), "seasons": len(record.seasons),

@@ -1,0 +1,194 @@
+"""What a picture needs to know about a board and a season, read in one place.
+
+Every read of a season's outcome (:class:`~adjudicator.results.Adjudication`: its results, the
+judge's own orders, its events, the next position) and of the prestige rules' state and orders
+happens here, and nowhere else in :mod:`bot.render`: the rest of the picture code sees only the
+plain values below. :func:`season_facts` reads an adjudicated season; :func:`board_facts` a
+board with orders not yet adjudicated (or none).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from adjudicator.orders import Order, UnitOrder
+from adjudicator.position import Position
+from adjudicator.prestige.orders import Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
+from adjudicator.prestige.state import lord_of
+from adjudicator.results import Adjudication, Outcome
+from adjudicator.turn import supplied_by
+from adjudicator.variant import Variant
+from adjudicator.vocab import NEUTRAL, PhaseKind, Power, ProvinceId, Unit
+
+SUCCEEDED, FAILED, INVALID, PENDING = "succeeded", "failed", "invalid", ""
+"""How an order is drawn: carried out, failed, could not be given, not adjudicated yet."""
+
+_STATUS = {Outcome.SUCCEEDS: SUCCEEDED, Outcome.FAILS: FAILED, Outcome.INVALID: INVALID}
+
+GIVEN, RANDOM, BRIBED, DISORDER = "given", "random", "bribe", "disorder"
+"""Who gave an order drawn: its power, chance (a neutral's retreat), a briber, civil disorder."""
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A unit's order drawn on the board, with how it went and who gave it."""
+
+    order: UnitOrder
+    status: str = PENDING
+    given_by: str = GIVEN
+
+
+@dataclass(frozen=True)
+class Bid:
+    """A prestige order that has a place on the map: a VASSAL or BRIBE bid for the unit in
+    ``province``, a SEIZE FIEF or a REBEL bid for the centre there."""
+
+    kind: str
+    """``vassal``, ``bribe``, ``fief`` or ``rebel``."""
+    power: Power
+    province: ProvinceId
+    amount: int | None
+    status: str = PENDING
+
+
+@dataclass(frozen=True)
+class Pledge:
+    """A prestige order with no place on the map: SECURE LOYALTY, or LEND to ``to``."""
+
+    kind: str
+    """``loyalty`` or ``lend``."""
+    power: Power
+    amount: int
+    to: Power | None = None
+    status: str = PENDING
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A power as the legend shows it after the season: centres and prestige, with the change."""
+
+    power: Power
+    centres: int
+    centres_before: int
+    units: int
+    prestige: int | None = None
+    prestige_before: int | None = None
+
+
+@dataclass(frozen=True)
+class Facts:
+    """Everything a picture draws besides the map itself."""
+
+    board: Position
+    """The board whose units are drawn (the one the orders were given on)."""
+    owners: Mapping[ProvinceId, Power]
+    """Who owns each supply centre, as the picture shows it: after the season when it changed hands."""
+    orders: tuple[Drawn, ...] = ()
+    bids: tuple[Bid, ...] = ()
+    pledges: tuple[Pledge, ...] = ()
+    dislodged: frozenset[ProvinceId] = frozenset()
+    """Provinces whose unit this season dislodged (a movement phase's picture)."""
+    lords: Mapping[ProvinceId, Power] = field(default_factory=dict)
+    """Neutral units held in vassaldom, by where they stand on ``board``: the lord."""
+    bribed: Mapping[ProvinceId, Power] = field(default_factory=dict)
+    """Units a briber commanded this season, by where they stand: the briber."""
+    standings: tuple[Standing, ...] = ()
+    adjudicated: bool = False
+
+
+def _bid(order: Order, status: str) -> Bid | Pledge | None:
+    if isinstance(order, Vassal):
+        return Bid("vassal", order.power, order.location.province, order.bid, status)
+    if isinstance(order, Bribe):
+        return Bid("bribe", order.power, order.location.province, order.bid, status)
+    if isinstance(order, SeizeFief):
+        return Bid("fief", order.power, order.province, None, status)
+    if isinstance(order, Rebel):
+        return Bid("rebel", order.power, order.province, order.bid, status)
+    if isinstance(order, SecureLoyalty):
+        return Pledge("loyalty", order.power, order.bid, None, status)
+    if isinstance(order, Lend):
+        return Pledge("lend", order.power, order.amount, order.to, status)
+    return None
+
+
+def _prestige(position: Position) -> Mapping[Power, int] | None:
+    state = position.prestige
+    return None if state is None else state.prestige
+
+
+def _lords(board: Position, won: Mapping[ProvinceId, Power] = {}) -> dict[ProvinceId, Power]:
+    out = dict(won)
+    if board.prestige is not None:
+        for unit in board.units:
+            lord = lord_of(board.prestige, unit)
+            if lord is not None:
+                out[unit.province] = lord
+    return out
+
+
+def _standings(variant: Variant, before: Position, after: Position) -> tuple[Standing, ...]:
+    was, now = before.center_counts(), after.center_counts()
+    had, has = _prestige(before), _prestige(after)
+    out = []
+    for power in variant.powers:
+        out.append(Standing(power, now.get(power, 0), was.get(power, 0), len(after.units_of(power)),
+                            None if has is None else has.get(power, 0), None if had is None else had.get(power, 0)))
+    return tuple(out)
+
+
+def board_facts(variant: Variant, position: Position, orders: Sequence[Order] = ()) -> Facts:
+    """A board, with orders not yet adjudicated (a player's own, say) drawn on it."""
+    drawn, bids, pledges = [], [], []
+    for order in orders:
+        extra = _bid(order, PENDING)
+        if isinstance(extra, Bid):
+            bids.append(extra)
+        elif isinstance(extra, Pledge):
+            pledges.append(extra)
+        elif isinstance(order, UnitOrder):
+            drawn.append(Drawn(order))
+    return Facts(position, dict(position.supply_centers), tuple(drawn), tuple(bids), tuple(pledges),
+                 lords=_lords(position), standings=_standings(variant, position, position))
+
+
+def season_facts(variant: Variant, before: Position, adjudication: Adjudication) -> Facts:
+    """A season as adjudicated: the board it began from, every order players gave with its
+    outcome, the orders the judge gave that change the board (a neutral's random retreat, the
+    order written with a winning BRIBE, a removal in civil disorder), the units it dislodged,
+    and the centres, counts and prestige as they stand after it."""
+    after = adjudication.position
+    drawn, bids, pledges = [], [], []
+    won_vassals: dict[ProvinceId, Power] = {}
+    for result in adjudication.results:
+        status = _STATUS[result.outcome]
+        extra = _bid(result.order, status)
+        if isinstance(extra, Bid):
+            bids.append(extra)
+            if extra.kind == "vassal" and status == SUCCEEDED:
+                won_vassals[extra.province] = extra.power
+        elif isinstance(extra, Pledge):
+            pledges.append(extra)
+        elif isinstance(result.order, UnitOrder):
+            drawn.append(Drawn(result.order, status))
+    for result in adjudication.implicit:
+        why = supplied_by(variant, adjudication, result)
+        if why in (RANDOM, BRIBED, DISORDER) and isinstance(result.order, UnitOrder):
+            drawn.append(Drawn(result.order, _STATUS[result.outcome], why))
+    events = adjudication.events
+    dislodged: frozenset[ProvinceId] = frozenset()
+    bribed: dict[ProvinceId, Power] = {}
+    if before.phase.kind is PhaseKind.MOVEMENT:
+        dislodged = frozenset(Unit.parse(d["unit"]).province for d in events.get("dislodged") or ())
+        bribed = {ProvinceId(p): Power(b) for p, b in (events.get("bribed") or {}).items()}
+    return Facts(before, dict(after.supply_centers), tuple(drawn), tuple(bids), tuple(pledges), dislodged,
+                 _lords(before, won_vassals), bribed, _standings(variant, before, after), adjudicated=True)
+
+
+def is_neutral(power: Power) -> bool:
+    return power == NEUTRAL
+
+
+__all__ = ["BRIBED", "Bid", "DISORDER", "Drawn", "FAILED", "Facts", "GIVEN", "INVALID", "PENDING", "Pledge",
+           "RANDOM", "SUCCEEDED", "Standing", "board_facts", "is_neutral", "season_facts"]

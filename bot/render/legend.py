@@ -1,0 +1,274 @@
+"""The band under the map: the game and the season, each power with its centres and prestige
+as they stand after the season (and how they changed), the prestige orders that have no place
+on the map, and a key to every kind of symbol the picture uses.
+
+Who bid what and what it cost is not repeated here: every bid is drawn where it applies, and
+the season's results list each one with its outcome.
+
+The band has the same height in every picture of a map (:func:`band_height`: room for every
+power and the whole key), so that it is part of the base every picture copies; what a season
+writes in it is pasted in blocks (the title, a row per power, the key), each drawn once and
+kept, since the same rows and keys come back season after season.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Sequence
+
+from PIL import Image
+
+from adjudicator.variant import Variant, get_variant
+
+from . import fonts, palette, sprites
+from .facts import FAILED, INVALID, PENDING, SUCCEEDED, Facts, Pledge, Standing
+from .layout import UNIT_R, WIDTH
+from .scene import ARROW_WIDTH, THIN_WIDTH, Line
+from .strokes import CROSSING_WIDTH, Canvas, crossing_ends
+
+MARGIN = 14.0
+TITLE_SIZE = 21.0
+TEXT_SIZE = 17.0
+SMALL_SIZE = 15.0
+ROW = 26.0
+TITLE_HEIGHT = MARGIN + TITLE_SIZE + SMALL_SIZE * 1.5 + 8
+"""Picture units: the legend is set at the map's scale."""
+
+KEY = {
+    "army": "army", "fleet": "fleet", "neutral": "neutral", "centre": "supply centre",
+    "changed": "centre taken this season", "move": "move", "support": "support", "convoy": "convoy",
+    "hold": "hold", "retreat": "retreat", "random retreat": "retreat at random (neutral)", "build": "build",
+    "disband": "disband", "dislodged": "dislodged", "failed": "failed", "invalid": "could not be given",
+    "vassal": "vassal of", "bribed": "bribed by", "bribe": "BRIBE bid", "fief": "SEIZE FIEF", "rebel": "REBEL bid",
+    "vassal bid": "VASSAL bid", "crossing": "strait crossing",
+}
+"""Every kind of symbol, in the order the key lists them, with its words."""
+
+_MARK = {SUCCEEDED: " \u2713", FAILED: " \u2717", INVALID: " (could not be given)", PENDING: ""}
+
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n > 0 else f"\u2212{-n}" if n < 0 else "\u00b10"
+
+
+def pledge_text(pledges: Sequence[Pledge]) -> str:
+    """A power's SECURE LOYALTY and LEND orders, with how they went."""
+    out = []
+    for p in pledges:
+        if p.kind == "loyalty":
+            out.append(f"SECURE LOYALTY {p.amount}{_MARK[p.status]}")
+        else:
+            out.append(f"LEND {p.amount} to {p.to}{_MARK[p.status]}")
+    return ", ".join(out)
+
+
+class _Block:
+    """A white block of the legend ``width`` pixels wide, drawn on in picture units."""
+
+    def __init__(self, width: int, height: float) -> None:
+        self.scale = width / WIDTH
+        self.image = Image.new("RGB", (width, max(1, round(height * self.scale))), palette.LEGEND_BG)
+        self.words: list[str] = []
+
+    def text(self, x: float, y: float, words: str, size: float, *, bold: bool = False, colour: str = palette.INK,
+             room: float | None = None) -> float:
+        """Words with their baseline at ``y``; returns where they end (picture units)."""
+        s = self.scale
+        words = self._fit(words, size, bold, room)
+        self.words.append(words)
+        sprite, base = sprites.text(words, size * s, colour, bold)
+        self.image.paste(sprite, (round(x * s), round(y * s) - base), sprite)
+        return x + sprite.width / s
+
+    def _fit(self, words: str, size: float, bold: bool, room: float | None) -> str:
+        if room is None:
+            return words
+        face = fonts.font(size * self.scale, bold=bold)
+        if face.getlength(words) <= room * self.scale:
+            return words
+        while words and face.getlength(words + "\u2026") > room * self.scale:
+            words = words[:-1]
+        return words + "\u2026"
+
+    def sprite(self, sprite: sprites.Sprite, at: tuple[float, float]) -> None:
+        sprites.paste(self.image, sprite, at, self.scale)
+
+    def mark(self, mark) -> None:
+        Canvas(self.image, self.scale).line(mark)
+
+
+def _symbol(block: _Block, kind: str, x: float, y: float) -> None:
+    """A small drawing of one kind of symbol, centred on (x, y), about 34 wide."""
+    s = block.scale
+    grey = palette.NEUTRAL
+    if kind in ("army", "fleet"):
+        block.sprite(sprites.unit("#FFFFFF", "plain", kind == "fleet", s), (x, y))
+    elif kind == "neutral":
+        block.sprite(sprites.unit(grey, "plain", False, s), (x, y))
+    elif kind == "centre":
+        block.sprite(sprites.dot(None, False, s), (x, y))
+    elif kind == "changed":
+        block.sprite(sprites.dot(grey, True, s), (x, y))
+    elif kind in ("move", "failed", "invalid"):
+        status = {"move": PENDING, "failed": FAILED, "invalid": INVALID}[kind]
+        end = x + (17 if kind == "move" else 10)
+        block.mark(Line(kind, ((x - 17, y), (end, y)), grey, ARROW_WIDTH, head=True, status=status))
+        if kind == "failed":
+            block.sprite(sprites.cross(5.5, s), (end, y))
+        elif kind == "invalid":
+            block.sprite(sprites.no_sign(6.5, s), (end, y))
+    elif kind in ("retreat", "random retreat"):
+        block.mark(Line(kind, ((x - 17, y), (x + 17, y)), grey, ARROW_WIDTH - 0.8, casing=palette.DISLODGED, head=True))
+    elif kind in ("support", "convoy"):
+        block.mark(Line(kind, ((x - 17, y), (x + 14, y)), grey, THIN_WIDTH, end=True))
+        if kind == "convoy":
+            block.sprite(sprites.ring(grey, 8.0, THIN_WIDTH, palette.INK, PENDING, s), (x - 8, y))
+    elif kind in ("hold", "build"):
+        block.sprite(sprites.ring(grey, 10.0, 2.6, palette.INK, PENDING, s), (x, y))
+        if kind == "build":
+            block.sprite(sprites.unit(grey, "plain", False, s, True), (x, y))
+    elif kind == "disband":
+        block.sprite(sprites.cross(UNIT_R - 2, s), (x, y))
+    elif kind == "dislodged":
+        block.sprite(sprites.unit(grey, "plain", False, s, True), (x, y))
+        block.sprite(sprites.ring(palette.DISLODGED, 10.5, 2.0, None, PENDING, s), (x, y))
+    elif kind in ("vassal", "bribed"):
+        block.sprite(sprites.badge("vassal" if kind == "vassal" else "bribe", grey, s), (x, y))
+    elif kind in ("bribe", "fief", "rebel", "vassal bid"):
+        tag = "vassal" if kind == "vassal bid" else kind
+        block.sprite(sprites.tag(tag, grey, None if kind == "fief" else 2, False, s), (x, y))
+    elif kind == "crossing":
+        p, q = (x - 15, y), (x + 15, y)
+        block.mark(Line(kind, (p, q), palette.INK, CROSSING_WIDTH, casing=palette.HALO))
+        for a, b in crossing_ends(p, q):
+            block.mark(Line(kind, (a, b), palette.INK, CROSSING_WIDTH - 1.2, casing=palette.INK))
+
+
+def _key_lines(used: frozenset[str], scale: float) -> list[list[tuple[str, float]]]:
+    """The key's symbols, line by line, each with where it starts."""
+    lines: list[list[tuple[str, float]]] = [[]]
+    x = MARGIN
+    for kind in KEY:
+        if kind not in used:
+            continue
+        w = 44 + fonts.font(SMALL_SIZE * scale).getlength(KEY[kind]) / scale
+        if x + w > WIDTH - MARGIN and x > MARGIN:
+            x = MARGIN
+            lines.append([])
+        lines[-1].append((kind, x))
+        x += w + 16
+    return lines if lines[0] else []
+
+
+@functools.lru_cache(maxsize=128)
+def key_block(used: frozenset[str], width: int) -> Image.Image:
+    """The key to the symbols ``used``."""
+    scale = width / WIDTH
+    lines = _key_lines(used, scale)
+    block = _Block(width, ROW * len(lines) + ROW * 0.4)
+    for i, line in enumerate(lines):
+        y = ROW * (i + 0.8)
+        for kind, x in line:
+            _symbol(block, kind, x + 17, y - 5)
+            block.text(x + 40, y, KEY[kind], SMALL_SIZE)
+    return block.image
+
+
+@functools.lru_cache(maxsize=256)
+def title_block(title: str, subtitle: str, width: int) -> Image.Image:
+    block = _Block(width, TITLE_HEIGHT)
+    y = MARGIN + TITLE_SIZE
+    block.text(MARGIN, y, title, TITLE_SIZE, bold=True, room=WIDTH - 2 * MARGIN)
+    block.text(MARGIN, y + SMALL_SIZE * 1.5, subtitle, SMALL_SIZE, colour=palette.LAND_LABEL, room=WIDTH - 2 * MARGIN)
+    return block.image
+
+
+def row_words(variant: Variant, standing: Standing, pledges: str, adjudicated: bool) -> tuple[str, str, str, str]:
+    """A power's row: its name, its centres, its units, its prestige (each with how it changed)."""
+    info = variant.powers[standing.power]
+    name = info.name[4:] if info.name.startswith("The ") else info.name
+    change = f" ({_signed(standing.centres - standing.centres_before)})" if adjudicated and \
+        standing.centres != standing.centres_before else ""
+    centres = f"{standing.centres} centre{'s' if standing.centres != 1 else ''}{change}"
+    units = f"\u00b7 {standing.units} unit{'s' if standing.units != 1 else ''}"
+    prestige = ""
+    if standing.prestige is not None:
+        change = f" ({_signed(standing.prestige - (standing.prestige_before or 0))})" if adjudicated and \
+            standing.prestige != standing.prestige_before else ""
+        prestige = f"{standing.prestige} prestige{change}"
+    return name, centres, units, prestige
+
+
+@functools.lru_cache(maxsize=1024)
+def row_block(variant_name: str, standing: Standing, pledges: str, adjudicated: bool, width: int) -> Image.Image:
+    variant = get_variant(variant_name)
+    block = _Block(width, ROW)
+    y = ROW * 0.72
+    colour = palette.power_colour(variant, standing.power)
+    pattern = palette.patterns(variant).get(standing.power, "plain")
+    block.sprite(sprites.unit(colour, pattern, False, block.scale), (MARGIN + 11, y - 6))
+    name, centres, units, prestige = row_words(variant, standing, pledges, adjudicated)
+    block.text(MARGIN + 30, y, name, TEXT_SIZE, room=340)
+    x = block.text(390, y, centres, TEXT_SIZE, bold=True)
+    block.text(x + 6, y, units, TEXT_SIZE)
+    if prestige:
+        block.text(600, y, prestige, TEXT_SIZE, bold=True)
+    if pledges:
+        block.text(770, y, pledges, SMALL_SIZE, room=WIDTH - MARGIN - 770)
+    return block.image
+
+
+@functools.cache
+def band_height(variant_name: str, width: int) -> int:
+    """The legend band's height in pixels: room for the title, every power and the whole key."""
+    variant = get_variant(variant_name)
+    scale = width / WIDTH
+    lines = len(_key_lines(frozenset(KEY), scale))
+    return round((TITLE_HEIGHT + ROW * len(variant.powers) + ROW * 0.6 + ROW * lines + ROW * 0.4 + MARGIN) * scale)
+
+
+def draw_legend(image: Image.Image, top: int, variant: Variant, facts: Facts, used: frozenset[str], title: str,
+                subtitle: str) -> None:
+    """Paste the legend's blocks into the band of ``image`` that starts ``top`` pixels down."""
+    width = image.width
+    scale = width / WIDTH
+    pledges: dict[str, list[Pledge]] = {}
+    for p in facts.pledges:
+        pledges.setdefault(p.power, []).append(p)
+    y = top + round(2 * scale)
+    block = title_block(title, subtitle, width)
+    image.paste(block, (0, y))
+    y += block.height
+    for standing in facts.standings:
+        block = row_block(variant.name, standing, pledge_text(pledges.get(standing.power, ())), facts.adjudicated,
+                          width)
+        image.paste(block, (0, y))
+        y += block.height
+    y += round(ROW * 0.6 * scale)
+    image.paste(key_block(used, width), (0, y))
+
+
+def legend_words(variant: Variant, facts: Facts, used: frozenset[str], title: str, subtitle: str) -> list[str]:
+    """Everything the legend writes, in order (what a reader of the picture reads there)."""
+    pledges: dict[str, list[Pledge]] = {}
+    for p in facts.pledges:
+        pledges.setdefault(p.power, []).append(p)
+    words = [title, subtitle]
+    for standing in facts.standings:
+        text = pledge_text(pledges.get(standing.power, ()))
+        words += [w for w in row_words(variant, standing, text, facts.adjudicated) if w] + ([text] if text else [])
+    words += [KEY[k] for k in KEY if k in used]
+    return words
+
+
+def sample_blocks(variant: Variant, width: int) -> list[Image.Image]:
+    """Legend blocks with every symbol and the longest words, for the palette."""
+    standings = [Standing(p, 10, 9, 10, 5, 7) for p in variant.powers]
+    blocks = [title_block("Sample game \u00b7 Fall 1101 Movement", variant.title, width),
+              key_block(frozenset(KEY), width)]
+    blocks += [row_block(variant.name, s, "SECURE LOYALTY 2 \u2713", True, width) for s in standings]
+    return blocks
+
+
+__all__ = ["KEY", "band_height", "draw_legend", "key_block", "legend_words", "pledge_text", "row_block",
+           "sample_blocks", "title_block"]

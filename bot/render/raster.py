@@ -1,0 +1,85 @@
+"""A picture's pixels: the map's shared layers (:mod:`bot.render.layers`), the owned land, the
+marks of a :class:`~bot.render.scene.Scene` and the legend (:mod:`bot.render.legend`),
+composed with Pillow and aggdraw and written as a PNG with the map's own palette.
+
+Nothing is interpreted per picture: the base is copied, each owned province pasted (tinted and
+hatched once per owner, then kept), each line drawn directly (aggdraw, anti-aliased, on the
+part of the picture it covers), the names an arrow crosses pasted again over it, and every
+unit, dot, badge and tag pasted from a sprite drawn once. The PNG is written with the map's
+palette (made once, :func:`bot.render.layers.sample_palette`).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Iterable
+
+from PIL import Image
+
+from adjudicator.variant import Variant
+from adjudicator.vocab import NEUTRAL, UnitType
+
+from . import palette, sprites
+from .facts import FAILED
+from .layers import MapLayers
+from .scene import Badge, Dot, Line, Outcome, Ring, Scene, Tag, Token
+from .strokes import Canvas
+
+PNG_LEVEL = 3
+"""zlib's level for the PNG: as small as level 6 within a tenth, in half the time."""
+def draw_map(variant: Variant, layers: MapLayers, scene: Scene, owned: Iterable[tuple[str, str]]) -> Image.Image:
+    """A picture's map drawn on a copy of the base (whose legend band is left for
+    :func:`bot.render.legend.draw_legend`): the owned land (province, owner) and the marks."""
+    image = layers.base.copy()
+    s = layers.scale
+    leans = palette.hatch_leans(variant)
+    for province, owner in owned:
+        if province not in layers.masks:
+            continue
+        colour = palette.power_colour(variant, owner)
+        patch, at, mask = layers.owned(province, palette.owned_tint(colour), palette.hatch_colour(colour),
+                                       leans.get(owner, 1))
+        image.paste(patch, at, mask)
+    canvas = Canvas(image, s)
+    touched = canvas.lines([m for m in scene.marks if isinstance(m, Line)])
+    for mark in scene.marks:    # the rings of orders lie under the names too
+        if isinstance(mark, Ring) and mark.kind != "dislodged":
+            touched.append(_ring(image, mark, s))
+    for sprite, at in layers.names_over(touched):   # the names the lines crossed, over them again
+        image.paste(sprite, at, sprite)
+    patterns = palette.patterns(variant)
+    for mark in scene.marks:
+        if isinstance(mark, Dot):
+            colour = palette.power_colour(variant, mark.owner) if mark.owner else None
+            sprites.paste(image, sprites.dot(colour, mark.changed, s), mark.at, s)
+        elif isinstance(mark, Token):
+            colour = palette.power_colour(variant, mark.power)
+            pattern = "plain" if mark.power == NEUTRAL else patterns.get(mark.power, "plain")
+            sprites.paste(image, sprites.unit(colour, pattern, mark.type is UnitType.FLEET, s, mark.small), mark.at, s)
+        elif isinstance(mark, Ring) and mark.kind == "dislodged":
+            _ring(image, mark, s)
+        elif isinstance(mark, Badge):
+            sprites.paste(image, sprites.badge(mark.kind, mark.colour, s), mark.at, s)
+        elif isinstance(mark, Tag):
+            sprites.paste(image, sprites.tag(mark.kind, mark.colour, mark.amount, mark.status == FAILED, s), mark.at, s)
+        elif isinstance(mark, Outcome):
+            sprite = sprites.no_sign(mark.r, s) if mark.kind == "no" else sprites.cross(mark.r, s)
+            sprites.paste(image, sprite, mark.at, s)
+    return image
+
+
+def _ring(image: Image.Image, mark: Ring, scale: float) -> tuple[int, int, int, int]:
+    sprite = sprites.ring(mark.colour, mark.r, mark.width, mark.casing, mark.status, scale)
+    sprites.paste(image, sprite, mark.centre, scale)
+    x, y = round(mark.centre[0] * scale - sprite[1]), round(mark.centre[1] * scale - sprite[2])
+    return x, y, x + sprite[0].width, y + sprite[0].height
+
+
+def png(image: Image.Image, layers: MapLayers) -> bytes:
+    """The picture written as a PNG with the map's palette."""
+    out = io.BytesIO()
+    image.quantize(palette=layers.palette, dither=Image.Dither.NONE).save(out, "PNG", compress_level=PNG_LEVEL)
+    return out.getvalue()
+
+
+__all__ = ["PNG_LEVEL", "draw_map", "png"]
