@@ -110,7 +110,7 @@ class Batch:
         standing = list(phase.standing.get(power, []))
         seq = max((o.seq for o in standing), default=0)
         for line in accepted:
-            gone = replaced(line.order, [o.order for o in standing])
+            gone = replaced(line.order, [o.order for o in standing], *phase.board)
             for earlier in [o for o in standing if any(o.order is g for g in gone)]:
                 standing.remove(earlier)
                 if earlier.id is not None:

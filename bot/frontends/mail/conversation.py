@@ -495,14 +495,11 @@ def _bribe_with_order(line) -> bool:
 
 
 def _refused(line) -> str:
-    """A refused line's answer: the reason, what would be accepted instead when the judge can say,
-    and for a build or removal beyond those allowed, how to change one that stands."""
+    """A refused line's answer: the reason, and what would be accepted instead when the judge can say."""
     text = _reason(line.reason)
     refusal = line.refusal
     if refusal is not None and refusal.accepted and refusal.accepted not in text:
         text += f" (accepted instead: {refusal.accepted})"
-    if refusal is not None and refusal.code in ("no-builds-left", "no-disbands-left"):
-        text += "; to change one of them, CLEAR <its province> first"
     return f"REJECTED: {text}"
 
 
