@@ -212,7 +212,7 @@ def test_the_game_masters_settings_draws_and_concessions_from_the_shell(env, cap
     out = capsys.readouterr().out
     assert out.startswith("g: changed movement phases, reminders before the deadline, time zone (announced to the "
                           "players; from the next deadline)\n")
-    assert "  movement phases: 1d12h\n" in out and "  reminders before the deadline: 12h, 1h\n" in out
+    assert "  movement phases: 1d12h\n" in out and "  reminders before the deadline: 12h, 1h (" in out
     assert main(["game", "status", "g"]) == Exit.OK
     out = capsys.readouterr().out
     assert "(standard)" in out and "  settings:\n" in out and "    time zone: Europe/Paris\n" in out
