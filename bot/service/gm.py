@@ -60,7 +60,13 @@ class GameMaster:
                            key=self._once(row, "resumed", now))
             session.add(row)
             view = self.ctx.view(session, row)
+            early = self.ctx.policy(row).early and not self.judge.unready(session, row)
+            game_id, version = row.id, row.version
         self.ctx.notify(timers)
+        if early:  # every power said it was ready while the game was paused
+            self.judge.adjudicate(game_id, version, trigger="early")
+            with self.ctx.db.session() as session:
+                view = self.ctx.view(session, self.ctx.game(session, game_id))
         return view
 
     def extend(self, game: str | int, actor: str | None, by: timedelta) -> GameView:

@@ -301,6 +301,16 @@ def test_early_adjudication_once_every_power_that_must_decide_is_ready(make_serv
     assert refused.value.why == "stranger" and refused.value.to_player() == "You are not playing in 'early'."
 
 
+def test_powers_ready_while_the_game_is_paused_end_the_phase_when_it_resumes(make_service, sqlite_db, clock):
+    service, _, _ = make_service(sqlite_db)
+    service.create_game("paused", "standard", "gm", policy=DeadlinePolicy(early=True))
+    service.join("paused", "ed", "ENG")
+    service.start("paused", "gm", fill_civil_disorder=True)
+    service.pause("paused", "gm")
+    assert not service.ready("paused", "ed").adjudicated
+    assert service.resume("paused", "gm").phase == "F1901M"
+
+
 def test_a_power_ready_without_orders_is_neither_reminded_nor_nmr_and_one_with_nothing_to_decide_is_refused(
         make_service, sqlite_db, clock):
     service, dispatcher, sink = make_service(sqlite_db)
