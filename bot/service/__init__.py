@@ -20,7 +20,7 @@ from typing import Callable
 from bot.store.database import Database
 from bot.store.rows import utcnow
 from .context import Context
-from .durations import MAX_DURATION, MIN_PHASE, format_duration, parse_duration, parse_moment
+from .durations import MAX_DURATION, MIN_PHASE, format_duration, parse_duration, parse_durations, parse_moment
 from .errors import (InputError, NoSuchGameError, NotAllowedError, NotFoundError, NotPlayingError, ServiceError,
                      UnplayedPowersError, WrongStateError)
 from .gm import GameMaster
@@ -133,5 +133,6 @@ __all__ = [
     "Ambiguous", "DeadlinePolicy", "GameEntry", "GameMaster", "GameService", "GameView", "InputError", "Judge", "Lobby",
     "MAX_DURATION", "MIN_PHASE", "NoGameError", "NoSuchGameError", "NotAllowedError", "NotFoundError", "NotPlayingError",
     "OrderDesk", "OrderLine", "PlayerOrders", "PlayerView", "PolicyChange", "Readiness", "Routed", "ServiceError",
-    "SubmissionReport", "UnplayedPowersError", "WrongStateError", "format_duration", "parse_duration", "parse_moment",
+    "SubmissionReport", "UnplayedPowersError", "WrongStateError", "format_duration", "parse_duration",
+    "parse_durations", "parse_moment",
 ]

@@ -205,12 +205,13 @@ class Context:
             variant, position = position_from_dict(game.position)
             centers = dict(sorted(position.center_counts().items()))
             must = tuple(sorted(to_decide(variant, position)))
+        policy = self.policy(game)
         views = tuple(PlayerView(p.player, p.power, p.status, p.nmr_count, p.power in ordered, p.draw_vote,
                                  p.concede_to, ready=self.is_ready(game, p)) for p in players)
         return GameView(id=game.id, name=game.name, variant=game.variant, rules=tuple(game.rules), gm=game.gm,
                         status=game.status, phase=game.phase, version=game.version, deadline_at=game.deadline_at,
                         players=views, centers=centers, must_order=must, outcome=game.outcome,
-                        timezone=self.policy(game).timezone)
+                        timezone=policy.timezone, early=policy.early)
 
     def finish(self, session, game: GameRow, outcome: dict, *, now: datetime | None = None,
                 key: str | None = None) -> None:

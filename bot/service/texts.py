@@ -29,12 +29,18 @@ def phase_name(phase: str | None) -> str:
 
 
 def started(game: str, variant: str, phase: str, deadline: datetime | None, assignments: dict[str, str],
-            tz: str = "UTC", unplayed: list[str] = ()) -> str:
+            tz: str = "UTC", unplayed: list[str] = (), *, early: bool = False) -> str:
     lines = [f"Game '{game}' ({variant}) has started.", "", "Powers:"]
     lines += [f"  {power}: {player}" for power, player in sorted(assignments.items())]
     lines += [f"  {power}: no player (civil disorder: its units hold)" for power in unplayed]
     lines += ["", f"Orders for {phase_name(phase)} ({phase}) are due by {when(deadline, tz)}."]
+    if early:
+        lines.append(EARLY)
     return "\n".join(lines) + "\n"
+
+
+EARLY = ("Early adjudication is on: a phase ends as soon as every power that must decide has said its orders are "
+         "final (ready).")
 
 
 AGAIN = "Adjudicated again: the game master rolled the game back, and these results replace the earlier ones."

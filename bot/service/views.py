@@ -44,6 +44,8 @@ class GameView:
     outcome: dict | None = None
     timezone: str = "UTC"
     """The game's time zone (its policy's): how its deadlines are shown, next to UTC."""
+    early: bool = False
+    """Early adjudication (its policy's): a phase ends once every power that must decide is ready."""
 
     def player_of(self, power: str) -> PlayerView | None:
         return next((p for p in self.players if p.power == power), None)
