@@ -142,6 +142,8 @@ def submission_reply(report: SubmissionReport, variant: Variant) -> Reply:
     tail = _to_decide(report.duty, report.phase, variant)
     tail.append(_standing_header(len(report.standing), report.phase))
     tail += [f"• {_words(line, variant)}" for line in report.standing]
+    if report.duty is not None and not report.duty.must_decide and report.standing:
+        tail.append("Nothing is left to decide: `/ready` once these orders are final.")
     if report.ready_cleared:
         tail.append("⚠️ You had said these orders were final; now that they changed, you are no longer ready: "
                     "`/ready` once they are.")
@@ -239,9 +241,16 @@ def readiness_text(answer: Readiness, variant: Variant) -> str:
     if not answer.ready:
         return f"Your orders for {where} are no longer marked final."
     out = [f"✅ Your orders for {where} are final."]
-    if answer.left.must_decide:
-        out += ["Left to the judge's default (units hold, dislodged units are disbanded, builds are waived, "
-                "removals follow civil disorder):"] + [f"· {line}" for line in spelled_duty(answer.left, variant)]
+    left = answer.left
+    if left.units:
+        bid = {"bid": " (if your bid wins)", "vassal": " (vassal)"}
+        out.append("Not ordered, so they hold: " + ", ".join(spelled_unit(c.unit, variant) + bid.get(c.by, "")
+                                                              for c in left.units))
+    elif left.retreats:
+        out.append("Not ordered, so disbanded: " + ", ".join(spelled_unit(u, variant) for u, _ in left.retreats))
+    elif left.must_decide:
+        out += ["Not decided, so builds are waived and removals made as civil disorder makes them:"]
+        out += [f"· {line}" for line in spelled_duty(left, variant)]
     if answer.adjudicated:
         out.append(f"Every power was ready: {answer.phase} has been adjudicated, and the results are being posted.")
     elif not answer.early:
@@ -249,10 +258,11 @@ def readiness_text(answer: Readiness, variant: Variant) -> str:
                    f"{deadline_text(answer.game.deadline_at)}. New orders before then make you not ready.")
     elif answer.waiting_for:
         n = len(answer.waiting_for)
-        out.append(f"The phase ends as soon as the other {n} power{'s' if n != 1 else ''} that must decide "
-                   f"{'are' if n != 1 else 'is'} ready too, or at its deadline, {deadline_text(answer.game.deadline_at)}. "
-                   "New orders make you not ready.")
+        others = "the other power that must decide is" if n == 1 else f"the other {n} powers that must decide are"
+        out.append(f"The phase ends as soon as {others} ready too, or at its deadline, "
+                   f"{deadline_text(answer.game.deadline_at)}. New orders make you not ready.")
     return "\n".join(out)
+
 
 
 def refusal_text(refusal: Exception) -> str:

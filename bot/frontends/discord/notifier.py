@@ -184,9 +184,10 @@ class DiscordNotifier:
         name = file_name(f"{season.version:04d}-{season.phase}", "txt")
         await self._post_embeds(thread, f"{a.key}#archive", results_detail(season, get_variant(entry.variant)),
                                 (name, report),
-                                text=f"**{phase_name(str(season.phase))}**: every order with its outcome; the season's "
-                                     "full report (orders as written, results, units, centres, prestige, seed) is "
-                                     "attached.")
+                                text=f"**{phase_name(str(season.phase))}**"
+                                     + (" (adjudicated again, after a rollback)" if a.data.get("again") else "")
+                                     + ": every order with its outcome; the season's full report (orders as written, "
+                                     "results, units, centres, prestige, seed) is attached.")
 
     async def _post_embeds(self, channel, key: str, embeds: list[discord.Embed], attachment: tuple[str, bytes] | None,
                            *, text: str = "") -> None:

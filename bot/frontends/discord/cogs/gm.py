@@ -157,6 +157,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
             await reply(interaction, f"Settings of '{game.name}' (give any of them to change it):\n"
                         + "\n".join(settings_lines(policy)))
             return
+        await interaction.response.defer(ephemeral=True, thinking=True)  # early adjudication turned on may adjudicate
         change = await self.bot.call(self.service.set_policy, game.name, acting_gm(interaction, game), changes)
         if not change.changed:
             await reply(interaction, f"Nothing to change: the settings of '{game.name}' were already so.")

@@ -126,6 +126,7 @@ class Player(commands.Cog):
                            ready="True: final (new orders take it back); False: not final any more")
     async def ready(self, interaction: discord.Interaction, game: RunningGame | None = None, ready: bool = True) -> None:
         entry = await my_game(interaction, game)
+        await interaction.response.defer(ephemeral=True, thinking=True)  # the last one ready adjudicates the phase
         answer = await self.bot.call(self.service.ready, entry.name, player_key(interaction.user), ready)
         await reply(interaction, readiness_text(answer, get_variant(entry.variant)))
         if answer.adjudicated:
@@ -144,7 +145,7 @@ class Player(commands.Cog):
                                    None if withdraw else to)
         variant = get_variant(entry.variant)
         if view.status == "ended":
-            text = f"'{view.name}' is over: {ending(view.outcome).strip()}"
+            text = f"{ending(view.outcome).strip()} ('{view.name}')"
         elif withdraw:
             text = f"Your concession in '{view.name}' is withdrawn."
         else:
