@@ -367,7 +367,7 @@ class GameMaster:
 
         They apply from the next deadline: this phase keeps its deadline, the phases after it last
         as set; grace, the NMR limit and early adjudication are read when this phase's deadline comes
-        (early: at once, when every power has its orders in already); the reminders of this phase
+        (early: at once, when every power that must decide is ready already); the reminders of this phase
         still to come are re-armed as set. Any state but ended; nothing that would change: nothing
         done or announced."""
         now = self.ctx.now()
