@@ -85,7 +85,7 @@ async def test_status_shows_the_deadline_as_a_discord_timestamp_who_has_ordered_
         await world.dm("GER", "A mun - bur")
         resp, text = await world.answer(world.players["GER"], "ready", {"game": "tannenberg"})
         assert resp.ephemeral and text.startswith("✅ Your orders for Spring 1901 Movement (S1901M) in 'tannenberg' "
-                                                  "are final.\nLeft to the judge's default")
+                                                  "are final.\nNot ordered, so they hold: F Kiel, A Berlin")
         assert "Early adjudication is off in 'tannenberg': the phase ends at its deadline" in text
         resp, text = await world.answer(world.players["ENG"], "status", {"game": "tannenberg"})
         deadline = int((start + timedelta(hours=48)).timestamp())
