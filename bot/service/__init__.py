@@ -100,6 +100,7 @@ class GameService:
     start = _Part("lobby")
     # a player's orders and votes
     route = _Part("orders")
+    departure = _Part("orders")
     submit_messages = _Part("orders")
     submit_orders = _Part("orders")
     submit_many = _Part("orders")

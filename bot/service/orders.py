@@ -4,6 +4,7 @@ the game."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Sequence
 
@@ -15,7 +16,7 @@ from bot.codec.values import order_from_json
 from bot.store import database
 from bot.store.rows import GameRow
 from .context import CIVIL_DISORDER_STATES, Context
-from .errors import NotAllowedError, ServiceError
+from .errors import NotAllowedError, NotPlayingError, ServiceError
 from .judge import Judge
 from .lobby import Lobby
 from .reading import read_message
@@ -42,21 +43,27 @@ class OrderDesk:
         except NoGameError as exc:
             raise self._why_no_game(player, exc) from None
 
-    def _why_no_game(self, player: str, refusal: NoGameError) -> NoGameError:
-        """``refusal`` (a message for no game), saying what happened to ``player`` when they play in no
-        running game because the game master took them off their power in one."""
-        if refusal.games or refusal.named is not None:
-            return refusal
+    def departure(self, player: str) -> NotPlayingError | None:
+        """Why ``player``, who plays in no running game, is out of one: the game master took them off
+        a power there, or out of it before its start (the latest such game); ``None`` when nothing
+        says so (they never played in one)."""
         with self.ctx.db.session() as session:
             for action in reversed(database.actions_in_games(session, ("remove", "replace", "take_over"), RUNNING)):
                 details = action.details or {}
                 if player in (details.get("player"), details.get("previous")):
                     why = self.ctx.not_playing(session, session.get(GameRow, action.game_id), player, None)
-                    if why.why != "stranger":
-                        return NoGameError(f"{why.to_player()} You play in no other running game, so there is "
-                                           "nothing to order.")
-                    break
-        return refusal
+                    return why if why.why != "stranger" else None
+        return None
+
+    def _why_no_game(self, player: str, refusal: NoGameError) -> NoGameError:
+        """``refusal`` (a message for no game), saying what happened to ``player`` when they play in no
+        running game because the game master took them off their power in one (:meth:`departure`)."""
+        if refusal.games or refusal.named is not None:
+            return refusal
+        gone = self.departure(player)
+        if gone is None:
+            return refusal
+        return NoGameError(f"{gone.to_player()} You play in no other running game, so there is nothing to order.")
 
     def submit_messages(self, messages: Sequence[tuple[str, str, GameEntry | None]]
                         ) -> list[SubmissionReport | Ambiguous | ServiceError]:
@@ -168,11 +175,7 @@ class OrderDesk:
         adjudication, the phase is adjudicated as soon as every power that must decide in it (and
         is played) is ready. Readiness counts as an answer: a power ready without orders (its units
         hold) is not late, nor reminded, nor NMR. A power with nothing to decide is refused."""
-        with self.ctx.db.session() as session:
-            row = self.ctx.game(session, game, lock=True)
-            self.ctx.require_status(row, "active", "paused")
-            players = database.players_of(session, row.id)
-            me = self.ctx.playing(session, row, players, player)
+        with self._playing(game, player) as (session, row, players, me):
             variant, position = position_from_dict(row.position)
             if ready and not duty(variant, position, me.power).must_decide:
                 raise ServiceError(f"{me.power} has nothing to decide in {row.phase}: the phase does not wait for it")
@@ -218,16 +221,22 @@ class OrderDesk:
         ``to`` the winner."""
         return self._vote(game, player, concede_to=to)
 
+    @contextmanager
+    def _playing(self, game: str | int, player: str):
+        """In one transaction: the running ``game``'s row (locked), its players, and the row of
+        ``player``, who must play a power of it (else :class:`NotPlayingError`, saying why not)."""
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, game, lock=True)
+            self.ctx.require_status(row, "active", "paused")
+            players = database.players_of(session, row.id)
+            yield session, row, players, self.ctx.playing(session, row, players, player)
+
     _UNSET = object()
 
     def _vote(self, game: str | int, player: str, *, draw: bool | None = None, concede_to=_UNSET) -> GameView:
         """A vote to end the game by agreement (a draw, a concession) recorded; the game ends when
         every surviving power's player in play (not in civil disorder) agrees."""
-        with self.ctx.db.session() as session:
-            row = self.ctx.game(session, game, lock=True)
-            self.ctx.require_status(row, "active", "paused")
-            players = database.players_of(session, row.id)
-            me = self.ctx.playing(session, row, players, player)
+        with self._playing(game, player) as (session, row, players, me):
             variant, position = position_from_dict(row.position)
             alive = list(survivors(variant, position))
             if draw is not None:

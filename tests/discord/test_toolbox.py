@@ -94,6 +94,10 @@ async def test_a_game_masters_year_with_slash_commands_only(world, caplog, monke
                 assert "joined" in text
             resp, text = await world.answer(gm, "game start", {"game": "Outremer"})
             assert "is active" in text
+            resp, text = await world.answer(newcomer, "join", {"game": "Outremer"})
+            assert f"'Outremer' is under way: <@{newcomer.id}> is on its waiting list (1 waiting)" in text
+            resp, text = await world.answer(newcomer, "status", {"game": "Outremer"})
+            assert f"Waiting list: <@{newcomer.id}>" in text and "(power to be drawn)" not in text
             resp, text = await world.answer(gm, "game assign", {"game": "Outremer", "player": newcomer})
             assert resp.ephemeral and text == ("'Outremer' is under way (S1101M); /game assign is not for a game in "
                                                "that state: to give one of its powers to a player now, use "
@@ -159,6 +163,9 @@ async def test_a_game_masters_year_with_slash_commands_only(world, caplog, monke
                                      "you no longer play in it. You play in no other running game") and "<@" not in answer
             resp, text = await world.answer(users["EDE"], "orders show", {"game": "Outremer"})
             assert text.startswith("The game master gave The County of Edessa") and "<@" not in text
+            resp, text = await world.answer(users["EDE"], "ready")  # no game named: the one they were in
+            assert text == ("The game master gave The County of Edessa in 'Outremer' to another player: you no "
+                            "longer play in it. You are in no other game.")
 
             # -- autumn: the removed power is not waited for ----------------------------------------------------
             await world.dm(users["ANT"], "A ant - sha\nA ale S A ant - sha\nA tar H\nF lat H")

@@ -201,6 +201,9 @@ async def my_game(interaction: discord.Interaction, game: GameEntry | None) -> G
     if len(mine) == 1:
         return mine[0]
     if not mine:
+        gone = await interaction.client.call(_service(interaction).departure, player_key(interaction.user))
+        if gone is not None:
+            raise app_commands.AppCommandError(f"{gone.to_player()} You are in no other game.")
         raise app_commands.AppCommandError("You are not in any game yet; name one with the `game` option "
                                            "or join one with `/join`.")
     raise app_commands.AppCommandError("You are in several games (" + ", ".join(g.name for g in mine)

@@ -247,12 +247,9 @@ class _Session:
         return True
 
     def _clear(self, command: Command) -> bool:
-        if not self._signed_on(command):
+        if not self._played(command):
             return True
         me, province = self.me, command.args[0].lower() if command.args else None
-        if me.player is None:
-            self.talk.echoes.append(Echo(command.echo, f"nobody plays {me.power} in '{me.game}' yet", ok=False))
-            return True
         try:
             left = self.service.clear_orders(me.game, me.player, province)
         except ServiceError as exc:
@@ -264,12 +261,9 @@ class _Session:
         return True
 
     def _ready(self, command: Command) -> bool:
-        if not self._signed_on(command):
+        if not self._played(command):
             return True
         me, ready = self.me, not command.args
-        if me.player is None:
-            self.talk.echoes.append(Echo(command.echo, f"nobody plays {me.power} in '{me.game}' yet", ok=False))
-            return True
         try:
             answer = self.service.ready(me.game, me.player, ready)
         except ServiceError as exc:
@@ -430,6 +424,17 @@ class _Session:
         self.talk.echoes.append(Echo(command.echo, (
             f"this judge does not yet accept orders for a later phase ({wanted}); the order lines below are not "
             f"read until SIGNOFF or PHASE {current}, the current phase"), ok=False))
+        return True
+
+    def _played(self, command: Command) -> bool:
+        """Whether someone has signed on for a power that has a player; if not, ``command`` is
+        answered why it cannot be carried out."""
+        if not self._signed_on(command):
+            return False
+        if self.me.player is None:
+            self.talk.echoes.append(Echo(command.echo, f"nobody plays {self.me.power} in '{self.me.game}' yet",
+                                         ok=False))
+            return False
         return True
 
     def _signed_on(self, command: Command) -> bool:
