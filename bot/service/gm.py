@@ -60,14 +60,8 @@ class GameMaster:
                            key=self._once(row, "resumed", now))
             session.add(row)
             view = self.ctx.view(session, row)
-            early = self.ctx.policy(row).early and not self.judge.unready(session, row)
-            game_id, version = row.id, row.version
         self.ctx.notify(timers)
-        if early:  # every power said it was ready while the game was paused
-            self.judge.adjudicate(game_id, version, trigger="early")
-            with self.ctx.db.session() as session:
-                view = self.ctx.view(session, self.ctx.game(session, game_id))
-        return view
+        return self._end_early(view)  # every power may have said it was ready while the game was paused
 
     def extend(self, game: str | int, actor: str | None, by: timedelta) -> GameView:
         if not timedelta(0) < by <= MAX_DURATION:
@@ -267,7 +261,8 @@ class GameMaster:
             if target.status == "removed":
                 raise WrongStateError(f"{target.power} in '{row.name}' has no player already")
             self._change_status(session, row, target, "removed", now, actor)
-            return self.ctx.view(session, row)
+            view = self.ctx.view(session, row)
+        return self._end_early(view)  # the power that was not ready is out of play
 
     def set_civil_disorder(self, game: str | int, actor: str | None, power: str, on: bool = True) -> GameView:
         """Put ``power`` in civil disorder (its player stays, and comes back by sending orders or
@@ -283,7 +278,8 @@ class GameMaster:
             if target.status != "active":
                 raise WrongStateError(f"{target.power} in '{row.name}' is {target.status.replace('_', ' ')} already")
             self._change_status(session, row, target, "civil_disorder", now, actor)
-            return self.ctx.view(session, row)
+            view = self.ctx.view(session, row)
+        return self._end_early(view)
 
     def restore_player(self, game: str | int, actor: str | None, power: str) -> GameView:
         """Bring ``power`` back from civil disorder: its player plays again, its NMR count is reset.
@@ -378,7 +374,7 @@ class GameMaster:
             before = self.ctx.policy(row)
             after = before.changed(changes)
             changed = tuple(key for key in SETTINGS if getattr(before, key) != getattr(after, key))
-            timers, early = [], False
+            timers = []
             if changed:
                 row.policy = {**after.to_dict(), "extra": before.extra}
                 session.add(row)
@@ -391,16 +387,24 @@ class GameMaster:
                                   texts.policy_changed(row.name, before, after, list(changed),
                                                        running=row.status != "forming"),
                                   key=self._once(row, "policy", now), data={"changed": list(changed)})
-                early = (row.status == "active" and after.early and not before.early
-                         and not self.judge.unready(session, row))
             view = self.ctx.view(session, row)
-            game_id, version = row.id, row.version
         self.ctx.notify(timers)
-        if early:  # every power is ready already: no "ready" is to come to set it off
-            self.judge.adjudicate(game_id, version, trigger="early")
-            with self.ctx.db.session() as session:
-                view = self.ctx.view(session, self.ctx.game(session, game_id))
+        if "early" in changed:  # every power may be ready already: no "ready" is to come to set it off
+            view = self._end_early(view)
         return PolicyChange(view, before, after, changed)
+
+    def _end_early(self, view: GameView) -> GameView:
+        """Early adjudication when something else than a "ready" makes every power ready (the game
+        resumed, early adjudication turned on, the last power not ready taken out of play): the
+        game's phase adjudicated now, and the game as it then is."""
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, view.id)
+            if row.status != "active" or not self.ctx.policy(row).early or not self.judge.all_ready(session, row):
+                return view
+            version = row.version
+        self.judge.adjudicate(view.id, version, trigger="early")
+        with self.ctx.db.session() as session:
+            return self.ctx.view(session, self.ctx.game(session, view.id))
 
     def _rearm_reminders(self, session, row: GameRow, now: datetime) -> list[TimerRow]:
         """The pending deadline's reminders still to come, as the game's policy now sets them (the

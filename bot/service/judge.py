@@ -121,6 +121,14 @@ class Judge:
         missing = sorted(p for p in to_decide(variant, position) if p in playing and p not in have)
         return missing, playing
 
+    def all_ready(self, session, game: GameRow) -> bool:
+        """Is every power that must decide in the game's phase, and is played, ready (and one at least)?"""
+        variant, position = position_from_dict(game.position)
+        players = database.players_of(session, game.id)
+        must = to_decide(variant, position)
+        deciding = [p for p in players if p.power in must and p.status not in CIVIL_DISORDER_STATES]
+        return bool(deciding) and all(self.ctx.is_ready(game, p) for p in deciding)
+
     def unready(self, session, game: GameRow) -> list[str]:
         """The powers that must decide in the game's phase, are played, and have not marked their
         orders final (ready): none left, and early adjudication ends the phase."""

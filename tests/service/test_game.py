@@ -311,6 +311,21 @@ def test_powers_ready_while_the_game_is_paused_end_the_phase_when_it_resumes(mak
     assert service.resume("paused", "gm").phase == "F1901M"
 
 
+def test_the_last_power_not_ready_taken_out_of_play_ends_the_phase_and_nobody_ready_ends_none(
+        make_service, sqlite_db, clock):
+    service, _, _ = make_service(sqlite_db)
+    service.create_game("out", "standard", "gm", policy=DeadlinePolicy(early=True))
+    for player, power in (("ed", "ENG"), ("flo", "FRA"), ("gus", "GER")):
+        service.join("out", player, power)
+    service.start("out", "gm", fill_civil_disorder=True)
+    service.ready("out", "ed")
+    assert service.set_civil_disorder("out", "gm", "FRA").phase == "S1901M"  # Germany is not ready
+    assert service.remove_player("out", "gm", "GER").phase == "F1901M"      # England was the last one playing
+    service.remove_player("out", "gm", "ENG")
+    service.set_policy("out", "gm", {"early": False})
+    assert service.set_policy("out", "gm", {"early": True}).game.phase == "F1901M"  # nobody plays: the deadline
+
+
 def test_a_power_ready_without_orders_is_neither_reminded_nor_nmr_and_one_with_nothing_to_decide_is_refused(
         make_service, sqlite_db, clock):
     service, dispatcher, sink = make_service(sqlite_db)
