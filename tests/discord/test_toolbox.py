@@ -152,6 +152,9 @@ async def test_a_game_masters_year_with_slash_commands_only(world, caplog, monke
             assert not removed["mentions"]  # the removed player is not pinged
             [replaced] = [m for m in posts() if "EDE has a new player" in m["content"]]
             assert [int(u["id"]) for u in replaced["mentions"]] == [newcomer.id]
+            resp, text = await world.answer(gm, "status", {"game": "Outremer"})
+            assert "\n— The Seldjuks of the East: no player · 3 centres · removed" in text
+            assert f"The County of Edessa: <@{newcomer.id}>" in text and "Waiting list" not in text
             # ...and told what happened when they try to play on, in their own words, without a mention
             resp, text = await world.answer(users["SEL"], "draw", {"game": "Outremer"})
             assert resp.ephemeral and text.startswith("The game master removed you from The Seldjuks of the East in "

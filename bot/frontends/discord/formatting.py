@@ -303,8 +303,8 @@ def status_text(view: GameView, variant: Variant) -> str:
         elif running and p.power in view.must_order and p.status not in ("civil_disorder", "removed"):
             mark, label = (("✅", " · ready") if p.ready else ("📝", " · orders in, not final") if p.has_orders
                            else ("⏳", " · no orders yet"))
-        elif running and p.power in view.must_order:
-            mark, label = "⏳", " · orders in" if p.has_orders else ""
+        elif running and p.power in view.must_order:  # in civil disorder: not waited for
+            mark, label = "—", " · orders in" if p.has_orders else ""
         else:
             mark, label = "—", ""
         name = variant.power_name(p.power) if p.power else "(power to be drawn)"
