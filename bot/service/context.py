@@ -287,7 +287,8 @@ class Context:
             if not lines:
                 continue
             name = get_variant(game.variant).power_name(p.power)
-            self.announce(session, game, "phase_opened", "players", f"{game.name}: {p.power} has to decide in {game.phase}",
+            self.announce(session, game, "phase_opened", "players",
+                          f"{game.name}: {p.power} has to decide in {game.phase}",
                           texts.phase_opened(game.name, game.phase, name, lines, game.deadline_at, tz),
                           key=f"{game.id}:{game.version}:phase_opened:{p.power}", powers=[p.power],
                           recipients=[p.player])

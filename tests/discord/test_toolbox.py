@@ -163,7 +163,8 @@ async def test_a_game_masters_year_with_slash_commands_only(world, caplog, monke
             assert answer.startswith("The game master removed you from") and "<@" not in answer
             answer = await world.dm(users["EDE"], "A ede H")
             assert answer.startswith("The game master gave The County of Edessa in 'Outremer' to another player: "
-                                     "you no longer play in it. You play in no other running game") and "<@" not in answer
+                                     "you no longer play in it. You play in no other running game")
+            assert "<@" not in answer
             resp, text = await world.answer(users["EDE"], "orders show", {"game": "Outremer"})
             assert text.startswith("The game master gave The County of Edessa") and "<@" not in text
             resp, text = await world.answer(users["EDE"], "ready")  # no game named: the one they were in

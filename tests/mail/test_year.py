@@ -100,8 +100,9 @@ def test_a_year_by_mail_with_a_dead_mailbox(rig, capsys):
     # RUM's army at Ancyra was dislodged: its player reads where it may go, and retreats there; the
     # judge's mail of the retreat phase, to RUM alone, says what it has to decide
     [opened] = [m for m in relay.to(PLAYERS["RUM"]) if subject(m) == "outremer: RUM has to decide in F1101R"]
-    assert opened.text.replace("\r\n", "\n").startswith("Fall 1101 Retreat (F1101R) has begun in 'outremer', and The Seldjuks of Rum has "
-                                  "to decide:\n  · A Ancyra: retreat to "), opened.text
+    assert opened.text.replace("\r\n", "\n").startswith(
+        "Fall 1101 Retreat (F1101R) has begun in 'outremer', and The Seldjuks of Rum has to decide:\n"
+        "  · A Ancyra: retreat to "), opened.text
     assert not [m for m in relay.to(PLAYERS["ANT"]) if "has to decide in F1101R" in subject(m)]
     [fall] = [m for m in relay.to(PLAYERS["RUM"]) if subject(m) == "outremer: results of F1101M"]
     retreats = re.search(r"RUM A anc: retreat to (.+), or disband", fall.text)
