@@ -151,7 +151,9 @@ class Context:
             return NotPlayingError(game.name, player, why, power, name)
 
         if row is not None:
-            return refusal("waiting") if row.status == WAITING else refusal("removed", row.power)
+            if row.status == WAITING:
+                return refusal("waiting")
+            return refusal("removed", row.power) if row.power else refusal("stranger")
         for action in reversed(database.actions_of(session, game.id)):
             details = action.details or {}
             if action.action in ("replace", "take_over") and details.get("previous") == player:
