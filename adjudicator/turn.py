@@ -236,14 +236,40 @@ def slot(order: Order) -> Slot | None:
     return Slot("unit", order.location.province)     # a unit's order, a build or a disband
 
 
-def replaced(order: Order, standing: Sequence[Order]) -> list:
+def replaced(order: Order, standing: Sequence[Order], variant=None, position: Position | None = None) -> list:
     """The standing orders ``order`` takes the place of: the one of its :func:`slot` first, then
     those of the slots a rule order also replaces (a BRIBE written with its unit's order: the
-    power's own line for that unit)."""
+    power's own line for that unit).
+
+    Given the board (``variant``, ``position``), in an adjustment phase a build, waive or removal
+    that would be one more than the power's allowance takes the place of the oldest standing one
+    (:func:`over_allowance`): the power changes its mind without withdrawing anything first."""
     place = slot(order)
     covered = {Slot(*s) for s in order.also_replaces()} if is_rule_order(order) else set()
     first = [o for o in standing if place is not None and slot(o) == place][:1]
-    return first + [o for o in standing if slot(o) in covered]
+    gone = first + [o for o in standing if slot(o) in covered]
+    if not gone and position is not None and position.phase.kind is PhaseKind.ADJUSTMENT:
+        gone = over_allowance(variant, position, order, standing)
+    return gone
+
+
+def over_allowance(variant, position: Position, order: Order, standing: Sequence[Order]) -> list:
+    """In an adjustment phase, the standing order that ``order`` (a build, waive or removal) takes
+    the place of when the power's allowance (:func:`duty`) is used already: a build replaces the
+    oldest standing build or waive, a waive the oldest standing build (the oldest waive when there
+    is none), a removal the oldest standing removal. Empty while the allowance is not used, and
+    when nothing of the kind stands (a build where none is allowed is refused, not replaced)."""
+    if not isinstance(order, (Build, Waive, Disband)):
+        return []
+    todo = duty(variant, position, order.power)
+    if isinstance(order, Disband):
+        made = [o for o in standing if isinstance(o, Disband)]
+        return made[:1] if made and len(made) >= todo.disbands else []
+    made = [o for o in standing if isinstance(o, (Build, Waive))]
+    if not made or len(made) < todo.builds:
+        return []
+    builds = [o for o in made if isinstance(o, Build)]
+    return (builds or made)[:1] if isinstance(order, Waive) else made[:1]
 
 
 def _board(variant, position: Position, power: Power, bids: Sequence[Order], hooks) -> Board:
@@ -286,14 +312,14 @@ def submit(variant, position: Position, power: Power, given: Sequence[Order],
 
     Each accepted order takes the place of the standing order of the same :func:`slot` (and of
     the slots a rule order says it also replaces: a BRIBE with its unit's order, the power's
-    own line for that unit). In an
-    adjustment phase, builds and waives beyond the builds allowed, and disbands beyond those
-    due, are refused. A rule module may add notes on the whole set (prestige: an order beyond
-    the prestige the power holds after its orders above it, accepted since a loan may arrive).
+    own line for that unit). In an adjustment phase, a build or waive beyond the builds allowed,
+    or a removal beyond those due, takes the place of the oldest standing one of its kind
+    (:func:`over_allowance`); one where none is allowed is refused. A rule module may add notes on
+    the whole set (prestige: an order beyond the prestige the power holds after its orders above
+    it, accepted since a loan may arrive).
     """
     now = list(standing)
     verdicts = []
-    todo = duty(variant, position, power) if position.phase.kind is PhaseKind.ADJUSTMENT else None
     # a unit a bid of this submission is for may be ordered on any line of it, above the bid too
     hooks = rules_for(position)
     bids = [o for o in given if hooks.bid_units(variant, position, power, [o])
@@ -301,15 +327,11 @@ def submit(variant, position: Position, power: Power, given: Sequence[Order],
     for order in given:
         verdict = check_order(variant, position, order, now + [b for b in bids if b not in now])
         if verdict.accepted:
-            gone = replaced(order, now)
-            extra = None if todo is None or gone else _beyond_allowance(variant, todo, now, order)
-            if extra is not None:
-                verdict = Verdict(order, refusal=extra)
-            else:
-                for o in gone:
-                    now.remove(o)
-                now.append(order)
-                verdict = replace(verdict, replaces=next(iter(gone), None))
+            gone = replaced(order, now, variant, position)
+            for o in gone:
+                now.remove(o)
+            now.append(order)
+            verdict = replace(verdict, replaces=next(iter(gone), None))
         verdicts.append(verdict)
     notes = hooks.notes(variant, position, power, now)
     if notes:
@@ -334,27 +356,6 @@ def _both(needs: Reason | None, note: Reason) -> Reason:
     return note if needs is None else Reason(note.code, f"{needs.text}; {note.text}")
 
 
-def _beyond_allowance(variant, todo: Duty, standing: Sequence[Order], order: Order) -> Reason | None:
-    """Why ``order`` (a new build, waive or disband) is one more than ``todo`` allows, or None."""
-    name = variant.power_name(todo.power)
-    if isinstance(order, (Build, Waive)):
-        made = [o for o in standing if isinstance(o, (Build, Waive))]
-        if len(made) < todo.builds:
-            return None
-        listed = ", ".join(str(o) for o in made)
-        return Reason("no-builds-left", f"{name} may make {todo.builds} build{'s' if todo.builds != 1 else ''}, "
-                                        f"and {listed} stand{'s' if len(made) == 1 else ''} already",
-                      "a build at the same site as one of them (it replaces it)")
-    if isinstance(order, Disband):
-        made = [o for o in standing if isinstance(o, Disband)]
-        if len(made) < todo.disbands:
-            return None
-        listed = ", ".join(str(o) for o in made)
-        return Reason("no-disbands-left", f"{name} must remove {todo.disbands} unit{'s' if todo.disbands != 1 else ''}, "
-                                          f"and {listed} stand{'s' if len(made) == 1 else ''} already")
-    return None
-
-
 __all__ = ["Command", "Duty", "Slot", "Submission", "Verdict", "check_order", "commands", "duty", "game_over",
-           "legal", "replaced", "slot", "still_to_decide", "submit", "supplied_by", "survivors", "to_decide",
-           "winners", "winners_among"]
+           "legal", "over_allowance", "replaced", "slot", "still_to_decide", "submit", "supplied_by", "survivors",
+           "to_decide", "winners", "winners_among"]

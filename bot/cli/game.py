@@ -85,10 +85,11 @@ def _add_policy_options(q: argparse.ArgumentParser, *, defaults: bool) -> None:
                    "disorder" + (" (default 2; 0 never)" if defaults else " (0: never)"))
     if defaults:
         q.add_argument("--early", action="store_true", default=None,
-                       help="adjudicate as soon as every power has orders in")
+                       help="adjudicate as soon as every power that must decide is ready (game ready)")
     else:
         q.add_argument("--early", action=argparse.BooleanOptionalAction,
-                       help="adjudicate as soon as every power has orders in (--no-early: at the deadline only)")
+                       help="adjudicate as soon as every power that must decide is ready (game ready; --no-early: "
+                       "at the deadline only)")
     q.add_argument("--timezone", help="the game's time zone (IANA, e.g. Europe/Paris" + ("; default UTC" if defaults
                    else "") + "): how announcements show deadlines, and the zone of 'deadline --at' without one")
 
@@ -283,6 +284,21 @@ def cmd_vote(args: argparse.Namespace) -> Exit:
 
 
 @refusals_are_command_errors
+def cmd_ready(args: argparse.Namespace) -> Exit:
+    """A player's orders marked final (or no longer): who is still to be ready, whether the phase ended."""
+    service, _ = open_service(args)
+    answer = service.ready(args.name, args.player, not args.withdraw)
+    said = "are final" if answer.ready else "are no longer marked final"
+    print(f"{answer.power}'s orders for {answer.phase} in '{answer.game.name}' {said}")
+    if answer.adjudicated:
+        print(f"  every power was ready: {answer.phase} has been adjudicated; the game is at {answer.game.phase}")
+    elif answer.ready:
+        print(f"  not ready yet: {', '.join(answer.waiting_for) or 'nobody'}"
+              + ("" if answer.early else " (early adjudication is off: the phase ends at its deadline)"))
+    return Exit.OK
+
+
+@refusals_are_command_errors
 def cmd_deadline(args: argparse.Namespace) -> Exit:
     from bot.service import parse_duration, parse_moment
 
@@ -421,6 +437,11 @@ def add_parser(subparsers) -> None:
     q.add_argument("--to", metavar="POWER", help="the power the game is conceded to")
     q.add_argument("--withdraw", action="store_true")
     q.set_defaults(vote="concede")
+    q = cmd("ready", cmd_ready, "a player says their orders for the phase are final (with early adjudication the "
+            "phase ends once every power that must decide is ready); --withdraw: not final any more")
+    q.add_argument("name")
+    q.add_argument("--player", required=True)
+    q.add_argument("--withdraw", action="store_true")
     cmd("adjudicate", cmd_adjudicate, "adjudicate the current phase now and print the season's report").add_argument("name")
     q = cmd("deadline", cmd_deadline, "set this phase's deadline: after a duration, or at a date and time")
     q.add_argument("name")

@@ -20,16 +20,17 @@ from typing import Callable
 from bot.store.database import Database
 from bot.store.rows import utcnow
 from .context import Context
-from .durations import MAX_DURATION, MIN_PHASE, format_duration, parse_duration, parse_moment
-from .errors import (InputError, NoSuchGameError, NotAllowedError, NotFoundError, ServiceError, UnplayedPowersError,
-                     WrongStateError)
+from .durations import MAX_DURATION, MIN_PHASE, format_duration, parse_duration, parse_durations, parse_moment
+from .errors import (InputError, NoSuchGameError, NotAllowedError, NotFoundError, NotPlayingError, ServiceError,
+                     UnplayedPowersError, WrongStateError)
 from .gm import GameMaster
 from .judge import Judge
 from .lobby import Lobby
 from .orders import OrderDesk
 from .policy import DeadlinePolicy
 from .routing import Ambiguous, NoGameError, Routed
-from .views import GameEntry, GameView, OrderLine, PlayerOrders, PlayerView, PolicyChange, SubmissionReport
+from .views import (GameEntry, GameView, OrderLine, PlayerOrders, PlayerView, PolicyChange, Readiness,
+                    SubmissionReport)
 
 
 class _Part:
@@ -99,6 +100,7 @@ class GameService:
     start = _Part("lobby")
     # a player's orders and votes
     route = _Part("orders")
+    departure = _Part("orders")
     submit_messages = _Part("orders")
     submit_orders = _Part("orders")
     submit_many = _Part("orders")
@@ -107,6 +109,7 @@ class GameService:
     orders_of_power = _Part("orders")
     vote_draw = _Part("orders")
     concede = _Part("orders")
+    ready = _Part("orders")
     # the game master
     pause = _Part("gm")
     resume = _Part("gm")
@@ -129,7 +132,8 @@ class GameService:
 
 __all__ = [
     "Ambiguous", "DeadlinePolicy", "GameEntry", "GameMaster", "GameService", "GameView", "InputError", "Judge", "Lobby",
-    "MAX_DURATION", "MIN_PHASE", "NoGameError", "NoSuchGameError", "NotAllowedError", "NotFoundError", "OrderDesk", "OrderLine",
-    "PlayerOrders", "PlayerView", "PolicyChange", "Routed", "ServiceError", "SubmissionReport", "UnplayedPowersError",
-    "WrongStateError", "format_duration", "parse_duration", "parse_moment",
+    "MAX_DURATION", "MIN_PHASE", "NoGameError", "NoSuchGameError", "NotAllowedError", "NotFoundError", "NotPlayingError",
+    "OrderDesk", "OrderLine", "PlayerOrders", "PlayerView", "PolicyChange", "Readiness", "Routed", "ServiceError",
+    "SubmissionReport", "UnplayedPowersError", "WrongStateError", "format_duration", "parse_duration",
+    "parse_durations", "parse_moment",
 ]

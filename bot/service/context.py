@@ -9,7 +9,7 @@ from typing import Callable
 from sqlmodel import Session
 
 from adjudicator.turn import to_decide
-from adjudicator.vocab import Phase
+from adjudicator.vocab import Phase, PhaseKind
 
 from bot.codec.documents import position_from_dict
 from bot.store import database
@@ -18,7 +18,7 @@ from bot.store import outbox
 from bot.store.outbox import Announcement
 from bot.store.rows import ActionRow, GameRow, PlayerRow, TimerRow, utcnow
 from . import texts
-from .errors import NoSuchGameError, NotAllowedError, NotFoundError, ServiceError, WrongStateError
+from .errors import NoSuchGameError, NotAllowedError, NotFoundError, NotPlayingError, ServiceError, WrongStateError
 from .identities import identity
 from .policy import DeadlinePolicy
 from .views import GameView, PlayerView
@@ -31,9 +31,10 @@ TIMING = ("extended", "paused", "resumed", "reminder", "late")
 the game's clock has been written."""
 SUPERSEDES: dict[str, tuple[str, ...]] = {
     # a game has one deadline: news of the clock makes the earlier news of it stale...
-    "extended": TIMING, "paused": TIMING, "resumed": TIMING, "rolled_back": TIMING,
-    # ...and so does the phase being adjudicated, or the game ending
-    "results": TIMING, "ended": TIMING,
+    "extended": TIMING, "paused": TIMING, "resumed": TIMING,
+    # ...and so does the phase being adjudicated, rolled back, or the game ending, which also make
+    # stale what a phase that began asked of its powers
+    "rolled_back": (*TIMING, "phase_opened"), "results": (*TIMING, "phase_opened"), "ended": (*TIMING, "phase_opened"),
     # a reminder or a late notice, those to the same players before it
     "reminder": ("reminder", "late"), "late": ("reminder", "late"),
     # the game's settings as they now are (the announcement gives all of them)
@@ -125,6 +126,47 @@ class Context:
         return target
 
     @staticmethod
+    def is_ready(game: GameRow, player) -> bool:
+        """Has ``player`` (a row) marked the orders of the game's current phase final? (A player in
+        civil disorder, or of a game not under way, is not.)"""
+        return (player.ready_version is not None and player.ready_version == game.version and bool(player.power)
+                and game.status in ("active", "paused") and player.status not in CIVIL_DISORDER_STATES)
+
+    def playing(self, session: Session, game: GameRow, players: list[PlayerRow], player: str) -> PlayerRow:
+        """``player``'s row, when they play a power of ``game``; else :class:`NotPlayingError` saying
+        what happened to them (never in it, waiting, removed, replaced)."""
+        row = next((p for p in players if p.player == player), None)
+        if row is not None and row.power and row.status not in (WAITING, "removed"):
+            return row
+        raise self.not_playing(session, game, player, row)
+
+    def not_playing(self, session: Session, game: GameRow, player: str, row: PlayerRow | None) -> NotPlayingError:
+        """Why ``player`` (their row in ``game``, if any) plays no power there: what their row says, or
+        the last of the game master's actions about them (a power given to another player, a
+        removal before the start)."""
+        from adjudicator.variant import get_variant
+
+        def refusal(why: str, power: str | None = None) -> NotPlayingError:
+            name = get_variant(game.variant).power_name(power) if power else None
+            return NotPlayingError(game.name, player, why, power, name)
+
+        if row is not None:
+            if row.status == WAITING:
+                return refusal("waiting")
+            return refusal("removed", row.power) if row.power else refusal("stranger")
+        for action in reversed(database.actions_of(session, game.id)):
+            details = action.details or {}
+            if action.action in ("replace", "take_over") and details.get("previous") == player:
+                return refusal("taken_out" if details.get("before_start") else "replaced", details.get("power"))
+            if action.action == "remove" and details.get("player") == player:
+                if details.get("waiting") or details.get("before_start"):
+                    return refusal("taken_out")
+                return refusal("removed", details.get("power"))
+            if player in (details.get("player"), details.get("previous")):
+                break  # given a power since, and left it of their own accord
+        return refusal("stranger")
+
+    @staticmethod
     def player(players: list[PlayerRow], player: str, game: GameRow) -> PlayerRow:
         for row in players:
             if row.player == player:
@@ -165,12 +207,13 @@ class Context:
             variant, position = position_from_dict(game.position)
             centers = dict(sorted(position.center_counts().items()))
             must = tuple(sorted(to_decide(variant, position)))
+        policy = self.policy(game)
         views = tuple(PlayerView(p.player, p.power, p.status, p.nmr_count, p.power in ordered, p.draw_vote,
-                                 p.concede_to) for p in players)
+                                 p.concede_to, ready=self.is_ready(game, p)) for p in players)
         return GameView(id=game.id, name=game.name, variant=game.variant, rules=tuple(game.rules), gm=game.gm,
                         status=game.status, phase=game.phase, version=game.version, deadline_at=game.deadline_at,
                         players=views, centers=centers, must_order=must, outcome=game.outcome,
-                        timezone=self.policy(game).timezone)
+                        timezone=policy.timezone, early=policy.early)
 
     def finish(self, session, game: GameRow, outcome: dict, *, now: datetime | None = None,
                 key: str | None = None) -> None:
@@ -190,15 +233,18 @@ class Context:
         game.deadline_at = deadline
         if deadline is None:
             return []
-        timers = [TimerRow(game_id=game.id, version=game.version, kind="deadline", due_at=deadline, payload={})]
-        for before in self.policy(game).reminders:
-            due = deadline - before
-            if due > now:
-                timers.append(TimerRow(game_id=game.id, version=game.version, kind="reminder", due_at=due,
-                                       payload={"before": before.total_seconds()}))
+        timers = [TimerRow(game_id=game.id, version=game.version, kind="deadline", due_at=deadline, payload={}),
+                  *self.reminder_timers(game, deadline, now)]
         session.add_all(timers)
         session.flush()
         return timers
+
+    def reminder_timers(self, game: GameRow, deadline: datetime, now: datetime) -> list[TimerRow]:
+        """The reminders of a deadline set at ``now`` (:meth:`DeadlinePolicy.reminders_for` the time
+        until it: in a phase shorter than a reminder, one halfway through it)."""
+        return [TimerRow(game_id=game.id, version=game.version, kind="reminder", due_at=deadline - before,
+                         payload={"before": before.total_seconds()})
+                for before in self.policy(game).reminders_for(deadline - now)]
 
     def phase_deadline(self, game: GameRow, now: datetime) -> datetime:
         return now + self.policy(game).length(Phase.parse(game.phase).kind)
@@ -212,6 +258,42 @@ class Context:
             data={"phase": game.phase, **self.deadline_data(game), **(data or {})},
             supersedes=SUPERSEDES.get(kind, ()))
         outbox.write(session, announcement, self.now())
+
+    def to_decide_lines(self, session: Session, game: GameRow, power: str) -> list[str]:
+        """What ``power`` has still to decide in the game's phase, its standing orders taken into
+        account, in words (:func:`bot.codec.spelled.duty`); none when nothing."""
+        from adjudicator.turn import still_to_decide
+        from bot.codec.spelled import duty as spelled_duty
+        from bot.codec.values import order_from_json
+
+        variant, position = position_from_dict(game.position)
+        standing = [order_from_json(o.order) for o in database.orders_of(session, game.id, game.version, power)]
+        left = still_to_decide(variant, position, power, standing)
+        return spelled_duty(left, variant) if left.must_decide else []
+
+    def announce_decisions(self, session: Session, game: GameRow, players) -> None:
+        """When a retreat or an adjustment phase begins (or a rollback brings one back): the player of
+        each power that has something to decide in it is told what, and by when (kind
+        ``phase_opened``, to that player alone). Powers in civil disorder are not."""
+        if game.status != "active" or Phase.parse(game.phase).kind is PhaseKind.MOVEMENT:
+            return
+        from adjudicator.variant import get_variant
+
+        variant, position = position_from_dict(game.position)
+        must = to_decide(variant, position)
+        tz = self.policy(game).timezone
+        for p in players:
+            if p.power not in must or p.status in (*CIVIL_DISORDER_STATES, WAITING):
+                continue
+            lines = self.to_decide_lines(session, game, p.power)
+            if not lines:
+                continue
+            name = get_variant(game.variant).power_name(p.power)
+            self.announce(session, game, "phase_opened", "players",
+                          f"{game.name}: {p.power} has to decide in {game.phase}",
+                          texts.phase_opened(game.name, game.phase, name, lines, game.deadline_at, tz),
+                          key=f"{game.id}:{game.version}:phase_opened:{p.power}", powers=[p.power],
+                          recipients=[p.player])
 
     def record(self, session: Session, game: GameRow, actor: str | None, action: str, **details) -> None:
         """Keep what the game master ``actor`` (``None``: the operator at a shell) did to ``game``

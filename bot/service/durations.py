@@ -33,18 +33,22 @@ _UNITS = {
 }
 _PART_RE = re.compile(r"(\d{1,12}(?:\.\d{1,6})?)\s*([a-z]+)\s*")
 FORMS = "a number and a unit, like 36h, 2d, 90m, 1d12h or 45s (units w, d, h, m, s)"
+NONE = ("none", "no", "off", "0")
+"""What reads as no duration at all, where nothing is a value (no grace, no reminders)."""
 
 
 def parse_duration(text: str, *, what: str = "a duration", zero: bool = False) -> timedelta:
     """``36h``, ``2d``, ``90m``, ``1d12h``, ``1.5h``, ``2 days`` as a ``timedelta``.
 
-    Positive (or zero with ``zero``) and at most :data:`MAX_DURATION`; ``what`` names the
-    value in the refusal (``"the movement phase"``). Every refusal is a ``ValueError`` saying
-    what would be accepted.
+    Positive (or zero with ``zero``: then also ``none``, ``0``) and at most :data:`MAX_DURATION`;
+    ``what`` names the value in the refusal (``"the movement phase"``). Every refusal is a
+    ``ValueError`` saying what would be accepted.
     """
     cleaned = text.strip().lower() if isinstance(text, str) else ""
     if not cleaned or len(cleaned) > _MAX_TEXT:
         raise InputError(f"{what} must be {FORMS}: {_shown(text)}")
+    if zero and cleaned in NONE:
+        return timedelta(0)
     if re.fullmatch(r"\d+(\.\d+)?", cleaned):
         raise InputError(f"{what} needs a unit: {cleaned!r} could be seconds or hours; write {cleaned}h, "
                          f"{cleaned}m or {cleaned}d (units w, d, h, m, s; combined like 1d12h)")
@@ -63,6 +67,18 @@ def parse_duration(text: str, *, what: str = "a duration", zero: bool = False) -
     if delta < timedelta(0) or (delta == timedelta(0) and not zero):
         raise InputError(f"{what} must be more than nothing, like 24h: {_shown(text)}")
     return delta
+
+
+def parse_durations(text: str, *, what: str = "a duration") -> tuple[timedelta, ...]:
+    """Several durations in one text, ``24h, 1h`` (between them commas, or else spaces: ``24h 1h``),
+    each as :func:`parse_duration` reads it; ``none`` (or ``0``): none at all."""
+    cleaned = text.strip().lower() if isinstance(text, str) else ""
+    if cleaned in NONE:
+        return ()
+    if len(cleaned) > _MAX_TEXT:
+        raise InputError(f"{what} are at most a few durations like 24h, 1h: {_shown(text)}")
+    parts = re.split(r"[,;]", cleaned) if re.search(r"[,;]", cleaned) else re.split(r"\s+(?=\d)", cleaned)
+    return tuple(parse_duration(part.strip(), what=what) for part in parts if part.strip())
 
 
 def check_phase_length(delta: timedelta, what: str = "a phase") -> timedelta:

@@ -61,7 +61,7 @@ class GameMaster:
             session.add(row)
             view = self.ctx.view(session, row)
         self.ctx.notify(timers)
-        return view
+        return self._end_early(view)  # every power may have said it was ready while the game was paused
 
     def extend(self, game: str | int, actor: str | None, by: timedelta) -> GameView:
         if not timedelta(0) < by <= MAX_DURATION:
@@ -122,6 +122,7 @@ class GameMaster:
             season = database.last_season(session, row.id)
             if season is None:
                 raise WrongStateError(f"game '{row.name}' has no adjudicated phase to roll back")
+            undone = [season.phase]
             while not to_decide(*position_from_dict(season.position)):
                 # a phase adjudicated at once (nobody had anything to decide) goes with the one before it
                 earlier = database.season_before(session, row.id, season.version)
@@ -129,8 +130,9 @@ class GameMaster:
                     break
                 session.delete(season)
                 season = earlier
-            undone = row.phase
-            self.ctx.record(session, row, actor, "rollback", to=season.phase)
+                undone.append(season.phase)
+            was = row.phase
+            self.ctx.record(session, row, actor, "rollback", to=season.phase, undone=undone)
             row.position, row.phase, row.version = season.position, season.phase, row.version + 1
             row.status, row.outcome, row.ended_at = "active", None, None
             for o in database.orders_of(session, row.id, season.version):
@@ -153,8 +155,9 @@ class GameMaster:
             session.delete(season)
             timers = self.ctx.arm(session, row, self.ctx.phase_deadline(row, now), now)
             self.ctx.announce(session, row, "rolled_back", "public", f"{row.name}: {season.phase} rolled back",
-                           f"The game master has rolled '{row.name}' back from {undone} to {season.phase}. "
+                           f"The game master has rolled '{row.name}' back from {was} to {season.phase}. "
                            f"Standing orders are restored; the new deadline is {texts.when(row.deadline_at, self.ctx.policy(row).timezone)}.\n")
+            self.ctx.announce_decisions(session, row, players)
             session.add(row)
             view = self.ctx.view(session, row)
         self.ctx.notify(timers)
@@ -188,12 +191,15 @@ class GameMaster:
             if newcomer is not None and newcomer is target and target.status == "active":
                 raise ServiceError(f"{player} already plays {power} in '{row.name}'")
             self.ctx.record(session, row, actor, "take_over" if abandoned_only else "replace", power=power,
-                            player=player, previous=old)
+                            player=player, previous=old, before_start=row.status == "forming")
             if row.status == "forming":
                 if target is not None:
                     session.delete(target)
                     players.remove(target)
                 self.ctx.seat(session, row, players, player, power)
+                if old is not None and old != player:
+                    self._tell_unseated(session, row, old, power, "replaced", now)
+                self._tell_seated(session, row, player, power, now)
                 return self.ctx.view(session, row)
             if newcomer is not None and newcomer is not target and newcomer.status != WAITING:
                 raise ServiceError(f"{player} already plays {newcomer.power} in '{row.name}'; "
@@ -203,9 +209,15 @@ class GameMaster:
                 session.flush()
             if target is None:
                 target = PlayerRow(game_id=row.id, player=player, power=power, joined_at=now)
+            told = old is not None and old != player and target.status != "removed"  # a removed player was told then
             target.player, target.status, target.nmr_count, target.draw_vote = player, "active", 0, False
+            target.concede_to = target.ready_version = None
             session.add(target)
             session.flush()
+            if told:
+                self._tell_unseated(session, row, old, power, "replaced", now)
+            if old != player:
+                self._tell_seated(session, row, player, power, now)
             text = (f"{player} plays {power} again.\n" if old == player else
                     f"{power} is now played by {player}{f' (was {old})' if old else ' (it had no player)'}.\n")
             self.ctx.announce(session, row, "replaced", "public", f"{row.name}: {power} has a new player", text,
@@ -240,12 +252,17 @@ class GameMaster:
             else:
                 target = self.ctx.power_row(players, self._power_code(row, power), row)
             if row.status == "forming" or target.status == WAITING:
+                gone, how = (target.player, target.power), "waiting" if target.status == WAITING else "removed"
+                self.ctx.record(session, row, actor, "remove", power=target.power, player=target.player,
+                                waiting=how == "waiting", before_start=row.status == "forming")
                 self.ctx.unseat(session, row, players, target)
+                self._tell_unseated(session, row, *gone, how, now)
                 return self.ctx.view(session, row)
             if target.status == "removed":
                 raise WrongStateError(f"{target.power} in '{row.name}' has no player already")
             self._change_status(session, row, target, "removed", now, actor)
-            return self.ctx.view(session, row)
+            view = self.ctx.view(session, row)
+        return self._end_early(view)  # the power that was not ready is out of play
 
     def set_civil_disorder(self, game: str | int, actor: str | None, power: str, on: bool = True) -> GameView:
         """Put ``power`` in civil disorder (its player stays, and comes back by sending orders or
@@ -261,7 +278,8 @@ class GameMaster:
             if target.status != "active":
                 raise WrongStateError(f"{target.power} in '{row.name}' is {target.status.replace('_', ' ')} already")
             self._change_status(session, row, target, "civil_disorder", now, actor)
-            return self.ctx.view(session, row)
+            view = self.ctx.view(session, row)
+        return self._end_early(view)
 
     def restore_player(self, game: str | int, actor: str | None, power: str) -> GameView:
         """Bring ``power`` back from civil disorder: its player plays again, its NMR count is reset.
@@ -292,6 +310,34 @@ class GameMaster:
                        f"{target.power} ({target.player}) {words}.\n",
                        key=self._once(row, f"{status}:{target.power}", now),
                        data={"power": target.power, "player": target.player})
+        if status == "removed":
+            self._tell_unseated(session, row, target.player, target.power, "removed", now)
+
+    def _tell_unseated(self, session, row: GameRow, player: str, power: str | None, how: str, now: datetime) -> None:
+        """Tell ``player``, at once and alone, that the game master took them off ``power`` (``how``:
+        ``removed``, ``replaced``, or ``waiting``: off the waiting list)."""
+        from adjudicator.variant import get_variant
+
+        name = get_variant(row.variant).power_name(power) if power else "a power"
+        body = (f"The game master has taken you off the waiting list of '{row.name}'.\n" if how == "waiting"
+                else texts.unseated(row.name, name, how, started=row.status != "forming"))
+        self.ctx.announce(session, row, "unseated", "players", f"{row.name}: you no longer play"
+                          + (f" {power}" if power and how != "waiting" else " in it"), body,
+                          key=self._once(row, f"unseated:{player}", now), recipients=[player],
+                          data={"power": power, "player": player, "how": how})
+
+    def _tell_seated(self, session, row: GameRow, player: str, power: str, now: datetime) -> None:
+        """Tell ``player``, at once and alone, that the game master gave them ``power``, and what it has
+        to decide in the phase under way."""
+        from adjudicator.variant import get_variant
+
+        started = row.status != "forming"
+        lines = self.ctx.to_decide_lines(session, row, power) if started else []
+        body = texts.seated(row.name, row.phase, get_variant(row.variant).power_name(power), lines, row.deadline_at,
+                            self.ctx.policy(row).timezone, started=started)
+        self.ctx.announce(session, row, "seated", "players", f"{row.name}: you play {power}", body,
+                          key=self._once(row, f"seated:{player}", now), recipients=[player],
+                          data={"power": power, "player": player})
 
     @staticmethod
     def _once(row: GameRow, what: str, now: datetime) -> str:
@@ -317,7 +363,7 @@ class GameMaster:
 
         They apply from the next deadline: this phase keeps its deadline, the phases after it last
         as set; grace, the NMR limit and early adjudication are read when this phase's deadline comes
-        (early: at once, when every power has its orders in already); the reminders of this phase
+        (early: at once, when every power that must decide is ready already); the reminders of this phase
         still to come are re-armed as set. Any state but ended; nothing that would change: nothing
         done or announced."""
         now = self.ctx.now()
@@ -328,12 +374,12 @@ class GameMaster:
             before = self.ctx.policy(row)
             after = before.changed(changes)
             changed = tuple(key for key in SETTINGS if getattr(before, key) != getattr(after, key))
-            timers, early = [], False
+            timers = []
             if changed:
                 row.policy = {**after.to_dict(), "extra": before.extra}
                 session.add(row)
                 if row.status == "active" and row.deadline_at is not None and "reminders" in changed:
-                    timers = self._rearm_reminders(session, row, after, now)
+                    timers = self._rearm_reminders(session, row, now)
                 self.ctx.record(session, row, actor, "set_policy",
                                 changes={key: [_plain(getattr(before, key)), _plain(getattr(after, key))]
                                          for key in changed})
@@ -341,24 +387,30 @@ class GameMaster:
                                   texts.policy_changed(row.name, before, after, list(changed),
                                                        running=row.status != "forming"),
                                   key=self._once(row, "policy", now), data={"changed": list(changed)})
-                early = (row.status == "active" and after.early and not before.early
-                         and not self.judge._missing(session, row)[0])  # (the judge's own count of who is late)
             view = self.ctx.view(session, row)
-            game_id, version = row.id, row.version
         self.ctx.notify(timers)
-        if early:  # every power has its orders in already: no order is to come to set it off
-            self.judge.adjudicate(game_id, version, trigger="early")
-            with self.ctx.db.session() as session:
-                view = self.ctx.view(session, self.ctx.game(session, game_id))
+        if "early" in changed:  # every power may be ready already: no "ready" is to come to set it off
+            view = self._end_early(view)
         return PolicyChange(view, before, after, changed)
 
-    def _rearm_reminders(self, session, row: GameRow, policy, now: datetime) -> list[TimerRow]:
-        """The pending deadline's reminders still to come, as ``policy`` sets them (the deadline and a
-        grace period under way are left as they are)."""
+    def _end_early(self, view: GameView) -> GameView:
+        """Early adjudication when something else than a "ready" makes every power ready (the game
+        resumed, early adjudication turned on, the last power not ready taken out of play): the
+        game's phase adjudicated now, and the game as it then is."""
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, view.id)
+            if row.status != "active" or not self.ctx.policy(row).early or not self.judge.all_ready(session, row):
+                return view
+            version = row.version
+        self.judge.adjudicate(view.id, version, trigger="early")
+        with self.ctx.db.session() as session:
+            return self.ctx.view(session, self.ctx.game(session, view.id))
+
+    def _rearm_reminders(self, session, row: GameRow, now: datetime) -> list[TimerRow]:
+        """The pending deadline's reminders still to come, as the game's policy now sets them (the
+        deadline and a grace period under way are left as they are)."""
         database.cancel_timers(session, row.id, now, kinds=("reminder",))
-        timers = [TimerRow(game_id=row.id, version=row.version, kind="reminder", due_at=row.deadline_at - before,
-                           payload={"before": before.total_seconds()})
-                  for before in policy.reminders if row.deadline_at - before > now]
+        timers = self.ctx.reminder_timers(row, row.deadline_at, now)
         session.add_all(timers)
         session.flush()
         return timers

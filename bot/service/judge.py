@@ -112,13 +112,31 @@ class Judge:
         return result.rowcount == 1
 
     def _missing(self, session, game: GameRow) -> tuple[list[str], dict[str, str]]:
-        """Powers that must order and have not, and who plays each."""
+        """Powers that must order and have not (nor said they are ready without), and who plays each."""
         variant, position = position_from_dict(game.position)
         players = database.players_of(session, game.id)
         playing = {p.power: p.player for p in players if p.status not in CIVIL_DISORDER_STATES and p.power}
         have = {o.power for o in database.orders_of(session, game.id, game.version)}
+        have |= {p.power for p in players if self.ctx.is_ready(game, p)}
         missing = sorted(p for p in to_decide(variant, position) if p in playing and p not in have)
         return missing, playing
+
+    def all_ready(self, session, game: GameRow) -> bool:
+        """Is every power that must decide in the game's phase, and is played, ready (and one at least)?"""
+        variant, position = position_from_dict(game.position)
+        players = database.players_of(session, game.id)
+        must = to_decide(variant, position)
+        deciding = [p for p in players if p.power in must and p.status not in CIVIL_DISORDER_STATES]
+        return bool(deciding) and all(self.ctx.is_ready(game, p) for p in deciding)
+
+    def unready(self, session, game: GameRow) -> list[str]:
+        """The powers that must decide in the game's phase, are played, and have not marked their
+        orders final (ready): none left, and early adjudication ends the phase."""
+        variant, position = position_from_dict(game.position)
+        players = database.players_of(session, game.id)
+        playing = {p.power for p in players if p.status not in CIVIL_DISORDER_STATES and p.power}
+        ready = {p.power for p in players if self.ctx.is_ready(game, p)}
+        return sorted(p for p in to_decide(variant, position) if p in playing and p not in ready)
 
     def _remind(self, session, timer: TimerRow) -> str:
         game = database.lock_game(session, timer.game_id)
@@ -246,8 +264,9 @@ class Judge:
         players = database.players_of(session, game.id)
         variant, position = position_from_dict(game.position)
         snapshot = self._snapshot(players)      # the players as they were before this phase
-        nmr, disorder = self._count_nmr(session, game, players, to_decide(variant, position),
-                                        {o.power for o in orders})
+        answered = {o.power for o in orders} | {p.power for p in players if self.ctx.is_ready(game, p)}
+        nmr, disorder = self._count_nmr(session, game, players, to_decide(variant, position), answered)
+        again = self._again(session, game)      # phases adjudicated before, and rolled back since
         runs = [self._archive(session, game, variant, position, orders, snapshot, nmr, now, trigger, drawn)]
         won = winners(variant, runs[-1].after)
         while not won and not to_decide(variant, runs[-1].after) and not limits.calendar_ends(runs[-1].after.phase):
@@ -262,23 +281,29 @@ class Judge:
         for i, season in enumerate(runs):
             last = i == len(runs) - 1
             phase, following = str(season.phase), game.phase if last else str(runs[i + 1].phase)
-            self.ctx.announce(session, game, "results", "public", f"{game.name}: results of {phase}",
+            rerun = phase in again
+            self.ctx.announce(session, game, "results", "public",
+                           f"{game.name}: results of {phase}" + (" (adjudicated again)" if rerun else ""),
                            texts.results(season, None if winner and last else following,
-                                         game.deadline_at if last else None, outcome if last else None, tz),
+                                         game.deadline_at if last else None, outcome if last else None, tz,
+                                         again=rerun),
                            key=f"{game.id}:{season.version}:results",
                            data={"phase": phase, "next_phase": following, "nmr": list(season.nmr),
-                                 "version": season.version, "at_once": i > 0})
+                                 "version": season.version, "at_once": i > 0, "again": rerun})
         key = f"{game.id}:{runs[0].version}"
         phase = str(runs[0].phase)
+        must_now = to_decide(variant, runs[-1].after)
         for p in disorder:
             self.ctx.announce(session, game, "civil_disorder", "gm", f"{game.name}: {p.power} is in civil disorder",
                            f"{p.power} ({p.player}) sent no orders for {p.nmr_count} phases in a row and is now "
                            f"in civil disorder: its units hold and its builds are waived.\n",
                            key=f"{key}:civil_disorder:{p.power}", powers=[p.power], recipients=[p.player])
+            back = (f"Send orders for {game.phase} to play it again." if p.power in must_now and not winner else
+                    f"It has nothing to decide in {game.phase}; send orders in a later phase in which it has, to play "
+                    "it again.")
             self.ctx.announce(session, game, "civil_disorder", "players", f"{game.name}: {p.power} is in civil disorder",
                            f"No orders came for {p.power} in '{game.name}' for {p.nmr_count} phases in a row, so it "
-                           f"is now in civil disorder: its units hold and its builds are waived. Send orders for "
-                           f"{game.phase} to play it again.\n",
+                           f"is now in civil disorder: its units hold and its builds are waived. {back}\n",
                            key=f"{key}:civil_disorder:{p.power}:player", powers=[p.power], recipients=[p.player])
         missed = [power for power in nmr if power not in {p.power for p in disorder}]  # those told above apart
         if missed:
@@ -287,7 +312,19 @@ class Judge:
                            data={"phase": phase})
         if outcome:
             self.ctx.finish(session, game, outcome, now=now, key=f"{game.id}:{runs[-1].version}:ended")
+        else:
+            self.ctx.announce_decisions(session, game, players)
         return timers
+
+    @staticmethod
+    def _again(session, game: GameRow) -> set[str]:
+        """The phases of ``game`` that were adjudicated once and rolled back since (their results,
+        posted again, say so)."""
+        again: set[str] = set()
+        for action in database.actions_of(session, game.id):
+            if action.action == "rollback":
+                again.update(action.details.get("undone") or [action.details.get("to")])
+        return again
 
     def _count_nmr(self, session, game: GameRow, players, need, have) -> tuple[list[str], list]:
         """The powers that had to order and did not (sorted), and the players this puts in civil disorder."""

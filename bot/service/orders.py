@@ -1,8 +1,11 @@
 """What a player does in a running game: send orders (routed to their game, read once, judged by
-the engine), read them back or withdraw them, vote for a draw or concede the game."""
+the engine), read them back or withdraw them, mark them final (ready), vote for a draw or concede
+the game."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from dataclasses import replace
 from typing import Sequence
 
 from adjudicator.turn import duty, slot, still_to_decide, survivors
@@ -11,14 +14,15 @@ from bot.codec import limits
 from bot.codec.documents import position_from_dict
 from bot.codec.values import order_from_json
 from bot.store import database
-from .context import CIVIL_DISORDER_STATES, WAITING, Context
-from .errors import NotAllowedError, ServiceError
+from bot.store.rows import GameRow
+from .context import CIVIL_DISORDER_STATES, Context
+from .errors import NotAllowedError, NotPlayingError, ServiceError
 from .judge import Judge
 from .lobby import Lobby
 from .reading import read_message
-from .routing import RUNNING, Ambiguous, Routed, route
+from .routing import RUNNING, Ambiguous, NoGameError, Routed, route
 from .submissions import Batch
-from .views import GameEntry, GameView, OrderLine, PlayerOrders, SubmissionReport
+from .views import GameEntry, GameView, OrderLine, PlayerOrders, Readiness, SubmissionReport
 
 
 class OrderDesk:
@@ -34,7 +38,32 @@ class OrderDesk:
         its ``game:`` line names, or ``chosen``, or the player's only running game; else which
         games it may be for, or :class:`NoGameError` saying why it is for none."""
         games = [] if chosen is not None else self.lobby.directory(player=player, statuses=RUNNING)
-        return route(text, games, chosen)
+        try:
+            return route(text, games, chosen)
+        except NoGameError as exc:
+            raise self._why_no_game(player, exc) from None
+
+    def departure(self, player: str) -> NotPlayingError | None:
+        """Why ``player``, who plays in no running game, is out of one: the game master took them off
+        a power there, or out of it before its start (the latest such game); ``None`` when nothing
+        says so (they never played in one)."""
+        with self.ctx.db.session() as session:
+            for action in reversed(database.actions_in_games(session, ("remove", "replace", "take_over"), RUNNING)):
+                details = action.details or {}
+                if player in (details.get("player"), details.get("previous")):
+                    why = self.ctx.not_playing(session, session.get(GameRow, action.game_id), player, None)
+                    return why if why.why != "stranger" else None
+        return None
+
+    def _why_no_game(self, player: str, refusal: NoGameError) -> NoGameError:
+        """``refusal`` (a message for no game), saying what happened to ``player`` when they play in no
+        running game because the game master took them off their power in one (:meth:`departure`)."""
+        if refusal.games or refusal.named is not None:
+            return refusal
+        gone = self.departure(player)
+        if gone is None:
+            return refusal
+        return NoGameError(f"{gone.to_player()} You play in no other running game, so there is nothing to order.")
 
     def submit_messages(self, messages: Sequence[tuple[str, str, GameEntry | None]]
                         ) -> list[SubmissionReport | Ambiguous | ServiceError]:
@@ -48,6 +77,9 @@ class OrderDesk:
         for i, (player, text, chosen) in enumerate(messages):
             try:
                 found = route(text, directories.get(player, []), chosen)
+            except NoGameError as exc:
+                answers[i] = self._why_no_game(player, exc)
+                continue
             except ServiceError as exc:
                 answers[i] = exc
                 continue
@@ -71,8 +103,8 @@ class OrderDesk:
         """Several messages of orders ``(game, player, text)`` in one transaction (a group commit).
 
         Each is answered as ``submit_orders`` would answer it alone, in the order given: its report,
-        or the refusal (``ServiceError``) that concerns it only. Phases every player has now
-        ordered for are adjudicated after the commit when the game's policy says so.
+        or the refusal (``ServiceError``) that concerns it only. (Orders never end a phase early: a
+        new order makes its player no longer ready, :meth:`ready`.)
         """
         answers: list[SubmissionReport | ServiceError] = []
         with self.ctx.db.session() as session:
@@ -83,38 +115,33 @@ class OrderDesk:
                 except ServiceError as exc:
                     answers.append(exc)
             batch.write()
-            early = [(p.game.id, p.game.version) for p in batch.phases.values()
-                     if p.ordered_here and p.game.status == "active" and self.ctx.policy(p.game).early
-                     and p.everyone_ordered()]
-        for game_id, version in early:
-            self.judge.adjudicate(game_id, version, trigger="early")
         return answers
 
     def _take(self, batch: Batch, game: str | int, player: str, text: str) -> SubmissionReport:
         phase = batch.phase(game)
         row = phase.game
         self.ctx.require_status(row, "active", "paused")
-        me = self.ctx.player(phase.players, player, row)
-        if me.status == WAITING:
-            raise NotAllowedError(f"{player!r} is on the waiting list of '{row.name}' and plays no power yet")
-        if me.status == "removed" or me.power is None:
-            raise NotAllowedError(f"{player!r} no longer plays a power in '{row.name}'")
+        me = self.ctx.playing(batch.session, row, phase.players, player)
         variant, position = phase.board
         lines, _ = read_message(text, variant, position, me.power, [o.order for o in phase.standing.get(me.power, [])])
+        was_ready = self.ctx.is_ready(row, me) and me.id not in phase.unready
         standing = batch.take(phase, me, lines, limits.bounded_message(text).shown, self.ctx.now())
         return SubmissionReport(
             game=row.name, phase=row.phase, power=me.power,
             accepted=tuple(ln for ln in lines if ln.order is not None),
             rejected=tuple(ln for ln in lines if ln.order is None),
             standing=tuple(OrderLine(o.text, o.order) for o in standing), deadline_at=row.deadline_at,
-            duty=still_to_decide(variant, position, me.power, [o.order for o in standing]), variant=row.variant)
+            duty=still_to_decide(variant, position, me.power, [o.order for o in standing]), variant=row.variant,
+            ready_cleared=was_ready and me.id in phase.unready)
 
     def clear_orders(self, game: str | int, player: str, province: str | None = None) -> PlayerOrders:
         """Withdraw the asker's standing orders for this phase (all, or the one for ``province``)."""
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
             self.ctx.require_status(row, "active", "paused")
-            me = self.ctx.player(database.players_of(session, row.id), player, row)
+            me = self.ctx.playing(session, row, database.players_of(session, row.id), player)
+            me.ready_version = None  # the orders change: not final any more
+            session.add(me)
             keys = None
             if province is not None:
                 keys = [o.key for o in database.orders_of(session, row.id, row.version, me.power)
@@ -129,7 +156,7 @@ class OrderDesk:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game)
             self.ctx.require_status(row, "active", "paused", "ended")
-            me = self.ctx.player(database.players_of(session, row.id), player, row)
+            me = self.ctx.playing(session, row, database.players_of(session, row.id), player)
             variant, position = position_from_dict(row.position)
             orders = database.orders_of(session, row.id, row.version, me.power)
             prestige = position.prestige.prestige.get(me.power) if position.prestige is not None else None
@@ -138,7 +165,39 @@ class OrderDesk:
                                 must_order=duty(variant, position, me.power).must_decide, prestige=prestige,
                                 deadline_at=row.deadline_at, variant=row.variant,
                                 timezone=self.ctx.policy(row).timezone,
-                                duty=still_to_decide(variant, position, me.power, [ln.order for ln in lines]))
+                                duty=still_to_decide(variant, position, me.power, [ln.order for ln in lines]),
+                                ready=self.ctx.is_ready(row, me))
+
+    def ready(self, game: str | int, player: str, ready: bool = True) -> Readiness:
+        """``player`` marks their power's orders for the phase final (``ready=False``: no longer).
+
+        A new order, or orders withdrawn, makes the player no longer ready. With the game's early
+        adjudication, the phase is adjudicated as soon as every power that must decide in it (and
+        is played) is ready. Readiness counts as an answer: a power ready without orders (its units
+        hold) is not late, nor reminded, nor NMR. A power with nothing to decide is refused."""
+        with self._playing(game, player) as (session, row, players, me):
+            variant, position = position_from_dict(row.position)
+            if ready and not duty(variant, position, me.power).must_decide:
+                raise ServiceError(f"{me.power} has nothing to decide in {row.phase}: the phase does not wait for it")
+            me.ready_version = row.version if ready else None
+            if ready and me.status == "civil_disorder":  # back in play, as with orders
+                me.status, me.nmr_count = "active", 0
+            session.add(me)
+            session.flush()
+            standing = [order_from_json(o.order) for o in database.orders_of(session, row.id, row.version, me.power)]
+            waiting = self.judge.unready(session, row)
+            early = self.ctx.policy(row).early
+            view = self.ctx.view(session, row)
+            answer = Readiness(game=view, phase=row.phase, power=me.power, ready=ready,
+                               left=still_to_decide(variant, position, me.power, standing),
+                               waiting_for=tuple(waiting), early=early)
+            game_id, version, active = row.id, row.version, row.status == "active"
+        if ready and early and active and not waiting:
+            if self.judge.adjudicate(game_id, version, trigger="early") == "adjudicated":
+                with self.ctx.db.session() as session:
+                    view = self.ctx.view(session, self.ctx.game(session, game_id))
+                answer = replace(answer, game=view, adjudicated=True)
+        return answer
 
     def orders_of_power(self, game: str | int, asker: str | None, power: str) -> list[OrderLine]:
         """Standing orders of ``power``: for its player and the judge (``asker=None``) only."""
@@ -162,18 +221,22 @@ class OrderDesk:
         ``to`` the winner."""
         return self._vote(game, player, concede_to=to)
 
+    @contextmanager
+    def _playing(self, game: str | int, player: str):
+        """In one transaction: the running ``game``'s row (locked), its players, and the row of
+        ``player``, who must play a power of it (else :class:`NotPlayingError`, saying why not)."""
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, game, lock=True)
+            self.ctx.require_status(row, "active", "paused")
+            players = database.players_of(session, row.id)
+            yield session, row, players, self.ctx.playing(session, row, players, player)
+
     _UNSET = object()
 
     def _vote(self, game: str | int, player: str, *, draw: bool | None = None, concede_to=_UNSET) -> GameView:
         """A vote to end the game by agreement (a draw, a concession) recorded; the game ends when
         every surviving power's player in play (not in civil disorder) agrees."""
-        with self.ctx.db.session() as session:
-            row = self.ctx.game(session, game, lock=True)
-            self.ctx.require_status(row, "active", "paused")
-            players = database.players_of(session, row.id)
-            me = self.ctx.player(players, player, row)
-            if me.power is None or me.status in (WAITING, "removed"):
-                raise NotAllowedError(f"{player!r} plays no power in '{row.name}' and has no vote")
+        with self._playing(game, player) as (session, row, players, me):
             variant, position = position_from_dict(row.position)
             alive = list(survivors(variant, position))
             if draw is not None:

@@ -23,7 +23,9 @@ class DeadlinePolicy:
     """Phase lengths, grace after a missed deadline, reminders before it, NMR limit.
 
     ``nmr_limit`` consecutive phases without orders put a power in civil disorder (0: never).
-    ``early`` adjudicates as soon as every power that must order has orders in.
+    ``early`` adjudicates as soon as every power that must decide has marked its orders final (ready).
+    ``reminders`` come that long before a deadline (:meth:`reminders_for`: in a phase shorter than
+    one, halfway through it instead).
     ``timezone`` (an IANA name) is how announcements show deadlines, next to UTC, and the zone of
     a deadline the game master writes without one; times are always stored in UTC. A phase lasts
     :data:`~bot.service.durations.MIN_PHASE` to :data:`~bot.service.durations.MAX_DURATION`.
@@ -72,6 +74,18 @@ class DeadlinePolicy:
                 raise InputError(f"{key} is {_KINDS.get(wanted, wanted.__name__)}, not {value!r}")
             values[key] = value
         return replace(self, **values)
+
+    def reminders_for(self, length: timedelta) -> tuple[timedelta, ...]:
+        """How long before the deadline of a phase of ``length`` (or of the time left until it) its
+        reminders come: the policy's own that fall within it and, when one of them would fall at or
+        before its start (a phase of a day with a reminder a day before), one halfway through it
+        instead, unless another comes in its first half already. Latest last."""
+        inside = {before for before in self.reminders if before < length}
+        if len(inside) < len(self.reminders) and not any(before >= length / 2 for before in inside):
+            half = timedelta(seconds=int(length.total_seconds() // 2))
+            if half > timedelta(0):
+                inside.add(half)
+        return tuple(sorted(inside, reverse=True))
 
     def length(self, kind: PhaseKind) -> timedelta:
         return {PhaseKind.MOVEMENT: self.movement, PhaseKind.RETREAT: self.retreat,

@@ -16,13 +16,13 @@ from functools import cached_property
 from sqlmodel import Session
 
 from adjudicator.orders import Order
-from adjudicator.turn import replaced, to_decide
+from adjudicator.turn import replaced
 
 from bot.codec.documents import position_from_dict
 from bot.codec.values import order_from_json, order_to_json
 from bot.store import database
 from bot.store.rows import GameRow
-from .context import CIVIL_DISORDER_STATES, game_not_found
+from .context import game_not_found
 from .reading import order_key
 from .views import OrderLine
 
@@ -48,21 +48,11 @@ class Phase:
     players: list  # plain player rows (``database.player_rows``)
     standing: dict[str, list[Standing]] = field(default_factory=dict)
     reactivated: set[int] = field(default_factory=set)  # players back from civil disorder
-    ordered_here: bool = False  # at least one message of this batch was taken
+    unready: set[int] = field(default_factory=set)  # players whose orders changed after they said they were ready
 
     @cached_property
     def board(self):
         return position_from_dict(self.game.position)
-
-    def status_of(self, player) -> str:
-        return "active" if player.id in self.reactivated else player.status
-
-    def everyone_ordered(self) -> bool:
-        variant, position = self.board
-        playing = {p.power for p in self.players if self.status_of(p) not in CIVIL_DISORDER_STATES}
-        need = to_decide(variant, position) & playing
-        have = {power for power, orders in self.standing.items() if orders}
-        return bool(need) and need <= have
 
 
 class Batch:
@@ -100,7 +90,8 @@ class Batch:
     def take(self, phase: Phase, player, lines: list[OrderLine], text: str, now: datetime) -> list[Standing]:
         """Record one message of ``player``'s (what each of its ``lines`` became); each accepted
         order takes the place of the standing orders it replaces (:func:`adjudicator.turn.replaced`,
-        as the engine judged them); the power's standing orders after it."""
+        as the engine judged them); the power's standing orders after it. A player who had said
+        their orders were final (ready) and changes them is no longer ready."""
         game, power = phase.game, player.power
         accepted = [ln for ln in lines if ln.order is not None]
         self.audit.append(dict(
@@ -110,7 +101,7 @@ class Batch:
         standing = list(phase.standing.get(power, []))
         seq = max((o.seq for o in standing), default=0)
         for line in accepted:
-            gone = replaced(line.order, [o.order for o in standing])
+            gone = replaced(line.order, [o.order for o in standing], *phase.board)
             for earlier in [o for o in standing if any(o.order is g for g in gone)]:
                 standing.remove(earlier)
                 if earlier.id is not None:
@@ -121,11 +112,13 @@ class Batch:
         phase.standing[power] = standing
         if player.status == "civil_disorder" and accepted:
             phase.reactivated.add(player.id)
-        phase.ordered_here = True
+        if accepted and player.ready_version is not None:
+            phase.unready.add(player.id)
         return standing
 
     def write(self) -> None:
-        """The audit rows, the replaced orders deleted, the new ones inserted, the players back from civil disorder."""
+        """The audit rows, the replaced orders deleted, the new ones inserted, the players back from civil
+        disorder, those whose orders changed no longer ready."""
         ids = database.add_submissions(self.session, self.audit)
         database.delete_orders_by_id(self.session, self.deleted)
         rows = []
@@ -138,3 +131,4 @@ class Batch:
                          for o in orders if o.id is None]
         database.add_orders(self.session, rows)
         database.reactivate_players(self.session, {i for p in self.phases.values() for i in p.reactivated})
+        database.set_ready(self.session, {i for p in self.phases.values() for i in p.unready}, None)

@@ -29,19 +29,31 @@ def phase_name(phase: str | None) -> str:
 
 
 def started(game: str, variant: str, phase: str, deadline: datetime | None, assignments: dict[str, str],
-            tz: str = "UTC", unplayed: list[str] = ()) -> str:
+            tz: str = "UTC", unplayed: list[str] = (), *, early: bool = False) -> str:
     lines = [f"Game '{game}' ({variant}) has started.", "", "Powers:"]
     lines += [f"  {power}: {player}" for power, player in sorted(assignments.items())]
     lines += [f"  {power}: no player (civil disorder: its units hold)" for power in unplayed]
     lines += ["", f"Orders for {phase_name(phase)} ({phase}) are due by {when(deadline, tz)}."]
+    if early:
+        lines.append(EARLY)
     return "\n".join(lines) + "\n"
 
 
+EARLY = ("Early adjudication is on: a phase ends as soon as every power that must decide has said its orders are "
+         "final (ready).")
+
+
+AGAIN = "Adjudicated again: the game master rolled the game back, and these results replace the earlier ones."
+
+
 def results(season: Season, next_phase: str | None, deadline: datetime | None, outcome: dict | None,
-            tz: str = "UTC") -> str:
-    """The results post of a phase (and, when nobody had anything to decide in it, that it did not wait)."""
+            tz: str = "UTC", *, again: bool = False) -> str:
+    """The results post of a phase (and, when nobody had anything to decide in it, that it did not
+    wait; ``again``: that it was adjudicated before and rolled back since)."""
     phase = str(season.phase)
     lines = [f"Diplomacy results for {phase_name(phase)} ({phase}) in game '{season.game}'.", ""]
+    if again:
+        lines += [AGAIN, ""]
     if season.at_once:
         lines += ["No power had anything to decide in this phase: it was adjudicated at once.", ""]
     lines.append(result_text(season.adjudication, season.variant, before=season.position).rstrip("\n"))
@@ -78,6 +90,42 @@ def reminder(game: str, phase: str, deadline: datetime | None, powers: list[str]
             f"No orders have been received yet from: {', '.join(powers)}.\n")
 
 
+def phase_opened(game: str, phase: str, power: str, to_decide: list[str], deadline: datetime | None,
+                 tz: str = "UTC") -> str:
+    """To the player of ``power`` (its name), when a retreat or adjustment phase begins: what it has to
+    decide (``to_decide``: :func:`bot.codec.spelled.duty`'s lines), and by when."""
+    lines = [f"{phase_name(phase)} ({phase}) has begun in '{game}', and {power} has to decide:"]
+    lines += [f"  · {line}" for line in to_decide]
+    lines.append(f"Orders are due by {when(deadline, tz)}.")
+    return "\n".join(lines) + "\n"
+
+
+def unseated(game: str, power: str, how: str, *, started: bool) -> str:
+    """To a player the game master took off ``power`` (its name): ``how`` ``removed`` (the power in
+    civil disorder) or ``replaced`` (given to another player)."""
+    if not started:
+        return (f"The game master has taken you out of '{game}' before its start: you were to play {power}, "
+                "and no longer are in the game.\n")
+    if how == "replaced":
+        return f"The game master has given {power} in '{game}' to another player: you no longer play in the game.\n"
+    return (f"The game master has removed you from {power} in '{game}': you no longer play in the game, and "
+            f"{power} is in civil disorder (its units hold) until it has a new player.\n")
+
+
+def seated(game: str, phase: str | None, power: str, to_decide: list[str], deadline: datetime | None,
+           tz: str = "UTC", *, started: bool) -> str:
+    """To a player the game master gave ``power`` (its name) to: what it has to decide now, and by when."""
+    if not started:
+        return f"The game master has given you {power} in '{game}'; the game has not started yet.\n"
+    lines = [f"The game master has given you {power} in '{game}': you play it from now on."]
+    if to_decide:
+        lines += [f"In {phase_name(phase)} ({phase}) it has to decide:", *(f"  · {line}" for line in to_decide)]
+        lines.append(f"Orders are due by {when(deadline, tz)}.")
+    else:
+        lines.append(f"It has nothing to decide in {phase_name(phase)} ({phase}); the deadline is {when(deadline, tz)}.")
+    return "\n".join(lines) + "\n"
+
+
 def late(game: str, phase: str, deadline: datetime | None, powers: list[str], tz: str = "UTC") -> str:
     return (f"The deadline for {phase} in game '{game}' has passed without orders from {', '.join(powers)}.\n"
             f"Grace period: orders are accepted until {when(deadline, tz)}; then missing orders are NMR.\n")
@@ -93,14 +141,16 @@ def setting(policy, key: str) -> str:
     """One setting of ``policy`` (a :class:`~bot.service.policy.DeadlinePolicy`) in words."""
     value = getattr(policy, key)
     if key == "reminders":
-        return ", ".join(format_duration(r) for r in value) if value else "none"
+        return (", ".join(format_duration(r) for r in value) + " (in a phase shorter than a reminder: one halfway "
+                "through it)") if value else "none"
     if key == "grace":
         return format_duration(value) if value else "none"
     if key == "nmr_limit":
         return (f"{value} (civil disorder after {value} phase{'s' if value != 1 else ''} in a row without orders)"
                 if value else "0 (never civil disorder)")
     if key == "early":
-        return "on (as soon as every power has orders in)" if value else "off"
+        return ("on (as soon as every power that must decide has marked its orders ready)" if value
+                else "off (at the deadline)")
     if key == "timezone":
         return value
     return format_duration(value)

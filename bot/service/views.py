@@ -21,6 +21,8 @@ class PlayerView:
     has_orders: bool = False
     draw_vote: bool = False
     concede_to: str | None = None
+    ready: bool = False
+    """The player has marked the phase's orders final (``ready``)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ class GameView:
     outcome: dict | None = None
     timezone: str = "UTC"
     """The game's time zone (its policy's): how its deadlines are shown, next to UTC."""
+    early: bool = False
+    """Early adjudication (its policy's): a phase ends once every power that must decide is ready."""
 
     def player_of(self, power: str) -> PlayerView | None:
         return next((p for p in self.players if p.power == power), None)
@@ -117,6 +121,9 @@ class SubmissionReport:
     """What the power has still to decide in this phase, its standing orders taken into account
     (:func:`adjudicator.turn.still_to_decide`)."""
     variant: str = ""
+    ready_cleared: bool = False
+    """The player had marked the phase's orders final (ready), and this message changed them: no
+    longer ready."""
 
     def to_text(self) -> str:
         out = [f"Orders for {self.power} in {self.game}, {self.phase}:"]
@@ -127,6 +134,8 @@ class SubmissionReport:
             out.append(f"  REJECTED: {line.written}  ({line.reason})")
         out.append("Standing orders:" if self.standing else "No standing orders.")
         out.extend(f"  {line.canonical}" for line in self.standing)
+        if self.ready_cleared:
+            out.append("No longer ready: the orders changed (ready again once they are final).")
         return "\n".join(out) + "\n"
 
 
@@ -147,3 +156,24 @@ class PlayerOrders:
     variant: str = ""
     timezone: str = "UTC"
     """The game's time zone (how its deadlines are shown, next to UTC)."""
+    ready: bool = False
+    """The player has marked these orders final (ready)."""
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """A player's orders marked final, or no longer (:meth:`bot.service.orders.OrderDesk.ready`).
+
+    ``left``: what the power still leaves undecided (its units hold, its dislodged units are
+    disbanded, its builds waived, its removals made as civil disorder would make them);
+    ``waiting_for``: the powers that must decide and are not ready yet; ``early``: the game
+    adjudicates once every one is; ``adjudicated``: this was the last, and the phase has been."""
+
+    game: GameView
+    phase: str
+    power: str
+    ready: bool
+    left: Duty
+    waiting_for: tuple[str, ...]
+    early: bool
+    adjudicated: bool = False

@@ -195,6 +195,13 @@ def reactivate_players(session: Session, ids: Collection[int]) -> None:
                                      .values(status="active", nmr_count=0))
 
 
+def set_ready(session: Session, ids: Collection[int], version: int | None) -> None:
+    """The players ``ids`` ready for the game's ``version`` (its phase), or, ``None``, no longer ready."""
+    if ids:
+        table = PlayerRow.__table__
+        session.connection().execute(sa.update(table).where(table.c.id.in_(sorted(ids))).values(ready_version=version))
+
+
 def orders_of(session: Session, game_id: int, version: int, power: str | None = None) -> list[OrderRow]:
     stmt = select(OrderRow).where(OrderRow.game_id == game_id, OrderRow.version == version)
     if power is not None:
@@ -243,6 +250,13 @@ def season_before(session: Session, game_id: int, version: int) -> SeasonRow | N
 def actions_of(session: Session, game_id: int) -> list[ActionRow]:
     """What the game's masters did, in the order they did it."""
     return list(session.exec(select(ActionRow).where(ActionRow.game_id == game_id).order_by(ActionRow.id)))
+
+
+def actions_in_games(session: Session, actions: Collection[str], statuses: Collection[str]) -> list[ActionRow]:
+    """The game masters' ``actions`` (by name) in the games of these ``statuses``, oldest first."""
+    stmt = (select(ActionRow).join(GameRow, GameRow.id == ActionRow.game_id)
+            .where(ActionRow.action.in_(sorted(actions)), GameRow.status.in_(sorted(statuses))).order_by(ActionRow.id))
+    return list(session.exec(stmt))
 
 
 def pending_timers(session: Session, *, due_before: datetime | None = None, limit: int | None = None) -> list[TimerRow]:

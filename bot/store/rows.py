@@ -93,6 +93,9 @@ class PlayerRow(SQLModel, table=True):
     draw_vote: bool = False
     concede_to: str | None = Field(default=None, max_length=10)
     """The power this player votes to concede the game to (``None``: no such vote)."""
+    ready_version: int | None = None
+    """The version of the game (its phase) whose orders this player has marked final (ready);
+    any other value, or ``None``: not ready. A new order of the player clears it."""
     joined_at: datetime = _when()
 
 

@@ -212,7 +212,7 @@ def test_the_game_masters_settings_draws_and_concessions_from_the_shell(env, cap
     out = capsys.readouterr().out
     assert out.startswith("g: changed movement phases, reminders before the deadline, time zone (announced to the "
                           "players; from the next deadline)\n")
-    assert "  movement phases: 1d12h\n" in out and "  reminders before the deadline: 12h, 1h\n" in out
+    assert "  movement phases: 1d12h\n" in out and "  reminders before the deadline: 12h, 1h (" in out
     assert main(["game", "status", "g"]) == Exit.OK
     out = capsys.readouterr().out
     assert "(standard)" in out and "  settings:\n" in out and "    time zone: Europe/Paris\n" in out
@@ -221,6 +221,12 @@ def test_the_game_masters_settings_draws_and_concessions_from_the_shell(env, cap
     assert code == Exit.BAD_INPUT and "say what to change" in err
     code, err = run(capsys, "game", "set", "g", "--movement", "10")
     assert code == Exit.BAD_INPUT and "--movement needs a unit" in err
+    assert main(["game", "set", "g", "--early"]) == Exit.OK
+    capsys.readouterr()
+    assert main(["game", "ready", "g", "--player", "ed"]) == Exit.OK
+    assert capsys.readouterr().out == "ENG's orders for S1901M in 'g' are final\n  not ready yet: FRA\n"
+    assert main(["game", "ready", "g", "--player", "flo"]) == Exit.OK
+    assert "every power was ready: S1901M has been adjudicated; the game is at F1901M" in capsys.readouterr().out
     assert main(["game", "draw", "g", "--player", "ed"]) == Exit.OK
     assert "ed (ENG) votes for a draw in 'g'\n  for a draw: ENG (of ENG, FRA)\n" == capsys.readouterr().out
     assert main(["game", "concede", "g", "--player", "flo", "--to", "eng"]) == Exit.OK

@@ -78,16 +78,24 @@ async def test_one_players_orders_never_appear_in_anothers_replies(world):
                 assert "Burgundy" not in message["content"] and "Denmark" not in message["content"]
 
 
-async def test_status_shows_the_deadline_as_a_discord_timestamp_and_who_has_ordered(start, world):
+async def test_status_shows_the_deadline_as_a_discord_timestamp_who_has_ordered_and_who_is_ready(start, world):
     async with world.running():
         await world.start_game()
         await world.dm("FRA", "A par - bur")
+        await world.dm("GER", "A mun - bur")
+        resp, text = await world.answer(world.players["GER"], "ready", {"game": "tannenberg"})
+        assert resp.ephemeral and text.startswith("✅ Your orders for Spring 1901 Movement (S1901M) in 'tannenberg' "
+                                                  "are final.\nNot ordered, so they hold: F Kiel, A Berlin")
+        assert "Early adjudication is off in 'tannenberg': the phase ends at its deadline" in text
         resp, text = await world.answer(world.players["ENG"], "status", {"game": "tannenberg"})
         deadline = int((start + timedelta(hours=48)).timestamp())
         assert f"<t:{deadline}:R>" in text and f"<t:{deadline}:F>" in text
-        lines = {line.split(":")[0]: line for line in text.splitlines() if line.startswith(("✅", "⏳"))}
-        assert [k for k in lines if k.startswith("✅")] == ["✅ France"]
-        assert len([k for k in lines if k.startswith("⏳")]) == 6
+        lines = {line.split(":")[0]: line for line in text.splitlines() if line.startswith(("✅", "📝", "⏳"))}
+        assert [k for k in lines if k.startswith("✅")] == ["✅ Germany"] and "· ready" in lines["✅ Germany"]
+        assert [k for k in lines if k.startswith("📝")] == ["📝 France"]
+        assert "orders in, not final" in lines["📝 France"]
+        assert len([k for k in lines if k.startswith("⏳")]) == 5
+        assert "Early adjudication: off" in text
         assert not resp.ephemeral
 
 

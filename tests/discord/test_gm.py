@@ -161,7 +161,7 @@ async def test_player_commands_map_orders_and_a_draw_by_everyone(world):
         else:
             assert "not available" in followup["content"]
         resp, text = await world.answer(world.stranger, "orders show", {"game": "tannenberg"})
-        assert resp.ephemeral and text == f"<@{world.stranger.id}> is not a player of game 'tannenberg'"
+        assert resp.ephemeral and text == "You are not playing in 'tannenberg'."
         for power, user in world.players.items():
             resp, text = await world.answer(user, "draw", {"game": "tannenberg"})
         assert text == "'tannenberg' has ended in a draw."

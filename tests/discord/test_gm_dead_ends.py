@@ -26,7 +26,8 @@ async def test_joining_stops_at_seven_then_a_waiting_list_and_the_gm_moves_remov
         for power, user in world.players.items():
             await world.answer(user, "join", {"game": "tannenberg", "power": spelled[power]})
         resp, text = await world.answer(eighth, "join", {"game": "tannenberg"})
-        assert "on the waiting list (1 waiting)" in text and "8 player" not in text
+        assert "has a player for every power" in text and "on its waiting list (1 waiting)" in text
+        assert "8 player" not in text
         resp, text = await world.answer(world.stranger, "join", {"game": "tannenberg", "power": "France"})
         assert resp.ephemeral and "join without a power to go on its waiting list" in text
         resp, text = await world.answer(world.stranger, "join", {"game": "tannenberg"})
@@ -34,7 +35,7 @@ async def test_joining_stops_at_seven_then_a_waiting_list_and_the_gm_moves_remov
 
         # removing a forming player: the power's player leaves, the first waiting takes the seat
         resp, text = await world.answer(world.gm, "game kick", {"game": "tannenberg", "power": "Turkey"})
-        assert text == "Turkey's player has left 'tannenberg'. 7 of 7 player(s), 1 waiting."
+        assert text == "Turkey's player is out of 'tannenberg' (told by DM). 7 of 7 player(s), 1 waiting."
         view = world.service.status("tannenberg")
         assert view.player_of("TUR") is None and len([p for p in view.players if p.status == "active"]) == 7
         # the GM gives the freed power to the newcomer, then moves a player to another power

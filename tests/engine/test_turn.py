@@ -12,8 +12,8 @@ from adjudicator.adjudicate import adjudicate
 from adjudicator.errors import CrusaderError, IllegalOrderError
 from adjudicator.opening import starting_position
 from adjudicator.results import Reason
-from adjudicator.turn import (Slot, check_order, commands, duty, game_over, legal, slot, still_to_decide, submit,
-                              survivors, to_decide, winners)
+from adjudicator.turn import (Slot, check_order, commands, duty, game_over, legal, replaced, slot, still_to_decide,
+                              submit, survivors, to_decide, winners)
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Location
 
@@ -195,17 +195,27 @@ def test_a_later_order_replaces_the_one_of_the_same_slot(board, order, orders):
     assert slot(order("FRA: A par - bur")) == Slot("unit", "par") and str(Slot("loyalty")) == "loyalty"
 
 
-def test_builds_beyond_what_is_allowed_are_refused_and_a_build_at_the_same_site_replaces(board, order, orders):
+def test_a_build_at_the_same_site_replaces_and_one_beyond_the_allowance_replaces_the_oldest(board, order, orders):
+    """Decision 29: a build or waive beyond the builds allowed takes the place of the oldest standing
+    one (a waive: of the oldest build), a removal beyond those due of the oldest removal."""
     p = board("W1907B", units=["GER: A ber"], centers={"den": "GER"})   # 4 centres, 1 unit: 2 free sites
     s = submit(STANDARD, p, "GER", orders("GER: A kie build", "GER: F kie build", "GER: A mun build",
                                           "GER: waive"))
-    assert [v.accepted for v in s.verdicts] == [True, True, True, False]
-    assert s.verdicts[1].replaces == order("GER: A kie build")
-    assert s.verdicts[3].refusal.code == "no-builds-left"
-    assert [str(o) for o in s.standing] == ["F kie build", "A mun build"]
+    assert all(v.accepted for v in s.verdicts)
+    assert s.verdicts[1].replaces == order("GER: A kie build")          # the same site
+    assert s.verdicts[3].replaces == order("GER: F kie build")          # the oldest build
+    assert [str(o) for o in s.standing] == ["A mun build", "waive"]
+    again = submit(STANDARD, p, "GER", orders("GER: waive", "GER: F kie build"), s.standing)
+    assert [str(v.replaces) for v in again.verdicts] == ["A mun build", "waive"]  # a waive takes a build first
+    assert [str(o) for o in again.standing] == ["waive", "F kie build"]
+    assert replaced(order("GER: A kie build"), [order("GER: A mun build")], STANDARD, p) == []  # allowance left
     disband = board("W1907B", units=["GER: A ber", "GER: A kie", "GER: A mun"], centers={"ber": "RUS"})
     s = submit(STANDARD, disband, "GER", orders("GER: A ber disband", "GER: A kie disband"))
-    assert [v.refusal.code if v.refusal else None for v in s.verdicts] == [None, "no-disbands-left"]
+    assert [v.accepted for v in s.verdicts] == [True, True]
+    assert s.verdicts[1].replaces == order("GER: A ber disband")
+    assert [str(o) for o in s.standing] == ["A kie disband"]
+    none = board("W1907B", units=["GER: A ber", "GER: A kie", "GER: A mun"])  # 3 centres, 3 units
+    assert not submit(STANDARD, none, "GER", orders("GER: waive")).verdicts[0].accepted  # nothing to replace
 
 
 def test_orders_beyond_the_prestige_held_are_accepted_with_a_note(board, orders):

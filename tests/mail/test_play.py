@@ -71,6 +71,30 @@ def test_a_season_played_by_mail_reaches_every_player(judge_address, rig):
     assert rig.service.status("crusade1").phase != "F1101M"
 
 
+def test_ready_by_mail_after_the_orders_ends_the_phase_once_every_power_is_ready(rig):
+    rig.service.set_policy("crusade1", None, {"early": True})
+    powers = list(SPRING)
+    for power in powers[:-1]:
+        reply = rig.ask(ADDRESSES[power], signed(power, SPRING[power] + "\nREADY"))
+        assert "> READY\n    your orders for S1101M are marked final; the phase ends once the " in \
+            reply.text.replace("\r\n", "\n"), reply.text
+    # a later order takes it back, and says so; READY again
+    reply = rig.ask(ADDRESSES["ANT"], signed("ANT", "F lat H"))
+    assert "no longer marked final: write READY again" in " ".join(reply.text.split()), reply.text
+    assert not rig.service.status("crusade1").player_of("ANT").ready
+    rig.ask(ADDRESSES["ANT"], signed("ANT", "READY"))
+    last = powers[-1]
+    reply = rig.ask(ADDRESSES[last], signed(last, SPRING[last] + "\nREADY"))
+    assert "every power was ready, and S1101M has been adjudicated" in " ".join(reply.text.split()), reply.text
+    assert rig.service.status("crusade1").phase == "F1101M"
+    rig.flush()
+    rig.capture.wait(lambda m: "results of S1101M" in str(m.message["Subject"]), count=len(POWERS))
+    reply = rig.ask(ADDRESSES["BYZ"], signed("BYZ", "READY OFF"))
+    assert "your orders for F1101M are no longer marked final" in reply.text
+    reply = rig.ask(ADDRESSES["BYZ"], signed("BYZ", "READY NOW"))
+    assert "write READY when your orders are final, or READY OFF" in " ".join(reply.text.split())
+
+
 def test_mixed_good_and_bad_lines_are_answered_line_by_line(rig):
     reply = rig.ask(ADDRESSES["JER"], signed("JER", "A jer - heb\nA jer - xyzzy\nF acr - jaf\nA gal - egypt-ish\n"
                                                     "F bei - baa"))

@@ -97,7 +97,13 @@ def test_a_year_by_mail_with_a_dead_mailbox(rig, capsys):
     orders(FALL)
     deadline(48)
     assert service.status("outremer").phase == "F1101R"
-    # RUM's army at Ancyra was dislodged: its player reads where it may go, and retreats there
+    # RUM's army at Ancyra was dislodged: its player reads where it may go, and retreats there; the
+    # judge's mail of the retreat phase, to RUM alone, says what it has to decide
+    [opened] = [m for m in relay.to(PLAYERS["RUM"]) if subject(m) == "outremer: RUM has to decide in F1101R"]
+    assert opened.text.replace("\r\n", "\n").startswith(
+        "Fall 1101 Retreat (F1101R) has begun in 'outremer', and The Seldjuks of Rum has to decide:\n"
+        "  · A Ancyra: retreat to "), opened.text
+    assert not [m for m in relay.to(PLAYERS["ANT"]) if "has to decide in F1101R" in subject(m)]
     [fall] = [m for m in relay.to(PLAYERS["RUM"]) if subject(m) == "outremer: results of F1101M"]
     retreats = re.search(r"RUM A anc: retreat to (.+), or disband", fall.text)
     assert retreats, fall.text
@@ -116,13 +122,10 @@ def test_a_year_by_mail_with_a_dead_mailbox(rig, capsys):
     winter_orders["RUM"] = "Remove A seb"
     assert set(winter_orders) >= {"BYZ", "EDE", "JER", "RUM"}, winter
     orders(winter_orders)
-    # a player changes their mind: a removal beyond those due is refused, saying how to change it
+    # a player changes their mind: a removal beyond those due takes the place of the one standing (29)
     rum = f"SIGNON RUMoutremer {secrets['RUM']}\n"
-    more = rig.ask(PLAYERS["RUM"], rum + "Remove A cae\nSIGNOFF")
-    assert ("REJECTED: The Seldjuks of Rum must remove 1 unit, and A seb disband stands already; to change one of "
-            "them, CLEAR <its province> first") in " ".join(more.text.split()), more.text
-    changed = rig.ask(PLAYERS["RUM"], rum + "CLEAR seb\nRemove A cae\nSIGNOFF")
-    assert "the order for seb in W1101B withdrawn" in changed.text and "accepted: RUM: A cae disband" in changed.text
+    changed = rig.ask(PLAYERS["RUM"], rum + "Remove A cae\nSIGNOFF")
+    assert "accepted: RUM: A cae disband (in place of A seb disband)" in changed.text, changed.text
     assert changed.text.split("Orders standing for RUM")[1].count("disband") == 1
     # a build at the same site replaces the one there
     site = winter_orders["BYZ"].split()[-1]

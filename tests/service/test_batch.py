@@ -9,7 +9,8 @@ from datetime import timedelta
 import pytest
 
 from bot.archive.games import export_game
-from bot.service import DeadlinePolicy, GameService, NoSuchGameError, NotAllowedError, ServiceError, WrongStateError
+from bot.service import (DeadlinePolicy, GameService, NoSuchGameError, NotAllowedError, NotPlayingError, ServiceError,
+                         WrongStateError)
 from bot.store.database import Database
 
 POWERS = {"AUS": "anna", "ENG": "ed", "FRA": "flo", "GER": "gus", "ITA": "ivo", "RUS": "rita", "TUR": "tom"}
@@ -71,7 +72,7 @@ def check_batch_equals_one_by_one(db_a: Database, db_b: Database) -> None:
     expected = one_by_one(one, MESSAGES)
     got = many.submit_many(MESSAGES)
     assert answers(got) == answers(expected)
-    assert [type(r) for r in got[4:7]] == [NotAllowedError, NoSuchGameError, WrongStateError]
+    assert [type(r) for r in got[4:7]] == [NotPlayingError, NoSuchGameError, WrongStateError]
     assert stored(many) == stored(one)
     orders, audit = stored(one)["alpha"]
     assert orders["FRA"] == [("A par - gas", "FRA: A par - gas"), ("F bre H", "FRA: F bre H"),
@@ -105,19 +106,24 @@ def test_a_batch_on_postgresql_too(pg_url, tmp_path, clock):
         pg.dispose()
 
 
-def test_the_last_message_of_a_batch_can_complete_the_phase_and_adjudicate_it_early(make_service, sqlite_db, clock):
+def test_orders_in_a_batch_end_no_phase_early_and_make_their_ready_players_unready(make_service, sqlite_db, clock):
     service, _, _ = make_service(sqlite_db)
     service.create_game("early", "standard", "gm", policy=DeadlinePolicy(early=True))
     service.join("early", "ed", "ENG")
     service.join("early", "flo", "FRA")
     service.start("early", "gm", fill_civil_disorder=True)
-    first, second = service.submit_many([("early", "ed", "F lon - nth"), ("early", "flo", "A par - bur")])
-    assert first.phase == second.phase == "S1901M"
-    view = service.status("early")
-    assert view.phase == "F1901M" and view.version == 1
-    # the orders the phase was adjudicated with are those of the batch
-    assert {"ENG: F lon - nth", "FRA: A par - bur"} <= {o["canonical"] for o in
-                                                       export_game(service.db, "early")["seasons"][0]["orders"]}
+    service.submit_many([("early", "ed", "F lon - nth"), ("early", "flo", "A par - bur")])
+    assert service.status("early").phase == "S1901M"  # every order in, nobody said the orders are final
+    assert not service.ready("early", "ed").adjudicated
+    first, second = service.submit_many([("early", "ed", "F edi - nwg"), ("early", "flo", "A mar - spa")])
+    assert first.ready_cleared and not second.ready_cleared
+    assert [p.ready for p in service.status("early").players] == [False, False]
+    service.ready("early", "ed")
+    done = service.ready("early", "flo")
+    assert done.adjudicated and done.game.phase == "F1901M" and done.game.version == 1
+    # the orders the phase was adjudicated with are those standing when the last power was ready
+    assert {"ENG: F lon - nth", "ENG: F edi - nwg", "FRA: A par - bur", "FRA: A mar - spa"} <= {
+        o["canonical"] for o in export_game(service.db, "early")["seasons"][0]["orders"]}
 
 
 def test_a_player_in_civil_disorder_who_orders_in_a_batch_is_active_again(make_service, sqlite_db, clock):

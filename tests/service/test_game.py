@@ -11,7 +11,7 @@ from sqlmodel import select
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Phase
 from bot.archive.games import export_game
-from bot.service import DeadlinePolicy, NotAllowedError, WrongStateError
+from bot.service import DeadlinePolicy, NotAllowedError, NotPlayingError, ServiceError, WrongStateError
 from bot.store.rows import GameRow
 from tests.service.conftest import POWERS, flush, start_tannenberg
 
@@ -116,8 +116,10 @@ def test_a_season_of_deadlines_reminders_nmr_and_civil_disorder(start, game, clo
     disorder = {a.audience: a for a in sink.of_kind("civil_disorder")}  # the game master, and the player
     assert sorted(disorder) == ["gm", "players"] and all(a.powers == ("RUS",) for a in disorder.values())
     assert disorder["players"].recipients == (view.player_of("RUS").player,)
-    assert "Send orders for" in disorder["players"].body
     assert view.phase in ("W1901B", "S1902M")
+    # told to order in this phase only when it has something to decide in it
+    assert (f"Send orders for {view.phase} to play it again" if "RUS" in view.must_order else
+            f"It has nothing to decide in {view.phase}; send orders in a later phase") in disorder["players"].body
 
     # play on two more years with no orders at all: every deadline adjudicates, nobody in
     # civil disorder is reminded
@@ -269,18 +271,88 @@ def test_grace_period_tells_the_late_powers_then_adjudicates(make_service, start
     assert results.data["nmr"] == []
 
 
-def test_early_adjudication_once_every_power_has_ordered(make_service, sqlite_db, clock):
+def test_early_adjudication_once_every_power_that_must_decide_is_ready(make_service, sqlite_db, clock):
     service, dispatcher, sink = make_service(sqlite_db)
     service.create_game("early", "standard", "gm", policy=DeadlinePolicy(early=True))
     service.join("early", "ed", "ENG")
     service.join("early", "flo", "FRA")
+    service.join("early", "wait", "GER")
+    service.leave("early", "wait")
     service.start("early", "gm", fill_civil_disorder=True)
     service.submit_orders("early", "ed", "F lon - nth")
-    assert service.status("early").phase == "S1901M"
     service.submit_orders("early", "flo", "A par - bur")
-    view = service.status("early")
-    assert view.phase == "F1901M" and view.version == 1
+    assert service.status("early").phase == "S1901M"  # every order in: still revising
+    first = service.ready("early", "ed")
+    assert first.ready and not first.adjudicated and first.waiting_for == ("FRA",) and first.early
+    assert [u.unit.province for u in first.left.units] == ["edi", "lvp"]  # they hold, unless ordered
+    assert service.status("early").player_of("ENG").ready and service.my_orders("early", "ed").ready
+    assert service.submit_orders("early", "ed", "F edi - nwg").ready_cleared  # a new order: not final any more
+    assert not service.status("early").player_of("ENG").ready
+    service.ready("early", "ed")
+    service.clear_orders("early", "ed", "edi")  # withdrawn: not final either
+    assert not service.status("early").player_of("ENG").ready
+    assert not service.ready("early", "flo").adjudicated
+    done = service.ready("early", "ed")
+    assert done.adjudicated and done.game.phase == "F1901M" and done.game.version == 1
     assert service.fire_due() == 0  # the spring deadline was spent with the phase
+    assert not any(p.ready for p in service.status("early").players)  # each phase is made ready anew
+    with pytest.raises(NotPlayingError) as refused:
+        service.ready("early", "wait")
+    assert refused.value.why == "stranger" and refused.value.to_player() == "You are not playing in 'early'."
+
+
+def test_powers_ready_while_the_game_is_paused_end_the_phase_when_it_resumes(make_service, sqlite_db, clock):
+    service, _, _ = make_service(sqlite_db)
+    service.create_game("paused", "standard", "gm", policy=DeadlinePolicy(early=True))
+    service.join("paused", "ed", "ENG")
+    service.start("paused", "gm", fill_civil_disorder=True)
+    service.pause("paused", "gm")
+    assert not service.ready("paused", "ed").adjudicated
+    assert service.resume("paused", "gm").phase == "F1901M"
+
+
+def test_the_last_power_not_ready_taken_out_of_play_ends_the_phase_and_nobody_ready_ends_none(
+        make_service, sqlite_db, clock):
+    service, _, _ = make_service(sqlite_db)
+    service.create_game("out", "standard", "gm", policy=DeadlinePolicy(early=True))
+    for player, power in (("ed", "ENG"), ("flo", "FRA"), ("gus", "GER")):
+        service.join("out", player, power)
+    service.start("out", "gm", fill_civil_disorder=True)
+    service.ready("out", "ed")
+    assert service.set_civil_disorder("out", "gm", "FRA").phase == "S1901M"  # Germany is not ready
+    assert service.remove_player("out", "gm", "GER").phase == "F1901M"      # England was the last one playing
+    service.remove_player("out", "gm", "ENG")
+    service.set_policy("out", "gm", {"early": False})
+    assert service.set_policy("out", "gm", {"early": True}).game.phase == "F1901M"  # nobody plays: the deadline
+
+
+def test_a_power_ready_without_orders_is_neither_reminded_nor_nmr_and_one_with_nothing_to_decide_is_refused(
+        make_service, sqlite_db, clock):
+    service, dispatcher, sink = make_service(sqlite_db)
+    service.create_game("calm", "standard", "gm", policy=DeadlinePolicy(nmr_limit=1))
+    for player, power in (("ed", "ENG"), ("flo", "FRA"), ("gus", "GER")):
+        service.join("calm", player, power)
+    service.start("calm", "gm", fill_civil_disorder=True)
+    assert not service.ready("calm", "ed").early   # England's units hold: said so
+    service.submit_orders("calm", "flo", "F bre - mao")
+    clock.shift(timedelta(hours=24, seconds=1))
+    service.fire_due()
+    flush(dispatcher)
+    [reminder] = sink.of_kind("reminder")
+    assert reminder.powers == ("GER",)
+    clock.shift(timedelta(hours=24))
+    service.fire_due()
+    flush(dispatcher)
+    view = service.status("calm")
+    assert view.phase == "F1901M" and sink.of_kind("results")[0].data["nmr"] == ["GER"]
+    assert view.player_of("ENG").status == "active" and view.player_of("GER").status == "civil_disorder"
+    assert service.ready("calm", "gus").game.player_of("GER").status == "active"  # back in play, as with orders
+    service.submit_orders("calm", "flo", "F mao - por")
+    service.ready("calm", "ed")
+    service.force_adjudicate("calm", "gm")
+    assert service.status("calm").phase == "W1901B"  # France builds; England has nothing to decide
+    with pytest.raises(ServiceError, match="ENG has nothing to decide in W1901B: the phase does not wait for it"):
+        service.ready("calm", "ed")
 
 
 def test_a_timer_of_an_earlier_phase_never_adjudicates_the_next(make_service, sqlite_db, clock):

@@ -164,12 +164,16 @@ def test_only_the_game_master_sets_the_policy_and_not_once_the_game_is_over(game
         service.set_policy("tannenberg", "gm", {"early": True})
 
 
-def test_early_adjudication_turned_on_when_every_power_has_ordered_adjudicates_at_once(game):
+def test_early_adjudication_turned_on_when_every_power_is_ready_adjudicates_at_once(game):
     service = game[0]
     for power, player in POWERS.items():
         service.submit_orders("tannenberg", player, {"ENG": "F lon H", "FRA": "A par H", "GER": "A ber H",
                                                      "ITA": "A rom H", "AUS": "A vie H", "RUS": "A mos H",
                                                      "TUR": "A con H"}[power])
+    assert service.set_policy("tannenberg", "gm", {"early": True}).game.phase == "S1901M"  # orders in, not final
+    service.set_policy("tannenberg", "gm", {"early": False})
+    for player in POWERS.values():
+        assert not service.ready("tannenberg", player).adjudicated
     assert service.set_policy("tannenberg", "gm", {"early": True}).game.phase == "F1901M"
 
 

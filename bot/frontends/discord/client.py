@@ -45,9 +45,9 @@ class JudgeTree(app_commands.CommandTree):
             await super().on_error(interaction, error)  # a bug: logged with its traceback, and the user told so
             await reply(interaction, BUG_APOLOGY)
             return
-        from .identity import mentionify
+        from .formatting import refusal_text
 
-        await reply(interaction, mentionify(str(original)) or type(original).__name__)
+        await reply(interaction, refusal_text(original) or type(original).__name__)
 
 
 async def reply(interaction: discord.Interaction, text: str, *, ephemeral: bool = True, **kwargs: Any) -> None:

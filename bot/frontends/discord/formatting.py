@@ -28,8 +28,8 @@ from bot.codec.spelled import duty as spelled_duty
 from bot.codec.spelled import place, spell
 from bot.codec.spelled import unit as spelled_unit
 
-from bot.service import GameView, OrderLine, PlayerOrders, SubmissionReport
-from bot.service.texts import when
+from bot.service import GameView, NotPlayingError, OrderLine, PlayerOrders, Readiness, SubmissionReport
+from bot.service.texts import AGAIN, SETTING_NAMES, setting, when
 from .identity import mention, mentionify
 
 CONTENT_LIMIT = 2000
@@ -142,6 +142,11 @@ def submission_reply(report: SubmissionReport, variant: Variant) -> Reply:
     tail = _to_decide(report.duty, report.phase, variant)
     tail.append(_standing_header(len(report.standing), report.phase))
     tail += [f"• {_words(line, variant)}" for line in report.standing]
+    if report.duty is not None and not report.duty.must_decide and report.standing:
+        tail.append("Nothing is left to decide: `/ready` once these orders are final.")
+    if report.ready_cleared:
+        tail.append("⚠️ You had said these orders were final; now that they changed, you are no longer ready: "
+                    "`/ready` once they are.")
     if not report.accepted and not report.rejected:
         head.append("No order lines found in your message.")
 
@@ -220,35 +225,96 @@ def my_orders_text(mine: PlayerOrders, variant: Variant) -> str:
     out += [f"• {_words(line, variant)}" for line in mine.orders]
     if not mine.must_order:
         out.append("(You have nothing to order this phase.)")
+    elif mine.ready:
+        out.append("✅ You have said these orders are final (`/ready ready:False` to take it back).")
+    else:
+        out.append("Once they are final: `/ready`.")
     if mine.prestige is not None:
         out.append(f"Prestige: {mine.prestige}")
     return "\n".join(out)
+
+
+def readiness_text(answer: Readiness, variant: Variant) -> str:
+    """The answer to ``/ready``: where the player stands, what their orders leave to the judge's
+    defaults, and whether the phase waits for anyone else."""
+    where = f"{phase_name(answer.phase)} in '{answer.game.name}'"
+    if not answer.ready:
+        return f"Your orders for {where} are no longer marked final."
+    out = [f"✅ Your orders for {where} are final."]
+    left = answer.left
+    if left.units:
+        bid = {"bid": " (if your bid wins)", "vassal": " (vassal)"}
+        out.append("Not ordered, so they hold: " + ", ".join(spelled_unit(c.unit, variant) + bid.get(c.by, "")
+                                                              for c in left.units))
+    elif left.retreats:
+        out.append("Not ordered, so disbanded: " + ", ".join(spelled_unit(u, variant) for u, _ in left.retreats))
+    elif left.must_decide:
+        out += ["Not decided, so builds are waived and removals made as civil disorder makes them:"]
+        out += [f"· {line}" for line in spelled_duty(left, variant)]
+    if answer.adjudicated:
+        out.append(f"Every power was ready: {answer.phase} has been adjudicated, and the results are being posted.")
+    elif not answer.early:
+        out.append(f"Early adjudication is off in '{answer.game.name}': the phase ends at its deadline, "
+                   f"{deadline_text(answer.game.deadline_at)}. New orders before then make you not ready.")
+    elif answer.waiting_for:
+        n = len(answer.waiting_for)
+        others = "the other power that must decide is" if n == 1 else f"the other {n} powers that must decide are"
+        out.append(f"The phase ends as soon as {others} ready too, or at its deadline, "
+                   f"{deadline_text(answer.game.deadline_at)}. New orders make you not ready.")
+    return "\n".join(out)
+
+
+
+def refusal_text(refusal: Exception) -> str:
+    """A refusal of the service, as the person who asked reads it: to someone who plays no power, in
+    the second person (what happened to them); otherwise its players named as mentions."""
+    if isinstance(refusal, NotPlayingError):
+        return refusal.to_player()
+    return mentionify(str(refusal))
+
+
+def settings_lines(policy) -> list[str]:
+    """Every setting of a game's policy, a line each (``• movement phases: 48h``)."""
+    return [f"• {SETTING_NAMES[key]}: {setting(policy, key)}" for key in SETTING_NAMES]
 
 
 # -- a game ----------------------------------------------------------------------------------------
 
 
 def status_text(view: GameView, variant: Variant) -> str:
-    """Phase, deadline and who has orders in; never what the orders are."""
+    """Phase, deadline, who has orders in and who has said they are final (ready); never what the
+    orders are."""
+    running = view.status in ("active", "paused")
     out = [f"**{view.name}** ({view.variant}) · {view.status} · {phase_name(view.phase)}"]
     if view.status == "active":
         out.append(f"Deadline: {deadline_text(view.deadline_at)}")
     elif view.status == "paused":
         out.append("Deadline: suspended while the game is paused")
+    if running:
+        out.append("Early adjudication: on, the phase ends once every power marked ⏳ or 📝 is ready (`/ready`)"
+                   if view.early else "Early adjudication: off, the phase ends at its deadline")
     out.append(f"Game master: {mention(view.gm)}")
-    if view.players:
+    seated = [p for p in view.players if p.status != "waiting"]
+    if seated:
         out.append("Players:")
-    for p in sorted(view.players, key=lambda p: p.power or "~"):
+    for p in sorted(seated, key=lambda p: p.power or "~"):
         if p.power is None:
             mark, label = "·", ""
-        elif view.status in ("active", "paused") and p.power in view.must_order:
-            mark, label = ("✅", " · orders in") if p.has_orders else ("⏳", " · no orders yet")
+        elif running and p.power in view.must_order and p.status not in ("civil_disorder", "removed"):
+            mark, label = (("✅", " · ready") if p.ready else ("📝", " · orders in, not final") if p.has_orders
+                           else ("⏳", " · no orders yet"))
+        elif running and p.power in view.must_order:  # in civil disorder: not waited for
+            mark, label = "—", " · orders in" if p.has_orders else ""
         else:
             mark, label = "—", ""
         name = variant.power_name(p.power) if p.power else "(power to be drawn)"
         extra = f" · {view.centers.get(p.power, 0)} centres" if view.centers and p.power else ""
         status = f" · {p.status.replace('_', ' ')}" if p.status != "active" else ""
-        out.append(f"{mark} {name}: {mention(p.player)}{extra}{status}{label}")
+        who = "no player" if p.status == "removed" else mention(p.player)
+        out.append(f"{mark} {name}: {who}{extra}{status}{label}")
+    waiting = [p for p in view.players if p.status == "waiting"]
+    if waiting:
+        out.append("Waiting list: " + ", ".join(mention(p.player) for p in waiting))
     if view.outcome:
         if view.outcome.get("winner"):
             out.append(f"Won by {view.outcome['winner']}.")
@@ -261,20 +327,23 @@ def status_text(view: GameView, variant: Variant) -> str:
 
 
 def results_summary(season: Season, variant: Variant, *, next_phase: str | None, deadline: datetime | None,
-                    at_once: bool = False) -> list[discord.Embed]:
+                    at_once: bool = False, again: bool = False) -> list[discord.Embed]:
     """The season in one screen: what changed, who won which bid, every power's centres and units
     (and prestige), who is out, what comes next. Usually one embed; more only when Discord's limits
-    force it. Every order with its outcome is in :func:`results_detail`."""
-    title = f"{season.game}: {phase_name(str(season.phase))}"
-    lines = summary_lines(season, variant, next_phase=next_phase, deadline=deadline, at_once=at_once)
+    force it. Every order with its outcome is in :func:`results_detail`. ``again``: adjudicated
+    before, and rolled back since."""
+    title = f"{season.game}: {phase_name(str(season.phase))}" + (" (adjudicated again)" if again else "")
+    lines = summary_lines(season, variant, next_phase=next_phase, deadline=deadline, at_once=at_once, again=again)
     return _split_embed(title[:TITLE_LIMIT], lines, None)
 
 
 def summary_lines(season: Season, variant: Variant, *, next_phase: str | None, deadline: datetime | None,
-                  at_once: bool = False) -> list[str]:
+                  at_once: bool = False, again: bool = False) -> list[str]:
     phase, events, before, after = season.phase, season.events, season.position, season.after
     code = _codes(variant)
     out: list[str] = []
+    if again:
+        out.append(f"*{AGAIN}*")
     if at_once:
         out.append("No power had anything to decide in this phase: it was adjudicated at once.")
 

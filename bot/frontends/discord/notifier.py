@@ -48,9 +48,10 @@ CHANNEL, ARCHIVE = "results-channel", "archive-thread"
 
 
 def players_meant(a: Announcement) -> discord.AllowedMentions:
-    """Whom a public announcement may notify: the players it is about (the powers' players when a
-    game starts, a power's new player), never anyone else its text happens to mention."""
-    keys = list((a.data.get("assignments") or {}).values()) + [a.data.get("player")]
+    """Whom a public announcement may notify: the players it is for (the powers' players when a
+    game starts, a power's new player), never anyone else its text happens to mention (a player
+    removed, a power in civil disorder)."""
+    keys = list((a.data.get("assignments") or {}).values()) + ([a.data.get("player")] if a.kind == "replaced" else [])
     return discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
                                    users=[discord.Object(uid) for uid in map(user_id, keys) if uid is not None])
 
@@ -170,7 +171,8 @@ class DiscordNotifier:
         view = await self.bot.call(self.service.status, entry.id)
         current = view.version == a.data.get("version", -1) + 1 and view.status == "active"
         summary = results_summary(season, variant, next_phase=view.phase if current else None,
-                                  deadline=view.deadline_at if current else None, at_once=bool(a.data.get("at_once")))
+                                  deadline=view.deadline_at if current else None, at_once=bool(a.data.get("at_once")),
+                                  again=bool(a.data.get("again")))
         png = season_png(season)
         picture = (file_name(f"{entry.name}-{season.phase}", "png"), png) if png else None
         await self._post_embeds(channel, a.key, summary, picture)
@@ -182,9 +184,10 @@ class DiscordNotifier:
         name = file_name(f"{season.version:04d}-{season.phase}", "txt")
         await self._post_embeds(thread, f"{a.key}#archive", results_detail(season, get_variant(entry.variant)),
                                 (name, report),
-                                text=f"**{phase_name(str(season.phase))}**: every order with its outcome; the season's "
-                                     "full report (orders as written, results, units, centres, prestige, seed) is "
-                                     "attached.")
+                                text=f"**{phase_name(str(season.phase))}**"
+                                     + (" (adjudicated again, after a rollback)" if a.data.get("again") else "")
+                                     + ": every order with its outcome; the season's full report (orders as written, "
+                                     "results, units, centres, prestige, seed) is attached.")
 
     async def _post_embeds(self, channel, key: str, embeds: list[discord.Embed], attachment: tuple[str, bytes] | None,
                            *, text: str = "") -> None:

@@ -17,7 +17,7 @@ from adjudicator.variant import get_variant
 from adjudicator.vocab import Location
 from grammar import resolve_power_name, resolve_province, suggestions
 
-from bot.service import GameEntry, NotFoundError, parse_duration
+from bot.service import GameEntry, NotFoundError, parse_duration, parse_durations
 from bot.store.names import game_key
 from .identity import player_key
 
@@ -65,6 +65,9 @@ class GameTransformer(app_commands.Transformer):
         game = await game_named(interaction, value)
         if game is not None and (not self.statuses or game.status in self.statuses):
             return game
+        if game is not None:
+            command = interaction.command.qualified_name if interaction.command else ""
+            raise app_commands.AppCommandError(wrong_state(game, command))
         games = await interaction.client.call(_service(interaction).directory, statuses=self.statuses)
         names = ", ".join(g.name for g in games[:15]) or "none yet"
         raise app_commands.AppCommandError(f"There is no game called {value!r}. Games: {names}.")
@@ -129,6 +132,25 @@ class ProvinceTransformer(app_commands.Transformer):
         return [app_commands.Choice(name=f"{variant.provinces[p].name} ({p})"[:100], value=p) for p in ids]
 
 
+_STATES = {"forming": "has not started yet", "active": "is under way", "paused": "is paused",
+           "ended": "is over"}
+_WHAT_INSTEAD = {
+    ("game assign", "active"): "to give one of its powers to a player now, use `/game replace`",
+    ("game assign", "paused"): "to give one of its powers to a player now, use `/game replace`",
+    ("forming",): "its game master starts it with `/game start`",
+}
+"""What to do instead, by command and state (or by state alone)."""
+
+
+def wrong_state(game: GameEntry, command: str) -> str:
+    """Why ``command`` cannot be used on ``game`` now: the state it is in, and what would do instead."""
+    said = f"'{game.name}' {_STATES.get(game.status, game.status)}"
+    if game.status in ("active", "paused") and game.phase:
+        said += f" ({game.phase})"
+    instead = _WHAT_INSTEAD.get((command, game.status), _WHAT_INSTEAD.get((game.status,), ""))
+    return f"{said}; /{command} is not for a game in that state" + (f": {instead}." if instead else ".")
+
+
 class DurationTransformer(app_commands.Transformer):
     """``48h``, ``2d``, ``1d12h``, ``90m`` (:func:`bot.service.parse_duration`: a unit, positive, at most a year)."""
 
@@ -139,12 +161,35 @@ class DurationTransformer(app_commands.Transformer):
             raise app_commands.AppCommandError(str(exc)) from None
 
 
+class GraceTransformer(app_commands.Transformer):
+    """A grace period: a duration, or ``none`` (``0``)."""
+
+    async def transform(self, interaction: discord.Interaction, value: str) -> timedelta:
+        try:
+            return parse_duration(value, what="the grace period", zero=True)
+        except CrusaderError as exc:
+            raise app_commands.AppCommandError(str(exc)) from None
+
+
+class DurationsTransformer(app_commands.Transformer):
+    """Reminders before a deadline: ``24h, 1h``, or ``none`` (:func:`bot.service.parse_durations`)."""
+
+    async def transform(self, interaction: discord.Interaction, value: str) -> tuple[timedelta, ...]:
+        try:
+            return parse_durations(value, what="a reminder")
+        except CrusaderError as exc:
+            raise app_commands.AppCommandError(str(exc)) from None
+
+
 Game = app_commands.Transform[GameEntry, GameTransformer]
 RunningGame = app_commands.Transform[GameEntry, GameTransformer(statuses=("active", "paused"))]
 FormingGame = app_commands.Transform[GameEntry, GameTransformer(statuses=("forming",))]
+OpenGame = app_commands.Transform[GameEntry, GameTransformer(statuses=("forming", "active", "paused"))]
 PowerArg = app_commands.Transform[str, PowerTransformer]
 ProvinceArg = app_commands.Transform[Location, ProvinceTransformer]
 Duration = app_commands.Transform[timedelta, DurationTransformer]
+Grace = app_commands.Transform[timedelta, GraceTransformer]
+Durations = app_commands.Transform[tuple, DurationsTransformer]
 
 
 async def my_game(interaction: discord.Interaction, game: GameEntry | None) -> GameEntry:
@@ -156,6 +201,9 @@ async def my_game(interaction: discord.Interaction, game: GameEntry | None) -> G
     if len(mine) == 1:
         return mine[0]
     if not mine:
+        gone = await interaction.client.call(_service(interaction).departure, player_key(interaction.user))
+        if gone is not None:
+            raise app_commands.AppCommandError(f"{gone.to_player()} You are in no other game.")
         raise app_commands.AppCommandError("You are not in any game yet; name one with the `game` option "
                                            "or join one with `/join`.")
     raise app_commands.AppCommandError("You are in several games (" + ", ".join(g.name for g in mine)

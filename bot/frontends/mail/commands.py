@@ -6,6 +6,7 @@ A message reads::
     A ant - ale                    (orders, one per line)
     LIST                           (the game's status and your orders)
     CLEAR ant                      (withdraw the order for the unit or build at ant; CLEAR: all)
+    READY                          (your orders are final; READY OFF: not any more)
     SET PASSWORD newsecret
     PHASE F1101M                   (orders for a later phase: refused until the service supports it)
     RESIGN
@@ -24,7 +25,7 @@ from bot.codec.limits import MAX_LINE
 
 MASK = "********"
 SIGNON_USAGE = "SIGNON <power code><game name> <password>, for example SIGNON ANTcrusade1 secret"
-KEYWORDS = ("SIGNON", "SIGNOFF", "LIST", "SET", "RESIGN", "PHASE", "HELP", "JOIN", "LEAVE", "CLEAR")
+KEYWORDS = ("SIGNON", "SIGNOFF", "LIST", "SET", "RESIGN", "PHASE", "HELP", "JOIN", "LEAVE", "CLEAR", "READY")
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,11 @@ def read_line(line: str) -> Command:
         return _set(args)
     if keyword in ("SIGNOFF", "HELP"):  # words after them ("SIGNOFF thanks") are a remark, not an error
         return Command(keyword.lower(), keyword + (" ..." if args else ""), args)
+    if keyword == "READY":
+        if len(args) > 1 or (args and args[0].upper() not in ("OFF", "NO", "NOT")):
+            return Command("ready", "READY ...", args, error="write READY when your orders are final, or READY OFF "
+                                                             "when they are not any more")
+        return Command("ready", "READY" + (f" {args[0].upper()}" if args else ""), args)
     if keyword == "RESIGN":
         if args:
             return Command(keyword.lower(), keyword, args,

@@ -30,7 +30,7 @@ from adjudicator.prestige.orders import Bribe
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Phase
 
-from bot.service import GameService, GameView, PlayerOrders, ServiceError
+from bot.service import GameService, GameView, NotPlayingError, PlayerOrders, ServiceError
 from bot.store.names import game_key
 from . import commands
 from .accounts import ForeignSender, Identity, MailAccounts, SignonRefused
@@ -53,6 +53,9 @@ How to play by mail: write to this address, one command or order per line.
   LIST                      the game's status and your orders as they stand
   CLEAR <province>          withdraw your order for the unit (or build) there;
                             CLEAR alone withdraws all your orders for the phase
+  READY                     your orders for the phase are final (a later order takes it back;
+                            READY OFF too); with early adjudication the phase ends once every
+                            power that must decide is ready
   SET PASSWORD <new>        change your password
   PHASE <phase>             orders for a later phase (not accepted by this judge yet)
   RESIGN                    leave the game: your orders are withdrawn, your power goes into civil
@@ -244,12 +247,9 @@ class _Session:
         return True
 
     def _clear(self, command: Command) -> bool:
-        if not self._signed_on(command):
+        if not self._played(command):
             return True
         me, province = self.me, command.args[0].lower() if command.args else None
-        if me.player is None:
-            self.talk.echoes.append(Echo(command.echo, f"nobody plays {me.power} in '{me.game}' yet", ok=False))
-            return True
         try:
             left = self.service.clear_orders(me.game, me.player, province)
         except ServiceError as exc:
@@ -258,6 +258,19 @@ class _Session:
         self.talk.changed = True
         what = f"the order for {province}" if province else f"all of {me.power}'s orders"
         self.talk.echoes.append(Echo(command.echo, f"{what} in {left.phase} withdrawn"))
+        return True
+
+    def _ready(self, command: Command) -> bool:
+        if not self._played(command):
+            return True
+        me, ready = self.me, not command.args
+        try:
+            answer = self.service.ready(me.game, me.player, ready)
+        except ServiceError as exc:
+            self.talk.echoes.append(Echo(command.echo, f"not done: {_said(exc)}", ok=False))
+            return True
+        self.talk.changed = True
+        self.talk.echoes.append(Echo(command.echo, _readiness(answer)))
         return True
 
     def _help(self, command: Command) -> bool:
@@ -413,6 +426,17 @@ class _Session:
             f"read until SIGNOFF or PHASE {current}, the current phase"), ok=False))
         return True
 
+    def _played(self, command: Command) -> bool:
+        """Whether someone has signed on for a power that has a player; if not, ``command`` is
+        answered why it cannot be carried out."""
+        if not self._signed_on(command):
+            return False
+        if self.me.player is None:
+            self.talk.echoes.append(Echo(command.echo, f"nobody plays {self.me.power} in '{self.me.game}' yet",
+                                         ok=False))
+            return False
+        return True
+
     def _signed_on(self, command: Command) -> bool:
         """Whether someone has signed on; if not, ``command`` is answered that it needs it."""
         if self.me is None:
@@ -446,7 +470,7 @@ class _Session:
             report = self.service.submit_orders(me.game, me.player, "\n".join(e.written for e in batch))
         except ServiceError as exc:
             for echo in batch:
-                echo.answer, echo.ok = f"not accepted: {exc}", False
+                echo.answer, echo.ok = f"not accepted: {_said(exc)}", False
             return
         self.talk.changed = self.talk.changed or bool(report.accepted)
         accepted, rejected = list(report.accepted), list(report.rejected)
@@ -480,6 +504,31 @@ class _Session:
             self.talk.echoes.append(Echo(line.written, f"accepted: {line.canonical}"))
         for line in rejected:
             self.talk.echoes.append(Echo(line.written, _refused(line), ok=False))
+        if report.ready_cleared:
+            batch[-1].answer += ("\n(your orders changed, so they are no longer marked final: write READY again "
+                                 "once they are)")
+
+
+def _said(refusal: ServiceError) -> str:
+    """A refusal of the service as the writer reads it (to someone who plays no power: what happened to them)."""
+    return refusal.to_player() if isinstance(refusal, NotPlayingError) else str(refusal)
+
+
+def _readiness(answer) -> str:
+    """The answer to READY (or READY OFF): where the power stands, and whether the phase waits."""
+    if not answer.ready:
+        return f"your orders for {answer.phase} are no longer marked final"
+    said = f"your orders for {answer.phase} are marked final"
+    if answer.left.must_decide:
+        said += (" (what they leave open goes to the judge's default: units hold, dislodged units disband, "
+                 "builds are waived, removals follow civil disorder)")
+    if answer.adjudicated:
+        return said + f"; every power was ready, and {answer.phase} has been adjudicated: the results follow"
+    if not answer.early:
+        return said + "; early adjudication is off in this game, so the phase ends at its deadline"
+    waiting = len(answer.waiting_for)
+    return said + (f"; the phase ends once the {waiting} other power{'s' if waiting != 1 else ''} that must decide "
+                   f"{'are' if waiting != 1 else 'is'} ready too, or at its deadline")
 
 
 def _has(n: int) -> str:
@@ -495,14 +544,11 @@ def _bribe_with_order(line) -> bool:
 
 
 def _refused(line) -> str:
-    """A refused line's answer: the reason, what would be accepted instead when the judge can say,
-    and for a build or removal beyond those allowed, how to change one that stands."""
+    """A refused line's answer: the reason, and what would be accepted instead when the judge can say."""
     text = _reason(line.reason)
     refusal = line.refusal
     if refusal is not None and refusal.accepted and refusal.accepted not in text:
         text += f" (accepted instead: {refusal.accepted})"
-    if refusal is not None and refusal.code in ("no-builds-left", "no-disbands-left"):
-        text += "; to change one of them, CLEAR <its province> first"
     return f"REJECTED: {text}"
 
 

@@ -1,5 +1,5 @@
-"""Game masters' commands: /game new|start|assign|kick|replace|restore|deadline|pause|resume|extend|
-adjudicate|rollback|end|export.
+"""Game masters' commands: /game new|settings|start|assign|kick|replace|restore|deadline|pause|resume|
+extend|adjudicate|rollback|end|export.
 
 Discord shows ``/game`` to members with Manage Server, and to the roles and members a server's
 Integrations settings allow (its default member permissions). Each command is also refused, with a
@@ -22,12 +22,13 @@ from adjudicator.variant import get_variant, variant_names
 
 from bot.archive.games import export_game
 from bot.service import DeadlinePolicy, GameView, ServiceError, UnplayedPowersError, parse_moment
+from bot.service.texts import SETTING_NAMES, setting
 from ..checks import acting_gm, is_gm
 from ..client import reply
-from ..formatting import deadline_text, file_name, phase_name
+from ..formatting import deadline_text, file_name, phase_name, settings_lines
 from ..notifier import ARCHIVE_NEEDS, RESULTS_NEEDS
 from ..identity import player_key
-from ..transformers import Duration, FormingGame, Game, PowerArg, RunningGame
+from ..transformers import Duration, Durations, FormingGame, Game, Grace, PowerArg, RunningGame
 
 VARIANTS = [app_commands.Choice(name=name, value=name) for name in variant_names()]
 # What a new game needs of its channel: its results posted there, its archive thread opened and posted in
@@ -54,6 +55,26 @@ def _deadline(view: GameView) -> str:
     return f"Deadline for {view.phase} in '{view.name}': {deadline_text(view.deadline_at)}."
 
 
+SETTINGS_HELP = {
+    "movement": "Length of movement phases, e.g. 48h",
+    "retreat": "Length of retreat phases, e.g. 24h",
+    "adjustment": "Length of adjustment (build) phases, e.g. 24h",
+    "grace": "After a missed deadline, wait this long for the late (e.g. 12h; none: no grace)",
+    "reminders": "Reminders this long before each deadline, e.g. 24h, 1h (none: no reminders)",
+    "nmr_limit": "Phases in a row without orders before a power goes into civil disorder (0: never)",
+    "early": "End a phase as soon as every power that must decide is ready (/ready)",
+    "timezone": "The game's time zone (an IANA name like Europe/Paris): how dates and times are read",
+}
+"""Every setting of a game (:data:`bot.service.policy.SETTINGS`) as ``/game new`` and ``/game settings``
+describe it: the two commands take the same settings, and ``crusader game set`` too."""
+
+
+def _changes(**options) -> dict:
+    """The settings a command was given (those left out: not there), as the service takes them."""
+    return {key: value.strip() if isinstance(value, str) else value
+            for key, value in options.items() if value is not None}
+
+
 @app_commands.guild_only()
 @app_commands.default_permissions(manage_guild=True)  # shown to Manage Server, or whom the server's Integrations allow
 class GameMaster(commands.GroupCog, group_name="game", group_description="Run a game (its game master only)"):
@@ -72,17 +93,16 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
 
     @app_commands.command(name="new", description="Create a game; results are posted in this (or the given) channel")
     @app_commands.describe(name="The game's name", variant="The map", channel="Where results go (default: here)",
-                           movement="Length of movement phases, e.g. 48h", retreat="Length of retreat phases, e.g. 24h",
-                           adjustment="Length of adjustment phases, e.g. 24h",
-                           timezone="The game's time zone (an IANA name like Europe/Paris; default UTC): deadlines "
-                                    "given as a date and time are read in it",
-                           prestige="Add the prestige rules to a map played without them (crusader always has them)")
+                           prestige="Add the prestige rules to a map played without them (crusader always has them)",
+                           **SETTINGS_HELP)
     @app_commands.choices(variant=VARIANTS)
     @is_gm(new_game=True)
     async def new(self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 100], variant: str,
                   channel: discord.TextChannel | None = None, movement: Duration | None = None,
                   retreat: Duration | None = None, adjustment: Duration | None = None,
-                  timezone: app_commands.Range[str, 1, 64] | None = None, prestige: bool | None = None) -> None:
+                  timezone: app_commands.Range[str, 1, 64] | None = None, prestige: bool | None = None,
+                  grace: Grace | None = None, reminders: Durations | None = None,
+                  nmr_limit: app_commands.Range[int, 0, 1000] | None = None, early: bool | None = None) -> None:
         target = channel or interaction.channel
         if not isinstance(target, discord.TextChannel):
             raise ServiceError("results need a text channel: run /game new in one, or give the channel option")
@@ -96,13 +116,9 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
             raise ServiceError(f"the {variant} map is always played with the prestige rules (its neutral units, "
                                "vassals and bids need them); leave the prestige option out")
         rules = ("prestige",) if prestige and "prestige" not in own else ()
-        defaults = DeadlinePolicy()
-        try:
-            policy = DeadlinePolicy(movement=movement or defaults.movement, retreat=retreat or defaults.retreat,
-                                    adjustment=adjustment or defaults.adjustment,
-                                    timezone=timezone.strip() if timezone else defaults.timezone)
-        except CrusaderError as exc:
-            raise ServiceError(str(exc)) from None
+        policy = DeadlinePolicy().changed(_changes(movement=movement, retreat=retreat, adjustment=adjustment,
+                                                   grace=grace, reminders=reminders, nmr_limit=nmr_limit,
+                                                   early=early, timezone=timezone))
         # the name and the rest are checked before anything is made: a refused game leaves no thread behind
         await self.bot.call(self.service.check_new_game, name, variant, rules)
         await interaction.response.defer()
@@ -122,7 +138,37 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
             f"Game '{view.name}' ({variant}{', prestige rules' if with_prestige else ''}"
             f"{f', deadlines in {policy.timezone}' if policy.timezone != 'UTC' else ''}) created by "
             f"{interaction.user.mention}. Results go to {target.mention}, the archive to {archive.mention}. "
-            f"Players: `/join game:{view.name}`; then `/game start`.")
+            f"Players: `/join game:{view.name}`; then `/game start`.\nSettings (`/game settings` changes them):\n"
+            + "\n".join(settings_lines(policy)))
+
+    @app_commands.command(name="settings", description="The game's settings; give any of them to change it "
+                                                        "(from the next deadline)")
+    @app_commands.describe(**SETTINGS_HELP)
+    @is_gm()
+    async def settings(self, interaction: discord.Interaction, game: Game, movement: Duration | None = None,
+                       retreat: Duration | None = None, adjustment: Duration | None = None,
+                       grace: Grace | None = None, reminders: Durations | None = None,
+                       nmr_limit: app_commands.Range[int, 0, 1000] | None = None, early: bool | None = None,
+                       timezone: app_commands.Range[str, 1, 64] | None = None) -> None:
+        changes = _changes(movement=movement, retreat=retreat, adjustment=adjustment, grace=grace,
+                           reminders=reminders, nmr_limit=nmr_limit, early=early, timezone=timezone)
+        if not changes:
+            policy = await self.bot.call(self.service.policy_of, game.name)
+            await reply(interaction, f"Settings of '{game.name}' (give any of them to change it):\n"
+                        + "\n".join(settings_lines(policy)))
+            return
+        await interaction.response.defer(ephemeral=True, thinking=True)  # early adjudication turned on may adjudicate
+        change = await self.bot.call(self.service.set_policy, game.name, acting_gm(interaction, game), changes)
+        if not change.changed:
+            await reply(interaction, f"Nothing to change: the settings of '{game.name}' were already so.")
+            return
+        where = (game.extra.get("discord") or {}).get("channel")
+        told = f"announced in <#{where}>" if where else "announced to the players"
+        when = "; the phase under way keeps its deadline" if change.game.status != "forming" else ""
+        await reply(interaction, f"Changed in '{game.name}' ({told}{when}):\n"
+                    + "\n".join(f"• {SETTING_NAMES[key]}: {setting(change.before, key)} → {setting(change.after, key)}"
+                                 for key in change.changed))
+        self.bot.kick_outbox()
 
     @app_commands.command(name="start", description="Start the game: powers are drawn, the clock starts")
     @app_commands.describe(fill="Start even though some powers have no player: they start in civil disorder")
@@ -225,9 +271,10 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
         row = view.player_of(power) if power else next((p for p in view.players if p.player == key), None)
         who = f"{variant_power(game, power)}'s player" if power else player.mention
         if row is not None and row.status == "removed":
-            text = f"{who} has been removed from '{game.name}'; {variant_power(game, row.power)} is in civil disorder."
+            text = (f"{who} has been removed from '{game.name}' (told by DM); {variant_power(game, row.power)} is in "
+                    "civil disorder until `/game replace` gives it a player.")
         else:
-            text = f"{who} has left '{game.name}'. {_seats(view, game)}"
+            text = f"{who} is out of '{game.name}' (told by DM). {_seats(view, game)}"
         await self._act(interaction, text)
 
     @app_commands.command(name="restore", description="Bring a power back from civil disorder: its player plays again")

@@ -18,8 +18,8 @@ from adjudicator.variant import get_variant
 from bot.service import Ambiguous, GameEntry, NoGameError, Routed, ServiceError
 from ..batching import Batcher
 from ..client import BUG_APOLOGY, reply
-from ..formatting import chunks, deadline_text, submission_reply
-from ..identity import mentionify, player_key
+from ..formatting import chunks, deadline_text, refusal_text, submission_reply
+from ..identity import player_key
 
 log = structlog.get_logger("crusader.discord")
 
@@ -52,7 +52,7 @@ class Orders(commands.Cog):
             if isinstance(answer, Ambiguous):
                 outcomes.append(answer)
             elif isinstance(answer, ServiceError):
-                outcomes.append(Answer(mentionify(str(answer)) + _hint(answer)))
+                outcomes.append(Answer(refusal_text(answer) + _hint(answer)))
             else:
                 reply = submission_reply(answer, get_variant(answer.variant))
                 outcomes.append(Answer(reply.text, reply.attachment))
@@ -89,8 +89,7 @@ class Orders(commands.Cog):
             await message.channel.send("You play in several games. Which one are these orders for? "
                                        "(Or start the message with `game: NAME`.)", view=view)
         else:
-            await send_answer(message.channel, outcome)
-            self.bot.kick_outbox()  # the last orders in may have adjudicated the phase early
+            await send_answer(message.channel, outcome)  # (orders announce nothing: no phase ends on orders alone)
         self.bot.inbox.handled(message)
 
     def stale(self, player: str, text: str, written_at) -> str | None:
@@ -163,7 +162,6 @@ class GamePicker(discord.ui.View):
         for i, piece in enumerate(rest):
             await interaction.followup.send(piece, **_file(outcome if i == len(rest) - 1 else None))
         self.stop()
-        self.cog.bot.kick_outbox()
 
     async def on_error(self, interaction: discord.Interaction, error: Exception, item) -> None:
         log.error("a message of orders not taken from the game menu", player=self.player, exc_info=error)

@@ -1,4 +1,5 @@
-"""What a player does with slash commands: /orders show|clear, /status, /map, /prestige, /join, /draw."""
+"""What a player does with slash commands: /orders show|clear, /status, /map, /prestige, /join, /ready,
+/concede, /draw."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ from discord.ext import commands
 
 from adjudicator.variant import get_variant
 
+from bot.service import ServiceError
+from bot.service.texts import ending
+
 from ..client import reply
-from ..formatting import file_name, my_orders_text, status_text
+from ..formatting import file_name, my_orders_text, readiness_text, status_text
 from ..identity import player_key
 from ..maps import board_png, orders_png
-from ..transformers import FormingGame, Game, PowerArg, ProvinceArg, RunningGame, my_game
+from ..transformers import Game, OpenGame, PowerArg, ProvinceArg, RunningGame, my_game
 
 
 class Player(commands.Cog):
@@ -97,22 +101,58 @@ class Player(commands.Cog):
             lines.append(f"{variant.power_name(power)}{you}: {amount}")
         await reply(interaction, "\n".join(lines))
 
-    @app_commands.command(name="join", description="Join a game that has not started yet")
-    @app_commands.describe(game="A game that is forming", power="The power you would like (default: drawn at start)")
-    async def join(self, interaction: discord.Interaction, game: FormingGame, power: PowerArg | None = None) -> None:
+    @app_commands.command(name="join", description="Join a game (one under way: its waiting list)")
+    @app_commands.describe(game="A game that is forming, or under way",
+                           power="The power you would like (default: drawn at start)")
+    async def join(self, interaction: discord.Interaction, game: OpenGame, power: PowerArg | None = None) -> None:
         me = player_key(interaction.user)
         view = await self.bot.call(self.service.join, game.name, me, power)
         seated = [p for p in view.players if p.status != "waiting"]
         if any(p.player == me and p.status == "waiting" for p in view.players):
             waiting = len(view.players) - len(seated)
-            text = (f"Every power of '{view.name}' has a player: {interaction.user.mention} is on the waiting list "
-                    f"({waiting} waiting); the game master may give you a power.")
+            why = "is under way" if view.status != "forming" else "has a player for every power"
+            text = (f"'{view.name}' {why}: {interaction.user.mention} is on its waiting list ({waiting} waiting); "
+                    "the game master may give you a power.")
         else:
             as_power = f" as {get_variant(game.variant).power_name(power)}" if power else ""
             powers = len(get_variant(game.variant).powers)
             text = (f"{interaction.user.mention} joined '{view.name}'{as_power}; "
                     f"{len(seated)} of {powers} player(s) so far.")
         await reply(interaction, text, ephemeral=False)
+
+    @app_commands.command(name="ready", description="Say your orders for this phase are final (or, ready:False, "
+                                                     "that they are not)")
+    @app_commands.describe(game="The game (default: your only running game)",
+                           ready="True: final (new orders take it back); False: not final any more")
+    async def ready(self, interaction: discord.Interaction, game: RunningGame | None = None, ready: bool = True) -> None:
+        entry = await my_game(interaction, game)
+        await interaction.response.defer(ephemeral=True, thinking=True)  # the last one ready adjudicates the phase
+        answer = await self.bot.call(self.service.ready, entry.name, player_key(interaction.user), ready)
+        await reply(interaction, readiness_text(answer, get_variant(entry.variant)))
+        if answer.adjudicated:
+            self.bot.kick_outbox()
+
+    @app_commands.command(name="concede", description="Concede the game to a power (or withdraw your concession)")
+    @app_commands.describe(game="The game (default: your only running game)", to="The power you concede the game to",
+                           withdraw="True to withdraw your concession")
+    async def concede(self, interaction: discord.Interaction, game: RunningGame | None = None,
+                      to: PowerArg | None = None, withdraw: bool = False) -> None:
+        if (to is None) == (not withdraw):
+            raise ServiceError("name the power you concede the game to (`to`), or withdraw your concession "
+                               "(`withdraw:True`)")
+        entry = await my_game(interaction, game)
+        view = await self.bot.call(self.service.concede, entry.name, player_key(interaction.user),
+                                   None if withdraw else to)
+        variant = get_variant(entry.variant)
+        if view.status == "ended":
+            text = f"{ending(view.outcome).strip()} ('{view.name}')"
+        elif withdraw:
+            text = f"Your concession in '{view.name}' is withdrawn."
+        else:
+            text = (f"You concede '{view.name}' to {variant.power_name(to)}: the game ends with its victory once the "
+                    "players of every other surviving power concede it too. (`/concede withdraw:True` takes it back.)")
+        await reply(interaction, text)
+        self.bot.kick_outbox()
 
     @app_commands.command(name="draw", description="Vote for (or withdraw your vote for) a draw")
     @app_commands.describe(game="The game (default: your only running game)", vote="True to vote for, False to withdraw")
