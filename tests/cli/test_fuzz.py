@@ -39,9 +39,9 @@ document = st.fixed_dictionaries(
 )
 
 
-def run(stdin: str, capsys, *args) -> tuple[int, str, str]:
+def run(stdin: str | bytes, capsys, *args) -> tuple[int, str, str]:
     old = sys.stdin
-    sys.stdin = io.StringIO(stdin)
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin)) if isinstance(stdin, bytes) else io.StringIO(stdin)
     try:
         code = main(["adjudicate", *args])
     finally:
@@ -78,14 +78,22 @@ def test_document_like_input(capsys, doc):
     check(*run(json.dumps(doc), capsys))
 
 
+def _blank(line: bytes) -> bool:
+    try:
+        return not line.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return False
+
+
 @FUZZ
-@given(st.lists(st.one_of(document.map(json.dumps), st.text(max_size=40)), max_size=4))
+@given(st.lists(st.one_of(document.map(lambda d: json.dumps(d).encode()), st.text(max_size=40).map(str.encode),
+                          st.binary(max_size=40)), max_size=4))
 def test_jsonl_never_stops_early(capsys, lines):
-    lines = [line.replace("\n", " ").replace("\r", " ") for line in lines]
-    code, out, err = run("\n".join(lines), capsys, "--jsonl")
+    lines = [line.replace(b"\n", b" ").replace(b"\r", b" ") for line in lines]   # any bytes, UTF-8 or not
+    code, out, err = run(b"\n".join(lines), capsys, "--jsonl")
     assert code == 0 and "Traceback" not in err, err
     rows = [json.loads(x) for x in out.splitlines()]
-    assert len(rows) == len([x for x in lines if x.strip()])
+    assert len(rows) == len([x for x in lines if not _blank(x)])
     for row in rows:
         assert "error" in row or "results" in row
         assert "internal error" not in row.get("error", "")

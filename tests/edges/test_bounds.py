@@ -67,6 +67,22 @@ def test_a_jsonl_stream_goes_on_past_a_line_it_cannot_read(capsys):
     assert rows[-1]["position"]["phase"] == "F1901M"
 
 
+@pytest.mark.parametrize("where", ["stdin", "file"])
+def test_a_jsonl_line_that_is_not_utf8_is_an_error_line_and_the_rest_go_on(capsys, tmp_path, where):
+    data = b"\n".join([json.dumps(BASE).encode(), b'{"variant": "st\xffandard"}', b"\xc3", json.dumps(BASE).encode(),
+                       b""])
+    args = ["adjudicate", "--jsonl"]
+    if where == "file":
+        (tmp_path / "many.jsonl").write_bytes(data)
+        code, out, err = crusader(capsys, *args, str(tmp_path / "many.jsonl"))
+    else:
+        code, out, err = crusader(capsys, *args, stdin=data)
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and err == "" and len(rows) == 4
+    assert rows[1] == {"error": "line 2 is not UTF-8 text (byte 16)"} and rows[2] == {"error": "line 3 is not UTF-8 text (byte 1)"}
+    assert rows[0]["position"]["phase"] == rows[3]["position"]["phase"] == "F1901M"
+
+
 @pytest.mark.parametrize("order", ["BYZ: SECURE LOYALTY BID " + GIANT, "BYZ: LEND ANT " + GIANT,
                                    "BYZ: A con - " + "x" * 10_000_000])
 def test_an_order_too_long_is_one_invalid_order_among_the_others(capsys, order):
