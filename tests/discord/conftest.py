@@ -94,7 +94,7 @@ class World:
         before = len(self.fake.bot_messages(user))
         await self.fake.user_sends_dm(user, text)
         await self.fake.wait_until(lambda: len(self.fake.bot_messages(user)) > before, what="the bot's answer")
-        await asyncio.sleep(0.05)  # an answer of several pieces
+        await self.bot.drain()  # an answer of several pieces: all sent once the DM's handling is done
         return "\n".join(m["content"] for m in self.fake.bot_messages(user)[before:])
 
     def texts_to(self, user) -> list[str]:
