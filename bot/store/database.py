@@ -418,14 +418,16 @@ def _in_queue(notifier: str, recipient: str, game_id: int | None) -> list:
 
 
 def _queues_waiting(session: Session, game_id: int | None, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Which of these ``(notifier, recipient)`` queues of one game have a delivery pending."""
+    """Which of these ``(notifier, recipient)`` queues of one game have a delivery pending: one
+    statement, a look into the index of pending deliveries for each queue (a query naming the
+    queues together lets the planner scan the whole notifier's part of it instead)."""
     d = DeliveryRow.__table__
     found: set[tuple[str, str]] = set()
     for chunk in range(0, len(pairs), 100):
-        which = sa.or_(*(sa.and_(d.c.notifier == n, d.c.recipient == r) for n, r in pairs[chunk:chunk + 100]))
-        stmt = (sa.select(d.c.notifier, d.c.recipient).distinct()
-                .where(which, d.c.game_id.is_(None) if game_id is None else d.c.game_id == game_id, sa.text(_PENDING)))
-        found |= {tuple(r) for r in session.connection().execute(stmt)}
+        branches = [sa.select(sa.literal(n, sa.String).label("notifier"), sa.literal(r, sa.String).label("recipient"))
+                    .where(sa.exists().where(*_in_queue(n, r, game_id), sa.text(_PENDING)))
+                    for n, r in pairs[chunk:chunk + 100]]
+        found |= {tuple(row) for row in session.connection().execute(sa.union_all(*branches))}
     return found
 
 
@@ -441,8 +443,9 @@ def _lock_queues(session: Session, queues: Collection[tuple[str, str, int | None
     if session.get_bind().dialect.name == "sqlite":
         return
     keys = sorted({_queue_key(*q) for q in queues})
-    for key in keys:
-        session.connection().execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": key})
+    if keys:    # in one statement, in the order of the array
+        session.connection().execute(sa.text("SELECT pg_advisory_xact_lock(k) FROM unnest(CAST(:keys AS bigint[])) AS k"),
+                                     {"keys": keys})
 
 
 def _queue_key(notifier: str, recipient: str, game_id: int | None) -> int:
