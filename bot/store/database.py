@@ -402,12 +402,10 @@ def advance_queues(session: Session, queues: Collection[tuple[str, str, int | No
     _lock_queues(session, queues)
     made = 0
     for notifier, recipient, game_id in queues:
-        first = session.connection().execute(
-            sa.select(d.c.id, d.c.queue_head).where(*_in_queue(notifier, recipient, game_id), sa.text(_PENDING))
-            .order_by(d.c.outbox_id, d.c.id).limit(1)).first()
-        if first is not None and not first.queue_head:
-            session.connection().execute(sa.update(d).where(d.c.id == first.id).values(queue_head=True))
-            made += 1
+        first = (sa.select(d.c.id).where(*_in_queue(notifier, recipient, game_id), sa.text(_PENDING))
+                 .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
+        made += session.connection().execute(sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False))
+                                             .values(queue_head=True)).rowcount
     return made
 
 
@@ -418,17 +416,17 @@ def _in_queue(notifier: str, recipient: str, game_id: int | None) -> list:
 
 
 def _queues_waiting(session: Session, game_id: int | None, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Which of these ``(notifier, recipient)`` queues of one game have a delivery pending: one
-    statement, a look into the index of pending deliveries for each queue (a query naming the
-    queues together lets the planner scan the whole notifier's part of it instead)."""
+    """Which of these ``(notifier, recipient)`` queues of one game have a delivery pending (read
+    from the game's part of the index of pending deliveries, ``ix_delivery_queue_pending``)."""
     d = DeliveryRow.__table__
-    found: set[tuple[str, str]] = set()
-    for chunk in range(0, len(pairs), 100):
-        branches = [sa.select(sa.literal(n, sa.String).label("notifier"), sa.literal(r, sa.String).label("recipient"))
-                    .where(sa.exists().where(*_in_queue(n, r, game_id), sa.text(_PENDING)))
-                    for n, r in pairs[chunk:chunk + 100]]
-        found |= {tuple(row) for row in session.connection().execute(sa.union_all(*branches))}
-    return found
+    stmt = sa.select(d.c.notifier, d.c.recipient).distinct().where(sa.text(_PENDING))
+    if game_id is None:     # the announcements of no game (replies to mail): only these recipients'
+        stmt = stmt.where(d.c.game_id.is_(None), d.c.notifier.in_(sorted({n for n, _ in pairs})),
+                          d.c.recipient.in_(sorted({r for _, r in pairs})))
+    else:
+        stmt = stmt.where(d.c.game_id == game_id)
+    wanted = set(pairs)
+    return {pair for pair in map(tuple, session.connection().execute(stmt)) if pair in wanted}
 
 
 def _queue_sort(queue: tuple[str, str, int | None]) -> tuple:

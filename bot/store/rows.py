@@ -222,7 +222,7 @@ class DeliveryRow(SQLModel, table=True):
         sa.Index("ix_delivery_heads", "notifier", "due_at", "id", postgresql_where=sa.text("state = 'pending' AND queue_head"),
                  sqlite_where=sa.text("state = 'pending' AND queue_head")),
         # the next delivery of a queue, when its head is done
-        sa.Index("ix_delivery_queue_pending", "notifier", "recipient", "game_id", "outbox_id",
+        sa.Index("ix_delivery_queue_pending", "game_id", "notifier", "recipient", "outbox_id",
                  postgresql_where=sa.text("state = 'pending'"), sqlite_where=sa.text("state = 'pending'")),
     )
 

@@ -39,7 +39,7 @@ def upgrade() -> None:
                f"WHERE {PENDING}) AS queues WHERE n = 1)")
     op.create_index('ix_delivery_heads', 'delivery', ['notifier', 'due_at', 'id'], unique=False,
                     postgresql_where=sa.text(HEADS), sqlite_where=sa.text(HEADS))
-    op.create_index('ix_delivery_queue_pending', 'delivery', ['notifier', 'recipient', 'game_id', 'outbox_id'],
+    op.create_index('ix_delivery_queue_pending', 'delivery', ['game_id', 'notifier', 'recipient', 'outbox_id'],
                     unique=False, postgresql_where=sa.text(PENDING), sqlite_where=sa.text(PENDING))
     op.create_index('ix_outbox_unexpanded', 'outbox', ['id'], unique=False,
                     postgresql_where=sa.text(UNEXPANDED), sqlite_where=sa.text(UNEXPANDED))
