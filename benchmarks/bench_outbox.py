@@ -26,6 +26,7 @@ each recipient.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import signal
@@ -54,9 +55,8 @@ def build_backlog(url: str, games: int, announcements: int, recipients: int) -> 
     """Write and fan out the backlog with the tree's own code; what it took."""
     import sqlalchemy as sa
 
-    from bot.store import database
     from bot.store.database import Database
-    from bot.store.outbox import Announcement, outbox_row
+    from bot.store.outbox import Announcement, OutboxDispatcher, RecordingNotifier, outbox_row
     from bot.store.rows import GameRow
 
     db = Database(url)
@@ -74,14 +74,16 @@ def build_backlog(url: str, games: int, announcements: int, recipients: int) -> 
             for g in ids:
                 session.add(outbox_row(Announcement(key=f"{g}:{v}:bench", kind="bench", audience="public",
                                                     subject=f"round {v}", body="text", game_id=g), now))
-    names = [(NOTIFIER, f"reader-{r:02d}") for r in range(recipients)]
-    while True:
-        with db.session() as session:
-            rows = database.claim_outbox(session, "backlog", now, now + timedelta(hours=1), limit=500)
-            for row in rows:
-                database.expand_announcement(session, row.id, "backlog", names, now)
-        if not rows:
-            break
+    # fanned out as the judge does it, an announcement at a time, by the tree's own dispatcher
+    readers = [f"reader-{r:02d}" for r in range(recipients)]
+    fan_out = OutboxDispatcher(db, [RecordingNotifier(lambda a: readers, name=NOTIFIER)], batch=500,
+                               clock=lambda: now)
+
+    async def expand() -> None:
+        while await fan_out._expand():
+            pass
+
+    asyncio.run(expand())
     with db.engine.connect() as c:
         pending = c.execute(sa.text("SELECT count(*) FROM delivery WHERE state = 'pending'")).scalar()
     db.dispose()
@@ -216,17 +218,27 @@ def drain(server_url: str, code: Path, games: int, announcements: int, recipient
                 if not restarted and left <= total // 2:      # halfway: stop one server, start it again
                     t = time.perf_counter()
                     servers[1].send_signal(signal.SIGTERM)
-                    code_1 = servers[1].wait(timeout=300)
+                    try:
+                        code_1 = servers[1].wait(timeout=300)
+                    except subprocess.TimeoutExpired:
+                        servers[1].kill()
+                        code_1 = "killed after 300 s"
                     stop_s = time.perf_counter() - t
                     servers[1] = start(1)
                     restarted = True
                     assert code_1 == 0, f"server1 stopped with {code_1}"
                 time.sleep(0.5)
         finally:
-            codes = []
+            codes, stopping = [], time.perf_counter()
             for s in servers:
                 s.send_signal(signal.SIGTERM)
-                codes.append(s.wait(timeout=300))
+            for s in servers:
+                try:
+                    codes.append(s.wait(timeout=max(1.0, 300 - (time.perf_counter() - stopping))))
+                except subprocess.TimeoutExpired:
+                    s.kill()
+                    codes.append(f"killed after {time.perf_counter() - stopping:.0f} s")
+            final_stop_s = time.perf_counter() - stopping
         delivered = total - pending()
         engine.dispose()
         made = Counter()
@@ -247,6 +259,7 @@ def drain(server_url: str, code: Path, games: int, announcements: int, recipient
             "delivered": delivered, "per_s": round(delivered / (drained_s or timeout_s)),
             "made_twice": sum(1 for n in made.values() if n > 1), "out_of_order": order_broken,
             "per_server_process": sorted(by_server.values(), reverse=True), "stop_s": round(stop_s, 1) if stop_s else None,
+            "final_stop_s": round(final_stop_s, 1),
             "exit_codes": codes, "tracebacks": logs.count("Traceback"), "errors": logs.count('"level": "error"')}
 
 

@@ -382,14 +382,14 @@ def backlog(db: Database, games: int, announcements: int, recipients: int) -> No
             for v in range(announcements):
                 session.add(outbox_row(Announcement(key=f"{g}:{v}:results", kind="results", audience="public",
                                                     subject="s", body="b", game_id=g), T0))
-    names = [("sink", f"r{i}") for i in range(recipients)]
-    while True:
-        with db.session() as session:
-            rows = database.claim_outbox(session, "x", T0, T0 + timedelta(minutes=1), limit=500)
-            for row in rows:
-                database.expand_announcement(session, row.id, "x", names, T0)
-        if not rows:
-            return
+    fan_out = OutboxDispatcher(db, [RecordingNotifier(lambda a: [f"r{i}" for i in range(recipients)], name="sink")],
+                               batch=500, clock=Clock())
+
+    async def expand() -> None:
+        while await fan_out._expand():
+            pass
+
+    asyncio.run(expand())
 
 
 def claim_plan(db: Database, limit: int) -> str:
