@@ -407,9 +407,11 @@ def _record(record: Path) -> list[dict]:
     return out
 
 
+@pytest.mark.timeout(GUARD + 300)     # sized by work: the guard, the settling and the checks, not the suite's 300 s
 def test_one_server_on_sqlite_killed_and_frozen_loses_and_repeats_nothing(tmp_path):
     play_under_kills(tmp_path, f"sqlite:///{tmp_path / 'judge.db'}", 1, seed=1, work=Work(seasons=24, kills=12, freezes=3))
 
 
+@pytest.mark.timeout(GUARD + 300)
 def test_two_servers_on_postgresql_killed_and_frozen_lose_and_repeat_nothing(tmp_path, pg_url):
     play_under_kills(tmp_path, pg_url, 2, seed=2, work=Work(seasons=40, kills=16, freezes=4))
