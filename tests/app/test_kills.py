@@ -83,6 +83,7 @@ class Servers:
         self.self_kill = [False] * count  # whether the one running is to kill itself
         self.ready_at: list[float | None] = [None] * count  # when the one running said it was serving
         self.frozen_until: list[float | None] = [None] * count
+        self.thawing: list[threading.Timer | None] = [None] * count
         self.kills: Counter = Counter()
         self.freezes = 0
         for i in range(count):
@@ -117,6 +118,7 @@ class Servers:
         return self.ready_at[i]
 
     def kill(self, i: int, why: str, death: tuple[str, str] | None = None) -> None:
+        self.thaw(i, always=True)
         process = self.processes[i]
         process.send_signal(signal.SIGKILL)
         assert process.wait(timeout=30) == -signal.SIGKILL, f"server{i} had stopped by itself"
@@ -135,13 +137,19 @@ class Servers:
         return True
 
     def freeze(self, i: int, seconds: float) -> None:
-        self.processes[i].send_signal(signal.SIGSTOP)
+        """Stop server ``i`` (SIGSTOP) for ``seconds``; a timer of its own thaws it, whatever this
+        thread is doing (on SQLite it may wait for the very lock the frozen server holds)."""
+        process = self.processes[i]
+        process.send_signal(signal.SIGSTOP)
+        self.thawing[i] = threading.Timer(seconds, process.send_signal, args=(signal.SIGCONT,))
+        self.thawing[i].start()
         self.frozen_until[i] = time.monotonic() + seconds
         self.freezes += 1
 
     def thaw(self, i: int, always: bool = False) -> None:
         until = self.frozen_until[i]
         if until is not None and (always or time.monotonic() >= until):
+            self.thawing[i].cancel()
             self.processes[i].send_signal(signal.SIGCONT)
             self.frozen_until[i] = None
 
