@@ -476,10 +476,10 @@ class _Words:
         if not r.has_path(p):
             if p in r.paradox:
                 return FAILS, "a convoy paradox: the convoy is disregarded and the army holds (Szykman rule)"
+            where = r.tables.location_name(r.orders[p].destination)
             if not r.convoyers.get(p):
-                where = r.tables.location_name(r.orders[p].destination)
                 return FAILS, f"no convoy path: no fleet is ordered to convoy {self.unit(p)} to {where}"
-            return FAILS, "no convoy path: the convoying fleets were dislodged"
+            return FAILS, self.no_path(p, where)
         attack = r.attack_strength(p)
         opp = r.h2h.get(p)
         stays = d in r.units and (opp is not None or r.kind[d] != MOVE or not r.res[d])
@@ -501,6 +501,30 @@ class _Words:
                 return FAILS, f"bounced: {self.unit(d)} could not leave, {attack} against 1"
             return FAILS, f"bounced: {self.unit(d)} holds, {attack} against {r.hold_strength(d)}"
         return FAILS, "bounced"
+
+    def no_path(self, p: ProvinceId, where: str) -> str:
+        """Why the fleets ordered to convoy ``p`` carry it nowhere: some were dislodged on the way,
+        or they do not reach from its province to ``where`` even all together."""
+        r = self.r
+        fleets, nb, dst = r.convoyers[p], r.nb, r.dest[p]
+        frontier = [f for f in fleets if f in nb[p]]
+        seen = set(frontier)
+        while frontier:
+            f = frontier.pop()
+            if dst in nb[f]:
+                lost = sorted(f for f in fleets if f in self.winner)
+                if not lost:
+                    return "no convoy path"
+                named = ", ".join(self.unit(f) for f in lost)
+                return f"no convoy path: the convoying {'fleet' if len(lost) == 1 else 'fleets'} {named} " \
+                       f"{'was' if len(lost) == 1 else 'were'} dislodged"
+            for g in nb[f]:
+                if g in fleets and g not in seen:
+                    seen.add(g)
+                    frontier.append(g)
+        named = ", ".join(self.unit(f) for f in sorted(fleets))
+        return f"no convoy path: the fleets ordered to convoy {self.unit(p)} ({named}) do not reach {where} from " \
+               f"{r.tables.location_name(r.orders[p].location)}"
 
     def support(self, p: ProvinceId, hit: str | None) -> tuple[Outcome, str]:
         r, o = self.r, self.r.orders[p]

@@ -514,22 +514,22 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
         set_up(url, places, orders, deadline)
         result["setup_s"] = round(time.perf_counter() - t, 1)
         result["orders_per_game"] = sum(len(text.splitlines()) for text in orders.values())
-        # every deadline at one instant, far enough ahead for the servers to start and connect
-        at = datetime.now(UTC) + timedelta(seconds=lead)
         db = Database(url)
+        with db.session() as session:   # reminders long gone by then; the deadlines a day away, unarmed
+            session.exec(sa.delete(TimerRow).where(TimerRow.kind != "deadline"))
+        data_dir = tmp / "data"
+        started_at = time.time()
+        running = start_servers(servers_count, url, data_dir, fake.info, relay.info["port"], site, logs)
+        ready_at = time.time()
+        result["servers_ready_s"] = round(ready_at - started_at, 1)
+        # every deadline at one instant, ``lead`` seconds after the servers are ready (however long
+        # they took to start): their next sweep arms it
+        at = datetime.now(UTC) + timedelta(seconds=lead)
         with db.session() as session:
             session.exec(sa.update(GameRow).where(GameRow.status == "active").values(deadline_at=at))
             session.exec(sa.update(TimerRow).where(TimerRow.kind == "deadline", TimerRow.fired_at.is_(None))
                          .values(due_at=at))
-            session.exec(sa.delete(TimerRow).where(TimerRow.kind != "deadline"))  # reminders long gone by then
         db.dispose()
-        data_dir = tmp / "data"
-        running = start_servers(servers_count, url, data_dir, fake.info, relay.info["port"], site, logs)
-        ready_at = time.time()
-        result["ready_before_deadline_s"] = round(at.timestamp() - ready_at, 1)
-        if ready_at > at.timestamp():
-            raise RuntimeError(f"the servers were ready {ready_at - at.timestamp():.1f} s after the deadline; "
-                               f"give a longer --lead")
         result["rss_ready_kib"] = {s.node: s.memory_kib()["VmRSS"] for s in running}
         profilers += [sampler(s, profile) for s in running] if profile else []
         start = at.timestamp()
@@ -649,7 +649,8 @@ def main(argv=None) -> int:
                                            "default: SQLite in a temporary directory")
     parser.add_argument("--servers", type=int, help="crusader serve processes (default: 1 on SQLite, 2 on PostgreSQL)")
     parser.add_argument("--no-site", dest="site", action="store_false", help="turn the archive site off")
-    parser.add_argument("--lead", type=float, default=60.0, help="seconds from set-up to the deadline")
+    parser.add_argument("--lead", type=float, default=60.0,
+                        help="seconds from the servers being ready to the deadline (more than their sweep's 30 s)")
     parser.add_argument("--timeout", type=float, default=1800.0)
     parser.add_argument("--no-memory-baseline", dest="baseline", action="store_false")
     parser.add_argument("--json", type=Path, help="also write the result as JSON here")

@@ -28,7 +28,8 @@ from adjudicator.adjudicate import adjudicate
 from adjudicator.opening import starting_position
 from adjudicator.position import Position
 from adjudicator.prestige.neutrals import within_leash
-from adjudicator.prestige.state import lord_of
+from adjudicator.prestige.state import lord_of, neutral_home
+from adjudicator.orders import Retreat
 from adjudicator.results import Outcome
 from adjudicator.turn import commands, game_over, submit, to_decide
 from adjudicator.variant import get_variant
@@ -143,14 +144,46 @@ def check_phase(variant, before: Position, orders, accepted, hung, adjudication,
                 f"{where}: accepted at submission, invalid at adjudication: {order} ({result.reason})"
 
     pending = _bribes_hold(variant, before, after, events, pending, where)
+    if state is not None:
+        _neutrals_keep_their_homes(before, adjudication, where)
 
     if after.phase.kind is ADJUSTMENT:
         assert to_decide(variant, after), f"{after.phase}: an adjustment phase where nobody has anything to decide"
     if after.phase.kind is RETREAT:
-        free = all(d.unit.power == NEUTRAL and lord_of(after.prestige, d.unit) is None for d in after.dislodged) \
+        free = all(d.unit.power == NEUTRAL and lord_of(after.prestige, d.unit, dislodged=True) is None
+                   for d in after.dislodged) \
             if after.prestige is not None else False
         assert (not to_decide(variant, after)) == free, f"{after.phase}: who decides the retreats is wrong"
     return pending
+
+
+def _neutrals_keep_their_homes(before: Position, adjudication, where: str) -> None:
+    """A neutral unit keeps its home wherever it goes, dislodged or not, and through the retreats
+    its lord too: a dislodged neutral and the neutral that dislodged it stand in one province
+    and are never taken for each other."""
+    after, state_b, state_a = adjudication.position, before.prestige, adjudication.position.prestige
+    if before.phase.kind is MOVEMENT and after.phase.kind is RETREAT:
+        for d in after.dislodged:
+            if d.unit.power == NEUTRAL and before.unit_at(d.unit.province) == d.unit:
+                assert neutral_home(state_a, d.unit, dislodged=True) == neutral_home(state_b, d.unit), \
+                    f"{where}: the dislodged {d.unit} lost its home"
+    if before.phase.kind is not RETREAT:
+        return
+    moved = {r.order.location: r.order.destination for r in (*adjudication.results, *adjudication.implicit)
+             if isinstance(r.order, Retreat) and r.outcome is Outcome.SUCCEEDS}
+    same_year = before.phase.season is not Season.FALL      # (vassals are released at the winter)
+    for d in before.dislodged:
+        unit = after.unit_at(moved[d.unit.location].province) if d.unit.location in moved else None
+        if d.unit.power != NEUTRAL or unit is None:
+            continue    # disbanded (at the retreat, or as homeless at the winter)
+        assert neutral_home(state_a, unit) == neutral_home(state_b, d.unit, dislodged=True), \
+            f"{where}: the neutral retreating from {d.unit.location} took another's home"
+        assert not same_year or lord_of(state_a, unit) == lord_of(state_b, d.unit, dislodged=True), \
+            f"{where}: the neutral retreating from {d.unit.location} took another's lord"
+    for unit in before.units:
+        if unit.power == NEUTRAL and after.unit_at(unit.province) == unit:
+            kept = neutral_home(state_a, unit) == neutral_home(state_b, unit)
+            assert kept, f"{where}: {unit} did not move and its home changed"
 
 
 def _bribes_hold(variant, before: Position, after: Position, events: dict, pending: dict, where: str) -> dict:

@@ -3,8 +3,12 @@
 
 ``prestige``, ``prestige_start``, ``home_centers``, ``neutral_homes``, ``vassals`` (by the home of
 the neutral; ``vassal_units`` by where it stands, for neutral units that share a home), and the
-judge's own ``annihilations``, ``seed`` and (in a retreat phase) ``bribed``. Every key may be left
-out: it then says what a fresh game says.
+judge's own ``annihilations``, ``seed`` and (in a retreat phase) ``bribed``. In a retreat phase,
+``dislodged_homes`` and ``dislodged_vassals`` give the home and the lord of each dislodged neutral
+unit by where it was dislodged (the unit that dislodged it stands there too); ``neutral_homes``,
+``vassals`` and ``vassal_units`` then name the units on the board, and a dislodged neutral only
+where no neutral unit stands on the board (as documents written before these two keys did).
+Every key may be left out: it then says what a fresh game says.
 """
 
 from __future__ import annotations
@@ -14,10 +18,10 @@ from typing import Any, Mapping
 from ..fields import MAX_NUMBER, an_object, expect, power, province, whole_number
 from ..position import Position
 from ..vocab import NEUTRAL
-from .state import PrestigeState, initial_state, neutral_units, vassals_by_home, vassals_from_homes
+from .state import PrestigeState, initial_state, lord_of, neutral_home, vassals_by_home, vassals_from_homes
 
 KEYS = frozenset({"prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations",
-                  "seed", "bribed", "vassal_units"})
+                  "seed", "bribed", "vassal_units", "dislodged_homes", "dislodged_vassals"})
 """The keys only a position under the prestige rules may have."""
 
 
@@ -35,26 +39,34 @@ def read_state(variant, position: Position, doc: Mapping[str, Any]) -> PrestigeS
         owner = power(variant, code, "home_centers")
         expect(isinstance(provs, list), f"home_centers[{code!r}]: must be a list of province ids")
         homes[owner] = tuple(province(variant, p, f"home_centers[{code!r}]") for p in provs)
-    neutrals = {u.province: u for u in position.units if u.power == NEUTRAL}
-    neutrals.update({d.unit.province: d.unit for d in position.dislodged if d.unit.power == NEUTRAL})
+    board = {u.province: u for u in position.units if u.power == NEUTRAL}
+    dislodged = {d.unit.province: d.unit for d in position.dislodged if d.unit.power == NEUTRAL}
 
-    def neutral_at(where: Any, key: str):
-        unit = neutrals.get(province(variant, where.split("/")[0].split("(")[0], key))
-        expect(unit is not None, f"{key}: there is no neutral unit in {where!r}")
-        return unit
+    def neutral_at(where: Any, key: str, *, on_board: bool = True):
+        """The neutral unit ``where`` names (a key of ``key``), and whether it is a dislodged one."""
+        p = province(variant, where.split("/")[0].split("(")[0], key)
+        if on_board and p in board:
+            return board[p], False
+        expect(p in dislodged, f"{key}: there is no {'' if on_board else 'dislodged '}neutral unit in {where!r}")
+        return dislodged[p], True
 
-    neutral_homes = {}
-    for where, home in an_object(doc, "neutral_homes").items():
-        unit = neutral_at(where, "neutral_homes")
-        neutral_homes[unit.location] = province(variant, home, f"neutral_homes[{where!r}]")
+    neutral_homes, dislodged_homes = {}, {u.location: u.province for u in dislodged.values()}
+    for key, on_board in (("neutral_homes", True), ("dislodged_homes", False)):
+        for where, home in an_object(doc, key).items():
+            unit, moved = neutral_at(where, key, on_board=on_board)
+            (dislodged_homes if moved else neutral_homes)[unit.location] = province(variant, home, f"{key}[{where!r}]")
     bribed = {}
     for where, briber in an_object(doc, "bribed").items():
         bribed[province(variant, where, "bribed")] = power(variant, briber, f"bribed[{where!r}]")
     by_home = {province(variant, home, "vassals"): power(variant, lord, f"vassals[{home!r}]")
                for home, lord in an_object(doc, "vassals").items()}
-    vassals = vassals_from_homes(PrestigeState(neutral_homes=neutral_homes), neutral_units(position), by_home)
-    for where, lord in an_object(doc, "vassal_units").items():
-        vassals[neutral_at(where, "vassal_units").location] = power(variant, lord, f"vassal_units[{where!r}]")
+    vassals = vassals_from_homes(PrestigeState(neutral_homes=neutral_homes), list(board.values()), by_home)
+    dislodged_vassals = vassals_from_homes(PrestigeState(neutral_homes=dislodged_homes), list(dislodged.values()),
+                                           by_home)
+    for key, on_board in (("vassal_units", True), ("dislodged_vassals", False)):
+        for where, lord in an_object(doc, key).items():
+            unit, moved = neutral_at(where, key, on_board=on_board)
+            (dislodged_vassals if moved else vassals)[unit.location] = power(variant, lord, f"{key}[{where!r}]")
     annihilations = {}
     for code, n in an_object(doc, "annihilations").items():
         annihilations[power(variant, code, "annihilations")] = whole_number(n, f"annihilations[{code!r}]",
@@ -62,7 +74,7 @@ def read_state(variant, position: Position, doc: Mapping[str, Any]) -> PrestigeS
     seed = whole_number(doc.get("seed", base.seed), "seed", low=-2**63, high=2**63 - 1)
     return PrestigeState(prestige=prestige, prestige_start=start, home_centers=homes,
                          neutral_homes=neutral_homes, vassals=vassals, annihilations=annihilations, seed=seed,
-                         bribed=bribed)
+                         bribed=bribed, dislodged_homes=dislodged_homes, dislodged_vassals=dislodged_vassals)
 
 
 def write_state(position: Position) -> dict[str, Any]:
@@ -74,10 +86,19 @@ def write_state(position: Position) -> dict[str, Any]:
         "home_centers": {p: list(h) for p, h in sorted(state.home_centers.items())},
         "neutral_homes": {str(loc): home for loc, home in sorted(state.neutral_homes.items())},
     }
-    by_home, by_location = vassals_by_home(state, neutral_units(position))
+    board = [u for u in position.units if u.power == NEUTRAL]
+    dislodged = [d.unit for d in position.dislodged if d.unit.power == NEUTRAL]
+    by_home, by_location = vassals_by_home(state, board, dislodged)
     doc["vassals"] = dict(sorted(by_home.items()))
     if by_location:     # neutral units that share a home: each named where it stands
         doc["vassal_units"] = {str(loc): lord for loc, lord in sorted(by_location.items())}
+    # dislodged neutrals, each named where it was dislodged (the unit that dislodged it stands there too)
+    away = {str(u.location): home for u in dislodged if (home := neutral_home(state, u, dislodged=True)) != u.province}
+    if away:
+        doc["dislodged_homes"] = dict(sorted(away.items()))
+    lords = {str(u.location): lord for u in dislodged if (lord := lord_of(state, u, dislodged=True)) is not None}
+    if lords:
+        doc["dislodged_vassals"] = dict(sorted(lords.items()))
     if any(state.annihilations.values()):
         doc["annihilations"] = dict(sorted(state.annihilations.items()))
     doc["seed"] = state.seed

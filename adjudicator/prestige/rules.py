@@ -18,13 +18,13 @@ from .orders import PRESTIGE_ORDER_TYPES, Bribe, Vassal
 from ..position import Dislodgement, Position
 from ..results import Adjudication, OrderResult, Outcome, Reason
 from ..turn import check_order
-from ..validate import Board, retreat_options
+from ..validate import Board, check, retreat_options
 from ..vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, Unit
 from . import winter
 from .bids import UNIT_ORDER_TYPES, pool_key, is_spending_phase, settle
 from .checks import Checks, affordability_notes
 from .neutrals import leash_reason, random_retreats, within_leash
-from .state import lord_of, moved_homes, moved_vassals, neutral_home, state_of, vassal_homes, with_state
+from .state import lord_of, neutral_home, state_of, vassal_homes, with_state
 
 
 BRIBED_ORDER_TYPES = (Hold, SupportHold, SupportMove, Convoy)
@@ -46,21 +46,64 @@ class PrestigeRules:
                if before.vassals.get(loc) != p}
         if new:
             events["vassals"] = dict(sorted(new.items()))
-        return MovementSetup(position=s.position, results=s.results, unit_orders=s.unit_orders,
+        results, unit_orders = self._bribed_orders_checked(variant, s, orders)
+        return MovementSetup(position=s.position, results=results, unit_orders=unit_orders,
                              commander=s.commanders, events=events)
+
+    def _bribed_orders_checked(self, variant, s, orders: Sequence[Order]) -> tuple[dict, dict]:
+        """The orders written with the winning BRIBEs that cannot be carried out (a support out of
+        reach, a convoy of nobody): the bribed unit holds, and the BRIBE's result says why."""
+        results, unit_orders = dict(s.results), dict(s.unit_orders)
+        board = None
+        for prov, briber in s.bribed.items():
+            index, order = unit_orders.get(prov, (0, None))
+            if index is not None or order is None or isinstance(order, Hold):
+                continue    # a line of the briber's own (the engine judges it), or a hold
+            board = board or Board(variant, s.position, s.commanders, self)
+            _, why = check(board, order)
+            if why is None:
+                continue
+            unit_orders[prov] = (None, Hold(briber, order.unit_type, order.location))
+            for i, r in results.items():
+                if isinstance(orders[i], Bribe) and orders[i].location.province == prov \
+                        and r.outcome is Outcome.SUCCEEDS:
+                    results[i] = replace(r, reason=f"{r.reason}; the order given with it cannot be carried out "
+                                                   f"({why.text}), so it holds")
+        return results, unit_orders
 
     def units_moved(self, variant, position: Position, moved: Mapping[Location, Location],
                     annihilated: Sequence[tuple[Unit, Power | None]]) -> Position:
-        """Where the neutrals now stand (their homes go with them) and the annihilations (11)."""
+        """Where the neutrals now stand (their homes and lords go with them) and the annihilations (11).
+
+        After a movement phase, the dislodged neutral units that may retreat keep their home and
+        lord apart from the units on the board (the unit that dislodged one stands where it
+        stands); after the retreats, each neutral that retreated takes its own with it."""
         state = state_of(position)
         neutral_moves = {src: dst for src, dst in moved.items()
                          if (u := position.unit_at(dst.province)) is not None and u.power == NEUTRAL}
         gone = {unit.location for unit, _ in annihilated}
+        waiting = [d.unit for d in position.dislodged if d.unit.power == NEUTRAL and d.unit.location not in gone]
+        dislodged_homes = {u.location: neutral_home(state, u, dislodged=True) for u in waiting}
+        dislodged_vassals = {u.location: lord for u in waiting if (lord := lord_of(state, u, dislodged=True))}
+        # what leaves its place on the board: the units that moved from it, and the dislodged
+        # (a unit retreating leaves nothing there: the unit that dislodged it stays)
+        retreating = {src for src in neutral_moves if src in state.dislodged_homes}
+        left = (set(neutral_moves) - retreating) | gone | {u.location for u in waiting}
+        homes = {loc: h for loc, h in state.neutral_homes.items() if loc not in left}
+        vassals = {loc: p for loc, p in state.vassals.items() if loc not in left}
+        for src, dst in neutral_moves.items():
+            unit = Unit(NEUTRAL, position.unit_at(dst.province).type, src)
+            home, lord = neutral_home(state, unit, dislodged=src in retreating), \
+                lord_of(state, unit, dislodged=src in retreating)
+            homes.pop(dst, None)
+            vassals.pop(dst, None)
+            if dst.province != home:
+                homes[dst] = home
+            if lord is not None:
+                vassals[dst] = lord
         on_board = {u.location for u in position.units if u.power == NEUTRAL}
-        on_board |= {d.unit.location for d in position.dislodged if d.unit.power == NEUTRAL} - gone
-        on_board |= set(neutral_moves.values())
-        homes = {loc: h for loc, h in moved_homes(state, neutral_moves, gone).items() if loc in on_board}
-        vassals = {loc: p for loc, p in moved_vassals(state, neutral_moves, gone).items() if loc in on_board}
+        homes = {loc: h for loc, h in homes.items() if loc in on_board}
+        vassals = {loc: p for loc, p in vassals.items() if loc in on_board}
         score = dict(state.annihilations)
         for unit, by in annihilated:
             if by is not None and by != NEUTRAL:
@@ -73,7 +116,8 @@ class PrestigeRules:
         # A bribe commands a unit where it stands: one dislodged is its owner's again (decision 18).
         dislodged = {d.unit.province for d in position.dislodged}
         bribed = {p: b for p, b in state.bribed.items() if p not in dislodged}
-        return with_state(position, neutral_homes=homes, vassals=vassals, annihilations=score, bribed=bribed)
+        return with_state(position, neutral_homes=homes, vassals=vassals, annihilations=score, bribed=bribed,
+                          dislodged_homes=dislodged_homes, dislodged_vassals=dislodged_vassals)
 
     def before_retreats(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
         """Vassals retreat as their lord orders; neutrals nobody commands, at random (3.4)."""
@@ -81,7 +125,7 @@ class PrestigeRules:
         commander = {}
         for d in position.dislodged:
             if d.unit.power == NEUTRAL:
-                commander[d.unit.province] = lord_of(state, d.unit) or NEUTRAL
+                commander[d.unit.province] = lord_of(state, d.unit, dislodged=True) or NEUTRAL
         board = Board(variant, position, None, self)
         drawn = neutral_retreats(variant, position, lambda d: retreat_options(board, d))
         unit_orders = {}
@@ -117,9 +161,9 @@ class PrestigeRules:
         """A vassal may retreat only to its home centre or next to it (2.4.4)."""
         state = state_of(position)
         unit = dislodgement.unit
-        if unit.power != NEUTRAL or lord_of(state, unit) is None:
+        if unit.power != NEUTRAL or lord_of(state, unit, dislodged=True) is None:
             return options
-        home = neutral_home(state, unit)
+        home = neutral_home(state, unit, dislodged=True)
         return {p: locs for p, locs in options.items() if within_leash(variant, home, p)}
 
     def home_centers(self, variant, position: Position, power: Power) -> Sequence[ProvinceId]:
@@ -150,9 +194,11 @@ class PrestigeRules:
         out = owners_command(position)
         for p, power in out.items():
             if power == NEUTRAL:
-                unit = position.unit_at(p) if position.phase.kind is not PhaseKind.RETREAT else next(
-                    d.unit for d in position.dislodged if d.unit.province == p)
-                out[p] = lord_of(state, unit) or NEUTRAL
+                if position.phase.kind is PhaseKind.RETREAT:
+                    unit = next(d.unit for d in position.dislodged if d.unit.province == p)
+                    out[p] = lord_of(state, unit, dislodged=True) or NEUTRAL
+                else:
+                    out[p] = lord_of(state, position.unit_at(p)) or NEUTRAL
         return out
 
     def bid_units(self, variant, position: Position, power: Power,
@@ -278,6 +324,6 @@ def neutral_retreats(variant, position: Position, options) -> dict[ProvinceId, L
     """Random retreats of the dislodged neutrals nobody commands (3.4; decision 17)."""
     state = state_of(position)
     choices = [(d.unit, [loc for locs in options(d).values() for loc in locs])
-               for d in position.dislodged if d.unit.power == NEUTRAL and lord_of(state, d.unit) is None]
+               for d in position.dislodged if d.unit.power == NEUTRAL and lord_of(state, d.unit, dislodged=True) is None]
     drawn = random_retreats(state.seed, position.phase, choices)
     return {loc.province: dest for loc, dest in drawn.items()}

@@ -25,6 +25,12 @@ class PrestigeState:
     adjudicated and that still stand where they stood (province -> briber), kept through its
     retreat phase because a bribed unit never captures (2.5.6, 2.8.5); ``seed`` drives the
     random neutral retreats (3.4).
+
+    In a retreat phase a dislodged unit stands in the same location as the unit that dislodged
+    it, so the dislodged neutral units are kept apart: ``dislodged_homes`` has the home of every
+    dislodged neutral unit (at home or not), ``dislodged_vassals`` the lord of each one held in
+    vassaldom, both by where it was dislodged; ``neutral_homes`` and ``vassals`` are then those
+    of the units on the board alone. Both are empty outside a retreat phase.
     """
 
     prestige: Mapping[Power, int] = field(default_factory=dict)
@@ -35,10 +41,12 @@ class PrestigeState:
     annihilations: Mapping[Power, int] = field(default_factory=dict)
     seed: int = 0
     bribed: Mapping[ProvinceId, Power] = field(default_factory=dict)
+    dislodged_homes: Mapping[Location, ProvinceId] = field(default_factory=dict)
+    dislodged_vassals: Mapping[Location, Power] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in ("prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations",
-                     "bribed"):
+                     "bribed", "dislodged_homes", "dislodged_vassals"):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 
 
@@ -68,15 +76,21 @@ def state_of(position: Position) -> PrestigeState:
     return position.prestige if position.prestige is not None else PrestigeState()
 
 
-def neutral_home(state: PrestigeState, unit: Unit) -> ProvinceId:
-    """Where a neutral unit belongs: its recorded home, else where it stands."""
+def neutral_home(state: PrestigeState, unit: Unit, *, dislodged: bool = False) -> ProvinceId:
+    """Where a neutral unit belongs: its recorded home, else where it stands. ``dislodged``: the
+    unit is a dislodged one (in a retreat phase, the unit that dislodged it stands there too)."""
+    if dislodged and unit.location in state.dislodged_homes:
+        return state.dislodged_homes[unit.location]
     return state.neutral_homes.get(unit.location, unit.province)
 
 
-def lord_of(state: PrestigeState, unit: Unit) -> Power | None:
-    """The power holding this neutral unit in vassaldom this year, if any."""
+def lord_of(state: PrestigeState, unit: Unit, *, dislodged: bool = False) -> Power | None:
+    """The power holding this neutral unit in vassaldom this year, if any (``dislodged``: as
+    :func:`neutral_home`)."""
     if unit.power != NEUTRAL:
         return None
+    if dislodged and unit.location in state.dislodged_homes:
+        return state.dislodged_vassals.get(unit.location)
     return state.vassals.get(unit.location)
 
 
@@ -103,12 +117,17 @@ def vassals_from_homes(state: PrestigeState, units: list[Unit],
     return found
 
 
-def vassals_by_home(state: PrestigeState, units: list[Unit]) -> tuple[dict[ProvinceId, Power], dict[Location, Power]]:
-    """Vassaldom by home province where that names one unit (a position document's ``vassals``),
-    and by location for a vassal whose home another of ``units`` (the neutral units) shares."""
+def vassals_by_home(state: PrestigeState, units: list[Unit],
+                    dislodged: list[Unit] = ()) -> tuple[dict[ProvinceId, Power], dict[Location, Power]]:
+    """The vassaldom of ``units`` (neutral units on the board) by home province where that names
+    one unit (a position document's ``vassals``), and by location for a vassal whose home another
+    neutral unit shares, on the board or among the ``dislodged`` neutral units."""
     homes: dict[ProvinceId, int] = {}
     for unit in units:
         home = state.neutral_homes.get(unit.location, unit.province)
+        homes[home] = homes.get(home, 0) + 1
+    for unit in dislodged:
+        home = neutral_home(state, unit, dislodged=True)
         homes[home] = homes.get(home, 0) + 1
     by_home: dict[ProvinceId, Power] = {}
     by_location: dict[Location, Power] = {}
@@ -123,39 +142,6 @@ def vassals_by_home(state: PrestigeState, units: list[Unit]) -> tuple[dict[Provi
 
 def is_home_center(state: PrestigeState, power: Power, province: ProvinceId) -> bool:
     return province in state.home_centers.get(power, ())
-
-
-def moved_homes(state: PrestigeState, moves: Mapping[Location, Location],
-                removed: frozenset[Location] | set[Location] = frozenset()) -> dict[Location, ProvinceId]:
-    """``neutral_homes`` after neutral units moved (``moves``: from -> to) or left the board.
-
-    ``moves`` must name only neutral units; every neutral unit not named stays where it was.
-    Entries for a unit standing in its own home are dropped (the default says it already).
-    """
-    homes: dict[Location, ProvinceId] = {}
-    moving = set(moves)
-    for loc, home in state.neutral_homes.items():
-        if loc not in moving and loc not in removed:
-            homes[loc] = home
-    for src, dst in moves.items():
-        home = state.neutral_homes.get(src, src.province)
-        if dst.province != home:
-            homes[dst] = home
-        else:
-            homes.pop(dst, None)
-    return homes
-
-
-def moved_vassals(state: PrestigeState, moves: Mapping[Location, Location],
-                  removed: frozenset[Location] | set[Location] = frozenset()) -> dict[Location, Power]:
-    """``vassals`` after neutral units moved (``moves``: from -> to) or left the board (``removed``):
-    vassaldom belongs to a unit and goes where it goes."""
-    vassals = {loc: lord for loc, lord in state.vassals.items() if loc not in moves and loc not in removed}
-    for src, dst in moves.items():
-        lord = state.vassals.get(src)
-        if lord is not None:
-            vassals[dst] = lord
-    return vassals
 
 
 def with_state(position: Position, **changes) -> Position:

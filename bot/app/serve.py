@@ -193,6 +193,7 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         log.info("stopping", node=settings.node_name)
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)
+        app.dispatcher.wind_down()  # a sweep delivering a backlog ends with the batch in hand
         await scheduler.stop()
         runs.shutdown(wait=False)
         await _stop_front_ends(app)

@@ -5,25 +5,25 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .common import CommandError, Exit, dump, load_json, read_input
+from .common import CommandError, Exit, dump, load_json, read_input, read_lines
 
 
 def cmd_adjudicate(args: argparse.Namespace) -> Exit:
     from bot.codec.documents import DocumentError, adjudicate_document, adjudicate_position
 
-    text = read_input(args.file)
     if args.jsonl:
-        for line in text.split("\n"):  # JSON Lines: only a newline ends a line
-            line = line.removesuffix("\r")
-            if not line.strip():
+        for line, unread in read_lines(args.file):
+            if line is not None and not line.strip():
                 continue
             try:
+                if unread is not None:
+                    raise CommandError(unread)
                 result = adjudicate_document(load_json(line, "line"))
             except (CommandError, DocumentError) as exc:
                 result = {"error": str(exc)}
             dump(result, pretty=False)
         return Exit.OK
-    doc = load_json(text)
+    doc = load_json(read_input(args.file))
     try:
         if args.format == "text":
             from bot.codec.report import result_text

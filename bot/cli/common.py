@@ -7,7 +7,7 @@ import json
 import re
 import sys
 from enum import IntEnum
-from typing import Any
+from typing import Any, Iterator
 
 
 
@@ -46,6 +46,28 @@ def read_input(path: str | None) -> str:
         raise CommandError(f"cannot read {path}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise CommandError(f"{path} is not UTF-8 text") from None
+
+
+def read_lines(path: str | None) -> Iterator[tuple[str | None, str | None]]:
+    """The lines of the file ``path`` (or of standard input, as :func:`read_input`), JSON Lines
+    style (only a newline ends a line, a carriage return before it is dropped), each decoded by
+    itself: ``(line, None)``, or ``(None, why)`` for a line that is not UTF-8, so that one such
+    line costs that line only."""
+    if path in (None, "-"):
+        stream = getattr(sys.stdin, "buffer", None)
+        data = stream.read() if stream is not None else sys.stdin.read().encode("utf-8", "surrogatepass")
+    else:
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise CommandError(f"cannot read {path}: {exc.strerror}") from None
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        raw = raw.removesuffix(b"\r")
+        try:
+            yield raw.decode("utf-8"), None
+        except UnicodeDecodeError as exc:
+            yield None, f"line {number} is not UTF-8 text (byte {exc.start + 1})"
 
 
 def load_json(text: str, where: str = "input") -> Any:

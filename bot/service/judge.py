@@ -168,6 +168,8 @@ class Judge:
 
     def _after(self, outcome: str, timers: list[TimerRow], game_id: int, version: int, trigger: str) -> str:
         """After the commit: arm the new timers, say what happened."""
+        if outcome == "adjudicated":
+            crash_point("after_adjudication")
         self.ctx.notify(timers)
         if outcome in ("adjudicated", "grace", "ended"):
             log.info("phase run", game=game_id, version=version, trigger=trigger, outcome=outcome, node=self.ctx.node,

@@ -9,10 +9,11 @@ No other module writes SQL: the service asks for rows through the helpers at the
 
 from __future__ import annotations
 
+import hashlib
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Collection, Iterator
+from typing import Any, Callable, Collection, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy.orm import defer
@@ -280,6 +281,12 @@ def cancel_timers(session: Session, game_id: int, when: datetime, kinds: Collect
 
 # -- the outbox and its deliveries -------------------------------------------------------------
 
+# The predicates of the partial indexes the outbox's claims read (bot/store/rows.py), written out
+# as literals: a bound parameter in their place could not be matched to the index by the planner.
+_PENDING = "delivery.state = 'pending'"
+_HEADS = "delivery.state = 'pending' AND delivery.queue_head"
+_UNEXPANDED = "outbox.expanded_at IS NULL"
+
 
 def add_announcement(session: Session, row: OutboxRow) -> bool:
     """Write an announcement unless one with its key is there already; whether it was written."""
@@ -296,7 +303,8 @@ def supersede_announcements(session: Session, game_id: int, kinds: Collection[st
     the outbox row ``before`` (superseded by the announcement keyed ``by``); how many were touched.
 
     A delivery being made at this moment (claimed, its claim not lapsed) is left to finish; every
-    other pending one is recorded ``superseded``. An announcement not yet fanned out is marked
+    other pending one is recorded ``superseded`` (and the queue it headed handed on to its next
+    delivery). An announcement not yet fanned out is marked
     fanned out and done, so that no server fans it out; the others are done when their last
     delivery is (:func:`close_announcements`, here for those with none left)."""
     o, d = OutboxRow.__table__, DeliveryRow.__table__
@@ -308,9 +316,12 @@ def supersede_announcements(session: Session, game_id: int, kinds: Collection[st
     if not ids:
         return 0
     idle = sa.or_(d.c.claimed_until.is_(None), d.c.claimed_until < now)
-    session.connection().execute(
+    dropped = session.connection().execute(
         sa.update(d).where(d.c.outbox_id.in_(ids), d.c.state == "pending", idle)
-        .values(state="superseded", done_at=now, claimed_by=None, claimed_until=None, reason=f"superseded by {by}"))
+        .values(state="superseded", done_at=now, claimed_by=None, claimed_until=None, queue_head=False,
+                reason=f"superseded by {by}")
+        .returning(d.c.notifier, d.c.recipient, d.c.game_id))
+    advance_queues(session, [tuple(row) for row in dropped])   # a dropped head hands its queue on
     session.connection().execute(sa.update(o).where(o.c.id.in_(ids)).values(superseded_by=by))
     session.connection().execute(sa.update(o).where(o.c.id.in_(ids), o.c.expanded_at.is_(None))
                                  .values(expanded_at=now, delivered_at=now, claimed_until=None))
@@ -321,8 +332,7 @@ def supersede_announcements(session: Session, game_id: int, kinds: Collection[st
 def claim_outbox(session: Session, node: str, now: datetime, until: datetime, limit: int = 200) -> list[OutboxRow]:
     """Claim announcements not yet fanned out to their recipients whose previous claim (if any) has lapsed."""
     stmt = (select(OutboxRow)
-            .where(OutboxRow.expanded_at.is_(None),
-                   sa.or_(OutboxRow.claimed_until.is_(None), OutboxRow.claimed_until < now))
+            .where(sa.text(_UNEXPANDED), sa.or_(OutboxRow.claimed_until.is_(None), OutboxRow.claimed_until < now))
             .order_by(OutboxRow.id).limit(limit))
     if session.get_bind().dialect.name != "sqlite":
         stmt = stmt.with_for_update(skip_locked=True)
@@ -336,85 +346,174 @@ def claim_outbox(session: Session, node: str, now: datetime, until: datetime, li
 def expand_announcement(session: Session, outbox_id: int, node: str, recipients: Collection[tuple[str, str]],
                         now: datetime) -> bool:
     """Write the deliveries of an announcement claimed by ``node``: one per ``(notifier, recipient)``
-    not already there. False (nothing written) when the claim was lost to another server."""
+    not already there, each the head of its queue when nothing else waits in it. False (nothing
+    written) when the claim was lost to another server."""
     row = session.get(OutboxRow, outbox_id, with_for_update=session.get_bind().dialect.name != "sqlite")
     if row is None or row.expanded_at is not None or row.claimed_by != node:
         return False
     table = DeliveryRow.__table__
     have = set(session.connection().execute(sa.select(table.c.notifier, table.c.recipient)
                                             .where(table.c.outbox_id == outbox_id)))
-    new = [{"outbox_id": outbox_id, "game_id": row.game_id, "notifier": notifier, "recipient": recipient,
-            "state": "pending", "attempts": 0, "due_at": now}
-           for notifier, recipient in sorted(set(recipients)) if (notifier, recipient) not in have]
-    if new:
-        session.connection().execute(sa.insert(table), new)
+    wanted = [pair for pair in sorted(set(recipients)) if pair not in have]
+    if wanted:
+        _lock_queues(session, [(notifier, recipient, row.game_id) for notifier, recipient in wanted])
+        waiting = _queues_waiting(session, row.game_id, wanted)
+        session.connection().execute(sa.insert(table), [
+            {"outbox_id": outbox_id, "game_id": row.game_id, "notifier": notifier, "recipient": recipient,
+             "state": "pending", "attempts": 0, "due_at": now, "queue_head": (notifier, recipient) not in waiting}
+            for notifier, recipient in wanted])
     row.expanded_at = now
-    if not new and not have:
+    if not wanted and not have:
         row.delivered_at = now  # nobody to tell
     session.add(row)
     return True
 
 
-def claim_deliveries(session: Session, notifiers: Collection[str], token: str, now: datetime, until: datetime,
-                     limit: int = 50, exclude: Collection[int] = ()) -> list[tuple[DeliveryRow, OutboxRow, bool]]:
-    """Claim due deliveries of these notifiers: ``(delivery, announcement, in doubt)``.
+def claim_deliveries(session: Session, notifiers: Collection[str], token: str, now: datetime,
+                     until: datetime | Callable[[], datetime], limit: int = 50,
+                     exclude: Collection[int] = ()) -> list[tuple[DeliveryRow, OutboxRow, bool]]:
+    """Claim due deliveries of these notifiers until ``until`` (or the time a function gives,
+    asked once they are chosen: time spent choosing them is then no time of the claim's):
+    ``(delivery, announcement, in doubt)``, due first.
 
-    Only the first pending delivery of each queue (one notifier, one recipient, one game) is
-    taken, so that a recipient reads a game's announcements in the order they were made. A
-    delivery still claimed by a server whose claim lapsed is *in doubt*: that server may have
-    delivered it before it died.
+    Only the head of each queue (one notifier, one recipient, one game) is taken, so that a
+    recipient reads a game's announcements in the order they were made. The claim reads the
+    index of the queues' heads that are due (``ix_delivery_heads``), one notifier after another:
+    it costs the same whatever the number of deliveries waiting behind them. A delivery still
+    claimed by a server whose claim lapsed is *in doubt*: that server may have delivered it
+    before it died.
     """
     d = DeliveryRow.__table__
-    e = d.alias("earlier")
-    earlier = (sa.exists().where(e.c.notifier == d.c.notifier, e.c.recipient == d.c.recipient,
-                                 e.c.game_id.is_not_distinct_from(d.c.game_id), e.c.state == "pending",
-                                 e.c.outbox_id < d.c.outbox_id))
-    stmt = (select(DeliveryRow)
-            .where(DeliveryRow.state == "pending", DeliveryRow.due_at <= now,
-                   DeliveryRow.notifier.in_(sorted(set(notifiers))),
-                   sa.or_(DeliveryRow.claimed_until.is_(None), DeliveryRow.claimed_until < now), ~earlier)
-            .order_by(DeliveryRow.outbox_id, DeliveryRow.id).limit(limit))
-    if exclude:
-        stmt = stmt.where(DeliveryRow.id.not_in(sorted(exclude)))
-    if session.get_bind().dialect.name != "sqlite":
-        stmt = stmt.with_for_update(skip_locked=True, of=DeliveryRow)
-    rows = list(session.exec(stmt))
+    postgres = session.get_bind().dialect.name != "sqlite"
+    rows: list[DeliveryRow] = []
+    for notifier in sorted(set(notifiers)):
+        stmt = (select(DeliveryRow)
+                .where(DeliveryRow.notifier == notifier, sa.text(_HEADS), DeliveryRow.due_at <= now,
+                       sa.or_(DeliveryRow.claimed_until.is_(None), DeliveryRow.claimed_until < now))
+                .order_by(DeliveryRow.due_at, DeliveryRow.id).limit(limit))
+        if exclude:
+            stmt = stmt.where(d.c.id.not_in(sorted(exclude)))
+        if postgres:
+            stmt = stmt.with_for_update(skip_locked=True)
+        rows += session.exec(stmt)
+    rows = sorted(rows, key=lambda r: (r.due_at, r.id))[:limit]     # the others are left as they were
     if not rows:
         return []
-    announcements = {o.id: o for o in session.exec(select(OutboxRow).where(
-        OutboxRow.id.in_(sorted({r.outbox_id for r in rows}))))}
+    if callable(until):
+        until = until()
     out = []
     for row in rows:
         in_doubt = row.claimed_by is not None
         row.claimed_by, row.claimed_until, row.attempts = token, until, row.attempts + 1
         row.first_tried_at = row.first_tried_at or now
         session.add(row)
-        out.append((row, announcements[row.outbox_id], in_doubt))
-    return out
+        out.append((row, in_doubt))
+    announcements = {o.id: o for o in session.exec(select(OutboxRow).where(
+        OutboxRow.id.in_(sorted({r.outbox_id for r in rows}))))}
+    return [(row, announcements[row.outbox_id], in_doubt) for row, in_doubt in out]
 
 
-def renew_deliveries(session: Session, token: str, until: datetime) -> set[int]:
-    """Extend the claim ``token`` holds on the deliveries it is still making; the ids of those it
+def renew_deliveries(session: Session, token: str, until: datetime, ids: Collection[int] | None = None) -> set[int]:
+    """Extend the claim ``token`` holds on the deliveries it is still making (``ids``: those it
+    believes it holds, read by their keys; ``None``: found by the token); the ids of those it
     still holds (not those another server took over after the claim lapsed)."""
     table = DeliveryRow.__table__
-    stmt = (sa.update(table).where(table.c.claimed_by == token, table.c.state == "pending")
-            .values(claimed_until=until).returning(table.c.id))
-    return set(session.connection().execute(stmt).scalars())
+    stmt = sa.update(table).where(table.c.claimed_by == token, table.c.state == "pending")
+    if ids is not None:
+        if not ids:
+            return set()
+        stmt = stmt.where(table.c.id.in_(sorted(ids)))
+    return set(session.connection().execute(stmt.values(claimed_until=until).returning(table.c.id)).scalars())
 
 
 def finish_delivery(session: Session, delivery_id: int, token: str, now: datetime, *, state: str,
                     due_at: datetime | None = None, reason: str | None = None) -> bool:
     """Record how an attempt under the claim ``token`` went: ``delivered``, ``refused``, or
-    ``pending`` again from ``due_at``. False when the claim was lost (another server took it)."""
+    ``pending`` again from ``due_at``. False when the claim was lost (another server took it).
+    A delivery done makes the next one of its queue the head."""
     table = DeliveryRow.__table__
     values: dict[str, Any] = {"state": state, "reason": reason}
     if state == "pending":
         values.update(due_at=due_at, claimed_by=None, claimed_until=None)
     else:
-        values.update(done_at=now, claimed_until=None)
+        values.update(done_at=now, claimed_until=None, queue_head=False)
     stmt = (sa.update(table).where(table.c.id == delivery_id, table.c.claimed_by == token, table.c.state == "pending")
-            .values(**values))
-    return session.connection().execute(stmt).rowcount == 1
+            .values(**values).returning(table.c.notifier, table.c.recipient, table.c.game_id))
+    done = session.connection().execute(stmt).first()
+    if done is None:
+        return False
+    if state != "pending":
+        advance_queues(session, [tuple(done)])
+    return True
+
+
+def advance_queues(session: Session, queues: Collection[tuple[str, str, int | None]]) -> int:
+    """Make the first pending delivery of each of these queues (``(notifier, recipient, game id)``)
+    its head, where it has none; how many heads were made. Whatever ends a queue's head (a
+    delivery done, refused, dropped) calls this in the same transaction, or the queue stalls."""
+    d = DeliveryRow.__table__
+    queues = sorted(set(queues), key=_queue_sort)
+    _lock_queues(session, queues)
+    made = 0
+    for notifier, recipient, game_id in queues:
+        first = (sa.select(d.c.id).where(*_in_queue(notifier, recipient, game_id), sa.text(_PENDING))
+                 .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
+        made += session.connection().execute(sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False))
+                                             .values(queue_head=True)).rowcount
+    return made
+
+
+def _in_queue(notifier: str, recipient: str, game_id: int | None) -> list:
+    d = DeliveryRow.__table__
+    return [d.c.notifier == notifier, d.c.recipient == recipient,
+            d.c.game_id.is_(None) if game_id is None else d.c.game_id == game_id]
+
+
+def _queues_waiting(session: Session, game_id: int | None, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Which of these ``(notifier, recipient)`` queues of one game have a delivery pending (read
+    from the game's part of the index of pending deliveries, ``ix_delivery_queue_pending``)."""
+    d = DeliveryRow.__table__
+    stmt = sa.select(d.c.notifier, d.c.recipient).distinct().where(sa.text(_PENDING))
+    if game_id is None:     # the announcements of no game (replies to mail): only these recipients'
+        stmt = stmt.where(d.c.game_id.is_(None), d.c.notifier.in_(sorted({n for n, _ in pairs})),
+                          d.c.recipient.in_(sorted({r for _, r in pairs})))
+    else:
+        stmt = stmt.where(d.c.game_id == game_id)
+    wanted = set(pairs)
+    return {pair for pair in map(tuple, session.connection().execute(stmt)) if pair in wanted}
+
+
+def _queue_sort(queue: tuple[str, str, int | None]) -> tuple:
+    notifier, recipient, game_id = queue
+    return notifier, recipient, -1 if game_id is None else game_id
+
+
+def _lock_queues(session: Session, queues: Collection[tuple[str, str, int | None]]) -> None:
+    """Hold these queues for the rest of the transaction (PostgreSQL: one advisory lock each, taken
+    in one order), so that of two transactions writing a queue's deliveries or moving its head
+    on, the second sees what the first did. On SQLite ``BEGIN IMMEDIATE`` serialises writers."""
+    if session.get_bind().dialect.name == "sqlite":
+        return
+    keys = sorted({_queue_key(*q) for q in queues})
+    if keys:    # in one statement, in the order of the array
+        session.connection().execute(sa.text("SELECT pg_advisory_xact_lock(k) FROM unnest(CAST(:keys AS bigint[])) AS k"),
+                                     {"keys": keys})
+
+
+def _queue_key(notifier: str, recipient: str, game_id: int | None) -> int:
+    """A queue's advisory lock key: 64 bits of a digest of what names it (in its own key space)."""
+    digest = hashlib.blake2b(f"delivery queue\x1f{notifier}\x1f{recipient}\x1f{game_id}".encode(),
+                             digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def open_announcements(session: Session, after: int = 0, limit: int = 500) -> list[int]:
+    """The ids of announcements fanned out but not marked delivered, after ``after``, at most
+    ``limit`` of them, in id order (for :func:`close_announcements` to look at a batch at a time)."""
+    o = OutboxRow.__table__
+    stmt = (sa.select(o.c.id).where(o.c.delivered_at.is_(None), o.c.expanded_at.is_not(None), o.c.id > after)
+            .order_by(o.c.id).limit(limit))
+    return list(session.connection().execute(stmt).scalars())
 
 
 def close_announcements(session: Session, outbox_ids: Collection[int] | None, now: datetime) -> int:

@@ -5,7 +5,8 @@ Points on a deadline run, in order:
 - ``before_adjudication``: the game row is locked, nothing computed yet;
 - ``after_results``: the season, the next position and the announcements are written but not
   committed;
-- ``before_announce``: committed; the announcements are still in the outbox;
+- ``after_adjudication``: committed, and nothing done after it yet (the next deadline not armed);
+- ``before_announce``: committed; the outbox has claimed deliveries of the announcements, none made;
 - ``after_announce``: a notifier has delivered, the outbox row is not yet marked delivered.
 
 ``CRUSADER_CRASH_AFTER_WRITES=<n>`` kills it just after its ``n``-th committed transaction that
@@ -22,7 +23,7 @@ import os
 import signal
 import threading
 
-POINTS = ("before_adjudication", "after_results", "before_announce", "after_announce")
+POINTS = ("before_adjudication", "after_results", "after_adjudication", "before_announce", "after_announce")
 
 
 def crash_point(name: str) -> None:

@@ -30,6 +30,7 @@ import asyncio
 import hashlib
 import json
 import os
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -382,6 +383,8 @@ class OutboxDispatcher:
         self.clock = clock
         self._lock = asyncio.Lock()
         self._again = False
+        self._winding_down = False
+        self._closed_up_to = 0  # where the last look for announcements left open stopped
         self._kicked: asyncio.Task | None = None
         self._renewer = ThreadPoolExecutor(1, thread_name_prefix="outbox-renewal")
         for notifier in notifiers or []:
@@ -419,9 +422,15 @@ class OutboxDispatcher:
         if self._kicked is None or self._kicked.done():
             self._kicked = loop.create_task(self._flush_while_kicked())
 
+    def wind_down(self) -> None:
+        """Claim nothing more (the server is stopping): a flush in progress ends once the deliveries
+        it is making are made and recorded, however many more are due."""
+        self._winding_down = True
+
     async def close(self, timeout: float = 10.0) -> None:
         """Let a delivery run started by :meth:`kick` finish (at most ``timeout`` seconds: then it is
         stopped, and what it had claimed is delivered again, in doubt, after its claim lapses)."""
+        self.wind_down()
         task, self._kicked = self._kicked, None
         if task is None or task.done():
             return
@@ -443,26 +452,30 @@ class OutboxDispatcher:
     # -- delivering ----------------------------------------------------------------------------------
 
     async def flush(self) -> int:
-        """Make every delivery that is due; the number delivered."""
+        """Make every delivery that is due (a batch at a time, until none is left or the server
+        winds down); the number delivered."""
         async with self._lock:
             total = 0
             deferred: set[int] = set()  # tried in this flush and not delivered: not again before the next
             loop = asyncio.get_running_loop()
-            while True:
+            while not self._winding_down:
                 expanded = await self._expand()
                 token = self._token()
-                now, started = self.clock(), loop.time()
-                claimed = await asyncio.to_thread(self._claim, token, deferred, now)
+                claimed, since, held = await asyncio.to_thread(self._claim_timed, token, deferred)
                 if claimed:
                     crash_point("before_announce")
-                    hold = _Hold(self, token, {c.row_id for c in claimed}, now + self.lease,
-                                 started + (self.lease - self.margin).total_seconds())
+                    # the claim runs from when its rows were chosen: however long choosing them
+                    # took (a loaded database), the whole lease is left for the deliveries
+                    begun = loop.time() - (time.monotonic() - held)
+                    hold = _Hold(self, token, {c.row_id for c in claimed}, since + self.lease,
+                                 begun + (self.lease - self.margin).total_seconds())
                     outcomes = await self._deliver_all(claimed, hold)
                     total += sum(isinstance(o, Delivered) for o in outcomes)
                     deferred |= {c.row_id for c, o in zip(claimed, outcomes) if isinstance(o, RetryLater)}
                 elif not expanded:
-                    await self._retrying(self._close, None)  # what a server killed between the two left open
+                    await self._retrying(self._close_some)  # what a server killed between the two left open
                     return total
+            return total
 
     async def _expand(self) -> int:
         """Write the deliveries of new announcements: ask every notifier who receives each."""
@@ -493,18 +506,35 @@ class OutboxDispatcher:
             database.expand_announcement(session, outbox_id, token, recipients, self.clock())
 
     def _claim(self, token: str, exclude: set[int], now: datetime | None = None) -> list[_Claimed]:
-        """Claim due deliveries from ``now`` (the dispatcher's clock) for a lease."""
+        """Claim deliveries due at ``now`` (the dispatcher's clock) for a lease."""
+        return self._claim_timed(token, exclude, now)[0]
+
+    def _claim_timed(self, token: str, exclude: set[int],
+                     now: datetime | None = None) -> tuple[list[_Claimed], datetime, float]:
+        """:meth:`_claim`, and when the claim's lease began: by the dispatcher's clock and by
+        ``time.monotonic()``, once the rows were chosen."""
+        marks = [self.clock(), time.monotonic()]
+
+        def until() -> datetime:
+            marks[:] = self.clock(), time.monotonic()
+            return marks[0] + self.lease
+
         if not self.notifiers:
-            return []
+            return [], marks[0], marks[1]
         by_name = {n.name: n for n in self.notifiers}
         now = self.clock() if now is None else now
         with self.db.session() as session:
-            rows = database.claim_deliveries(session, by_name, token, now, now + self.lease, limit=self.batch,
+            rows = database.claim_deliveries(session, by_name, token, now, until, limit=self.batch,
                                              exclude=exclude)
-            return [_Claimed(row.id, row.outbox_id, by_name[row.notifier],
-                             Delivery(Announcement.from_row(outbox), row.recipient, row.attempts, in_doubt),
-                             row.first_tried_at)
-                    for row, outbox, in_doubt in rows]
+            claimed = self._claimed(rows, by_name)
+        return claimed, marks[0], marks[1]
+
+    @staticmethod
+    def _claimed(rows, by_name: dict[str, Notifier]) -> list[_Claimed]:
+        return [_Claimed(row.id, row.outbox_id, by_name[row.notifier],
+                         Delivery(Announcement.from_row(outbox), row.recipient, row.attempts, in_doubt),
+                         row.first_tried_at)
+                for row, outbox, in_doubt in rows]
 
     async def _deliver_all(self, claimed: list[_Claimed], hold: _Hold) -> list[Outcome | _Lapsed]:
         renewal = asyncio.get_running_loop().create_task(self._renew(hold))
@@ -528,16 +558,16 @@ class OutboxDispatcher:
             await asyncio.sleep(max(lease / 3, 0.01))
             started = loop.time()
             try:
-                until, rows = await loop.run_in_executor(self._renewer, self._renew_now, hold.token)
+                until, rows = await loop.run_in_executor(self._renewer, self._renew_now, hold.token, set(hold.rows))
             except Exception as exc:
                 log.warning("could not renew the claim on deliveries in progress", error=_short(exc))
                 continue
             hold.renewed(rows, until, started + lease - margin)
 
-    def _renew_now(self, token: str) -> tuple[datetime, set[int]]:
+    def _renew_now(self, token: str, rows: set[int] | None = None) -> tuple[datetime, set[int]]:
         until = self.clock() + self.lease
         with self.db.session() as session:
-            return until, database.renew_deliveries(session, token, until)
+            return until, database.renew_deliveries(session, token, until, rows)
 
     async def _deliver_one(self, c: _Claimed, hold: _Hold, gate: asyncio.Semaphore) -> Outcome | _Lapsed:
         async with gate:
@@ -610,9 +640,14 @@ class OutboxDispatcher:
     def _backoff(self, attempt: int) -> timedelta:
         return min(self.max_backoff, self.backoff * 2 ** min(max(attempt - 1, 0), 20))
 
-    def _close(self, outbox_ids: set[int] | None) -> None:
+    def _close_some(self, batch: int = 500) -> None:
+        """Close the announcements whose every delivery is done but that are not marked so (what a
+        server killed between the two once left), looking at ``batch`` of those open at a time,
+        the next batch at the next call: a backlog makes no idle flush longer."""
         with self.db.session() as session:
-            database.close_announcements(session, outbox_ids, self.clock())
+            ids = database.open_announcements(session, self._closed_up_to, batch)
+            database.close_announcements(session, ids, self.clock())
+        self._closed_up_to = ids[-1] if len(ids) == batch else 0
 
     async def _retrying(self, write: Callable, *args) -> None:
         """Run ``write`` in a thread until the database takes it (it may be restarting), for at most

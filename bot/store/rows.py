@@ -198,7 +198,12 @@ class OutboxRow(SQLModel, table=True):
     """An announcement to deliver: written in the same transaction as what it announces."""
 
     __tablename__ = "outbox"
-    __table_args__ = (sa.Index("ix_outbox_pending", "delivered_at", "id"),)
+    __table_args__ = (
+        sa.Index("ix_outbox_pending", "delivered_at", "id"),
+        # the announcements still to fan out, oldest first (a claim reads only these)
+        sa.Index("ix_outbox_unexpanded", "id", postgresql_where=sa.text("expanded_at IS NULL"),
+                 sqlite_where=sa.text("expanded_at IS NULL")),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     key: str = Field(unique=True, max_length=200)
@@ -229,13 +234,22 @@ class DeliveryRow(SQLModel, table=True):
     stale before it was made). A server delivering it holds the claim (``claimed_by``, until
     ``claimed_until``, renewed while it works); a pending row still claimed after that time was
     being delivered by a server that died: the next attempt is *in doubt*.
+
+    The deliveries of one notifier to one recipient for one game (``game_id``, or none) are a
+    *queue*, made in the order of their announcements. ``queue_head`` marks the first pending
+    delivery of each queue, the only one of it a server may claim: set when it is written into
+    an empty queue, or when the one before it is done.
     """
 
     __tablename__ = "delivery"
     __table_args__ = (
         sa.UniqueConstraint("outbox_id", "notifier", "recipient", name="uq_delivery_recipient"),
-        sa.Index("ix_delivery_due", "state", "due_at"),
-        sa.Index("ix_delivery_queue", "notifier", "recipient", "game_id", "state"),
+        # what a claim reads: the heads of the queues, by notifier, due first
+        sa.Index("ix_delivery_heads", "notifier", "due_at", "id", postgresql_where=sa.text("state = 'pending' AND queue_head"),
+                 sqlite_where=sa.text("state = 'pending' AND queue_head")),
+        # the next delivery of a queue, when its head is done
+        sa.Index("ix_delivery_queue_pending", "game_id", "notifier", "recipient", "outbox_id",
+                 postgresql_where=sa.text("state = 'pending'"), sqlite_where=sa.text("state = 'pending'")),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -252,6 +266,7 @@ class DeliveryRow(SQLModel, table=True):
     first_tried_at: datetime | None = _when(nullable=True)
     done_at: datetime | None = _when(nullable=True)
     reason: str | None = Field(default=None, sa_type=sa.Text)
+    queue_head: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
 
 
 class PaceRow(SQLModel, table=True):

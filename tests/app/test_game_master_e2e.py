@@ -68,6 +68,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.mark.timeout(1200)     # its own virtualenv and `pip install .`: minutes on a busy machine, not the suite's 300 s
 def test_a_new_game_master_sets_up_connects_and_runs_a_game(tmp_path):
     # "pip install '.[discord]' && crusader serve", in a fresh virtualenv (README, Quick start)
     venv = tmp_path / "venv"
@@ -120,7 +121,7 @@ def test_a_new_game_master_sets_up_connects_and_runs_a_game(tmp_path):
         started = shell("game", "start", "outremer")
         assert "status active, phase S1901M" in started
         # a deadline at a time in the game's zone (Tokyo), to the second
-        deadline = (datetime.now(UTC) + timedelta(seconds=25)).replace(microsecond=0)
+        deadline = (datetime.now(UTC) + timedelta(hours=3)).replace(microsecond=0)
         local = deadline.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%Y-%m-%d %H:%M:%S")
         status = shell("game", "deadline", "outremer", "--at", local)
         assert f"{deadline:%a %d %b %Y %H:%M} UTC" in status and " JST " in status
@@ -131,12 +132,14 @@ def test_a_new_game_master_sets_up_connects_and_runs_a_game(tmp_path):
         assert "accepted: A par - bur" in shell("game", "orders", "outremer", "--player",
                                                 f"discord:{players['FRA'].id}", stdin="A par - bur\n")
         discord.run(fake.user_sends_dm(players["ENG"], "F lon - nth"))
-        reply = discord.run(fake.wait_for_message(players["ENG"], timeout=30), timeout=40)
+        reply = discord.run(fake.wait_for_message(players["ENG"]), timeout=90)
         assert "London" in reply["content"] and "North Sea" in reply["content"]
 
-        # the deadline passes: the judge adjudicates and posts the results in the game's channel
+        # the orders in, the game master brings the deadline forward: it passes, the judge
+        # adjudicates and posts the results in the game's channel
+        shell("game", "deadline", "outremer", "--in", "2s")
         wait_until(lambda: json.loads(shell("game", "status", "outremer", "--format", "json"))["phase"] == "F1901M",
-                   90, "the spring adjudicated at its deadline")
+                   120, "the spring adjudicated at its deadline")
         posted = wait_until(lambda: [m for m in discord.read(lambda: fake.bot_messages(results)) if m.get("embeds")],
                             60, "the results posted in the game's channel")
         text = json.dumps(posted)

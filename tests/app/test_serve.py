@@ -66,7 +66,8 @@ def test_serve_adjudicates_at_the_deadline_and_stops_on_sigterm(tmp_path):
         while service.status("quick").version == 0 and time.monotonic() < deadline:
             time.sleep(0.3)
         assert service.status("quick").phase == "F1901M"
-        time.sleep(0.5)
+        while b'"kind": "results"' not in (tmp_path / "serve.log").read_bytes() and time.monotonic() < deadline + 60:
+            time.sleep(0.3)     # the results announced (the log notifier's line)
     finally:
         server.send_signal(signal.SIGTERM)
         code = server.wait(timeout=30)

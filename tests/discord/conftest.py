@@ -92,10 +92,14 @@ class World:
         """A player DMs the bot; the bot's whole answer (all its messages) as one text."""
         user = self.players.get(power_or_user, power_or_user) if isinstance(power_or_user, str) else power_or_user
         before = len(self.fake.bot_messages(user))
-        await self.fake.user_sends_dm(user, text)
+        sent = await self.fake.user_sends_dm(user, text)
         await self.fake.wait_until(lambda: len(self.fake.bot_messages(user)) > before, what="the bot's answer")
-        await asyncio.sleep(0.05)  # an answer of several pieces
+        await self.fake.wait_until(lambda: self.handled(sent), what="the DM handled (an answer of several pieces sent)")
         return "\n".join(m["content"] for m in self.fake.bot_messages(user)[before:])
+
+    def handled(self, message: dict) -> bool:
+        """Whether the bot is done with the DM ``message`` (it marks it so after its whole answer)."""
+        return self.bot.inbox._known.get(str(message["channel_id"]), 0) >= int(message["id"])
 
     def texts_to(self, user) -> list[str]:
         return [m["content"] for m in self.fake.bot_messages(user)]

@@ -21,7 +21,7 @@ async def test_a_burst_of_dms_answers_each_sender_with_their_own_orders(powers, 
         await asyncio.gather(*(fake.user_sends_dm(u, t) for u, t in zip(senders, texts)))
         await fake.wait_until(lambda: all(len(fake.bot_messages(u)) > before[u.id] for u in senders),
                               what="an answer to every sender")
-        await asyncio.sleep(0.05)
+        await world.bot.drain()     # (answers of several pieces: all sent)
         for power in powers:
             answer = "\n".join(m["content"] for m in fake.bot_messages(world.players[power])[before[world.players[power].id]:])
             assert "Your orders for S1901M now (2)" in answer and "Not accepted (1)" in answer, (power, answer)

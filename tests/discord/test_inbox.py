@@ -21,7 +21,7 @@ async def test_orders_sent_while_the_bot_was_down_are_read_and_answered_when_it_
     async with world.running():
         await fake.wait_until(lambda: all(len(fake.bot_messages(world.players[p])) > before[p] for p in before),
                               what="answers to the DMs sent while away")
-        await asyncio.sleep(0.2)
+        await world.bot.drain()
         answer = "\n".join(m["content"] for m in fake.bot_messages(world.players["GER"])[before["GER"]:])
         assert "A Munich - Ruhr" in answer and "A Berlin - Kiel" in answer
         orders = world.service.my_orders("tannenberg", f"discord:{world.players['FRA'].id}")

@@ -114,21 +114,21 @@ async def test_a_connection_ended_for_good_makes_health_unhealthy_and_the_judge_
     running = asyncio.create_task(serve(Settings(data_dir=tmp_path / "data", front_ends="discord"), stop=stop))
     try:
         await fake.wait_until(lambda: fake.identifies >= 1 and fake.session is not None, what="the bot connected")
-        await asyncio.sleep(1.2)  # the status file is written
+        await fake.wait_until(lambda: _status_says(tmp_path, '"discord": null'), what="the status file written")
         assert main(["health"]) == Exit.OK
         assert "serving (discord)" in capsys.readouterr().out
 
         fake.token = "reset-in-the-portal"  # the operator reset the token: the session cannot come back
         await fake.invalidate_session()
         await fake.wait_until(lambda: not running.done() and _status_says(tmp_path, "not valid any more"),
-                              timeout=10, what="the status file to report the closed gateway")
+                              what="the status file to report the closed gateway")
         assert main(["health"]) == Exit.FAILED
         err = capsys.readouterr().err
         assert "crusader: unhealthy: discord front end of" in err and "DISCORD_TOKEN" in err
         assert not running.done()  # deadlines, mail and the site go on
     finally:
         stop.set()
-        await asyncio.wait_for(running, 20)
+        await asyncio.wait_for(running, 60)
     assert not list((tmp_path / "data" / "run").glob("serve-*.json"))  # a clean stop leaves no status
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from adjudicator.adjudicate import adjudicate
 from adjudicator.movement import resolve_movement
-from adjudicator.orders import Build, Disband, Hold, Move, Retreat, SupportHold, SupportMove, Waive
+from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Retreat, SupportHold, SupportMove, Waive
 from adjudicator.prestige.orders import Bribe
 from adjudicator.position import Dislodgement, Position
 from adjudicator.opening import starting_position
@@ -72,6 +72,23 @@ def test_reasons_a_player_can_act_on():
     pic = adjudicate(V, board("S1901M", "ENG: F nth"), [move("ENG", F, "nth", "pic")]).results[0]
     assert pic.outcome is Outcome.INVALID
     assert pic.reason == "not adjacent: Picardy is not adjacent to the North Sea"
+
+
+def test_a_convoyed_move_says_why_it_has_no_path():
+    # Two of the three fleets Tunis needs are ordered to convoy: none is dislodged, they just do not reach.
+    pos = board("S1901M", "ENG: A lon", "ENG: F eng", "ENG: F mao", "ENG: F wes")
+    orders = [move("ENG", A, "lon", "tun", via_convoy=True), Convoy(Power("ENG"), F, loc("eng"), A, loc("lon"), loc("tun")),
+              Convoy(Power("ENG"), F, loc("wes"), A, loc("lon"), loc("tun"))]
+    adj = adjudicate(V, pos, orders)
+    assert [r.outcome for r in adj.results] == [Outcome.FAILS] * 3
+    assert adj.results[0].reason == ("no convoy path: the fleets ordered to convoy A lon (F eng, F wes) do not "
+                                     "reach Tunis from London")
+    # The one fleet that carries it is dislodged: that is the reason, naming the fleet.
+    pos = board("S1901M", "ENG: A lon", "ENG: F eng", "FRA: F bre", "FRA: F pic")
+    orders = [move("ENG", A, "lon", "bel", via_convoy=True), Convoy(Power("ENG"), F, loc("eng"), A, loc("lon"), loc("bel")),
+              move("FRA", F, "bre", "eng"), SupportMove(Power("FRA"), F, loc("pic"), F, loc("bre"), loc("eng"))]
+    adj = adjudicate(V, pos, orders)
+    assert adj.results[0].reason == "no convoy path: the convoying fleet F eng was dislodged"
 
 
 def test_not_your_unit():

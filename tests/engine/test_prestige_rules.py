@@ -11,6 +11,12 @@ from adjudicator.variant import get_variant
 STANDARD = get_variant("standard")
 
 
+def _bribe(text: str):
+    from tests.conftest import _plain_order
+
+    return _plain_order(text)
+
+
 @pytest.fixture
 def play(orders):
     """``play(position, *texts, retreat=False)``: the phase adjudicated with these orders."""
@@ -141,7 +147,80 @@ def test_nobody_may_order_a_free_neutrals_retreat(dislodge_norway, play):
     assert adj.results[0].outcome is Outcome.INVALID and "rule 3.4" in adj.results[0].reason
 
 
+@pytest.fixture
+def vassal_takes_sweden(board, play):
+    """``vassal_takes_sweden(seed, lord=None)``: the retreat phase after Russia's new vassal from
+    Norway dislodged the neutral army of Sweden (held by ``lord``, or free), both neutral
+    armies now in Sweden, one on the board and one dislodged."""
+
+    def taken(seed, lord=None):
+        p = board("S1907M", units=["NEU: A nwy", "NEU: A swe", "RUS: F bot"], seed=seed,
+                  vassals={"swe": lord} if lord else None, prestige={"RUS": 2})
+        adj = play(p, "RUS: VASSAL A nwy BID 2", "RUS: A nwy - swe", "RUS: F bot S A nwy - swe")
+        assert [r.outcome for r in adj.results] == [Outcome.SUCCEEDS] * 3 and str(adj.position.phase) == "S1907R"
+        return adj.position
+
+    return taken
+
+
+def neutrals(position) -> dict:
+    """Each neutral unit of the position: where it stands -> (its home, its lord)."""
+    from adjudicator.prestige.state import lord_of, neutral_home
+
+    state = position.prestige
+    out = {str(u.location): (neutral_home(state, u), lord_of(state, u)) for u in position.units if u.power == "NEU"}
+    out.update({f"{d.unit.location} (dislodged)": (neutral_home(state, d.unit, dislodged=True),
+                                                   lord_of(state, d.unit, dislodged=True))
+                for d in position.dislodged if d.unit.power == "NEU"})
+    return out
+
+
+def test_a_free_neutral_dislodged_by_a_vassal_retreats_at_random_and_each_keeps_its_home(vassal_takes_sweden, play):
+    from bot.codec.documents import position_from_dict, position_to_dict
+
+    retreat = vassal_takes_sweden(3)
+    assert neutrals(retreat) == {"swe": ("nwy", "RUS"), "swe (dislodged)": ("swe", None)}
+    _, again = position_from_dict(position_to_dict(retreat, STANDARD))     # the document tells the two apart
+    assert again == retreat
+    landed = set()
+    for seed in range(8):
+        for texts in ((), ("RUS: A swe - fin",)):    # the lord cannot order the free neutral's retreat
+            adj = play(vassal_takes_sweden(seed), *texts, retreat=True)
+            if texts:
+                assert adj.results[0].outcome is Outcome.INVALID and "rule 3.4" in adj.results[0].reason
+            [gone] = [r for r in adj.implicit if r.order.power == "NEU"]
+            assert gone.outcome is Outcome.SUCCEEDS and gone.order.destination.province in ("fin", "den")
+            where = str(gone.order.destination)
+            landed.add(where)
+            assert neutrals(adj.position) == {"swe": ("nwy", "RUS"), where: ("swe", None)}
+    assert landed == {"fin", "den"}
+    # The lord still commands its vassal in the autumn, and only it.
+    nxt = play(adj.position, "RUS: A swe - nwy", f"RUS: A {where} - swe")
+    assert nxt.results[0].outcome is Outcome.SUCCEEDS
+    assert nxt.results[1].outcome is Outcome.INVALID and "does not command" in nxt.results[1].reason
+
+
+def test_a_vassal_dislodged_by_another_lords_vassal_retreats_as_its_own_lord_orders(vassal_takes_sweden, play):
+    retreat = vassal_takes_sweden(0, lord="ENG")
+    assert neutrals(retreat) == {"swe": ("nwy", "RUS"), "swe (dislodged)": ("swe", "ENG")}
+    refused = play(retreat, "RUS: A swe - fin", retreat=True)
+    assert refused.results[0].outcome is Outcome.INVALID
+    adj = play(retreat, "ENG: A swe - den", retreat=True)
+    assert adj.results[0].outcome is Outcome.SUCCEEDS
+    assert neutrals(adj.position) == {"swe": ("nwy", "RUS"), "den": ("swe", "ENG")}
+
+
 # -- decision 18: a bribed unit never captures ------------------------------------------------
+
+def test_an_order_written_with_a_winning_bribe_that_cannot_be_carried_out_says_so_and_the_unit_holds(board, play):
+    p = board("S1907M", units=["NEU: A swe", "ENG: F lon", "RUS: A fin"], prestige={"RUS": 2})
+    adj = adjudicate(STANDARD, p, [_bribe("RUS: BRIBE A swe BID 1 A swe S F lon - nth")])
+    result = adj.results[0]
+    assert result.outcome is Outcome.SUCCEEDS
+    assert result.reason.endswith("; the order given with it cannot be carried out (A swe cannot support a move to "
+                                  "the North Sea: it could not move there itself), so it holds")
+    [held] = [r for r in adj.implicit if r.order.location.province == "swe"]
+    assert str(held.order) == "A swe H" and held.order.power == "RUS"     # the briber's hold
 
 def test_a_bribed_unit_standing_in_a_centre_in_autumn_captures_for_nobody(board, play):
     p = board("F1907M", units=["ENG: A bel"], centers={"bel": "FRA"}, prestige={"GER": 3}, start={"ENG": 1})

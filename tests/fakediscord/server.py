@@ -223,6 +223,11 @@ class Limit:
     per: float
 
 
+WAIT = 60.0
+"""How long a wait for what a test expects (a message, a response, the bot ready) may last
+before the test fails. Only a guard: a wait ends as soon as what it waits for comes, so a
+busy machine makes a test slower, never wrong."""
+
 GLOBAL_LIMIT = Limit(50, 1.0)
 """Discord's global limit: 50 requests a second per bot token, over every REST route but the
 interaction endpoints (interaction callbacks and their webhooks), whatever the process."""
@@ -297,6 +302,9 @@ class FakeDiscord:
         self.enforce_rate_limits = enforce_rate_limits
         self.global_limit = GLOBAL_LIMIT
         self.route_limits = dict(ROUTE_LIMITS)
+        # the clock the limits count by (None: the event loop's); a test counting requests against a
+        # limit stops it, so that however slowly they come, all fall in one window
+        self.limit_clock: Optional[Callable[[], float]] = None
         self.limited: Counter[str] = Counter()  # 429s answered, by bucket ("global" or "<route> <resource id>")
         self.limited_requests: list[RecordedRequest] = []
         self.global_arrivals: list[float] = []  # loop.time() of every request the global limit counted
@@ -421,7 +429,7 @@ class FakeDiscord:
         return {"guild_ready_timeout": 0.05}
 
     @contextlib.asynccontextmanager
-    async def run(self, client: Any, token: Optional[str] = None, *, timeout: float = 5.0) -> AsyncIterator[Any]:
+    async def run(self, client: Any, token: Optional[str] = None, *, timeout: float = WAIT) -> AsyncIterator[Any]:
         """Start ``client`` against the fake, wait until it is ready, and close it on exit."""
         task = asyncio.create_task(client.start(token or self.token), name="fake-discord-client")
         loop = asyncio.get_running_loop()
@@ -643,7 +651,7 @@ class FakeDiscord:
             if not fut.done():
                 fut.set_result(None)
 
-    async def wait_until(self, check: Callable[[], Any], *, timeout: float = 5.0, what: str = "condition") -> Any:
+    async def wait_until(self, check: Callable[[], Any], *, timeout: float = WAIT, what: str = "condition") -> Any:
         """Wait until ``check()`` returns something truthy. It is re-checked after every change in the fake
         and every 10 ms, so it may also look at the bot's own state."""
         loop = asyncio.get_running_loop()
@@ -667,7 +675,7 @@ class FakeDiscord:
         channel: ChannelLike,
         predicate: Optional[Callable[[dict[str, Any]], bool]] = None,
         *,
-        timeout: float = 5.0,
+        timeout: float = WAIT,
         from_bot: bool = True,
     ) -> dict[str, Any]:
         """The first message in ``channel`` (or the DM with a user) not returned before by this method,
@@ -695,14 +703,14 @@ class FakeDiscord:
         except AssertionError:
             raise AssertionError(f"timed out after {timeout}s waiting for {describe()}") from None
 
-    async def wait_for_interaction_response(self, interaction: Union[Interaction, int], *, timeout: float = 5.0) -> InteractionResponse:
+    async def wait_for_interaction_response(self, interaction: Union[Interaction, int], *, timeout: float = WAIT) -> InteractionResponse:
         """The first callback the bot sent for ``interaction``."""
         rec = self.interactions[_id(interaction)]
         return await self.wait_until(
             lambda: rec.responses[0] if rec.responses else None, timeout=timeout, what=f"a response to interaction {rec.id}"
         )
 
-    async def wait_for_followup(self, interaction: Union[Interaction, int], index: int = 0, *, timeout: float = 5.0) -> dict[str, Any]:
+    async def wait_for_followup(self, interaction: Union[Interaction, int], index: int = 0, *, timeout: float = WAIT) -> dict[str, Any]:
         """The ``index``-th followup message sent through the interaction's webhook."""
         rec = self.interactions[_id(interaction)]
 
@@ -720,14 +728,14 @@ class FakeDiscord:
             return None
         return self._find_message(rec.original_message_id)[1]
 
-    async def wait_for_commands(self, guild: Optional[Guild] = None, *, timeout: float = 5.0) -> dict[str, dict[str, Any]]:
+    async def wait_for_commands(self, guild: Optional[Guild] = None, *, timeout: float = WAIT) -> dict[str, dict[str, Any]]:
         """Wait until the bot has registered commands (globally, or for ``guild``)."""
         return await self.wait_until(lambda: self.commands(guild), timeout=timeout, what="command registration")
 
-    async def wait_for_resume(self, count: int = 1, *, timeout: float = 5.0) -> None:
+    async def wait_for_resume(self, count: int = 1, *, timeout: float = WAIT) -> None:
         await self.wait_until(lambda: self.resumes >= count, timeout=timeout, what=f"{count} RESUME(s)")
 
-    async def wait_for_identify(self, count: int = 1, *, timeout: float = 5.0) -> None:
+    async def wait_for_identify(self, count: int = 1, *, timeout: float = WAIT) -> None:
         await self.wait_until(lambda: self.identifies >= count, timeout=timeout, what=f"{count} IDENTIFY(s)")
 
     # ------------------------------------------------------------------ rate limits
@@ -1131,7 +1139,7 @@ class FakeDiscord:
         one (nothing is counted then), else the headers of its route's bucket (``None``: not an API request)."""
         if kind != "api":  # interaction endpoints, the CDN and the gateway are not counted
             return None
-        now = asyncio.get_running_loop().time()
+        now = self.limit_clock() if self.limit_clock is not None else asyncio.get_running_loop().time()
         log, limit = self._global_log, self.global_limit
         while log and log[0] <= now - limit.per:
             log.popleft()

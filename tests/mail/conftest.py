@@ -26,6 +26,7 @@ from bot.store.database import Database
 from bot.store.outbox import OutboxDispatcher
 
 JUDGE = "judge@crusader.test"
+WAIT = 60.0     # seconds a wait for a mail may last before the test fails: a guard (it ends when the mail comes)
 
 
 class Clock:
@@ -71,7 +72,7 @@ class Capture:
             self._changed.notify_all()
         return "250 OK"
 
-    def wait(self, predicate, *, count: int = 1, timeout: float = 10.0) -> list[Captured]:
+    def wait(self, predicate, *, count: int = 1, timeout: float = WAIT) -> list[Captured]:
         """The first ``count`` captured messages matching ``predicate``, waiting for them if need be."""
         deadline = time.monotonic() + timeout
         with self._changed:
@@ -136,7 +137,7 @@ class MailRig:
         self.accounts: MailAccounts = self.front.accounts
         self.run(self.front.start())
 
-    def run(self, coro, timeout: float = 30.0):
+    def run(self, coro, timeout: float = WAIT):
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
     # -- talking to the judge -------------------------------------------------------------------
@@ -167,7 +168,7 @@ class MailRig:
         assert code == 250, f"the listener answered {code}"
         return msg["Message-ID"]
 
-    def reply(self, message_id: str, timeout: float = 10.0) -> Captured:
+    def reply(self, message_id: str, timeout: float = WAIT) -> Captured:
         [reply] = self.capture.wait(lambda m: m.message["In-Reply-To"] == message_id, timeout=timeout)
         return reply
 

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+from adjudicator.prestige.state import lord_of, neutral_home
 from bot.service import DeadlinePolicy
 
 PLAYERS = {"ANT": "anna", "BYZ": "basil", "EDE": "edda", "FAT": "fatima", "JER": "jerry", "RUM": "rum", "SEL": "selim"}
@@ -76,6 +77,43 @@ def test_a_vassal_bought_in_spring_is_ordered_by_its_lord_in_autumn(outremer, cl
     [refused] = report.rejected
     assert refused.refusal is not None and refused.refusal.code == "not-your-unit"
     assert refused.reason == refused.refusal.text
+
+
+def test_a_vassal_that_dislodges_a_free_neutral_keeps_its_lord_and_the_neutral_retreats_at_random(outremer, clock):
+    """Edessa's new vassal from Mardin dislodges the free neutral army of Harran: during the
+    retreats both stand in Harran. The dislodged one is nobody's: it retreats at random at once
+    (nobody has anything to decide), keeps Harran as its home, and Edessa goes on commanding its
+    own vassal, and only it."""
+    service, dispatcher, sink = outremer
+    report = service.submit_orders("outremer", "edda", "VASSAL A mar BID 2\nA mar - har\nA ede S A mar - har")
+    assert not report.rejected
+    service.force_adjudicate("outremer", "gm")
+    asyncio.run(dispatcher.flush())
+
+    assert service.status("outremer").phase == "F1101M"         # the retreat phase was nobody's to decide
+    retreats = service.season("outremer", 1)
+    assert str(retreats.phase) == "S1101R" and retreats.at_once and retreats.orders == ()
+    [drawn] = retreats.adjudication.implicit
+    assert drawn.order.power == "NEU" and drawn.order.location.province == "har" and drawn.outcome.value == "succeeds"
+    landed = drawn.order.destination.province
+    variant, position = service.board("outremer")
+    state = position.prestige
+    vassal, freed = position.unit_at("har"), position.unit_at(landed)
+    assert (neutral_home(state, vassal), lord_of(state, vassal)) == ("mar", "EDE")
+    assert (neutral_home(state, freed), lord_of(state, freed)) == ("har", None)
+    results = sink.of_kind("results")[-1]
+    assert "S1101R" in results.subject and f"A har - {landed}" in results.body
+
+    mine = service.my_orders("outremer", "edda")
+    assert {c.unit.province for c in mine.duty.units if c.by == "vassal"} == {"har"}
+    report = service.submit_orders("outremer", "edda", f"A har - mar\nA {landed} H")
+    assert [line.canonical for line in report.accepted] == ["EDE: A har - mar"]
+    [refused] = report.rejected
+    assert refused.refusal.code == "not-your-unit"
+    service.force_adjudicate("outremer", "gm")
+    _, position = service.board("outremer")
+    back = position.unit_at("mar")
+    assert back is not None and back.power == "NEU" and neutral_home(position.prestige, back) == "mar"
 
 
 def test_orders_that_cannot_succeed_are_refused_and_bids_that_may_lose_say_what_they_need(outremer):

@@ -203,3 +203,39 @@ def test_migration_0004_turns_seasons_kept_as_documents_into_values(db):
         [first, *_] = database.seasons_of(session, database.game_by_name(session, "old").id)
         assert first.orders[0]["order"]["type"] == "Move" and "canonical" not in first.orders[0]
         assert season_document(season_from_row(first, "old")) == before["seasons"][0]
+
+
+def test_migration_reliability_0001_makes_the_first_pending_delivery_of_each_queue_its_head(db):
+    """Deliveries written before queue heads: the upgrade marks the first pending one of each queue
+    (one notifier, one recipient, one game or none) and no other."""
+    from alembic import command
+
+    from bot.store.migrations import alembic_config, upgrade
+
+    with db.engine.connect() as connection:
+        command.downgrade(alembic_config(connection), "pace_0001")
+        connection.commit()
+    now = datetime.now(UTC)
+    outbox = sa.table("outbox", sa.column("id"), sa.column("key"), sa.column("game_id"), sa.column("kind"),
+                      sa.column("audience"), sa.column("powers", sa.JSON), sa.column("recipients", sa.JSON),
+                      sa.column("subject"), sa.column("body"), sa.column("data", sa.JSON), sa.column("attempts"),
+                      sa.column("created_at", sa.DateTime(timezone=True)))
+    delivery = sa.table("delivery", sa.column("outbox_id"), sa.column("game_id"), sa.column("notifier"),
+                        sa.column("recipient"), sa.column("state"), sa.column("attempts"),
+                        sa.column("due_at", sa.DateTime(timezone=True)))
+    with db.session() as session:
+        game = _game(session)
+        c = session.connection()
+        ids = [c.execute(outbox.insert().returning(outbox.c.id), dict(
+            key=f"k{i}", game_id=game_id, kind="results", audience="public", powers=[], recipients=[], subject="s",
+            body="b", data={}, attempts=0, created_at=now)).scalar() for i, game_id in enumerate([game.id] * 3 + [None] * 2)]
+        rows = [(ids[0], game.id, "ann", "delivered"), (ids[1], game.id, "ann", "pending"),
+                (ids[2], game.id, "ann", "pending"), (ids[1], game.id, "bob", "pending"),
+                (ids[3], None, "ann", "pending"), (ids[4], None, "ann", "pending")]
+        c.execute(delivery.insert(), [dict(outbox_id=o, game_id=g, notifier="mail", recipient=r, state=s, attempts=0,
+                                           due_at=now) for o, g, r, s in rows])
+    upgrade(db.engine)
+    with db.engine.connect() as connection:
+        heads = connection.execute(sa.text("SELECT outbox_id, recipient FROM delivery WHERE queue_head "
+                                           "ORDER BY outbox_id, recipient")).all()
+    assert [tuple(h) for h in heads] == [(ids[1], "ann"), (ids[1], "bob"), (ids[3], "ann")]

@@ -25,14 +25,14 @@ async def test_deadlines_armed_at_start_up_and_later_ones_through_the_listener(s
     service.timer_listeners.append(scheduler.arm)
     await scheduler.start()
     try:
-        for _ in range(100):
+        for _ in range(600):    # (a guard of 60 s: the loop ends when the phase moves on)
             if service.status("clock").version >= 1:
                 break
             await asyncio.sleep(0.1)
         assert service.status("clock").phase == "F1901M"  # spring, armed at start-up
         # the fall's deadline is written while the scheduler runs: it arrives through the listener
         service.set_deadline("clock", "gm", service.now() + timedelta(seconds=1))
-        for _ in range(100):
+        for _ in range(600):    # (a guard of 60 s: the loop ends when the phase moves on)
             if service.status("clock").version >= 2:
                 break
             await asyncio.sleep(0.1)
