@@ -418,11 +418,50 @@ def start_servers(count: int, url: str, data_dir: Path, fake: dict, relay_port: 
 
 def sampler(server: Server, directory: Path) -> subprocess.Popen:
     """py-spy (``pip install py-spy``) sampling ``server`` until stopped: its stacks, collapsed, in
-    ``directory/<node>.txt`` (every thread, idle ones left out)."""
+    ``directory/<node>.txt`` (only the thread holding the interpreter: where its CPU goes)."""
     directory.mkdir(parents=True, exist_ok=True)
-    return subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid), "--format", "raw", "--rate", "20",
-                             "--output", str(directory / f"{server.node}.txt")],
+    return subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid), "--format", "raw", "--rate", "50",
+                             "--gil", "--output", str(directory / f"{server.node}.txt")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+PARTS = (  # the part of a phase closing a sampled stack belongs to: the first whose frame it has
+    ("site", ("bot/frontends/site/",)),
+    ("mail", ("bot/frontends/mail/",)),
+    ("discord", ("bot/frontends/discord/", "discord/", "aiohttp/")),
+    ("archive", ("ArchiveWriter",)),
+    ("outbox", ("bot/store/outbox.py",)),
+    ("picture", ("bot/render/",)),
+    ("adjudication", ("adjudicator/",)),
+    ("storage", ("bot/service/judge.py", "bot/service/")),
+)
+
+
+def phase_parts(stacks: Path) -> Counter:
+    """Samples of ``stacks`` (py-spy's raw format) by part of a phase closing (:data:`PARTS`;
+    ``other``: the event loop, logging, the scheduler)."""
+    out: Counter = Counter()
+    for line in stacks.read_text(errors="replace").splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        part = next((name for name, keys in PARTS if any(key in stack for key in keys)), "other")
+        out[part] += int(count)
+    return out
+
+
+def phase_costs(profile: Path, servers: list[str], cpu_s: dict[str, float], games: int) -> dict[str, float]:
+    """The servers' CPU time per phase closing, in ms, shared out among the parts as their samples are."""
+    samples: Counter = Counter()
+    for node in servers:
+        path = profile / f"{node}.txt"
+        if path.is_file():
+            samples += phase_parts(path)
+    total = sum(samples.values())
+    if not total or not games:
+        return {}
+    per_phase = 1000 * sum(cpu_s.values()) / games
+    return {part: round(per_phase * n / total, 1) for part, n in samples.most_common()} | {"all": round(per_phase, 1)}
 
 
 def armed_timer_bytes(count: int = 5000) -> float:
@@ -571,6 +610,8 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
             p.send_signal(signal.SIGINT)
             p.wait(60)
         result["logs"] = log_problems(running)
+        if profile:
+            result["phase_closing_cpu_ms"] = phase_costs(profile, [s.node for s in running], result["cpu_s"], games)
         _ = done
     finally:
         for p in profilers:
@@ -638,6 +679,8 @@ def report(r: dict[str, Any]) -> str:
                      f"{r['games']} games armed: {r['memory_per_game_kib']} KiB a game")
     if "armed_timer_bytes" in r:
         lines.append(f"  an armed timer: {r['armed_timer_bytes']:.0f} bytes")
+    if r.get("phase_closing_cpu_ms"):
+        lines.append(f"  a phase closing, CPU ms by part (py-spy samples of the servers): {r['phase_closing_cpu_ms']}")
     lines.append(f"  logs: {r['logs']}")
     return "\n".join(lines)
 

@@ -10,12 +10,13 @@ import os
 
 import pytest
 from aiosmtpd.smtp import SMTP
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.frontends.mail.config import MailSettings
-from bot.frontends.mail.outbound import Mailer
+from bot.frontends.mail.outbound import Mailer, on_the_wire
 from bot.frontends.mail.replies import announcement_message, picture_part
 
-pytestmark = pytest.mark.asyncio
 
 
 class Sessions:
@@ -64,6 +65,7 @@ def _settings(port: int, judge_address: str) -> MailSettings:
     return MailSettings(address=judge_address, relay_host="127.0.0.1", relay_port=port)
 
 
+@pytest.mark.asyncio
 async def test_the_seven_mails_of_a_season_share_one_connection_and_one_written_picture(judge_address):
     handler = Sessions()
     png = b"\x89PNG\r\n\x1a\n" + os.urandom(20_000)
@@ -87,6 +89,7 @@ async def test_the_seven_mails_of_a_season_share_one_connection_and_one_written_
         assert attached.get_content() == png and attached.get_filename() == "acre-S1101M.png"
 
 
+@pytest.mark.asyncio
 async def test_a_connection_the_relay_closed_is_replaced_and_the_mail_goes_once(judge_address):
     handler = Sessions()
     async with relay(handler) as port:
@@ -103,6 +106,7 @@ async def test_a_connection_the_relay_closed_is_replaced_and_the_mail_goes_once(
     assert handler.connections == 2
 
 
+@pytest.mark.asyncio
 async def test_the_pool_is_bounded_and_an_idle_connection_is_not_kept(judge_address):
     handler = Sessions()
     async with relay(handler) as port:
@@ -119,3 +123,11 @@ async def test_the_pool_is_bounded_and_an_idle_connection_is_not_kept(judge_addr
             await mailer.send(m, to)
         await mailer.close()
     assert handler.connections == 2 + 3
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: bytes(b"ab.\r\n"[x % 5] for x in b)))
+def test_a_message_goes_on_the_wire_as_aiosmtplib_would_put_it(message):
+    from aiosmtplib.protocol import PERIOD_REGEX, normalize_message_line_endings
+
+    assert on_the_wire(message) == PERIOD_REGEX.sub(b"..", normalize_message_line_endings(message)) + b".\r\n"
