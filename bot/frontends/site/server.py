@@ -1,9 +1,10 @@
 """The archive site in ``crusader serve``: kept up to date from the announcements, served over HTTP.
 
 :class:`SiteNotifier` rewrites a game's pages when the judge announces its results (and when a
-game starts, ends or is rolled back). :class:`ArchiveSite` is the front end: at start it brings
-every game's pages up to date, then serves the directory with aiohttp on
-``CRUSADER_ARCHIVE_HOST``:``CRUSADER_ARCHIVE_PORT`` (127.0.0.1:8080 unless set).
+game starts, ends or is rolled back). :class:`ArchiveSite` is the front end: it serves the
+directory with aiohttp on ``CRUSADER_ARCHIVE_HOST``:``CRUSADER_ARCHIVE_PORT`` (127.0.0.1:8080
+unless set), and from its start brings up to date, in the background, the pages of every game
+that changed while the server was away (none, when it was stopped and started again).
 """
 
 from __future__ import annotations
@@ -100,6 +101,25 @@ class SiteNotifier:
         self.writer.write_game(archive, index=index)
         return True
 
+    async def catch_up(self) -> int:
+        """:meth:`update_all` one game at a time, each in turn with the deliveries (a server starts
+        serving at once; the pages of a thousand games written meanwhile hold up no results)."""
+        await asyncio.to_thread(sweep_temporary, self.writer.root)
+        states = await asyncio.to_thread(game_states, self.db)
+        written = 0
+        for game_id, state in states.items():
+            async with self._lock:
+                try:
+                    written += await asyncio.to_thread(self.update, game_id, index=False, state=state)
+                except Exception:
+                    log.exception("archive pages not written", game=state[0])
+        async with self._lock:
+            if written or not (self.writer.root / "index.html").is_file():
+                await asyncio.to_thread(self.writer.write_index)
+                self._indexed = asyncio.get_running_loop().time()
+        log.info("archive pages brought up to date", games=len(states), written=written)
+        return len(states)
+
     def update_all(self) -> int:
         """Bring every game's pages up to date (at start-up), after removing what writes
         interrupted by a kill left behind; the number of games. A game whose pages are current is
@@ -184,9 +204,9 @@ class ArchiveSite:
         self.host, self.port = host, port
         self.notifier = SiteNotifier(db, SiteWriter(self.root))
         self._runner: web.AppRunner | None = None
+        self._catch_up: asyncio.Task | None = None
 
     async def start(self) -> None:
-        games = await asyncio.to_thread(self.notifier.update_all)
         self._runner = web.AppRunner(site_app(self.root), access_log=None)
         await self._runner.setup()
         try:
@@ -198,9 +218,16 @@ class ArchiveSite:
             self._runner = None
             raise listen_error(exc, "the archive site", self.host, self.port, "CRUSADER_ARCHIVE_HOST",
                                "CRUSADER_ARCHIVE_PORT", off=" (or 0 to turn the site off)") from None
-        log.info("archive site", url=f"http://{self.host}:{self.port}/", directory=str(self.root), games=games)
+        log.info("archive site", url=f"http://{self.host}:{self.port}/", directory=str(self.root))
+        # the pages of games changed while the server was away (or written by another version of
+        # it), brought up to date while it serves
+        self._catch_up = asyncio.get_running_loop().create_task(self.notifier.catch_up(), name="archive-catch-up")
 
     async def stop(self) -> None:
+        if self._catch_up is not None:
+            self._catch_up.cancel()
+            await asyncio.gather(self._catch_up, return_exceptions=True)
+            self._catch_up = None
         await self.notifier.settle()
         if self._runner is not None:
             await self._runner.cleanup()
