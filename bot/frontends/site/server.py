@@ -93,7 +93,7 @@ class SiteNotifier:
         if state is not None and self.writer.is_current(*state):
             return False  # its pages show what it is now: nothing to write
         try:
-            archive = game_archive(self.db, game_id)
+            archive = game_archive(self.db, game_id, record=False)  # the seasons: what the pages show
         except ValueError:
             if index:
                 self.writer.write_index()

@@ -168,6 +168,7 @@ class SiteWriter:
         self.map_size = map_size
         self.clock = clock
         self.env = environment()
+        self._read: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}  # summaries read, by slug
 
     # -- pages ------------------------------------------------------------------------------
 
@@ -321,18 +322,27 @@ class SiteWriter:
         return summary if isinstance(summary, dict) else {}
 
     def games(self) -> list[dict[str, Any]]:
-        """The games written under the root, from their summaries, by name."""
-        out = []
+        """The games written under the root, from their summaries, by name (a summary read again
+        only when its file has changed since it was last read)."""
+        out, seen = [], {}
         if self.root.is_dir():
             for path in sorted(self.root.glob(f"*/{SUMMARY}")):
                 if path.parent.name.startswith("."):
                     continue
                 try:
-                    summary = json.loads(path.read_text(encoding="utf-8"))
+                    stat = path.stat()
+                    stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+                    kept = self._read.get(path.parent.name)
+                    if kept is not None and kept[0] == stamp:
+                        summary = kept[1]
+                    else:
+                        summary = json.loads(path.read_text(encoding="utf-8"))
+                        summary["slug"] = path.parent.name
                 except (OSError, ValueError):
                     continue
-                summary["slug"] = path.parent.name
+                seen[path.parent.name] = (stamp, summary)
                 out.append(summary)
+        self._read = seen
         return sorted(out, key=lambda g: g.get("name", "").lower())
 
     def write_index(self) -> None:
