@@ -620,7 +620,9 @@ class OutboxDispatcher:
     def _record_many(self, items: list[tuple[_Claimed, str, Outcome]]) -> None:
         """Record deliveries made, in one transaction."""
         with self.db.session() as session:
-            lost = [(c, self._record_in(session, c, token, outcome)) for c, token, outcome in items]
+            done: set[int] = set()  # the announcements of the deliveries done: closed if they were their last
+            lost = [(c, self._record_in(session, c, token, outcome, done)) for c, token, outcome in items]
+            database.close_announcements(session, done, self.clock())
         for c, kept in lost:
             if not kept:
                 log.warning("claim on a delivery lost while making it (held longer than the lease)",
@@ -631,8 +633,9 @@ class OutboxDispatcher:
         """Record one delivery made, in a transaction of its own."""
         self._record_many([(c, token, outcome)])
 
-    def _record_in(self, session, c: _Claimed, token: str, outcome: Outcome) -> bool:
-        """Record a delivery made in ``session``; whether the claim on it still held."""
+    def _record_in(self, session, c: _Claimed, token: str, outcome: Outcome, done: set[int]) -> bool:
+        """Record a delivery made in ``session``; whether the claim on it still held. Its
+        announcement is added to ``done`` when the delivery is (delivered or refused for good)."""
         now = self.clock()
         a, recipient = c.delivery.announcement, c.delivery.recipient
         if isinstance(outcome, RetryLater) and now - c.first_tried_at >= self.give_up_after:
@@ -653,7 +656,7 @@ class OutboxDispatcher:
             if kept:
                 self._tell_gm(session, c, outcome.reason, now)
         if kept and not isinstance(outcome, RetryLater):
-            database.close_announcements(session, {c.outbox_id}, now)  # its last delivery: done, with it
+            done.add(c.outbox_id)
         return kept
 
     def _tell_gm(self, session, c: _Claimed, reason: str, now: datetime) -> None:
