@@ -6,10 +6,11 @@ password), while the judge owes that address a new password the key of the annou
 mail carries it (``password_mail``), and the envelope sender of the last right sign-on
 (``signon_sender``). ``mail_signon_failure``: one row per wrong password, with where it came from
 (the envelope sender), shared by every server and kept across restarts, so that the limit on
-guesses holds. What was mailed to whom is the outbox's delivery rows.
+guesses holds. ``mail_notice``: each refusal or alarm mailed to an address, or held back from it
+because too many went there in the hour (:func:`notice`). What was mailed to whom is the outbox's delivery rows.
 
 The tables live on the same SQLModel metadata as :mod:`bot.store.rows`; the schema comes from the
-Alembic migrations ``mail_0001``, ``inbox_0001`` and ``mail_0002`` in ``bot/store/migrations/versions``.
+Alembic migrations ``mail_0001``, ``inbox_0001``, ``mail_0002`` and ``mail_0003`` in ``bot/store/migrations/versions``.
 """
 
 from __future__ import annotations
@@ -50,6 +51,17 @@ class MailSignonFailureRow(SQLModel, table=True):
     at: datetime = Field(sa_column=sa.Column(UTCDateTime(), nullable=False))
 
 
+class MailNoticeRow(SQLModel, table=True):
+    __tablename__ = "mail_notice"
+    __table_args__ = (sa.Index("ix_mail_notice_address", "address", "kind", "at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    address: str = Field(max_length=254)
+    kind: str = Field(max_length=20)
+    sent: bool
+    at: datetime = Field(sa_column=sa.Column(UTCDateTime(), nullable=False))
+
+
 # -- queries ----------------------------------------------------------------------------------
 
 
@@ -71,12 +83,16 @@ def record_failure(session: Session, game_id: int, power: str, source: str, at: 
     session.add(MailSignonFailureRow(game_id=game_id, power=power, source=source[:254], at=at))
 
 
-def failures_since(session: Session, game_id: int, power: str, since: datetime, *, source: str | None = None) -> int:
-    """How many wrong passwords for ``power`` since ``since`` (from ``source`` only, if given)."""
+def failures_since(session: Session, game_id: int, power: str, since: datetime, *, source: str | None = None,
+                   domain: str | None = None) -> int:
+    """How many wrong passwords for ``power`` since ``since`` (from ``source`` only, or from senders
+    whose address ends with ``domain``, like ``@example.org``, if given)."""
     table = MailSignonFailureRow.__table__
     stmt = sa.select(sa.func.count()).where(table.c.game_id == game_id, table.c.power == power, table.c.at >= since)
     if source is not None:
         stmt = stmt.where(table.c.source == source)
+    if domain is not None:
+        stmt = stmt.where(sa.func.lower(table.c.source).like("%" + domain.lower().replace("%", "")))
     return session.connection().execute(stmt).scalar_one()
 
 
@@ -84,3 +100,24 @@ def clear_failures(session: Session, game_id: int, power: str) -> None:
     """A new password lifts the limit."""
     table = MailSignonFailureRow.__table__
     session.connection().execute(sa.delete(table).where(table.c.game_id == game_id, table.c.power == power))
+
+
+def notice(session: Session, address: str, kind: str, at: datetime, *, limit: int,
+           window: timedelta) -> tuple[bool, int]:
+    """A refusal or an alarm of ``kind`` for ``address`` at ``at``: whether it may be mailed (fewer than
+    ``limit`` went there in the ``window`` before), and if so how many were held back since the last one
+    mailed (a digest the mail carries). Notices older than a day are forgotten on the way."""
+    table = MailNoticeRow.__table__
+    conn = session.connection()
+    conn.execute(sa.delete(table).where(table.c.address == address, table.c.at < at - timedelta(days=1)))
+    mine = sa.and_(table.c.address == address, table.c.kind == kind)
+    sent = conn.execute(sa.select(sa.func.count()).where(mine, table.c.sent, table.c.at >= at - window)).scalar_one()
+    if sent >= limit:
+        session.add(MailNoticeRow(address=address, kind=kind, sent=False, at=at))
+        return False, 0
+    last = conn.execute(sa.select(sa.func.max(table.c.at)).where(mine, table.c.sent)).scalar_one()
+    held = sa.select(sa.func.count()).where(mine, sa.not_(table.c.sent))
+    if last is not None:
+        held = held.where(table.c.at >= last)
+    session.add(MailNoticeRow(address=address, kind=kind, sent=True, at=at))
+    return True, conn.execute(held).scalar_one()

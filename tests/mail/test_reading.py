@@ -117,7 +117,8 @@ def test_a_script_stops_at_signoff_and_counts_what_it_ignored():
     script = read_script("SIGNON ANTcrusade1 x\n\nA ant - ata\nlist\nPHASE F1101M\nsignoff\nA ant - ala\nthanks\n")
     assert [c.kind for c in script.commands] == ["signon", "order", "list", "phase", "signoff"]
     assert script.ignored_after_signoff == 2
-    assert read_line("SET ADDRESS evil@example.org").error.startswith("the only setting")
+    assert read_line("SET ADDRESS").error.startswith("write SET PASSWORD <new password>, or (the game master)")
+    assert read_line("SET movement 48h").kind == "set"  # the game master's: the session checks who signed on
     assert read_line("RESIGN now").error
     remark = read_line("SIGNOFF please adjudicate soon")  # a remark after SIGNOFF is no error, and not echoed
     assert (remark.kind, remark.error, remark.echo) == ("signoff", None, "SIGNOFF ...")

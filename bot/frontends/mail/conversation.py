@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Callable
 
 import structlog
 
@@ -30,10 +32,12 @@ from adjudicator.prestige.orders import Bribe
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Phase
 
-from bot.service import GameService, GameView, NotPlayingError, PlayerOrders, ServiceError
+from bot.service import GameService, GameView, NotPlayingError, PlayerOrders, ServiceError, parse_duration
+from bot.service.policy import read_setting
+from bot.service.texts import when
 from bot.store.names import game_key
 from . import commands
-from .accounts import ForeignSender, Identity, MailAccounts, SignonRefused
+from .accounts import GM, ForeignSender, Identity, MailAccounts, SignonRefused, address_of
 from .addresses import may_reply_to
 from .commands import SIGNON_USAGE, Command
 from .reading import InboundMail
@@ -44,32 +48,16 @@ BUG_APOLOGY = ("Sorry: the judge failed on its own side while carrying out your 
                "not of anything you wrote); the failure has been logged for its operators. The lines answered "
                "above were carried out; the rest of the message was not. Please send the rest again later.")
 
-HELP = f"""\
-How to play by mail: write to this address, one command or order per line.
+Handler = Callable[["_Session", Command], bool]
+HANDLERS: dict[str, Handler] = {}
+"""Handlers of judge commands by kind (a keyword in lower case), besides the session's own ``_<kind>``
+methods: a front end's part registers one with its keyword (:func:`bot.frontends.mail.commands.register`).
+A handler answers the line (``session.talk.echoes``) and returns ``False`` to stop reading the message."""
 
-  {SIGNON_USAGE}
-      the first line; the judge mails you the password when you get a power
-  A ant - ale               an order; later orders for the same unit replace earlier ones
-  LIST                      the game's status and your orders as they stand
-  CLEAR <province>          withdraw your order for the unit (or build) there;
-                            CLEAR alone withdraws all your orders for the phase
-  READY                     your orders for the phase are final (a later order takes it back;
-                            READY OFF too); with early adjudication the phase ends once every
-                            power that must decide is ready
-  SET PASSWORD <new>        change your password
-  PHASE <phase>             orders for a later phase (not accepted by this judge yet)
-  RESIGN                    leave the game: your orders are withdrawn, your power goes into civil
-                            disorder (its units hold) and your password stops working
-  SIGNOFF                   the end; anything after it is ignored
 
-Without signing on:
-  JOIN <game>               join a game that is forming (your power is drawn at the start)
-  JOIN <game> <power>       ... asking for a power; in a game under way, take over a power
-                            nobody plays
-  LEAVE <game>              leave a game before it starts, or its waiting list
-  LIST <game>               a game's public status
-  HELP                      this list
-"""
+def help_text() -> str:
+    """The list of commands (HELP), from the table of commands."""
+    return commands.help_text()
 
 
 @dataclass
@@ -101,6 +89,13 @@ class Conversation:
     """For LIST by a signed-on player of a running game: ``{"game": id, "name": ..., "power": ...,
     "phase": ...}``,
     whose standing orders the reply carries drawn on the board (when the phase has not moved on)."""
+    board_picture: dict | None = None
+    """For GET MAP: ``{"game": id, "version": n}``, the game's board at that version, drawn for the reply."""
+    texts: list[list[str]] = field(default_factory=list)
+    """Blocks of text the reply carries after the echoes (a game list, a history)."""
+    suspect: bool = False
+    """The message came from another mail system than its From address says (a forgery, or a
+    forwarder): what it asked that needs the address's own word was refused."""
     key: str = field(default_factory=lambda: f"mail-reply:{uuid.uuid4().hex}")
     """The outbox key of the answer (a new password it carries is owed under it)."""
 
@@ -123,10 +118,46 @@ class MailJudge:
         except Exception:   # a bug, never the writer's fault: logged, and the writer told so
             log.exception("a message not carried out to its end", sender=mail.sender)
             talk.notes.append(BUG_APOLOGY)
+        self._limit(mail, talk)  # before the log line: whether it is answered
         log.info("mail handled", sender=mail.sender, game=talk.identity.game if talk.identity else None,
                  power=talk.identity.power if talk.identity else None, lines=len(talk.echoes),
-                 refused=talk.refused is not None, changed=talk.changed, replied=talk.to is not None)
+                 refused=talk.refused is not None, refusal=talk.refused, changed=talk.changed,
+                 replied=talk.to is not None)
         return talk
+
+
+    def _limit(self, mail: InboundMail, talk: Conversation) -> None:
+        """Refusals and alarms to one address are coalesced: past a few in an hour (one, for messages in
+        its name from another mail system) they are held back, and the next one mailed says how many
+        were. A message that signed on, or changed something, is always answered."""
+        forged = _forged(mail)
+        talk.suspect = talk.suspect or (forged and talk.identity is None and not talk.changed)
+        refused = talk.refused is not None or any(not e.ok for e in talk.echoes)
+        if talk.to is not None and talk.identity is None and not talk.changed and (talk.suspect or refused):
+            kind = "suspect" if talk.suspect else "refusal"
+            go, held = self.accounts.notice(talk.to, kind)
+            if not go:
+                log.info("answer held back", kind=kind, sender=talk.to)
+                talk.to = None
+            elif held:
+                talk.notes.append(f"{held} other message(s) in this address's name were refused since the last "
+                                  f"answer and not answered one by one, so as not to fill this mailbox" +
+                                  (" (they came from other mail systems than this address's own: if you did not "
+                                   "send them, someone is using your address, and nothing they asked was done)"
+                                   if kind == "suspect" else ""))
+        if talk.alert is not None:
+            go, held = self.accounts.notice(talk.alert[0], "alarm")
+            if not go:
+                talk.alert = None
+            elif held:
+                talk.alert = (talk.alert[0], talk.alert[1] + f"({held} more such message(s) came since the last "
+                                                             f"warning; each was refused.)\n")
+
+
+def _forged(mail: InboundMail) -> bool:
+    """Whether the message came from another mail system than its From address: its envelope sender
+    (SMTP's ``MAIL FROM``) is another address. A forged From looks so; so does some forwarding."""
+    return bool(mail.envelope and mail.sender and mail.envelope.lower() != mail.sender.lower())
 
 
 class _Session:
@@ -149,13 +180,23 @@ class _Session:
             if command.error and command.kind == "order" and self.me is None:
                 self.unsigned += 1  # counted, not echoed: a stranger's text is never mailed back
                 continue
+            if self.skipping is not None and command.kind not in ("phase", "signoff", "order"):
+                self.talk.echoes.append(Echo(command.echo, f"not read: after PHASE {self.skipping}", ok=False))
+                continue
             if command.error:
                 self.talk.echoes.append(Echo(command.echo, command.error, ok=False))
                 if command.kind == "signon":
                     return self._stop(script, index)
                 continue
-            handler = getattr(self, f"_{command.kind}")
-            if handler(command) is False:
+            keyword = commands.KEYWORDS.get(command.kind.upper())
+            if keyword is not None and keyword.changes_game and _forged(self.mail):
+                self._refuse_forged(command)
+                continue
+            if keyword is not None and keyword.section == commands.MASTER and not self._master(command):
+                continue
+            handler = HANDLERS.get(command.kind)
+            done = handler(self, command) if handler is not None else getattr(self, f"_{command.kind}")(command)
+            if done is False:
                 return self._stop(script, index)
         self._flush()
         if self.unsigned:
@@ -185,7 +226,7 @@ class _Session:
         names, password = self._signon_words(command.args)
         echo = commands.signon_echo(names)
         try:
-            power, game = self._split("".join(names))
+            power, game = self._master_token("".join(names)) or self._split("".join(names))
             if len(password) > 1:  # never right: a password has no spaces (and no word of it is echoed)
                 raise SignonRefused(f"the password was written in {len(password)} words, and a password has no "
                                     f"spaces (write {SIGNON_USAGE})")
@@ -204,15 +245,30 @@ class _Session:
         self.me = me
         view = self.service.status(me.game)
         self.talk.identity = me
+        if me.power == GM:
+            self.talk.echoes.append(Echo(echo, f"signed on as the game master of '{me.game}' ({view.status}"
+                                               f"{', ' + _phase_words(view.phase) if view.phase else ''})"))
+            return True
         when = _phase_words(view.phase)
         self.talk.echoes.append(Echo(echo, f"signed on as {me.power} in game '{me.game}' "
                                            f"({view.status}{', ' + when if when else ''})"))
         return True
 
+    def _master_token(self, token: str) -> tuple[str, str] | None:
+        """``GMcrusade1``: the game master's sign-on for the game (``None``: not one)."""
+        if token[:len(GM)].upper() != GM or self._find(token) is not None:
+            return None
+        rest = game_key(token[len(GM):])
+        game = next((g for g in self._games() if game_key(g.name) == rest), None)
+        return (GM, game.name) if game is not None else None
+
     def _signon_words(self, words: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The words of a SIGNON line that name the power and game (``ANTcrusade1``, or ``ANT crusade1``),
         and the words after them (the password)."""
-        if len(words) >= 3 and self._find(words[0]) is None and self._find(words[0] + words[1]) is not None:
+        def names(token: str) -> bool:
+            return self._find(token) is not None or self._master_token(token) is not None
+
+        if len(words) >= 3 and not names(words[0]) and names(words[0] + words[1]):
             return tuple(words[:2]), tuple(words[2:])
         return tuple(words[:1]), tuple(words[1:])
 
@@ -279,22 +335,51 @@ class _Session:
         return True
 
     def _list(self, command: Command) -> bool:
-        name = command.args[0] if command.args else (self.me.game if self.me else None)
+        name = " ".join(command.args) if command.args else (self.me.game if self.me else None)
         if name is None:
-            self.talk.echoes.append(Echo(command.echo, "sign on first, or name a game: LIST <game name>", ok=False))
-            return True
+            return self._directory_list(command)
         try:
             self.talk.status = self.service.status(name)
         except ServiceError:
             self.talk.echoes.append(Echo(command.echo, "there is no game of that name on this judge; "
-                                                       "LIST <game name> names one of its games", ok=False))
+                                                       "LIST alone lists its games", ok=False))
             return True
-        mine = self.me is not None and self.talk.status.id == self.me.game_id
+        mine = (self.me is not None and self.me.power != GM and self.talk.status.id == self.me.game_id)
         if mine and self.talk.status.status in ("active", "paused") and self.talk.status.phase:
             self.talk.orders_picture = {"game": self.me.game_id, "name": self.me.game, "power": self.me.power,
                                         "phase": self.talk.status.phase}
         self.talk.echoes.append(Echo(command.echo, "the game's status" + (" and your orders" if mine else "")
                                      + (" are" if mine else " is") + " below"))
+        return True
+
+    def _directory_list(self, command: Command) -> bool:
+        """LIST before signing on: the judge's games, those forming first, with how to join them."""
+        views = [self.service.status(g.id) for g in self._games() if g.status != "ended"]
+        order = {"forming": 0, "active": 1, "paused": 2}
+        views.sort(key=lambda v: (order.get(v.status, 3), v.name.lower()))
+        lines = ["The games of this judge:" if views else "This judge has no game under way or forming now."]
+        for v in views:
+            powers = list(get_variant(v.variant).powers)
+            if v.status == "forming":
+                seated = [p for p in v.players if p.status != "waiting"]
+                taken = {p.power for p in seated if p.power}
+                free = [c for c in powers if c not in taken]
+                lines.append(f"  {v.name} ({v.variant}): forming, {len(seated)} of {len(powers)} powers have a "
+                             f"player; game master {v.gm}")
+                lines.append(f"      to join: JOIN {v.name}" + (f" (or JOIN {v.name} <power>: free are "
+                                                                 f"{', '.join(free)})" if len(seated) < len(powers)
+                                                                 else " (the waiting list: every power has a player)"))
+            else:
+                played = {p.power for p in v.players if p.power and p.status == "active"}
+                nobody = [c for c in powers if c not in {p.power for p in v.players if p.power and
+                                                          p.status != "removed"}]
+                lines.append(f"  {v.name} ({v.variant}): {v.status}, {v.phase}, {len(played)} of {len(powers)} "
+                             f"powers played; deadline {when(v.deadline_at, v.timezone)}")
+                if nobody:
+                    lines.append(f"      nobody plays {', '.join(nobody)}: JOIN {v.name} {nobody[0]} takes it over")
+        lines.append("LIST <game> shows one of them; HISTORY <game> its seasons.")
+        self.talk.texts.append(lines)
+        self.talk.echoes.append(Echo(command.echo, f"the judge's {len(views)} game(s) are below"))
         return True
 
     def _set_password(self, command: Command) -> bool:
@@ -406,30 +491,41 @@ class _Session:
 
     def _phase(self, command: Command) -> bool:
         if not self._signed_on(command):
+            self.skipping = command.args[0][:12]  # whatever it was for, its lines are not read as orders
             return True
         current = self.service.status(self.me.game).phase
+        written = command.args[0].upper()
         try:
-            wanted = str(Phase.parse(command.args[0].upper()))
+            wanted = str(Phase.parse(_njudge_phase(written)))
         except ValueError:
-            year = Phase.parse(current).year if current else 1901
+            year = Phase.parse(current).year if current else 1101
+            self.skipping = written[:12]
             self.talk.echoes.append(Echo(command.echo, (
-                f"{command.args[0]!r} is not a phase; phases are written like S{year}M, F{year}R or W{year}B "
-                f"(the current one is {current})"), ok=False))
+                f"{command.args[0][:20]!r} is not a phase; phases are written like S{year}M, F{year}R or W{year}B "
+                f"(W{year}A too; the current one is {current}); the order lines below are not read until "
+                f"SIGNOFF or PHASE {current}"), ok=False))
             return True
         if wanted == current:
             self.skipping = None
             self.talk.echoes.append(Echo(command.echo, f"{wanted} is the current phase: the orders below are for it"))
             return True
         self.skipping = wanted
+        later = current is not None and Phase.parse(wanted) > Phase.parse(current)
         self.talk.echoes.append(Echo(command.echo, (
-            f"this judge does not yet accept orders for a later phase ({wanted}); the order lines below are not "
-            f"read until SIGNOFF or PHASE {current}, the current phase"), ok=False))
+            (f"this judge does not yet accept orders for a later phase ({wanted})" if later else
+             f"{wanted} is over (the current phase is {current})")
+            + f"; the order lines below are not read until SIGNOFF or PHASE {current}, the current phase"),
+            ok=False))
         return True
 
     def _played(self, command: Command) -> bool:
         """Whether someone has signed on for a power that has a player; if not, ``command`` is
         answered why it cannot be carried out."""
         if not self._signed_on(command):
+            return False
+        if self.me.power == GM:
+            self.talk.echoes.append(Echo(command.echo, "the game master plays no power; sign on as a power for "
+                                                       "that", ok=False))
             return False
         if self.me.player is None:
             self.talk.echoes.append(Echo(command.echo, f"nobody plays {self.me.power} in '{self.me.game}' yet",
@@ -446,8 +542,16 @@ class _Session:
     def _order(self, command: Command) -> bool:
         if self.resigned:
             self.talk.echoes.append(Echo(command.echo, "not read: you have resigned the power", ok=False))
+        elif self.me is None and commands.suggestion(command.echo.split()[0]) is not None:
+            typo = command.echo.split()[0][:20]
+            self.talk.echoes.append(Echo(typo + (" ..." if len(command.echo.split()) > 1 else ""), (
+                f"{typo.upper()} is not a command of this judge; did you mean "
+                f"{commands.suggestion(typo)}? (HELP lists the commands)"), ok=False))
         elif self.me is None:  # counted, not echoed: a stranger's text is never mailed back
             self.unsigned += 1
+        elif self.me.power == GM:
+            self.talk.echoes.append(Echo(command.echo, "not read: the game master gives no orders; sign on as a "
+                                                       "power for that", ok=False))
         elif self.skipping is not None:
             self.talk.echoes.append(Echo(command.echo, f"not read: an order for {self.skipping}", ok=False))
         else:
@@ -509,6 +613,26 @@ class _Session:
                                  "once they are)")
 
 
+def _short_address(address: str | None) -> str:
+    return (address or "an unknown sender")[:80]
+
+
+RULES = """\
+Crusader Diplomacy ("The Crusader Kingdoms of Outremer"), in brief:
+  Standard Diplomacy rules (moves, supports, convoys, retreats, builds) on a map of Anatolia, the
+  Levant, Mesopotamia and Egypt around 1100, seven powers (ANT Antioch, BYZ Byzantium, EDE Edessa,
+  FAT the Fatimids, JER Jerusalem, SEL the Seldjuks of the East, RUM the Seldjuks of Rum) and neutral
+  armies. Each power has prestige, spent in sealed bids written with the orders:
+    VASSAL   rent a neutral army for a year
+    BRIBE    a neutral or an enemy unit obeys you for one season
+    SEIZE FIEF      make a conquered centre a home centre
+    REBEL    turn an enemy's conquered centre neutral
+    SECURE LOYALTY  raise the price of rebellion and bribes against you
+    LEND     give prestige to another power
+  Orders are written one per line (A ant - ata, F lat H, A tar S A ant - ata, BRIBE A ale BID 2 then
+  the bribed unit's order). GET MAP <game> mails the board; HELP the judge's commands."""
+
+
 def _said(refusal: ServiceError) -> str:
     """A refusal of the service as the writer reads it (to someone who plays no power: what happened to them)."""
     return refusal.to_player() if isinstance(refusal, NotPlayingError) else str(refusal)
@@ -562,6 +686,11 @@ def _take(lines: list, written: str):
         if line.written.strip() == written.strip():
             return lines.pop(i)
     return None
+
+
+def _njudge_phase(written: str) -> str:
+    """The e-mail judges write a winter adjustment phase ``W1103A``; this judge ``W1103B``."""
+    return written[:-1] + "B" if re.fullmatch(r"W\d+A", written) else written
 
 
 def _phase_words(phase: str | None) -> str:
