@@ -192,7 +192,7 @@ class Lobby:
             view = self.ctx.view(session, row)
             out = []
             for season in database.seasons_of(session, row.id):
-                position = position_from_dict(season.position)[1]
+                position = season_from_row(season, row.name).after
                 units: dict[str, int] = {}
                 for unit in position.units:
                     units[unit.power] = units.get(unit.power, 0) + 1

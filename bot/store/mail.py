@@ -105,19 +105,26 @@ def clear_failures(session: Session, game_id: int, power: str) -> None:
 def notice(session: Session, address: str, kind: str, at: datetime, *, limit: int,
            window: timedelta) -> tuple[bool, int]:
     """A refusal or an alarm of ``kind`` for ``address`` at ``at``: whether it may be mailed (fewer than
-    ``limit`` went there in the ``window`` before), and if so how many were held back since the last one
-    mailed (a digest the mail carries). Notices older than a day are forgotten on the way."""
+    ``limit`` went there in the ``window`` before), and if so how many were held back from the address
+    (of any kind) since it was last told (:func:`take_held`). Notices older than a day are forgotten."""
     table = MailNoticeRow.__table__
     conn = session.connection()
     conn.execute(sa.delete(table).where(table.c.address == address, table.c.at < at - timedelta(days=1)))
-    mine = sa.and_(table.c.address == address, table.c.kind == kind)
-    sent = conn.execute(sa.select(sa.func.count()).where(mine, table.c.sent, table.c.at >= at - window)).scalar_one()
+    sent = conn.execute(sa.select(sa.func.count()).where(table.c.address == address, table.c.kind == kind,
+                                                         table.c.sent, table.c.at >= at - window)).scalar_one()
     if sent >= limit:
         session.add(MailNoticeRow(address=address, kind=kind, sent=False, at=at))
         return False, 0
-    last = conn.execute(sa.select(sa.func.max(table.c.at)).where(mine, table.c.sent)).scalar_one()
-    held = sa.select(sa.func.count()).where(mine, sa.not_(table.c.sent))
-    if last is not None:
-        held = held.where(table.c.at >= last)
     session.add(MailNoticeRow(address=address, kind=kind, sent=True, at=at))
-    return True, conn.execute(held).scalar_one()
+    return True, take_held(session, address)
+
+
+def take_held(session: Session, address: str) -> int:
+    """How many notices were held back from ``address`` since it was last told; from now on they are told."""
+    table = MailNoticeRow.__table__
+    held = sa.and_(table.c.address == address, sa.not_(table.c.sent))
+    conn = session.connection()
+    count = conn.execute(sa.select(sa.func.count()).where(held)).scalar_one()
+    if count:
+        conn.execute(sa.delete(table).where(held))
+    return count

@@ -273,6 +273,11 @@ class MailAccounts:
             return mail_store.notice(session, address[:254], kind, self.service.now(), limit=NOTICES[kind],
                                      window=WINDOW)
 
+    def held_back(self, address: str) -> int:
+        """How many refusals were held back from ``address`` since it was last told (it is being told now)."""
+        with self.db.session() as session:
+            return mail_store.take_held(session, address[:254])
+
     def password_for(self, announcement: Announcement, address: str) -> list[tuple[str, str]]:
         """The ``(power, password)`` pairs ``announcement`` carries to ``address``: for each power whose
         new password it owes that address, a new one, made now (the last one mailed is the one that

@@ -101,10 +101,13 @@ class Conversation:
 
 
 class MailJudge:
-    def __init__(self, service: GameService, accounts: MailAccounts, *, judge_address: str | None = None) -> None:
+    def __init__(self, service: GameService, accounts: MailAccounts, *, judge_address: str | None = None,
+                 pictures: bool = True) -> None:
         self.service = service
         self.accounts = accounts
         self.judge_address = judge_address
+        self.pictures = pictures
+        """Whether the judge's mail carries map pictures (GET MAP answers so)."""
 
     def answer(self, mail: InboundMail) -> Conversation:
         to = mail.sender if not mail.automatic and may_reply_to(mail.sender, self.judge_address) else None
@@ -128,30 +131,33 @@ class MailJudge:
 
     def _limit(self, mail: InboundMail, talk: Conversation) -> None:
         """Refusals and alarms to one address are coalesced: past a few in an hour (one, for messages in
-        its name from another mail system) they are held back, and the next one mailed says how many
-        were. A message that signed on, or changed something, is always answered."""
+        its name from another mail system) they are held back, and the next mail to that address, a
+        refusal or any other answer, says how many were. A message that signed on, or changed
+        something, is always answered."""
         forged = _forged(mail)
         talk.suspect = talk.suspect or (forged and talk.identity is None and not talk.changed)
         refused = talk.refused is not None or any(not e.ok for e in talk.echoes)
+        held = 0
         if talk.to is not None and talk.identity is None and not talk.changed and (talk.suspect or refused):
             kind = "suspect" if talk.suspect else "refusal"
             go, held = self.accounts.notice(talk.to, kind)
             if not go:
                 log.info("answer held back", kind=kind, sender=talk.to)
                 talk.to = None
-            elif held:
-                talk.notes.append(f"{held} other message(s) in this address's name were refused since the last "
-                                  f"answer and not answered one by one, so as not to fill this mailbox" +
-                                  (" (they came from other mail systems than this address's own: if you did not "
-                                   "send them, someone is using your address, and nothing they asked was done)"
-                                   if kind == "suspect" else ""))
+        elif talk.to is not None:
+            held = self.accounts.held_back(talk.to)
+        if held:
+            talk.notes.append(f"{held} other message(s) in this address's name were refused without an answer "
+                              f"since this address was last told, so as not to fill its mailbox; nothing they asked "
+                              f"was done. If you did not send them, someone is using your address (their mail "
+                              f"came from other mail systems than yours, or with wrong passwords)")
         if talk.alert is not None:
-            go, held = self.accounts.notice(talk.alert[0], "alarm")
+            go, before = self.accounts.notice(talk.alert[0], "alarm")
             if not go:
                 talk.alert = None
-            elif held:
-                talk.alert = (talk.alert[0], talk.alert[1] + f"({held} more such message(s) came since the last "
-                                                             f"warning; each was refused.)\n")
+            elif before:
+                talk.alert = (talk.alert[0], talk.alert[1] + f"({before} more refused message(s) in your name came "
+                                                             f"since you were last told.)\n")
 
 
 def _forged(mail: InboundMail) -> bool:
@@ -516,6 +522,254 @@ class _Session:
              f"{wanted} is over (the current phase is {current})")
             + f"; the order lines below are not read until SIGNOFF or PHASE {current}, the current phase"),
             ok=False))
+        return True
+
+    # -- who may: a forged From, the game master --------------------------------------------------
+
+    def _refuse_forged(self, command: Command) -> None:
+        """A JOIN or LEAVE in a message whose envelope sender is another address than its From: the
+        address's owner may not have written it, so it is not carried out."""
+        self.talk.suspect = True
+        keyword = command.kind.upper()
+        self.talk.echoes.append(Echo(command.echo, (
+            f"not done: this message says it is from {self.mail.sender}, but it was sent by another mail system "
+            f"(as {_short_address(self.mail.envelope)}); a {keyword} is carried out only when sent from the "
+            f"address's own mail. If you wrote it, send it again from your own mail system; if you did not, "
+            f"someone used your address and nothing was changed"), ok=False))
+
+    def _master(self, command: Command) -> bool:
+        """Whether the game master has signed on; if not, ``command`` is answered how to."""
+        if self.me is not None and self.me.power == GM:
+            return True
+        how = "sign on as the game master first: SIGNON GM<game name> <password>"
+        if self.me is not None:
+            how = f"only the game master of '{self.me.game}' may do that (signed on as GM{self.me.game})"
+        self.talk.echoes.append(Echo(command.echo, how, ok=False))
+        return False
+
+    def _gm_action(self, command: Command, act: Callable[[str, str], GameView],
+                   done: Callable[[GameView], str]) -> bool:
+        me = self.me
+        try:
+            view = act(me.game, self._gm_of(me.game))
+        except ServiceError as exc:
+            self.talk.echoes.append(Echo(command.echo, f"not done: {exc}", ok=False))
+            return True
+        self.talk.changed = True
+        self.talk.echoes.append(Echo(command.echo, done(view)))
+        return True
+
+    def _gm_of(self, game: str) -> str:
+        """The game master as the service knows them (the game's ``gm``: the address that signed on)."""
+        return self.service.entry(game).gm
+
+    def _start(self, command: Command) -> bool:
+        anyway = bool(command.args) and command.args[0].upper() in ("ANYWAY", "NOW", "CD")
+        if command.args and not anyway:
+            self.talk.echoes.append(Echo(command.echo, "write START, or START ANYWAY to start with the powers "
+                                                       "nobody plays in civil disorder", ok=False))
+            return True
+        return self._gm_action(command, lambda g, gm: self.service.start(g, gm, fill_civil_disorder=anyway),
+                               lambda v: f"'{v.name}' has started: {v.phase}, orders due by "
+                                         f"{when(v.deadline_at, v.timezone)}; every player is mailed the start")
+
+    def _pause(self, command: Command) -> bool:
+        return self._gm_action(command, self.service.pause,
+                               lambda v: f"'{v.name}' is paused in {v.phase}; its deadline is suspended until RESUME")
+
+    def _resume(self, command: Command) -> bool:
+        return self._gm_action(command, self.service.resume,
+                               lambda v: f"'{v.name}' has resumed; orders for {v.phase} are due by "
+                                         f"{when(v.deadline_at, v.timezone)}")
+
+    def _extend(self, command: Command) -> bool:
+        try:
+            by = parse_duration(command.args[0], what="an extension")
+        except ValueError as exc:
+            self.talk.echoes.append(Echo(command.echo, f"not done: {exc}", ok=False))
+            return True
+        return self._gm_action(command, lambda g, gm: self.service.extend(g, gm, by),
+                               lambda v: f"the deadline of {v.phase} is now {when(v.deadline_at, v.timezone)}")
+
+    def _adjudicate(self, command: Command) -> bool:
+        me = self.me
+        try:
+            phase = self.service.status(me.game).phase
+            outcome = self.service.force_adjudicate(me.game, self._gm_of(me.game))
+        except ServiceError as exc:
+            self.talk.echoes.append(Echo(command.echo, f"not done: {exc}", ok=False))
+            return True
+        if outcome != "adjudicated":
+            self.talk.echoes.append(Echo(command.echo, f"{phase} was not adjudicated now ({outcome}: the game "
+                                                       f"moved on meanwhile, or is being adjudicated); LIST "
+                                                       f"shows where it stands", ok=False))
+            return True
+        self.talk.changed = True
+        self.talk.echoes.append(Echo(command.echo, f"{phase} has been adjudicated: the results follow by mail"))
+        return True
+
+    def _set(self, command: Command) -> bool:
+        """The game master's SET <setting> <value> (a player's SET PASSWORD is read as its own kind)."""
+        if not self._master(command):
+            return True
+        me = self.me
+        try:
+            key, value = read_setting(command.args[0], " ".join(command.args[1:]))
+            change = self.service.set_policy(me.game, self._gm_of(me.game), {key: value})
+        except ServiceError as exc:
+            self.talk.echoes.append(Echo(command.echo, f"not changed: {exc}", ok=False))
+            return True
+        if not change.changed:
+            self.talk.echoes.append(Echo(command.echo, f"{key} is already so; nothing changed"))
+            return True
+        self.talk.changed = True
+        later = "; from the next deadline" if change.game.status != "forming" else ""
+        self.talk.echoes.append(Echo(command.echo, f"{key} changed{later}; every player is told the settings"))
+        return True
+
+    # -- a player's votes ------------------------------------------------------------------------
+
+    def _draw(self, command: Command) -> bool:
+        if not self._played(command):
+            return True
+        off = bool(command.args) and command.args[0].upper() in ("OFF", "NO", "NOT")
+        if command.args and not off:
+            self.talk.echoes.append(Echo(command.echo, "write DRAW to vote for a draw, DRAW OFF to take it back",
+                                         ok=False))
+            return True
+        try:
+            view = self.service.vote_draw(self.me.game, self.me.player, not off)
+        except ServiceError as exc:
+            self.talk.echoes.append(Echo(command.echo, f"not done: {_said(exc)}", ok=False))
+            return True
+        self.talk.changed = True
+        self.talk.echoes.append(Echo(command.echo, "every surviving power voted for a draw: the game has ended"
+                                     if view.status == "ended" else
+                                     "your vote for a draw is taken back" if off else
+                                     "your vote for a draw is recorded; the game ends in a draw when every "
+                                     "surviving power has voted for one"))
+        return True
+
+    def _concede(self, command: Command) -> bool:
+        if not self._played(command):
+            return True
+        if len(command.args) != 1:
+            self.talk.echoes.append(Echo(command.echo, "write CONCEDE and the power you concede to, or CONCEDE OFF",
+                                         ok=False))
+            return True
+        off = command.args[0].upper() in ("OFF", "NO", "NOT")
+        try:
+            to = None if off else self.service.power_code(self.service.status(self.me.game).variant, command.args[0])
+            view = self.service.concede(self.me.game, self.me.player, to)
+        except ServiceError as exc:
+            self.talk.echoes.append(Echo(command.echo, f"not done: {_said(exc)}", ok=False))
+            return True
+        self.talk.changed = True
+        self.talk.echoes.append(Echo(command.echo, "your concession is taken back" if off else
+                                     f"the game has ended: {to} wins" if view.status == "ended" else
+                                     f"your concession to {to} is recorded; the game ends with {to} the winner "
+                                     f"when every other surviving power concedes to it"))
+        return True
+
+    def _press(self, command: Command) -> bool:
+        self.talk.echoes.append(Echo(command.echo, f"{command.kind.upper()}: press is not available on this "
+                                                   f"judge yet; nothing was sent"
+                                     + (f" (the {len(command.body)} line(s) up to ENDPRESS were not read)"
+                                        if command.body else ""), ok=False))
+        return True
+
+    _broadcast = _press
+
+    # -- a game's record -------------------------------------------------------------------------
+
+    def _named_game(self, command: Command, words: tuple[str, ...]) -> GameView | None:
+        """The game ``words`` name, or the one signed on for; ``None`` (and the line answered) if none."""
+        name = " ".join(words) if words else (self.me.game if self.me else None)
+        if name is None:
+            self.talk.echoes.append(Echo(command.echo, f"name a game: {command.kind.upper()} <game name> (LIST "
+                                                       f"lists the judge's games)", ok=False))
+            return None
+        try:
+            return self.service.status(name)
+        except ServiceError:
+            self.talk.echoes.append(Echo(command.echo, "there is no game of that name on this judge; LIST lists "
+                                                       "its games", ok=False))
+            return None
+
+    def _history(self, command: Command) -> bool:
+        view = self._named_game(command, command.args)
+        if view is None:
+            return True
+        _, seasons = self.service.history(view.id)
+        powers = list(get_variant(view.variant).powers)
+        lines = [f"The seasons of '{view.name}' ({view.variant}), with each power's supply centres after them:",
+                 "  " + " " * 8 + "".join(f"{p:>5}" for p in powers) + "  adjudicated"]
+        for season in seasons:
+            lines.append(f"  {season.phase:8}" + "".join(f"{season.centers.get(p, 0):>5}" for p in powers)
+                         + f"  {when(season.adjudicated_at, view.timezone)}")
+        if not seasons:
+            lines.append("  (no season adjudicated yet)")
+        if view.phase and view.status in ("active", "paused"):
+            lines.append(f"  now: {view.phase}, {view.status}; deadline {when(view.deadline_at, view.timezone)}")
+        self.talk.texts.append(lines)
+        self.talk.echoes.append(Echo(command.echo, f"the {len(seasons)} season(s) of '{view.name}' are below"))
+        return True
+
+    def _summary(self, command: Command) -> bool:
+        words, power = command.args, None
+        if len(words) > 1:
+            found = self._game_and_power(words)
+            if found is not None and found[1] is not None:
+                words, power = tuple(words[:-1]), found[1]
+        view = self._named_game(command, words)
+        if view is None:
+            return True
+        variant = get_variant(view.variant)
+        if power is not None:
+            try:
+                power = self.service.power_code(view.variant, power)
+            except ServiceError as exc:
+                self.talk.echoes.append(Echo(command.echo, str(exc), ok=False))
+                return True
+        _, seasons = self.service.history(view.id)
+        lines = [f"Game '{view.name}' ({view.variant}), {view.status}; game master {view.gm}."]
+        for code in ([power] if power else list(variant.powers)):
+            holder = view.player_of(code)
+            state = ("no player" if holder is None else holder.status.replace("_", " ") if holder.status != "active"
+                     else "played")
+            lines.append(f"  {code} {variant.power_name(code)}: {state}, {view.centers.get(code, 0)} centre(s)")
+            if power:
+                for season in seasons:
+                    lines.append(f"    {season.phase:8} {season.centers.get(code, 0):>3} centre(s), "
+                                 f"{season.units.get(code, 0):>3} unit(s)")
+        if not power:
+            years = [s for s in seasons if s.phase.startswith("W") or s is seasons[-1]]
+            if years:
+                lines.append("  Supply centres, year by year:")
+                lines.append("  " + " " * 8 + "".join(f"{p:>5}" for p in variant.powers))
+                for season in years:
+                    lines.append(f"  {season.phase:8}" + "".join(f"{season.centers.get(p, 0):>5}"
+                                                                for p in variant.powers))
+        self.talk.texts.append(lines)
+        self.talk.echoes.append(Echo(command.echo, "the summary is below"))
+        return True
+
+    def _get(self, command: Command) -> bool:
+        if command.args[0] == "RULES":
+            self.talk.texts.append(RULES.splitlines())
+            self.talk.echoes.append(Echo(command.echo, "the rules in brief are below"))
+            return True
+        view = self._named_game(command, command.args[1:])
+        if view is None:
+            return True
+        if not self.judge.pictures:
+            self.talk.echoes.append(Echo(command.echo, "this judge does not mail map pictures; LIST shows the "
+                                                       "game's status", ok=False))
+            return True
+        self.talk.board_picture = {"game": view.id, "name": view.name, "version": view.version,
+                                   "phase": view.phase}
+        self.talk.echoes.append(Echo(command.echo, f"the map of '{view.name}' as it stands ({view.phase}) is "
+                                                   f"attached"))
         return True
 
     def _played(self, command: Command) -> bool:

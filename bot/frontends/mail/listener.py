@@ -91,7 +91,8 @@ class MailFrontEnd:
         self.service = service
         self.accounts = MailAccounts(service, failures_per_hour=settings.signon_failures)
         self.mailer = Mailer(settings)
-        self.judge = MailJudge(service, self.accounts, judge_address=settings.address.lower())
+        self.judge = MailJudge(service, self.accounts, judge_address=settings.address.lower(),
+                               pictures=settings.attach_maps)
         self.notifier = MailNotifier(service.db, self.accounts, self.mailer, judge_address=settings.address,
                                      attach_maps=settings.attach_maps)
         self.dispatcher = dispatcher if dispatcher is not None else OutboxDispatcher(service.db)

@@ -36,7 +36,7 @@ from bot.service import NotFoundError, ServiceError
 from bot.store.database import Database
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
 from . import board
-from .accounts import PASSWORD_KINDS, MailAccounts, address_of
+from .accounts import GM, PASSWORD_KINDS, MailAccounts, address_of
 from .outbound import Mailer
 from .replies import announcement_message, picture_part
 
@@ -83,8 +83,8 @@ class MailNotifier:
     async def deliver(self, delivery: Delivery) -> Outcome:
         a, address = delivery.announcement, delivery.recipient
         picture = await self._picture(a) if a.kind in PICTURED and a.audience != "direct" else None
-        wanted = a.data.get("orders_picture") if a.kind == "reply" else None
-        if wanted:  # LIST: the player's own orders drawn on the board, in the reply to that player alone
+        wanted = (a.data.get("orders_picture") or a.data.get("board_picture")) if a.kind == "reply" else None
+        if wanted:  # LIST: the player's own orders drawn on the board, in the reply to that player alone; GET MAP
             picture = await self._picture(a)
         try:
             body = await asyncio.to_thread(self._body, a, address)
@@ -109,6 +109,12 @@ class MailNotifier:
         out = []
         given = self.accounts.password_for(a, address)
         for power, password in given:
+            if power == GM:
+                out += [f"Your password as the game master of '{a.game}' is: {password}",
+                        f"Sign on with the first line of your commands: SIGNON {GM}{a.game} {password}",
+                        "(Then START, PAUSE, RESUME, EXTEND 24h, ADJUDICATE, SET <setting> <value>; HELP "
+                        "lists them.)"]
+                continue
             out += [f"Your password for {power} in '{a.game}' is: {password}",
                     f"Sign on with the first line of your orders: SIGNON {power}{a.game} {password}",
                     "(Keep it to yourself; SET PASSWORD <new> changes it.)"]
@@ -168,7 +174,9 @@ class MailNotifier:
             return None
         if announcement.key not in self._pictures:
             wanted = announcement.data.get("orders_picture") if announcement.kind == "reply" else None
+            board = announcement.data.get("board_picture") if announcement.kind == "reply" else None
             name = (f"{wanted['name']}-{wanted['phase']}-{wanted['power']}-orders.png" if wanted
+                    else f"{board['name']}-{board['phase']}.png" if board
                     else f"{announcement.game}-{announcement.data.get('phase')}.png")  # the phase the picture shows
             try:
                 png = await asyncio.to_thread(self._draw, announcement)
@@ -203,6 +211,10 @@ class MailNotifier:
         wanted = announcement.data.get("orders_picture") if announcement.kind == "reply" else None
         if wanted:
             return self._orders_picture(wanted)
+        board = announcement.data.get("board_picture") if announcement.kind == "reply" else None
+        if board:  # GET MAP: the board as it stood when asked
+            shown = service.board(board["game"], board["version"])
+            return render_png(*shown) if shown is not None else None
         version = announcement.data.get("version")
         if announcement.kind == "results" and version is not None:
             season = service.season(announcement.game_id, version)
