@@ -36,7 +36,7 @@ def subject(mail) -> str:
 @pytest.fixture
 def rig(sqlite_db, monkeypatch, open_rig):
     monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
-    with open_rig(sqlite_db) as rig:
+    with open_rig(sqlite_db, archive_url="https://judge.example.org/") as rig:
         yield rig
 
 
@@ -133,6 +133,7 @@ def test_a_game_formed_started_and_played_for_a_year_by_mail_through_forgeries(r
     assert service.status("outremer").phase == "F1101R"
     rig.flush()
     [fall] = [m for m in relay.to(PLAYERS["RUM"]) if subject(m) == "outremer: results of F1101M"]
+    assert "The season on the archive site: https://judge.example.org/outremer/F1101M.html" in fall.text
     place = re.search(r"RUM A anc: retreat to (.+), or disband", fall.text).group(1).replace(" or ", ", ").split(", ")[0]
     orders({"RUM": f"A anc - {place}"})
     rig.ask(GM, gm + "ADJUDICATE")

@@ -49,12 +49,14 @@ class MailNotifier:
     name = "mail"
 
     def __init__(self, db: Database, accounts: MailAccounts, mailer: Mailer, *, judge_address: str,
-                 attach_maps: bool = True) -> None:
+                 attach_maps: bool = True, archive_url: str | None = None) -> None:
         self.db = db
         self.accounts = accounts
         self.mailer = mailer
         self.judge_address = judge_address
         self.attach_maps = attach_maps
+        self.archive_url = archive_url.rstrip("/") if archive_url else None
+        """The archive site's public address (``CRUSADER_ARCHIVE_URL``): results link the season's page."""
         self._pictures: dict[str, MIMEPart | None] = {}  # the last few attached, by announcement key
         self._boards: dict[str, str] = {}  # the last few boards written out, by announcement key
 
@@ -103,7 +105,20 @@ class MailNotifier:
         personal = self._personal(a, address)
         todo = self._to_decide(a, address) if a.kind in ("reminder", "late") and a.game_id is not None else []
         return (("\n".join(personal) + "\n\n" if personal else "") + a.body
-                + ("\n" + "\n".join(todo) + "\n" if todo else "") + self._board(a))
+                + ("\n" + "\n".join(todo) + "\n" if todo else "") + self._board(a) + self._link(a))
+
+    def _link(self, a: Announcement) -> str:
+        """Where the season (results) or the game (its start, its end) is on the archive site, if public."""
+        if not self.archive_url or a.game_id is None or a.audience == "direct" or not a.game:
+            return ""
+        from bot.frontends.site.writer import game_slug
+
+        game = f"{self.archive_url}/{game_slug(a.game)}/"
+        if a.kind == "results" and a.data.get("phase"):
+            return f"\nThe season on the archive site: {game}{a.data['phase']}.html\n"
+        if a.kind in ("started", "ended"):
+            return f"\nThe game on the archive site: {game}\n"
+        return ""
 
     def _personal(self, a: Announcement, address: str) -> list[str]:
         out = []
