@@ -49,6 +49,17 @@ def test_quoted_replies_signatures_and_forwarded_tails_are_dropped():
     assert clean_text("I wrote:\nA ant - ata\n") == "I wrote:\nA ant - ata\n"  # not followed by a quote
 
 
+def test_the_judges_own_mail_quoted_without_marks_is_not_read_as_orders():
+    results = ("    Diplomacy results for Spring 1101 Movement (S1101M) in game 'outremer'.\n\n    ANT:\n"
+               "      A ant - ata\n      A tar - tam\n")
+    msg = message("SIGNON ANTcrusade1 secret\nA ata H\n\n" + results)
+    mail = read_mail(bytes(msg), envelope_sender="x@y.test")
+    assert mail.text == "SIGNON ANTcrusade1 secret\nA ata H\n"
+    assert "the judge's own mail quoted in the message (from its first line on) was not read" in mail.notes
+    answer = "Orders standing for ANT in 'outremer', S1101M:\n  ANT: A ant - ata\n"
+    assert clean_text("A tar H\n" + answer) == "A tar H\n"
+
+
 def test_attachments_are_noted_and_ignored():
     msg = message()
     msg.add_attachment(b"\x00\x01binary", maintype="application", subtype="octet-stream", filename="orders.xlsx")
