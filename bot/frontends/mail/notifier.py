@@ -33,6 +33,7 @@ from adjudicator.variant import get_variant
 
 from bot.codec.spelled import duty as spelled_duty
 from bot.service import NotFoundError, ServiceError
+from bot.store import database
 from bot.store.database import Database
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
 from . import board
@@ -121,7 +122,7 @@ class MailNotifier:
         return ""
 
     def _personal(self, a: Announcement, address: str) -> list[str]:
-        out = []
+        out = self._missed(a, address)
         given = self.accounts.password_for(a, address)
         for power, password in given:
             if power == GM:
@@ -139,6 +140,20 @@ class MailNotifier:
                 if power in concerned and power not in dict(given):
                     out.append(f"You play {power}: sign on with SIGNON {power}{a.game} <your password>")
         return out
+
+    def _missed(self, a: Announcement, address: str) -> list[str]:
+        """The game's announcements this address refused since it last received one (a full or
+        disabled mailbox that works again): what the player missed meanwhile."""
+        if a.game_id is None or a.audience == "direct":
+            return []
+        with self.db.session() as session:
+            missed = database.refused_to(session, a.game_id, self.name, address, unread=True)
+        if not missed:
+            return []
+        return ([f"Mail from the judge to this address could not be delivered for a while; you missed {len(missed)} "
+                 f"mail(s) of '{a.game}':"] + [f"  {subject}" for _, subject in missed[-10:]]
+                + ([f"  (and {len(missed) - 10} before them)"] if len(missed) > 10 else [])
+                + [f"LIST {a.game} shows where the game stands; HISTORY {a.game} its seasons.", ""])
 
     def _to_decide(self, a: Announcement, address: str) -> list[str]:
         """For a reminder or a late notice: what the power this address plays has still to decide,
