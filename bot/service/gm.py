@@ -16,7 +16,7 @@ from . import texts
 from .context import WAITING, Context
 from .judge import Judge
 from .durations import MAX_DURATION, format_duration
-from .errors import NotFoundError, ServiceError, WrongStateError
+from .errors import ServiceError, WrongStateError
 from .policy import SETTINGS
 from .views import GameView, PolicyChange
 

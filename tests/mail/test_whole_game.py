@@ -122,6 +122,8 @@ def test_a_game_formed_started_and_played_for_a_year_by_mail_through_forgeries(r
     assert "'outremer' is paused in S1101M" in paused.text
     listed = rig.ask(PLAYERS["BYZ"], "LIST outremer")
     assert "paused; phase S1101M" in listed.text and re.search(r"^  BYZ\s+4 centres", listed.text, re.M), listed.text
+    mine = rig.ask(PLAYERS["BYZ"], f"SIGNON BYZoutremer {secrets['BYZ']}\nLIST")
+    assert "Orders standing for BYZ" in mine.text and re.search(r"^  SEL\s+3 centres\s+must order", mine.text, re.M)
     resumed = rig.ask(GM, gm + "RESUME\nEXTEND 24h")
     assert "'outremer' has resumed" in resumed.text and "the deadline of S1101M is now" in resumed.text
     refused = rig.ask(PLAYERS["BYZ"], f"SIGNON BYZoutremer {secrets['BYZ']}\nADJUDICATE")
@@ -180,3 +182,25 @@ def test_a_game_formed_started_and_played_for_a_year_by_mail_through_forgeries(r
         if SHOW:
             for mail in relay.to(SHOW):
                 print(f"\n===== To: {SHOW}  Subject: {subject(mail)}\n{mail.text}")
+
+
+def test_get_map_mails_the_board_and_the_game_master_may_have_a_password_made(sqlite_db, monkeypatch, open_rig):
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
+    with open_rig(sqlite_db, attach_maps=True) as rig:
+        rig.register_game("crusade1", {"ANT": PLAYERS["ANT"]})
+        got = rig.ask(INNOCENT, "GET MAP crusade1")
+        assert "the map of 'crusade1' as it stands (S1101M) is attached" in got.text
+        [png] = got.attachments
+        assert png.get_content_type() == "image/png" and png.get_filename() == "crusade1-S1101M.png"
+        assert png.get_content().startswith(b"\x89PNG")
+        # a game master whose game started without filling up asks the operator for a password
+        rig.service.create_game("crusade2", "crusader", GM, seed=3)
+        assert rig.accounts.mail_password("crusade2", None, "GM") == GM
+        rig.flush()
+        [mail] = [m for m in rig.capture.to(GM) if subject(m) == "crusade2: your password for GM"]
+        password = re.search(r"SIGNON GMcrusade2 (\S+)", mail.text).group(1)
+        refused = rig.ask(PLAYERS["ANT"], f"SIGNON GMcrusade2 {password}\nPAUSE")  # not from the game master's address
+        assert "not signed on" in refused.text and "PAUSE" not in refused.text
+        gm = rig.ask(GM, f"SIGNON GMcrusade2 {password}\nPAUSE\nA ant - ata\nJOIN crusade2")
+        assert "not done: game 'crusade2' is forming" in gm.text
+        assert "not read: the game master gives no orders" in gm.text

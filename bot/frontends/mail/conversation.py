@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Callable
 
 import structlog
@@ -37,7 +36,7 @@ from bot.service.policy import read_setting
 from bot.service.texts import when
 from bot.store.names import game_key
 from . import commands
-from .accounts import GM, ForeignSender, Identity, MailAccounts, SignonRefused, address_of
+from .accounts import GM, ForeignSender, Identity, MailAccounts, SignonRefused
 from .addresses import may_reply_to
 from .commands import SIGNON_USAGE, Command
 from .reading import InboundMail
