@@ -12,8 +12,13 @@ A message reads::
     RESIGN
     SIGNOFF                        (anything after it is ignored)
 
-``HELP``, ``LIST <game>``, ``JOIN <game> [power]`` and ``LEAVE <game>`` work without signing on.
-Keywords are case-insensitive. Every command keeps the line to echo back, with any password
+``HELP``, ``LIST [game]``, ``JOIN <game> [power]``, ``LEAVE <game>``, ``HISTORY``, ``SUMMARY`` and
+``GET`` work without signing on; the game master signs on as ``GM<game>`` for ``START``, ``PAUSE``,
+``RESUME``, ``EXTEND``, ``ADJUDICATE`` and ``SET <setting>``. The commands are a table
+(:data:`KEYWORDS`, :func:`register`): each keyword with its usage, its help text (HELP is made
+from it), who it is for and how its line is read; the session carries each out with its handler.
+A word of another e-mail judge's (``WHOGAME``) is answered as a command this judge lacks; any other
+line is an order. Keywords are case-insensitive. Every command keeps the line to echo back, with any password
 replaced by ``********`` and no more of a stranger's words than a typo needs.
 """
 

@@ -15,6 +15,11 @@ Where answers go (the rule that keeps outbound mail from going where a player's 
   lines are counted, not quoted, so a forged sender cannot make the judge mail its words.
 - Automatic mail (bounces with an empty envelope sender, ``Auto-Submitted``, list or bulk mail)
   and daemon addresses get no answer at all, so two robots cannot mail each other forever.
+- A command that changes a game without a password (``JOIN``, ``LEAVE``) is refused when the
+  message's envelope sender is not its From address (a forged From: the rival writes from their
+  own mail system); the answer tells the From address so.
+- Refusals and alarms to one address are coalesced (:meth:`MailJudge._limit`): a forged flood
+  costs the address one mail an hour, and its next answer says how many were held back.
 """
 
 from __future__ import annotations
