@@ -9,7 +9,6 @@ from typing import Iterable
 
 from adjudicator.errors import CrusaderError
 from adjudicator.variant import UnknownVariantError, get_variant
-from grammar import resolve_power_name
 
 from bot.codec.documents import DocumentError, new_game_document, position_from_dict
 from bot.codec.season import Season, season_from_row
@@ -178,6 +177,8 @@ class Lobby:
     @staticmethod
     def power_code(variant: str, name: str) -> str:
         """The power a player means by ``name`` (its code, name or adjective), or :class:`NotFoundError`."""
+        from grammar import resolve_power_name
+
         try:
             return resolve_power_name(name, variant)
         except CrusaderError:
