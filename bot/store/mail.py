@@ -6,7 +6,8 @@ password), while the judge owes that address a new password the key of the annou
 mail carries it (``password_mail``), and the envelope sender of the last right sign-on
 (``signon_sender``). ``mail_signon_failure``: one row per wrong password, with where it came from
 (the envelope sender), shared by every server and kept across restarts, so that the limit on
-guesses holds. ``mail_notice``: each refusal or alarm mailed to an address, or held back from it
+guesses holds. ``mail_pending``: commands waiting for their address to confirm them.
+``mail_notice``: each refusal or alarm mailed to an address, or held back from it
 because too many went there in the hour (:func:`notice`). What was mailed to whom is the outbox's delivery rows.
 
 The tables live on the same SQLModel metadata as :mod:`bot.store.rows`; the schema comes from the
@@ -59,6 +60,20 @@ class MailNoticeRow(SQLModel, table=True):
     address: str = Field(max_length=254)
     kind: str = Field(max_length=20)
     sent: bool
+    at: datetime = Field(sa_column=sa.Column(UTCDateTime(), nullable=False))
+
+
+class MailPendingRow(SQLModel, table=True):
+    """A command (``JOIN``, ``LEAVE``) written in ``address``'s name from another mail system, waiting
+    for the address to confirm it with the token mailed to it (kept as its SHA-256)."""
+
+    __tablename__ = "mail_pending"
+    __table_args__ = (sa.Index("ix_mail_pending_address", "address"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    address: str = Field(max_length=254)
+    token_hash: str = Field(max_length=64)
+    line: str = Field(max_length=400)
     at: datetime = Field(sa_column=sa.Column(UTCDateTime(), nullable=False))
 
 
@@ -128,3 +143,31 @@ def take_held(session: Session, address: str) -> int:
     if count:
         conn.execute(sa.delete(table).where(held))
     return count
+
+
+PENDING_KEPT = 5
+"""Commands waiting for one address's confirmation at most (the oldest go first)."""
+
+
+def add_pending(session: Session, address: str, token_hash: str, line: str, at: datetime, *,
+                lasts: timedelta) -> None:
+    table = MailPendingRow.__table__
+    conn = session.connection()
+    conn.execute(sa.delete(table).where(table.c.at < at - lasts))
+    kept = conn.execute(sa.select(table.c.id).where(table.c.address == address)
+                        .order_by(table.c.id.desc()).offset(PENDING_KEPT - 1)).scalars().all()
+    if kept:
+        conn.execute(sa.delete(table).where(table.c.id.in_(kept)))
+    session.add(MailPendingRow(address=address, token_hash=token_hash, line=line[:400], at=at))
+
+
+def take_pending(session: Session, address: str, token_hash: str, since: datetime) -> str | None:
+    """The command ``address`` confirms with the token hashed ``token_hash`` (gone once taken)."""
+    table = MailPendingRow.__table__
+    conn = session.connection()
+    row = conn.execute(sa.select(table.c.id, table.c.line).where(
+        table.c.address == address, table.c.token_hash == token_hash, table.c.at >= since)).first()
+    if row is None:
+        return None
+    conn.execute(sa.delete(table).where(table.c.id == row.id))
+    return row.line

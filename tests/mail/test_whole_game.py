@@ -65,8 +65,9 @@ def test_a_game_formed_started_and_played_for_a_year_by_mail_through_forgeries(r
     # a forged JOIN in a bystander's name takes no seat (and its answer tells the bystander why)
     forged_join = rig.ask(INNOCENT, "JOIN outremer SEL", envelope=RIVALS[1])
     assert "it was sent by another mail system (as rival1@evil.test)" in flat(forged_join.text)
-    assert "someone used your address and nothing was changed" in flat(forged_join.text)
+    assert "someone used your address: ignore this mail, nothing was changed" in flat(forged_join.text)
     assert service.status("outremer").player_of("SEL") is None
+    assert "no command waits for that token" in rig.ask(INNOCENT, "CONFIRM aaaa-bbbb-cccc").text  # no guessing
     # a stranger asking for a taken power learns that it is taken, not who plays it
     taken = rig.ask(INNOCENT, "JOIN outremer BYZ")
     assert "BYZ is taken in 'outremer'; the powers still free are SEL" in flat(taken.text)
@@ -182,6 +183,25 @@ def test_a_game_formed_started_and_played_for_a_year_by_mail_through_forgeries(r
         if SHOW:
             for mail in relay.to(SHOW):
                 print(f"\n===== To: {SHOW}  Subject: {subject(mail)}\n{mail.text}")
+
+
+def test_a_join_from_another_mail_system_is_carried_out_once_its_address_confirms_it(sqlite_db, monkeypatch,
+                                                                                       open_rig):
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
+    with open_rig(sqlite_db) as rig:
+        rig.service.create_game("outremer", "crusader", GM, seed=3)
+        # a player's mail leaves through a service that sends it as another address (a forwarder)
+        asked = rig.ask(PLAYERS["FAT"], "JOIN outremer Fatimids", envelope="bounces+fat@relay.test")
+        token = re.search(r"CONFIRM (\S+) \(within a day\)", flat(asked.text)).group(1)
+        assert rig.service.status("outremer").player_of("FAT") is None  # not yet
+        stolen = rig.ask(INNOCENT, f"CONFIRM {token}")  # the token works only from the address it went to
+        assert "no command waits for that token" in stolen.text and token not in stolen.text
+        done = rig.ask(PLAYERS["FAT"], f"CONFIRM {token}", envelope="bounces+fat@relay.test")
+        assert "confirmed: JOIN outremer ..." in done.text and "you have joined 'outremer' as FAT" in done.text
+        assert token not in done.text
+        assert rig.service.status("outremer").player_of("FAT").player == PLAYERS["FAT"]
+        again = rig.ask(PLAYERS["FAT"], f"CONFIRM {token}")
+        assert "no command waits for that token" in again.text  # used once
 
 
 def test_get_map_mails_the_board_and_the_game_master_may_have_a_password_made(sqlite_db, monkeypatch, open_rig):

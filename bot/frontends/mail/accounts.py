@@ -29,6 +29,7 @@ mail tables (and the outbox, for a password mail) are written here.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
@@ -50,6 +51,8 @@ DOMAIN_SENDERS = 10
 that domain's senders (but those the player has signed on from) are refused without checking."""
 GM = "GM"
 """The game master's "power" in a sign-on and in ``mail_identity``."""
+CONFIRM_WITHIN = timedelta(days=1)
+"""How long a command written in an address's name from another mail system waits for CONFIRM."""
 NOTICES = {"refusal": 10, "suspect": 1, "alarm": 1}
 """How many mails of each kind an address is sent in an hour: refusals of its own messages, answers
 to messages in its name from another mail system (a forged From), alarms about its power."""
@@ -97,6 +100,10 @@ class Registration:
     current: bool
     password_mailed: bool = False
     """A new password was mailed and its player has not signed on with it yet."""
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def address_of(player: str | None) -> str | None:
@@ -272,6 +279,21 @@ class MailAccounts:
         with self.db.session() as session:
             return mail_store.notice(session, address[:254], kind, self.service.now(), limit=NOTICES[kind],
                                      window=WINDOW)
+
+    def pending(self, address: str, line: str) -> str:
+        """Keep ``line`` (a JOIN or LEAVE in ``address``'s name from another mail system) until the
+        address confirms it; the token to confirm it with, which only the mail to the address carries."""
+        token = new_password()
+        with self.db.session() as session:
+            mail_store.add_pending(session, address[:254], _token_hash(token), line, self.service.now(),
+                                   lasts=CONFIRM_WITHIN)
+        return token
+
+    def confirmed(self, address: str, token: str) -> str | None:
+        """The command ``address`` confirms with ``token`` (``None``: no such token for it, or too late)."""
+        with self.db.session() as session:
+            return mail_store.take_pending(session, address[:254], _token_hash(token.strip().lower()),
+                                           self.service.now() - CONFIRM_WITHIN)
 
     def held_back(self, address: str) -> int:
         """How many refusals were held back from ``address`` since it was last told (it is being told now)."""

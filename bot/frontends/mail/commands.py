@@ -263,6 +263,13 @@ def _get(args: tuple[str, ...]) -> Command:
     return Command("get", "GET " + what + "".join(f" {_short(a)}" for a in args[1:]), (what, *args[1:]))
 
 
+def _confirm(args: tuple[str, ...]) -> Command:
+    if len(args) != 1:
+        return Command("confirm", "CONFIRM" + (f" {MASK}" if args else ""), (),
+                       error="write CONFIRM and the token the judge mailed you, like CONFIRM abcd-efgh-ijkl")
+    return Command("confirm", f"CONFIRM {MASK}", args)
+
+
 def _press(name: str) -> Callable[[tuple[str, ...]], Command]:
     return lambda args: Command(name.lower(), name + (" ..." if args else ""), args)
 
@@ -355,6 +362,8 @@ for _keyword in (
             _game_command("JOIN", "JOIN crusade1 (or JOIN crusade1 ANT for a power)"), changes_game=True),
     Keyword("LEAVE", "LEAVE <game>", "leave a game before it starts, or its waiting list", ANYONE,
             _game_command("LEAVE", "LEAVE crusade1"), changes_game=True),
+    Keyword("CONFIRM", "CONFIRM <token>", "carry out a JOIN or LEAVE sent in your name from another mail\n"
+            "system (the judge mails you the token when one comes)", ANYONE, _confirm),
     Keyword("HISTORY", "HISTORY <game>", "the game's seasons, with each power's supply centres", ANYONE),
     Keyword("SUMMARY", "SUMMARY <game> [power]", "the game at a glance: its players and each power's\n"
             "supply centres year by year (with a power: that power's seasons)", ANYONE),

@@ -15,9 +15,10 @@ Where answers go (the rule that keeps outbound mail from going where a player's 
   lines are counted, not quoted, so a forged sender cannot make the judge mail its words.
 - Automatic mail (bounces with an empty envelope sender, ``Auto-Submitted``, list or bulk mail)
   and daemon addresses get no answer at all, so two robots cannot mail each other forever.
-- A command that changes a game without a password (``JOIN``, ``LEAVE``) is refused when the
-  message's envelope sender is not its From address (a forged From: the rival writes from their
-  own mail system); the answer tells the From address so.
+- A command that changes a game without a password (``JOIN``, ``LEAVE``) is not carried out when
+  the message's envelope sender is not its From address (a forged From: the rival writes from
+  their own mail system): the answer, to the From address, carries a token, and ``CONFIRM
+  <token>`` from that address carries the command out.
 - Refusals and alarms to one address are coalesced (:meth:`MailJudge._limit`): a forged flood
   costs the address one mail an hour, and its next answer says how many were held back.
 """
@@ -532,14 +533,34 @@ class _Session:
 
     def _refuse_forged(self, command: Command) -> None:
         """A JOIN or LEAVE in a message whose envelope sender is another address than its From: the
-        address's owner may not have written it, so it is not carried out."""
+        address's owner may not have written it, so it waits for the owner's CONFIRM, with a token
+        that only the mail to the address carries."""
         self.talk.suspect = True
         keyword = command.kind.upper()
+        said = f"this message says it is from {self.mail.sender}, but it was sent by another mail system " \
+               f"(as {_short_address(self.mail.envelope)})"
+        if self.talk.to is None:
+            self.talk.echoes.append(Echo(command.echo, f"not done: {said}", ok=False))
+            return
+        token = self.accounts.pending(self.talk.to, " ".join((keyword, *command.args)))
         self.talk.echoes.append(Echo(command.echo, (
-            f"not done: this message says it is from {self.mail.sender}, but it was sent by another mail system "
-            f"(as {_short_address(self.mail.envelope)}); a {keyword} is carried out only when sent from the "
-            f"address's own mail. If you wrote it, send it again from your own mail system; if you did not, "
-            f"someone used your address and nothing was changed"), ok=False))
+            f"not done yet: {said}. If you wrote it, write back from this address with the line "
+            f"CONFIRM {token} (within a day) and it is carried out. If you did not, someone used your "
+            f"address: ignore this mail, nothing was changed"), ok=False))
+
+    def _confirm(self, command: Command) -> bool:
+        sender = self.talk.to
+        line = self.accounts.confirmed(sender, command.args[0]) if sender is not None else None
+        if line is None:
+            self.talk.echoes.append(Echo(command.echo, "no command waits for that token from this address (a "
+                                                       "token lasts a day and is used once); send the command "
+                                                       "again", ok=False))
+            return True
+        confirmed = commands.read_line(line)
+        self.talk.echoes.append(Echo(command.echo, f"confirmed: {confirmed.echo}"))
+        if confirmed.kind in ("join", "leave") and not confirmed.error:
+            getattr(self, f"_{confirmed.kind}")(confirmed)
+        return True
 
     def _master(self, command: Command) -> bool:
         """Whether the game master has signed on; if not, ``command`` is answered how to."""
