@@ -122,6 +122,7 @@ def test_a_game_formed_started_and_played_for_a_year_by_mail_through_forgeries(r
     paused = rig.ask(GM, gm + "PAUSE")
     assert "'outremer' is paused in S1101M" in paused.text
     listed = rig.ask(PLAYERS["BYZ"], "LIST outremer")
+    assert "paused; phase S1101M; the deadline is suspended until the game master resumes it" in flat(listed.text)
     assert "paused; phase S1101M" in listed.text and re.search(r"^  BYZ\s+4 centres", listed.text, re.M), listed.text
     mine = rig.ask(PLAYERS["BYZ"], f"SIGNON BYZoutremer {secrets['BYZ']}\nLIST")
     assert "Orders standing for BYZ" in mine.text and re.search(r"^  SEL\s+3 centres\s+must order", mine.text, re.M)

@@ -69,8 +69,10 @@ def _orders(orders: PlayerOrders) -> list[str]:
 def _status(view: GameView) -> list[str]:
     if view.status == "forming":
         return _forming(view)
+    deadline = ("the deadline is suspended until the game master resumes it" if view.status == "paused"
+                else f"deadline {when(view.deadline_at, view.timezone)}")
     out = [f"Game '{view.name}' ({view.variant}), {view.status}; phase {view.phase or '-'}; "
-           f"deadline {when(view.deadline_at, view.timezone)}; game master {view.gm}."]
+           f"{deadline}; game master {view.gm}."]
     for player in sorted(view.players, key=lambda p: p.power or ""):
         if player.status == "waiting":
             continue
