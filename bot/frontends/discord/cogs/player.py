@@ -51,6 +51,12 @@ class Player(commands.Cog):
         await reply(interaction, text, file=discord.File(io.BytesIO(png), file_name(
             f"{entry.name}-{mine.phase}-{mine.power}-orders", "png")))
 
+    @orders.command(name="edit", description="Order by menus and buttons (only you see them)")
+    @app_commands.describe(game="The game (default: your only running game)")
+    async def orders_edit(self, interaction: discord.Interaction, game: RunningGame | None = None) -> None:
+        entry = await my_game(interaction, game)
+        await self.bot.get_cog("PanelCog").open(interaction, entry.name)
+
     @orders.command(name="clear", description="Withdraw your orders for this phase (all, or one unit's)")
     @app_commands.describe(game="The game (default: your only running game)",
                            province="Only the order for the unit in this province")
