@@ -9,7 +9,7 @@ The service and the front ends ask these, and decide none of them themselves:
   :func:`still_to_decide`: what its orders so far leave open; :func:`to_decide`: the powers that have
   anything to decide (a retreat or adjustment phase where none has is adjudicated at once);
 - :func:`choices`: every order a power may give a unit now (what a menu offers), found by
-  :func:`check_order` itself;
+  :func:`check_order` itself; :func:`rule_choices`, the rule module's own orders it may give;
 - :func:`check_order` and :func:`submit`: whether an order, and a power's whole set of orders,
   can be given, with the reason as a value (:class:`~adjudicator.results.Reason`); what a
   later order replaces (:func:`slot`);
@@ -328,6 +328,20 @@ def choices(variant, position: Position, power: Power, province: ProvinceId,
     return tuple(out)
 
 
+def rule_choices(variant, position: Position, power: Power, standing: Sequence[Order] = ()) -> tuple[Verdict, ...]:
+    """The rule module's own orders ``power`` may give now (prestige: VASSAL, BRIBE, SEIZE FIEF,
+    REBEL, SECURE LOYALTY, LEND), ``standing`` being its orders so far: each at its least amount
+    (the player sets the amount), as :func:`check_order` accepts it, with what it needs to succeed
+    (``note``: the least bid that can win against the unit's controller, for instance)."""
+    hooks = rules_for(position)
+    out = []
+    for order in hooks.order_candidates(variant, position, power):
+        verdict = _verdict(variant, position, order, standing, hooks, None)
+        if verdict.accepted:
+            out.append(verdict)
+    return tuple(out)
+
+
 def _candidates(board: Board, power: Power, province: ProvinceId):
     """The orders worth asking :func:`check_order` about for ``province`` (a superset of the legal ones)."""
     variant, position, tables = board.variant, board.position, board.tables
@@ -447,6 +461,6 @@ def _both(needs: Reason | None, note: Reason) -> Reason:
     return note if needs is None else Reason(note.code, f"{needs.text}; {note.text}")
 
 
-__all__ = ["Command", "Duty", "Slot", "Submission", "Verdict", "check_order", "choices", "commands", "duty", "game_over",
+__all__ = ["Command", "Duty", "Slot", "Submission", "Verdict", "check_order", "choices", "commands", "rule_choices", "duty", "game_over",
            "legal", "over_allowance", "replaced", "slot", "still_to_decide", "submit", "supplied_by", "survivors",
            "to_decide", "winners", "winners_among"]

@@ -18,8 +18,8 @@ from datetime import datetime
 from typing import Sequence
 
 from adjudicator.orders import Order, is_rule_order
-from adjudicator.turn import Duty, choices, commands, duty, slot, still_to_decide
-from adjudicator.vocab import Unit
+from adjudicator.turn import Duty, Verdict, choices, commands, duty, rule_choices, slot, still_to_decide
+from adjudicator.vocab import PhaseKind, Unit
 
 from bot.codec.documents import position_from_dict
 from bot.codec.values import order_from_json
@@ -52,6 +52,7 @@ class PanelUnit:
 class Panel:
     """What a player may order now, and what stands: the state of a menu of orders.
 
+    ``kind``: the phase's kind (:class:`adjudicator.vocab.PhaseKind`'s value: ``M``, ``R``, ``B``).
     ``units``: the units the power orders (its own, its vassals, those its bids would command;
     in a retreat phase its dislodged units; in an adjustment phase, when it must remove some, its
     units). ``duty``: what it has still to decide (builds and their sites, removals).
@@ -72,6 +73,9 @@ class Panel:
     ready: bool
     must_decide: bool
     deadline_at: datetime | None
+    rule_orders: tuple[Verdict, ...] = ()
+    """The rule module's own orders the power may give now (:func:`adjudicator.turn.rule_choices`):
+    each at its least amount, with what it needs to succeed."""
 
 
 class Menus:
@@ -108,12 +112,12 @@ class Menus:
             must = duty(variant, position, me.power)
             units = tuple(PanelUnit(c.unit, c.by, by_unit.get(c.unit.province))
                           for c in commands(variant, position, me.power, orders)
-                          if position.phase.kind.value != "adjustment" or must.disbands)
+                          if position.phase.kind is not PhaseKind.ADJUSTMENT or must.disbands)
             return Panel(game=row.name, game_id=row.id, version=row.version, phase=row.phase,
                          kind=position.phase.kind.value, power=me.power, variant=row.variant, units=units,
                          standing=standing, duty=still_to_decide(variant, position, me.power, orders),
                          prestige=must.prestige, ready=self.ctx.is_ready(row, me), must_decide=must.must_decide,
-                         deadline_at=row.deadline_at)
+                         deadline_at=row.deadline_at, rule_orders=rule_choices(variant, position, me.power, orders))
 
     def choices(self, game: str | int, player: str, province: str, version: int | None = None) -> tuple[Order, ...]:
         """Every order ``player``'s power may give now for the unit (or build site) in ``province``,

@@ -146,3 +146,124 @@ async def test_a_panel_in_the_server_is_the_players_alone(world):
         assert resp.type == 4 and resp.data["flags"] & P.FLAG_EPHEMERAL   # a message of its own; the panel untouched
         assert "not playing" in resp.data["content"], resp.data
         assert "✅ A Paris - Burgundy" in fra.text
+
+
+CRUSADERS = ("ANT", "BYZ", "EDE", "FAT", "JER", "SEL", "RUM")
+
+
+def _autumn_for_edessa(doc: dict) -> dict:
+    """Autumn 1101 on the crusader map: Edessa with 8 units (7 of its own and a vassal, the Aleppo
+    neutral), 5 prestige; the Seldjuks of the East in reach of Mardin; the Shaizar neutral at home."""
+    units = ["EDE: A ede", "EDE: A rab", "EDE: A tur", "EDE: A har", "EDE: A mar", "EDE: A ata", "EDE: F nlc",
+             "NEU: A ale", "NEU: A sha", "SEL: A meu", "SEL: A jez", "SEL: A bag"]
+    centres = {"ede": "EDE", "rab": "EDE", "tur": "EDE", "har": "EDE", "mar": "EDE", "mel": "EDE", "cyp": "EDE", "tri": "EDE", "hom": "EDE",
+               "bag": "SEL", "bas": "SEL", "mos": "SEL"}
+    return {**doc, "phase": "F1101M", "units": units, "supply_centers": centres,
+            "prestige": {**doc["prestige"], "EDE": 5}, "vassals": {"ale": "EDE"}}
+
+
+async def test_a_whole_season_for_eight_units_by_menu_only(world, capsys):
+    from sqlmodel import select
+
+    from bot.store.rows import GameRow
+
+    users = dict(zip(CRUSADERS, world.players.values()))
+    async with world.running():
+        resp, text = await world.answer(world.gm, "game new", {"name": "Outremer", "variant": "crusader"})
+        for power, user in users.items():
+            await world.answer(user, "join", {"game": "Outremer", "power": power})
+        resp, text = await world.answer(world.gm, "game start", {"game": "Outremer"})
+        assert "is active" in text, text
+        with world.db.session() as session:
+            row = session.exec(select(GameRow).where(GameRow.name == "Outremer")).one()
+            row.position = _autumn_for_edessa(row.position)
+            row.phase = "F1101M"
+            session.add(row)
+
+        ede = Player(world, users["EDE"])
+        taps: dict[str, int] = {}
+
+        async def order(name: str, *steps: tuple[str, str | None]) -> None:
+            """One order from the open panel, its taps counted."""
+            before = ede.taps
+            for action, label in steps:
+                await ede.tap(action, label)
+            taps[name] = ede.taps - before
+
+        text = await ede.open()
+        assert "Your units (8)" in text and "A Aleppo (vassal): no order yet (it holds)" in text, text
+        opened = ede.taps
+        assert list(ede.offered("pk")) == ["VASSAL", "BRIBE", "SEIZE FIEF", "SECURE LOYALTY", "LEND"], ede.offered("pk")
+
+        # a BRIBE: the kind, the unit (with the least bid that can win), the bid in a form
+        before = ede.taps
+        await ede.tap("pk", "BRIBE")
+        bribe = {o["label"]: o for o in ede.menu("pt")["options"]}
+        assert "A Shaizar" in bribe and "needs at least 1" in bribe["A Shaizar"]["description"]
+        assert "A Bagdad" not in bribe and "A Baghdad" not in bribe      # in its owner's home centre: never offered
+        opened_form = await ede.tap("pt", "A Shaizar")
+        assert opened_form.type == 9 and opened_form.data["title"] == "BRIBE A sha"
+        ede.taps += 1
+        inter = await world.fake.submit_modal(ede.user, world.fake.interactions[max(world.fake.interactions)], {"amount": "2"})
+        resp = await world.fake.wait_for_interaction_response(inter)
+        assert resp.type == 7 and "✅ BRIBE A Shaizar BID 2" in ede.text, ede.text
+        taps["BRIBE"] = ede.taps - before
+        assert ede.offered("unit")["A Shaizar (if your bid wins)"] == "sha"
+
+        # every unit ordered by the menu
+        await order("the bribed unit's order", ("unit", "A Shaizar (if your bid wins)"), ("do", "Hold"))
+        await order("move", ("unit", "A Raban"), ("do", "Move to Melitene"))
+        await order("vassal's move", ("unit", "A Aleppo (vassal)"), ("do", "Move to Ravendel"))
+        await order("support of the vassal's move", ("unit", "A Turbessel"), ("do", "Support…"),
+                    ("sup", "A Aleppo (yours)"), ("to", "Move to Ravendel"))
+        await order("move by convoy", ("unit", "A Alexandretta"), ("do", "Move to Tortosa"))
+        await order("convoy", ("unit", "F North Levantine Coast"), ("do", "Convoy…"),
+                    ("con", "A Alexandretta (yours)"), ("to", "To Tortosa"))
+        await order("hold", ("unit", "A Edessa"), ("do", "Hold"))
+        await order("hold", ("unit", "A Harran"), ("do", "Hold"))
+        await order("hold", ("unit", "A Mardin"), ("do", "Hold"))
+        shown = world.service.my_orders("Outremer", f"discord:{ede.user.id}")
+        assert sorted(str(ln.order) for ln in shown.orders) == sorted([
+            "BRIBE A sha BID 2", "A sha H", "A rab - mel", "A ale - rav", "A tur S A ale - rav", "A ata - tor",
+            "F nlc C A ata - tor", "A ede H", "A har H", "A mar H"])
+        await ede.tap("ready")
+
+        # the Seldjuks type theirs: Mardin is taken, Edessa's army there dislodged
+        answer = await world.dm(users["SEL"], "A meu - mar\nA jez S A meu - mar\nA bag H")
+        assert "Understood (3)" in answer, answer
+        resp, text = await world.answer(world.gm, "game adjudicate", {"game": "Outremer"})
+        await world.flush()
+        assert world.service.status("Outremer").phase == "F1101R"
+
+        # the retreat, from a new panel: only the legal retreats are offered
+        text = await ede.open()
+        assert "A Mardin (dislodged)" in text, text
+        before = ede.taps
+        await ede.tap("unit", "A Mardin (dislodged)")
+        assert set(ede.offered("do")) == {"Disband", "Retreat to Diarbekir"}, ede.offered("do")
+        await ede.tap("do", "Retreat to Diarbekir")
+        taps["retreat"] = ede.taps - before + 1
+        assert "✅ A Mardin retreats to Diarbekir" in ede.text, ede.text
+        await ede.tap("ready")
+        await world.answer(world.gm, "game adjudicate", {"game": "Outremer"})
+        await world.flush()
+        assert world.service.status("Outremer").phase == "W1101B", world.service.status("Outremer").phase
+
+        # the winter: a build at the home centre left free, its unit type chosen
+        text = await ede.open()
+        assert "Builds left: 1" in text, text
+        before = ede.taps
+        assert set(ede.offered("site")) == {"Raban"}, ede.offered("site")
+        await ede.tap("site", "Raban")
+        assert set(ede.offered("do")) == {"Build an army in Raban"}      # inland: no fleet offered
+        await ede.tap("do", "Build an army in Raban")
+        taps["build"] = ede.taps - before + 1
+        assert "✅ Build A Raban" in ede.text, ede.text
+        await ede.tap("ready")
+        await world.answer(world.gm, "game adjudicate", {"game": "Outremer"})
+        await world.flush()
+        assert world.service.status("Outremer").phase == "S1102M"
+
+    assert taps["move"] + opened <= 4 and taps["support of the vassal's move"] + opened <= 6, taps
+    with capsys.disabled():
+        print("\ntaps per order (after /orders edit, which is 1 more):", taps)

@@ -103,14 +103,20 @@ def _header(panel: Panel, variant: Variant) -> str:
     return f"**{variant.power_name(panel.power)} in {panel.game}, {phase_name(panel.phase)}**{due}"
 
 
-def _unit_line(u, variant: Variant) -> str:
+def _unit_line(u, variant: Variant, kind: str = "M") -> str:
     by = {"vassal": " (vassal)", "bid": " (if your bid wins)", "dislodged": " (dislodged)"}.get(u.by, "")
-    order = spell(u.standing.order, variant) if u.standing is not None else _default(u.by)
+    order = spell(u.standing.order, variant) if u.standing is not None else _default(u.by, kind)
     return f"{spelled_unit(u.unit, variant)}{by}: {order}"
 
 
-def _default(by: str) -> str:
-    return {"dislodged": "no order yet (it is disbanded)"}.get(by, "no order yet (it holds)")
+def _default(by: str, kind: str) -> str:
+    """What the judge does with a unit given no order (rules: it holds; a dislodged one is disbanded;
+    in winter, civil disorder chooses the removals not made)."""
+    if by == "dislodged":
+        return "no order yet (it is disbanded)"
+    if kind == "B":
+        return "stays, unless the judge must remove it for you"
+    return "no order yet (it holds)"
 
 
 def main_text(panel: Panel, variant: Variant, answer: str | None = None) -> str:
@@ -121,7 +127,7 @@ def main_text(panel: Panel, variant: Variant, answer: str | None = None) -> str:
     out = [_header(panel, variant)]
     if panel.units:
         out.append(f"Your units ({len(panel.units)}): choose one to order it.")
-        out += [f"• {_unit_line(u, variant)}" for u in panel.units]
+        out += [f"• {_unit_line(u, variant, panel.kind)}" for u in panel.units]
     if panel.duty.builds:
         out.append(f"Builds left: {panel.duty.builds} (choose a site, or waive).")
     if panel.duty.disbands:
@@ -175,12 +181,16 @@ def main_view(panel: Panel, variant: Variant, page: int = 0) -> discord.ui.View:
     view = _view()
     g, v = panel.game_id, panel.version
     if panel.units:
-        options = [_option(spelled_unit(u.unit, variant), u.unit.province,
-                           _unit_line(u, variant).split(": ", 1)[1]) for u in panel.units]
+        lines = [_unit_line(u, variant, panel.kind).split(": ", 1) for u in panel.units]
+        options = [_option(who, u.unit.province, order) for u, (who, order) in zip(panel.units, lines)]
         view.add_item(_select(custom_id(g, v, "unit"), "Choose a unit…", _paged(options, page), 0))
     if panel.duty.builds and panel.duty.sites:
         options = [_option(place_of(s, variant), s, "build here") for s in panel.duty.sites]
         view.add_item(_select(custom_id(g, v, "site"), "Build in…", _paged(options, page), 1))
+    kinds = prestige_kinds(panel)
+    if kinds:
+        options = [_option(KIND_LABELS[k][0], k, KIND_LABELS[k][1]) for k in kinds]
+        view.add_item(_select(custom_id(g, v, "pk"), f"Prestige order… (you may spend {panel.prestige})", options, 2))
     if panel.duty.builds:
         view.add_item(discord.ui.Button(label="Waive a build", style=discord.ButtonStyle.secondary,
                                         custom_id=custom_id(g, v, "waive"), row=3))
@@ -298,6 +308,77 @@ def destinations_view(panel: Panel, variant: Variant, province: str, target: str
     return _fit("\n".join(lines)), _done(view)
 
 
+KIND_LABELS = {
+    "Vassal": ("VASSAL", "take a neutral unit as vassal for the year (sealed bid)"),
+    "Bribe": ("BRIBE", "command a neutral or enemy unit this season (sealed bid)"),
+    "SeizeFief": ("SEIZE FIEF", "make a conquered centre a home centre"),
+    "Rebel": ("REBEL", "turn an enemy's conquered centre neutral (sealed bid)"),
+    "SecureLoyalty": ("SECURE LOYALTY", "raise the price of rebellion and bribes against you"),
+    "Lend": ("LEND", "give prestige to another power"),
+}
+
+
+def prestige_kinds(panel: Panel) -> list[str]:
+    """The kinds of the rule module's orders the power may give now, in the rules' order."""
+    present = {type(v.understood).__name__ for v in panel.rule_orders}
+    return [k for k in KIND_LABELS if k in present]
+
+
+def template(order: Order) -> str:
+    """A rule order's notation without its amount (``VASSAL A sha BID``): the player gives the
+    amount. Every amount-taking prestige order ends with it."""
+    return str(order).rsplit(" ", 1)[0]
+
+
+def _takes_amount(order: Order) -> bool:
+    return hasattr(order, "bid") or hasattr(order, "amount")
+
+
+def _subject(order: Order, variant: Variant) -> str:
+    """What a prestige order is about, in words: the unit, the centre or the power."""
+    if getattr(order, "location", None) is not None:
+        unit = variant.provinces[order.location.province].name
+        return f"{order.unit_type.value} {unit}"
+    if getattr(order, "province", None) is not None:
+        return place_of(order.province, variant)
+    if getattr(order, "to", None) is not None:
+        return variant.power_name(order.to)
+    return KIND_LABELS[type(order).__name__][0]
+
+
+def prestige_view(panel: Panel, variant: Variant, kind: str, page: int = 0) -> tuple[str, discord.ui.View]:
+    """The units, centres or powers a prestige order of ``kind`` may be given for, each with what
+    it needs (the least bid that can win)."""
+    g, v = panel.game_id, panel.version
+    verdicts = [vd for vd in panel.rule_orders if type(vd.understood).__name__ == kind]
+    items = []
+    for vd in verdicts:
+        order = vd.understood
+        value = template(order) if _takes_amount(order) else str(order)
+        items.append(_option(_subject(order, variant), value, vd.note.text if vd.note else str(order)))
+    label = KIND_LABELS[kind][0]
+    lines = [_header(panel, variant), f"**{label}**: {KIND_LABELS[kind][1]}. You may spend {panel.prestige}."]
+    view = _view()
+    view.add_item(_select(custom_id(g, v, "pt", kind), f"{label} for…", _paged(items, page), 0))
+    _buttons(view, panel, back=True)
+    return _fit("\n".join(lines)), _done(view)
+
+
+def amount_modal(panel: Panel, variant: Variant, text: str) -> discord.ui.Modal:
+    """Asks the amount of the prestige order ``text`` (its notation without the amount)."""
+    verdict = next((vd for vd in panel.rule_orders if template(vd.understood) == text), None)
+    least = str(verdict.understood).rsplit(" ", 1)[1] if verdict is not None else "1"
+    lend = text.startswith("LEND")
+    title = (f"LEND to {variant.power_name(text.split()[1])}" if lend
+             else f"{text.removesuffix(' BID')}")
+    modal = discord.ui.Modal(title=title[:45], custom_id=custom_id(panel.game_id, panel.version, "amt", text)[:100])
+    modal.add_item(discord.ui.TextInput(
+        label="Prestige to lend" if lend else "Your bid (prestige)", custom_id="amount", min_length=1, max_length=4,
+        placeholder=f"at least {least}; you may spend {panel.prestige}"[:100]))
+    modal.stop()  # read from its custom id when submitted (PanelCog.on_interaction)
+    return modal
+
+
 def stale_view(game: str, phase: str) -> discord.ui.View:
     return open_button(game, f"Open the menu for {phase}")
 
@@ -390,6 +471,27 @@ class PanelCog(commands.Cog):
                 await self._show(interaction, *targets_view(panel, variant, province, options, kind, page))
             else:
                 await self._show(interaction, *destinations_view(panel, variant, province, value, options, kind))
+        elif click.action == "pk":
+            if value == "SecureLoyalty":
+                await interaction.response.send_modal(amount_modal(panel, variant, "SECURE LOYALTY BID"))
+            else:
+                await self._show(interaction, *prestige_view(panel, variant, value, page))
+        elif click.action == "pt":
+            if value.startswith(MORE):
+                await self._show(interaction, *prestige_view(panel, variant, click.args[0], page))
+            elif value.startswith("SEIZE FIEF"):
+                await self._submit(interaction, panel, variant, self._order(panel, variant, value))
+            else:
+                await interaction.response.send_modal(amount_modal(panel, variant, value))
+        elif click.action == "amt":
+            text = ":".join(click.args)
+            amount = _modal_value(interaction.data, "amount").strip()
+            if not amount.isdigit():
+                note = (f"❌ `{amount[:20]}` is not an amount of prestige: write a whole number, such as 2. "
+                        f"Nothing was recorded.")
+                await self._show(interaction, main_text(panel, variant, note), main_view(panel, variant))
+                return
+            await self._submit(interaction, panel, variant, self._order(panel, variant, f"{text} {int(amount)}"))
         elif click.action == "to":
             province, kind, target = click.args
             kind = "support" if kind == "sup" else "convoy"
@@ -416,6 +518,15 @@ class PanelCog(commands.Cog):
         fresh = await self.bot.call(self.service.panel, panel.game_id, player_key(interaction.user))
         answer = submission_reply(report, variant).text
         await self._show(interaction, main_text(fresh, variant, answer), main_view(fresh, variant))
+
+
+def _modal_value(data: dict | None, field: str) -> str:
+    """The value of the text input ``field`` of a submitted modal."""
+    for row in (data or {}).get("components", []):
+        for item in row.get("components", [row.get("component")] if row.get("component") else []):
+            if item and item.get("custom_id") == field:
+                return item.get("value") or ""
+    return ""
 
 
 async def setup(bot: commands.Bot) -> None:
