@@ -29,6 +29,16 @@ class Player:
         self.panel = resp.message
         return self.text
 
+    async def open_from(self, message: dict) -> str:
+        """The "Order by menu" button under a message of the bot's (an answer, a "to decide" DM)."""
+        [button] = [c for row in message["components"] for c in row["components"] if c.get("label") == "Order by menu"]
+        self.taps += 1
+        inter = await self.fake.component(self.user, message, button["custom_id"])
+        resp = await self.fake.wait_for_interaction_response(inter)
+        assert resp.type == 4 and resp.data["flags"] & P.FLAG_EPHEMERAL, resp
+        self.panel = resp.message
+        return self.text
+
     @property
     def text(self) -> str:
         return self.fake._find_message(int(self.panel["id"]))[1]["content"]
@@ -235,8 +245,10 @@ async def test_a_whole_season_for_eight_units_by_menu_only(world, capsys):
         await world.flush()
         assert world.service.status("Outremer").phase == "F1101R"
 
-        # the retreat, from a new panel: only the legal retreats are offered
-        text = await ede.open()
+        # the retreat, from the button under the DM that says what Edessa has to decide
+        [told] = [m for m in world.fake.bot_messages(ede.user) if "has to decide" in m["content"]]
+        assert "A Mardin: retreat to Diarbekir, or disband" in told["content"], told["content"]
+        text = await ede.open_from(told)
         assert "A Mardin (dislodged)" in text, text
         before = ede.taps
         await ede.tap("unit", "A Mardin (dislodged)")
@@ -267,3 +279,68 @@ async def test_a_whole_season_for_eight_units_by_menu_only(world, capsys):
     assert taps["move"] + opened <= 4 and taps["support of the vassal's move"] + opened <= 6, taps
     with capsys.disabled():
         print("\ntaps per order (after /orders edit, which is 1 more):", taps)
+
+
+async def _crusader_game(world) -> dict:
+    users = dict(zip(CRUSADERS, world.players.values()))
+    await world.answer(world.gm, "game new", {"name": "Outremer", "variant": "crusader"})
+    for power, user in users.items():
+        await world.answer(user, "join", {"game": "Outremer", "power": power})
+    resp, text = await world.answer(world.gm, "game start", {"game": "Outremer"})
+    assert "is active" in text, text
+    return users
+
+
+async def test_a_choice_made_stale_by_a_typed_order_gets_the_typed_lines_reason(world):
+    async with world.running():
+        users = await _crusader_game(world)
+        ede = Player(world, users["EDE"])
+        await world.dm(users["EDE"], "BRIBE A har BID 1")
+        await ede.open()
+        await ede.tap("unit", "A Harran (if your bid wins)")
+        assert "Hold" in ede.offered("do")
+        # meanwhile the player withdraws the bid: the unit is not theirs to order any more
+        resp, text = await world.answer(users["EDE"], "orders clear", {"game": "Outremer", "province": "har"})
+        assert "Withdrawn" in text, text
+        await ede.tap("do", "Hold")
+        typed = await world.dm(users["EDE"], "A har H")
+        [reason] = [ln for ln in typed.splitlines() if "not your unit" in ln]
+        assert reason in ede.text and "❌" in ede.text, (reason, ede.text)
+        assert world.service.my_orders("Outremer", f"discord:{users['EDE'].id}").orders == ()
+
+
+async def test_a_bid_is_checked_as_a_typed_one(world):
+    async with world.running():
+        users = await _crusader_game(world)
+        ede = Player(world, users["EDE"])
+        await ede.open()
+        for amount, expected in (("two", "is not an amount of prestige"), ("1", "the minimum bid for VASSAL is 2"),
+                                 ("3", "✅ VASSAL A Harran BID 3")):
+            await ede.tap("pk", "VASSAL")
+            form = await ede.tap("pt", "A Harran")
+            assert form.type == 9 and "you may spend 2" in form.data["components"][0]["components"][0]["placeholder"]
+            inter = await world.fake.submit_modal(ede.user, world.fake.interactions[max(world.fake.interactions)],
+                                                  {"amount": amount})
+            await world.fake.wait_for_interaction_response(inter)
+            assert expected in ede.text, (amount, ede.text)
+        # beyond what the power holds: accepted with the typed line's condition
+        assert "⚠️ conditional" in ede.text, ede.text
+
+
+def test_a_long_menu_is_paged_and_every_option_reachable():
+    import discord
+
+    from bot.frontends.discord.panel import MORE, _paged
+
+    options = [discord.SelectOption(label=f"option {i}", value=str(i)) for i in range(60)]
+    seen, page, pages = set(), 0, 0
+    while True:
+        shown = _paged(options, page)
+        assert len(shown) <= 25
+        seen |= {o.value for o in shown if not o.value.startswith(MORE)}
+        pages += 1
+        page = int(shown[-1].value[len(MORE):])
+        if page == 0:
+            break
+    assert seen == {str(i) for i in range(60)} and pages == 3
+    assert _paged(options[:25], 0) == options[:25]
