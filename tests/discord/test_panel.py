@@ -43,6 +43,20 @@ class Player:
     def text(self) -> str:
         return self.fake._find_message(int(self.panel["id"]))[1]["content"]
 
+    def screen(self) -> str:
+        """The panel as the player sees it: its text, then each menu (its options) and button."""
+        _, message = self.fake._find_message(int(self.panel["id"]))
+        out = [message["content"]]
+        for row in message["components"]:
+            for c in row["components"]:
+                if c["type"] == 3:
+                    options = ", ".join(o["label"] + (f" ({o['description']})" if o.get("description") else "")
+                                        for o in c["options"])
+                    out.append(f"[▾ {c['placeholder']}] {options}")
+                else:
+                    out.append(f"[{c['label']}]")
+        return "\n".join(out)
+
     def menu(self, action: str) -> dict:
         """The component of the panel whose custom id's action is ``action`` (``unit``, ``do``...)."""
         _, message = self.fake._find_message(int(self.panel["id"]))
@@ -89,6 +103,11 @@ async def test_a_season_ordered_by_menu_on_the_standard_map(world):
         assert resp.type == 7
         assert "✅ F London - North Sea" in eng.text, eng.text
         assert eng.taps == 3
+
+        # Back leads to the units again, nothing given
+        await eng.tap("unit", "A Liverpool")
+        await eng.tap("main")
+        assert "Your units (3)" in eng.text and "A Liverpool: no order yet (it holds)" in eng.text, eng.text
 
         # a support of another unit's move: unit, support, the unit supported, where (4 more taps)
         before = eng.taps
@@ -184,6 +203,7 @@ async def test_a_whole_season_for_eight_units_by_menu_only(world, capsys):
             await world.answer(user, "join", {"game": "Outremer", "power": power})
         resp, text = await world.answer(world.gm, "game start", {"game": "Outremer"})
         assert "is active" in text, text
+        screens: list[str] = []
         with world.db.session() as session:
             row = session.exec(select(GameRow).where(GameRow.name == "Outremer")).one()
             row.position = _autumn_for_edessa(row.position)
@@ -198,9 +218,11 @@ async def test_a_whole_season_for_eight_units_by_menu_only(world, capsys):
             before = ede.taps
             for action, label in steps:
                 await ede.tap(action, label)
+                screens.append(f"--- after choosing {label or action} ---\n{ede.screen()}")
             taps[name] = ede.taps - before
 
         text = await ede.open()
+        screens.append(f"--- /orders edit ---\n{ede.screen()}")
         assert "Your units (8)" in text and "A Aleppo (vassal): no order yet (it holds)" in text, text
         opened = ede.taps
         assert list(ede.offered("pk")) == ["VASSAL", "BRIBE", "SEIZE FIEF", "SECURE LOYALTY", "LEND"], ede.offered("pk")
@@ -226,6 +248,10 @@ async def test_a_whole_season_for_eight_units_by_menu_only(world, capsys):
         await order("vassal's move", ("unit", "A Aleppo (vassal)"), ("do", "Move to Ravendel"))
         await order("support of the vassal's move", ("unit", "A Turbessel"), ("do", "Support…"),
                     ("sup", "A Aleppo (yours)"), ("to", "Move to Ravendel"))
+        await ede.tap("unit", "A Alexandretta")
+        described = {o["label"]: o.get("description") for o in ede.menu("do")["options"]}
+        assert described["Move to Tortosa"] == "A ata - tor (by convoy)" and described["Move to Alal"] == "A ata - ala"
+        await ede.tap("main")
         await order("move by convoy", ("unit", "A Alexandretta"), ("do", "Move to Tortosa"))
         await order("convoy", ("unit", "F North Levantine Coast"), ("do", "Convoy…"),
                     ("con", "A Alexandretta (yours)"), ("to", "To Tortosa"))
@@ -279,6 +305,8 @@ async def test_a_whole_season_for_eight_units_by_menu_only(world, capsys):
     assert taps["move"] + opened <= 4 and taps["support of the vassal's move"] + opened <= 6, taps
     with capsys.disabled():
         print("\ntaps per order (after /orders edit, which is 1 more):", taps)
+        if "-s" in __import__("sys").argv:
+            print("\n\n".join(screens))
 
 
 async def _crusader_game(world) -> dict:

@@ -211,7 +211,9 @@ def _what(order: Order, variant: Variant) -> tuple[str, str | None]:
         case Retreat():
             return f"Retreat to {place(order.destination, variant)}", None
         case Move():
-            return f"Move to {place(order.destination, variant)}", str(order)
+            by_sea = (order.unit_type is not None and order.unit_type.value == "A"
+                      and order.destination.province not in variant.army_neighbours(order.location.province))
+            return f"Move to {place(order.destination, variant)}", str(order) + (" (by convoy)" if by_sea else "")
         case Disband():
             return "Disband", "the unit leaves the board"
         case Build():
