@@ -95,3 +95,23 @@ def test_a_waive_is_no_units_choice():
     """A waive is the power's, not a site's: the panel offers it as a button."""
     position = starting_position(STANDARD)
     assert not any(isinstance(o, Waive) for o in choices(STANDARD, position, "ENG", "lon"))
+
+
+def test_the_prestige_orders_offered_are_those_the_engine_accepts():
+    from adjudicator.prestige.orders import Bribe, Lend, SecureLoyalty, Vassal
+    from adjudicator.turn import rule_choices
+
+    position = starting_position(CRUSADER, ("prestige",))
+    offered = rule_choices(CRUSADER, position, "EDE")
+    assert all(check_order(CRUSADER, position, v.understood).accepted for v in offered)
+    neutrals = {u.province for u in position.units if u.power == "NEU"}
+    assert {v.understood.location.province for v in offered if isinstance(v.understood, Vassal)} == neutrals
+    # every unit of another power stands in its own home centre at the start: none may be bribed (2.8.4)
+    assert {v.understood.location.province for v in offered if isinstance(v.understood, Bribe)} == neutrals
+    assert {v.understood.to for v in offered if isinstance(v.understood, Lend)} == set(CRUSADER.powers) - {"EDE"}
+    assert any(isinstance(v.understood, SecureLoyalty) for v in offered)
+    bribe = next(v for v in offered if isinstance(v.understood, Bribe))
+    assert bribe.understood.bid == 1 and bribe.note.text.startswith("needs at least 1")
+    assert rule_choices(STANDARD, starting_position(STANDARD), "ENG") == ()     # no prestige rules, no prestige orders
+    retreat = next(p for p in _positions(CRUSADER, 3, 2) if p.phase.kind is PhaseKind.RETREAT)
+    assert rule_choices(CRUSADER, retreat, "EDE") == ()                        # spent only in movement (2.1)
