@@ -9,6 +9,7 @@ import random
 import pytest
 
 from adjudicator.adjudicate import adjudicate
+from adjudicator.notation import read_order
 from adjudicator.opening import starting_position
 from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Retreat, SupportHold, SupportMove, Waive
 from adjudicator.turn import check_order, choices, commands, duty
@@ -81,6 +82,9 @@ def test_choices_are_exactly_the_orders_the_engine_accepts(variant, seed, phases
                 units += list(duty(variant, position, power).sites)
             for province in units[:2]:
                 offered = set(choices(variant, position, power, province))
+                for order in offered:   # a menu writes each in the judge's notation, and reads it back
+                    assert read_order(f"{power}: {order}", variant, phase=position.phase) == order
+                    assert len(str(order)) <= 100        # a menu option's value
                 accepted = set()
                 for order in _every_candidate(variant, position, power, province):
                     verdict = check_order(variant, position, order)
