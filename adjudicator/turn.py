@@ -461,6 +461,6 @@ def _both(needs: Reason | None, note: Reason) -> Reason:
     return note if needs is None else Reason(note.code, f"{needs.text}; {note.text}")
 
 
-__all__ = ["Command", "Duty", "Slot", "Submission", "Verdict", "check_order", "choices", "commands", "rule_choices", "duty", "game_over",
-           "legal", "over_allowance", "replaced", "slot", "still_to_decide", "submit", "supplied_by", "survivors",
-           "to_decide", "winners", "winners_among"]
+__all__ = ["Command", "Duty", "Slot", "Submission", "Verdict", "check_order", "choices", "commands", "duty",
+           "game_over", "legal", "over_allowance", "replaced", "rule_choices", "slot", "still_to_decide", "submit",
+           "supplied_by", "survivors", "to_decide", "winners", "winners_among"]

@@ -185,7 +185,8 @@ def _autumn_for_edessa(doc: dict) -> dict:
     neutral), 5 prestige; the Seldjuks of the East in reach of Mardin; the Shaizar neutral at home."""
     units = ["EDE: A ede", "EDE: A rab", "EDE: A tur", "EDE: A har", "EDE: A mar", "EDE: A ata", "EDE: F nlc",
              "NEU: A ale", "NEU: A sha", "SEL: A meu", "SEL: A jez", "SEL: A bag"]
-    centres = {"ede": "EDE", "rab": "EDE", "tur": "EDE", "har": "EDE", "mar": "EDE", "mel": "EDE", "cyp": "EDE", "tri": "EDE", "hom": "EDE",
+    centres = {"ede": "EDE", "rab": "EDE", "tur": "EDE", "har": "EDE", "mar": "EDE", "mel": "EDE", "cyp": "EDE",
+               "tri": "EDE", "hom": "EDE",
                "bag": "SEL", "bas": "SEL", "mos": "SEL"}
     return {**doc, "phase": "F1101M", "units": units, "supply_centers": centres,
             "prestige": {**doc["prestige"], "EDE": 5}, "vassals": {"ale": "EDE"}}
@@ -236,7 +237,8 @@ async def test_a_whole_season_for_eight_units_by_menu_only(world, capsys):
         opened_form = await ede.tap("pt", "A Shaizar")
         assert opened_form.type == 9 and opened_form.data["title"] == "BRIBE A sha"
         ede.taps += 1
-        inter = await world.fake.submit_modal(ede.user, world.fake.interactions[max(world.fake.interactions)], {"amount": "2"})
+        form = world.fake.interactions[max(world.fake.interactions)]
+        inter = await world.fake.submit_modal(ede.user, form, {"amount": "2"})
         resp = await world.fake.wait_for_interaction_response(inter)
         assert resp.type == 7 and "✅ BRIBE A Shaizar BID 2" in ede.text, ede.text
         taps["BRIBE"] = ede.taps - before

@@ -37,7 +37,7 @@ from .formatting import (announcement_text, chunks, file_name, pack_embeds, phas
                          results_summary)
 from .identity import mention, user_id
 from .maps import season_png
-from .panel import open_button
+from .menu_button import open_button
 
 log = logging.getLogger("crusader.discord")
 

@@ -37,16 +37,12 @@ from bot.service import Panel, ServiceError, StalePanelError
 from .client import BUG_APOLOGY
 from .formatting import CONTENT_LIMIT, phase_name, readiness_text, refusal_text, submission_reply, timestamp
 from .identity import player_key
+from .menu_button import PREFIX, custom_id, open_button
 
 log = structlog.get_logger("crusader.discord")
 
-PREFIX = "op"
 PAGE = 24          # options of a menu page: the 25th is "more"
 MORE = "~page:"
-
-
-def custom_id(game: int | str, version: int, action: str, *args: str) -> str:
-    return ":".join([PREFIX, str(game), str(version), action, *args])
 
 
 @dataclass(frozen=True)
@@ -67,15 +63,6 @@ class Click:
         if parts[3] == "open":  # a game named by name (from an answer by DM): the rest is its name
             return cls(":".join(parts[4:]) or parts[1], None, "open", ())
         return cls(parts[1], version, parts[3], tuple(parts[4:]))
-
-
-def open_button(game: str, label: str = "Order by menu") -> discord.ui.View:
-    """A view with one button that opens the panel of ``game`` (under an answer by DM, a "to decide" list)."""
-    view = discord.ui.View(timeout=None)
-    view.add_item(discord.ui.Button(label=label, emoji="📋", style=discord.ButtonStyle.primary,
-                                    custom_id=custom_id(0, 0, "open", game)[:100]))
-    view.stop()  # nothing is kept for it: the cog reads every click from its custom id
-    return view
 
 
 # -- what the panel shows --------------------------------------------------------------------
@@ -266,7 +253,7 @@ def targets_view(panel: Panel, variant: Variant, province: str, options: tuple[O
     items = []
     for target, orders in seen.items():
         first = orders[0]
-        unit_words = spelled_unit(_target_unit(first), variant)
+        unit_words = f"{first.target_type.value} {place(first.target, variant)}"
         owner = next((u for u in panel.units if u.unit.province == target), None)
         mine = " (yours)" if owner is not None else ""
         items.append(_option(f"{unit_words}{mine}", target, f"{len(orders)} possible"))
@@ -277,12 +264,6 @@ def targets_view(panel: Panel, variant: Variant, province: str, options: tuple[O
                           _paged(items, page), 0))
     _buttons(view, panel, back=True)
     return _fit("\n".join(lines)), _done(view)
-
-
-def _target_unit(order):
-    from adjudicator.vocab import Unit
-
-    return Unit("", order.target_type, order.target)
 
 
 def destinations_view(panel: Panel, variant: Variant, province: str, target: str, options: tuple[Order, ...],
@@ -422,7 +403,8 @@ class PanelCog(commands.Cog):
 
     async def _show(self, interaction: discord.Interaction, text: str, view: discord.ui.View | None,
                     *, fresh: bool = False) -> None:
-        """Answer the click: the panel it came from edited in place, or (``fresh``) a new message only the player sees."""
+        """Answer the click: the panel it came from edited in place, or (``fresh``) a new message only
+        the player sees."""
         if interaction.response.is_done():
             await interaction.followup.send(text, view=view or discord.utils.MISSING, ephemeral=True)
         elif fresh or interaction.message is None:

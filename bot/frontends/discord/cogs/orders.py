@@ -20,7 +20,7 @@ from ..batching import Batcher
 from ..client import BUG_APOLOGY, reply
 from ..formatting import chunks, deadline_text, refusal_text, submission_reply
 from ..identity import player_key
-from ..panel import open_button
+from ..menu_button import open_button
 
 log = structlog.get_logger("crusader.discord")
 
