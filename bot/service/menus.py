@@ -73,6 +73,9 @@ class Panel:
     ready: bool
     must_decide: bool
     deadline_at: datetime | None
+    allowance: Duty | None = None
+    """What the power had to decide in the phase before any order (:func:`adjudicator.turn.duty`):
+    in winter, every build site, where a later build or waive takes the place of an earlier one."""
     rule_orders: tuple[Verdict, ...] = ()
     """The rule module's own orders the power may give now (:func:`adjudicator.turn.rule_choices`):
     each at its least amount, with what it needs to succeed."""
@@ -117,7 +120,7 @@ class Menus:
                          kind=position.phase.kind.value, power=me.power, variant=row.variant, units=units,
                          standing=standing, duty=still_to_decide(variant, position, me.power, orders),
                          prestige=must.prestige, ready=self.ctx.is_ready(row, me), must_decide=must.must_decide,
-                         deadline_at=row.deadline_at, rule_orders=rule_choices(variant, position, me.power, orders))
+                         deadline_at=row.deadline_at, allowance=must, rule_orders=rule_choices(variant, position, me.power, orders))
 
     def choices(self, game: str | int, player: str, province: str, version: int | None = None) -> tuple[Order, ...]:
         """Every order ``player``'s power may give now for the unit (or build site) in ``province``,

@@ -374,3 +374,51 @@ def test_a_long_menu_is_paged_and_every_option_reachable():
             break
     assert seen == {str(i) for i in range(60)} and pages == 3
     assert _paged(options[:25], 0) == options[:25]
+
+
+async def _set_position(world, name: str, **changes) -> None:
+    from sqlmodel import select
+
+    from bot.store.rows import GameRow
+
+    with world.db.session() as session:
+        row = session.exec(select(GameRow).where(GameRow.name == name)).one()
+        row.position = {**row.position, **changes}
+        row.phase = changes.get("phase", row.phase)
+        session.add(row)
+
+
+async def test_a_winter_by_menu_builds_of_each_kind_a_waive_and_removals(world):
+    async with world.running():
+        await world.start_game("winter")
+        await _set_position(world, "winter", phase="W1901B",
+                            units=["ENG: F nth", "ENG: A yor", "ENG: F nwy", "RUS: A mos", "RUS: A war", "RUS: F sev",
+                                   "RUS: F bot", "RUS: A ukr"],
+                            supply_centers={"lon": "ENG", "edi": "ENG", "lvp": "ENG", "nwy": "ENG", "bel": "ENG",
+                                            "mos": "RUS", "war": "RUS", "sev": "RUS"})
+        eng = Player(world, world.user("ENG"))
+        text = await eng.open()
+        assert "Builds left: 2" in text and "Your units" not in text, text
+        assert set(eng.offered("site")) == {"London", "Edinburgh", "Liverpool"}
+        await eng.tap("site", "Edinburgh")
+        assert set(eng.offered("do")) == {"Build an army in Edinburgh", "Build a fleet in Edinburgh"}
+        await eng.tap("do", "Build a fleet in Edinburgh")
+        assert "✅ Build F Edinburgh" in eng.text, eng.text
+        await eng.tap("waive")
+        assert "✅ Waive a build" in eng.text, eng.text
+        sites = {o["label"]: o["description"] for o in eng.menu("site")["options"]}
+        assert sites == {"London": "build here", "Edinburgh": "now: Build F Edinburgh", "Liverpool": "build here"}
+        # a third choice takes the place of the oldest, as a typed one does (rules decision 29)
+        await eng.tap("site", "London")
+        await eng.tap("do", "Build an army in London")
+        assert "✅ Build A London (replaces Build F Edinburgh)" in eng.text, eng.text
+
+        rus = Player(world, world.user("RUS"))
+        text = await rus.open()
+        assert "Units still to remove: 1" in text and "Your units (5)" in text, text   # St Petersburg is Russia's still
+        await rus.tap("unit", "A Ukraine")
+        assert list(rus.offered("do")) == ["Disband"]
+        await rus.tap("do", "Disband")
+        assert "✅ Disband A Ukraine" in rus.text, rus.text
+        await rus.tap("main")
+        assert "A Ukraine: Disband A Ukraine" in rus.text and "still to remove" not in rus.text, rus.text

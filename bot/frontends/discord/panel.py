@@ -171,14 +171,18 @@ def main_view(panel: Panel, variant: Variant, page: int = 0) -> discord.ui.View:
         lines = [_unit_line(u, variant, panel.kind).split(": ", 1) for u in panel.units]
         options = [_option(who, u.unit.province, order) for u, (who, order) in zip(panel.units, lines)]
         view.add_item(_select(custom_id(g, v, "unit"), "Choose a unit…", _paged(options, page), 0))
-    if panel.duty.builds and panel.duty.sites:
-        options = [_option(place_of(s, variant), s, "build here") for s in panel.duty.sites]
+    allowed = panel.allowance.builds if panel.allowance is not None else panel.duty.builds
+    sites = panel.allowance.sites if panel.allowance is not None else panel.duty.sites
+    if allowed and sites:   # every site, also once the builds are used: a later one replaces the oldest
+        built = {ln.order.location.province: ln.order for ln in panel.standing if isinstance(ln.order, Build)}
+        options = [_option(place_of(p, variant), p, f"now: {spell(built[p], variant)}" if p in built else "build here")
+                   for p in sites]
         view.add_item(_select(custom_id(g, v, "site"), "Build in…", _paged(options, page), 1))
     kinds = prestige_kinds(panel)
     if kinds:
         options = [_option(KIND_LABELS[k][0], k, KIND_LABELS[k][1]) for k in kinds]
         view.add_item(_select(custom_id(g, v, "pk"), f"Prestige order… (you may spend {panel.prestige})", options, 2))
-    if panel.duty.builds:
+    if allowed:
         view.add_item(discord.ui.Button(label="Waive a build", style=discord.ButtonStyle.secondary,
                                         custom_id=custom_id(g, v, "waive"), row=3))
     _buttons(view, panel, back=False)
