@@ -134,6 +134,13 @@ async def test_a_season_ordered_by_menu_on_the_standard_map(world):
         assert resp.type == 4 and resp.data["flags"] & P.FLAG_EPHEMERAL
         assert "A Liverpool: A Liverpool - Yorkshire" in resp.message["content"], resp.message["content"]
 
+        # /orders show (its "To decide" list) carries the button too
+        inter = await world.fake.slash(world.user("ENG"), "orders show", {})
+        resp = await world.fake.wait_for_interaction_response(inter)
+        shown_msg = (await world.fake.wait_for_followup(inter, timeout=30)) if resp.type == 5 else resp.message
+        assert "Your orders for S1901M" in shown_msg["content"], shown_msg["content"]
+        assert shown_msg["components"][0]["components"][0]["label"] == "Order by menu"
+
         # Ready ends it, as /ready does
         resp = await eng.tap("ready")
         assert resp.type == 7 and resp.data["components"] == []
