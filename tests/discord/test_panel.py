@@ -8,6 +8,23 @@ from datetime import timedelta
 from tests.fakediscord import payloads as P
 
 
+async def settled(fake, inter):
+    """The bot's answer to an interaction, once it is whole: ``(response, message)``, the message
+    being the one it edited (a deferred update, then the panel edited through the interaction's
+    webhook), sent (a new message, or a follow-up after "thinking") or None (a form)."""
+    resp = await fake.wait_for_interaction_response(inter)
+    if resp.type == 6:
+        await fake.wait_until(lambda: inter.edits or inter.followup_ids, what="the deferred answer")
+        if inter.followup_ids:
+            return resp, fake._find_message(inter.followup_ids[0])[1]
+        return resp, fake._find_message(inter.original_message_id)[1]
+    if resp.type == 5:
+        return resp, await fake.wait_for_followup(inter, timeout=30)
+    if resp.type == 7:
+        return resp, fake._find_message(inter.original_message_id)[1]
+    return resp, resp.message
+
+
 class Player:
     """A player tapping a panel: every tap goes through the fake Discord, and is counted."""
 
@@ -34,9 +51,8 @@ class Player:
         [button] = [c for row in message["components"] for c in row["components"] if c.get("label") == "Order by menu"]
         self.taps += 1
         inter = await self.fake.component(self.user, message, button["custom_id"])
-        resp = await self.fake.wait_for_interaction_response(inter)
-        assert resp.type == 4 and resp.data["flags"] & P.FLAG_EPHEMERAL, resp
-        self.panel = resp.message
+        resp, self.panel = await settled(self.fake, inter)
+        assert self.panel["flags"] & P.FLAG_EPHEMERAL, resp
         return self.text
 
     @property
@@ -80,9 +96,19 @@ class Player:
             values = [offered[label]]
         self.taps += 1
         inter = await self.fake.component(self.user, self.panel, component["custom_id"], values)
-        resp = await self.fake.wait_for_interaction_response(inter)
-        if resp.type == 4:   # a new message (a panel opened afresh)
-            self.panel = resp.message
+        return await self._settle(inter)
+
+    async def fill_in(self, form: dict[str, str]):
+        """Submit the form the last tap opened."""
+        self.taps += 1
+        opened = self.fake.interactions[max(self.fake.interactions)]
+        inter = await self.fake.submit_modal(self.user, opened, form)
+        return await self._settle(inter)
+
+    async def _settle(self, inter):
+        resp, message = await settled(self.fake, inter)
+        if message is not None and message["id"] != self.panel["id"]:
+            self.panel = message   # a panel opened afresh
         return resp
 
 
@@ -100,7 +126,7 @@ async def test_a_season_ordered_by_menu_on_the_standard_map(world):
         assert "Move to English Channel" in offered and "Hold" in offered and "Support…" in offered
         assert "Move to Wales" in offered and "Move to Picardy" not in offered   # never an illegal order
         resp = await eng.tap("do", "Move to North Sea")
-        assert resp.type == 7
+        assert resp.type == 6                       # acknowledged at once, the panel edited in place
         assert "✅ F London - North Sea" in eng.text, eng.text
         assert eng.taps == 3
 
@@ -130,9 +156,9 @@ async def test_a_season_ordered_by_menu_on_the_standard_map(world):
         button = dm["components"][0]["components"][0]
         assert button["label"] == "Order by menu"
         inter = await world.fake.component(world.user("ENG"), dm, button["custom_id"])
-        resp = await world.fake.wait_for_interaction_response(inter)
-        assert resp.type == 4 and resp.data["flags"] & P.FLAG_EPHEMERAL
-        assert "A Liverpool: A Liverpool - Yorkshire" in resp.message["content"], resp.message["content"]
+        resp, fresh = await settled(world.fake, inter)
+        assert resp.type == 5 and fresh["flags"] & P.FLAG_EPHEMERAL     # a new panel, only the player sees it
+        assert "A Liverpool: A Liverpool - Yorkshire" in fresh["content"], fresh["content"]
 
         # /orders show (its "To decide" list) carries the button too
         inter = await world.fake.slash(world.user("ENG"), "orders show", {})
@@ -142,8 +168,8 @@ async def test_a_season_ordered_by_menu_on_the_standard_map(world):
         assert shown_msg["components"][0]["components"][0]["label"] == "Order by menu"
 
         # Ready ends it, as /ready does
-        resp = await eng.tap("ready")
-        assert resp.type == 7 and resp.data["components"] == []
+        await eng.tap("ready")
+        assert world.fake._find_message(int(eng.panel["id"]))[1]["components"] == []
         assert "final" in eng.text, eng.text
         assert world.service.my_orders("menus", f"discord:{world.user('ENG').id}").ready
 
@@ -157,8 +183,7 @@ async def test_a_stale_choice_is_refused_with_the_engines_reason(world):
         # meanwhile the phase is adjudicated: the panel says so and offers a fresh one
         world.clock.advance(timedelta(days=3))
         world.service.fire_due()
-        resp = await tur.tap("do", "Move to Black Sea")
-        assert resp.type == 7
+        await tur.tap("do", "Move to Black Sea")
         assert "earlier phase" in tur.text and "F1901M" in tur.text, tur.text
         reopen = tur.menu("open")
         assert reopen["label"].startswith("Open the menu for")
@@ -178,9 +203,9 @@ async def test_a_panel_in_the_server_is_the_players_alone(world):
         # somebody else's tap on it is refused: it is not their power
         stranger = world.stranger
         inter = await world.fake.component(stranger, fra.panel, fra.menu("unit")["custom_id"], ["par"])
-        resp = await world.fake.wait_for_interaction_response(inter)
-        assert resp.type == 4 and resp.data["flags"] & P.FLAG_EPHEMERAL   # a message of its own; the panel untouched
-        assert "not playing" in resp.data["content"], resp.data
+        resp, told = await settled(world.fake, inter)
+        assert told["id"] != fra.panel["id"] and told["flags"] & P.FLAG_EPHEMERAL  # a message of its own
+        assert "not playing" in told["content"], told
         assert "✅ A Paris - Burgundy" in fra.text
 
 
@@ -243,11 +268,8 @@ async def test_a_whole_season_for_eight_units_by_menu_only(world, capsys):
         assert "A Bagdad" not in bribe and "A Baghdad" not in bribe      # in its owner's home centre: never offered
         opened_form = await ede.tap("pt", "A Shaizar")
         assert opened_form.type == 9 and opened_form.data["title"] == "BRIBE A sha"
-        ede.taps += 1
-        form = world.fake.interactions[max(world.fake.interactions)]
-        inter = await world.fake.submit_modal(ede.user, form, {"amount": "2"})
-        resp = await world.fake.wait_for_interaction_response(inter)
-        assert resp.type == 7 and "✅ BRIBE A Shaizar BID 2" in ede.text, ede.text
+        await ede.fill_in({"amount": "2"})
+        assert "✅ BRIBE A Shaizar BID 2" in ede.text, ede.text
         taps["BRIBE"] = ede.taps - before
         assert ede.offered("unit")["A Shaizar (if your bid wins)"] == "sha"
 
@@ -356,9 +378,7 @@ async def test_a_bid_is_checked_as_a_typed_one(world):
             await ede.tap("pk", "VASSAL")
             form = await ede.tap("pt", "A Harran")
             assert form.type == 9 and "you may spend 2" in form.data["components"][0]["components"][0]["placeholder"]
-            inter = await world.fake.submit_modal(ede.user, world.fake.interactions[max(world.fake.interactions)],
-                                                  {"amount": amount})
-            await world.fake.wait_for_interaction_response(inter)
+            await ede.fill_in({"amount": amount})
             assert expected in ede.text, (amount, ede.text)
         # beyond what the power holds: accepted with the typed line's condition
         assert "⚠️ conditional" in ede.text, ede.text
@@ -429,3 +449,28 @@ async def test_a_winter_by_menu_builds_of_each_kind_a_waive_and_removals(world):
         assert "✅ Disband A Ukraine" in rus.text, rus.text
         await rus.tap("main")
         assert "A Ukraine: Disband A Ukraine" in rus.text and "still to remove" not in rus.text, rus.text
+
+
+async def test_a_tap_is_acknowledged_before_the_judge_answers(world, monkeypatch):
+    """A tap while the judge's workers are busy (an adjudication running) is acknowledged at once,
+    within Discord's 3 seconds, and the panel edited once the answer is ready."""
+    import threading
+
+    async with world.running():
+        await world.start_game("busy")
+        ita = Player(world, world.user("ITA"))
+        await ita.open()
+        busy = threading.Event()
+        panel = world.service.panel
+
+        def slow_panel(*args, **kwargs):
+            busy.wait(timeout=30)
+            return panel(*args, **kwargs)
+
+        monkeypatch.setattr(world.service, "panel", slow_panel)
+        inter = await world.fake.component(ita.user, ita.panel, ita.menu("unit")["custom_id"], ["ven"])
+        resp = await world.fake.wait_for_interaction_response(inter)
+        assert resp.type == 6 and inter.edits == 0      # acknowledged while the judge has not answered
+        busy.set()
+        await world.fake.wait_until(lambda: inter.edits, what="the panel edited")
+        assert "**A Venice**" in ita.text, ita.text

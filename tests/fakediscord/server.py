@@ -127,6 +127,7 @@ class Interaction:
     responses: list[InteractionResponse] = field(default_factory=list)
     original_message_id: Optional[int] = None
     followup_ids: list[int] = field(default_factory=list)
+    edits: int = 0  # edits of @original through the interaction's webhook
 
 
 REC = web.RequestKey("rec", RecordedRequest)
@@ -1818,6 +1819,8 @@ class FakeDiscord:
             modal_errors = modal_errors_of(data)
             if modal_errors:
                 raise DiscordError(400, 50035, "Invalid Form Body", {"data": modal_errors})
+        if rtype in (6, 7) and rec.payload.get("message") is not None:
+            rec.original_message_id = int(rec.payload["message"]["id"])  # @original: the message the component is on
         if rtype == 7:  # UPDATE_MESSAGE: the message the component is on, edited
             source = rec.payload.get("message")
             if source is None:
@@ -1908,6 +1911,7 @@ class FakeDiscord:
         body = self._build_message_body(request[REC], cid, existing=msg["attachments"])
         was_loading = bool(msg["flags"] & P.FLAG_LOADING)
         self._apply_edit(msg, body)
+        rec.edits += 1
         if not (msg["content"] or msg["embeds"] or msg["attachments"] or msg["components"]):
             raise DiscordError(400, 50006, "Cannot send an empty message")
         await self._echo_message("MESSAGE_CREATE" if was_loading else "MESSAGE_UPDATE", channel, msg)

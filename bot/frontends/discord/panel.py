@@ -11,9 +11,11 @@ line, the standing set shown afresh. "Ready" is the service's ``ready``, as ``/r
 
 The panel keeps no state in the bot: every component's custom id says what it is for
 (``op:<game>:<phase version>:<action>:<arguments>``), so a panel keeps working through a restart
-of the bot, and a panel of a phase adjudicated since says so and offers a fresh one. Each choice
-answers its own interaction (Discord's 3 seconds), editing the panel in place; no 15-minute
-interaction token is ever used after the fact.
+of the bot, and a panel of a phase adjudicated since says so and offers a fresh one. Each click is
+acknowledged at once (Discord's 3 seconds, whatever the judge's workers are busy with) and the
+panel edited in place as soon as the answer is ready, through that click's own interaction: a
+panel is never cut off by the 15 minutes an interaction's token lives. (A click whose answer is a
+form, the amount of a bid, is answered with the form directly: Discord takes a form only first.)
 """
 
 from __future__ import annotations
@@ -394,6 +396,13 @@ class PanelCog(commands.Cog):
         click = Click.parse((interaction.data or {}).get("custom_id", ""))
         if click is None:
             return
+        values = (interaction.data or {}).get("values") or []
+        if not _opens_form(click, values[0] if values else ""):
+            # acknowledged at once: the answer may wait for the judge's workers (an adjudication running)
+            if click.action == "open" and not _on_panel(interaction):
+                await interaction.response.defer(ephemeral=True, thinking=True)
+            else:
+                await interaction.response.defer()
         try:
             await self.handle(interaction, click)
         except StalePanelError as exc:
@@ -410,7 +419,11 @@ class PanelCog(commands.Cog):
         """Answer the click: the panel it came from edited in place, or (``fresh``) a new message only
         the player sees."""
         if interaction.response.is_done():
-            await interaction.followup.send(text, view=view or discord.utils.MISSING, ephemeral=True)
+            if fresh or not _on_panel(interaction) or interaction.response.type is not \
+                    discord.InteractionResponseType.deferred_message_update:
+                await interaction.followup.send(text, view=view or discord.utils.MISSING, ephemeral=True)
+            else:
+                await interaction.edit_original_response(content=text, view=view)
         elif fresh or interaction.message is None:
             await interaction.response.send_message(text, view=view or discord.utils.MISSING, ephemeral=True)
         else:
@@ -418,13 +431,13 @@ class PanelCog(commands.Cog):
 
     async def handle(self, interaction: discord.Interaction, click: Click) -> None:
         player = player_key(interaction.user)
-        values = (interaction.data or {}).get("values") or []
+        values = (interaction.data or {}).get("values") or []  # (a form is answered before any other)
         value = values[0] if values else ""
         if click.action == "open":
             panel = await self.bot.call(self.service.panel, click.game, player)
             variant = get_variant(panel.variant)
-            on_panel = interaction.message is not None and (interaction.message.flags.ephemeral)
-            await self._show(interaction, main_text(panel, variant), main_view(panel, variant), fresh=not on_panel)
+            await self._show(interaction, main_text(panel, variant), main_view(panel, variant),
+                             fresh=not _on_panel(interaction))
             return
         game, version = click.game, click.version
         panel = await self.bot.call(self.service.panel, game, player, version)
@@ -506,6 +519,19 @@ class PanelCog(commands.Cog):
         fresh = await self.bot.call(self.service.panel, panel.game_id, player_key(interaction.user))
         answer = submission_reply(report, variant).text
         await self._show(interaction, main_text(fresh, variant, answer), main_view(fresh, variant))
+
+
+def _on_panel(interaction: discord.Interaction) -> bool:
+    """Did the click come from a panel (a message only its player sees), to be edited in place?"""
+    return interaction.message is not None and interaction.message.flags.ephemeral
+
+
+def _opens_form(click: Click, value: str) -> bool:
+    """Is the answer to this click a form (the amount of a prestige order)? Discord takes a form only
+    as the first answer, so such a click is not acknowledged first."""
+    if click.action == "pk":
+        return value == "SecureLoyalty"
+    return click.action == "pt" and not value.startswith(MORE) and not value.startswith("SEIZE FIEF")
 
 
 def _modal_value(data: dict | None, field: str) -> str:
