@@ -8,7 +8,8 @@ and says what it must be.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from .errors import DocumentError
 from .variant import Variant

@@ -54,7 +54,8 @@ The questions asked before a phase is played (:mod:`adjudicator.turn`):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
 
 from .orders import Order, UnitOrder, any_rule_order, is_rule_order
 from .position import Dislodgement, Position

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 
 from .vocab import Location, ProvinceId, ProvinceKind, UnitType
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 import functools
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
+from collections.abc import Callable, Iterable, Mapping
 
 from .errors import CrusaderError
 from .hooks import CLASSIC, RuleHooks

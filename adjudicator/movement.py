@@ -28,7 +28,7 @@ without an order holds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 
 from .orders import Convoy, Hold, Move, MovementOrder, SupportHold, SupportMove
 from .position import Dislodgement
@@ -217,8 +217,7 @@ class _Resolver:
         if state == RESOLVED:
             return self.res[p]
         if state == GUESSING:
-            if self.seq[p] < self.low:
-                self.low = self.seq[p]
+            self.low = min(self.low, self.seq[p])
             return self.res[p]
         saved, deps, old = self.low, self.deps, len(self.deps)
         self.counter += 1

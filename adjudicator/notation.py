@@ -21,7 +21,8 @@ asks the grammar.
 from __future__ import annotations
 
 import functools
-from typing import Callable, NamedTuple
+from typing import NamedTuple
+from collections.abc import Callable
 
 from .errors import CrusaderError
 from .modules import all_rule_modules

@@ -8,7 +8,8 @@ notation of the command-line contract (``A par - bur``, ``F nth C A lon - nwy``)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Sequence, Union
+from typing import ClassVar, Union
+from collections.abc import Sequence
 
 from .vocab import Location, Power, ProvinceId, UnitType
 

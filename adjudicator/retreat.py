@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 
 from .orders import Disband, Retreat
 from .position import Position

@@ -18,7 +18,8 @@ The service and the front ends ask these, and decide none of them themselves:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
+from collections.abc import Sequence
 
 from .adjudicate import winners, winners_among
 from .adjustment import allowance, civil_disorder

@@ -15,7 +15,7 @@ would be accepted) only when the order fails.
 from __future__ import annotations
 
 import dataclasses
-from typing import Mapping
+from collections.abc import Mapping
 
 from .maptables import map_tables
 from .modules import rules_for

@@ -12,7 +12,7 @@ import tomllib
 from collections import deque
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from .vocab import NEUTRAL, Location, Phase, Power, ProvinceId, ProvinceKind, Unit, UnitType
 

@@ -149,7 +149,6 @@ def serve(record: Path) -> None:
 
     def register(app):
         app.dispatcher.register(Appending())
-        return None
 
     app_serve.register_front_end(register)
     sys.exit(crusader(["serve"]))

@@ -207,7 +207,7 @@ def relay_main(conn) -> None:
     from aiosmtpd.smtp import SMTP
 
     mails: list[tuple[float, str, str, int]] = []  # (wall time, recipient, Message-ID, bytes)
-    message_id = re.compile(rb"^Message-ID:\s*(\S+)", re.M | re.I)
+    message_id = re.compile(rb"^Message-ID:\s*(\S+)", re.MULTILINE | re.IGNORECASE)
 
     class Capture:
         async def handle_DATA(self, server, session, envelope) -> str:
@@ -360,7 +360,7 @@ class Server:
 
     def memory_kib(self) -> dict[str, int]:
         status = Path(f"/proc/{self.process.pid}/status").read_text()
-        return {k: int(re.search(rf"^{k}:\s+(\d+)", status, re.M).group(1)) for k in ("VmRSS", "VmHWM")}
+        return {k: int(re.search(rf"^{k}:\s+(\d+)", status, re.MULTILINE).group(1)) for k in ("VmRSS", "VmHWM")}
 
     def stop(self, timeout: float = 60) -> int | None:
         if self.process.poll() is None:

@@ -59,8 +59,19 @@ def suggestions(name: str, variant: Variant | str, limit: int = 3) -> list[Provi
 
 
 __all__ = [
-    "AmbiguousNameError", "MessageParse", "NO_POWER", "OrderError",
-    "OrderSyntaxError", "ParsedLine", "UnknownNameError", "as_phase_order", "parse_message",
-    "parse_order", "parse_order_text", "resolve_power_name", "resolve_province", "suggestions",
+    "NO_POWER",
+    "AmbiguousNameError",
+    "MessageParse",
+    "OrderError",
+    "OrderSyntaxError",
+    "ParsedLine",
+    "UnknownNameError",
+    "as_phase_order",
+    "parse_message",
+    "parse_order",
+    "parse_order_text",
+    "resolve_power_name",
+    "resolve_province",
+    "suggestions",
     "with_power",
 ]

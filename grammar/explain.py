@@ -65,7 +65,7 @@ def examples(index: NameIndex) -> Examples:
                                       if not variant.provinces[loc.province].is_sea}))
                         for pid, prov in sorted(variant.provinces.items()) if prov.is_sea), (army.province, near))
     coasts = (coasts + near)[:2] if len(coasts) < 2 else coasts[:2]
-    both = sorted((variant.army_neighbours(near[0]) & variant.army_neighbours(army.province)))
+    both = sorted(variant.army_neighbours(near[0]) & variant.army_neighbours(army.province))
     neutral = next(iter(variant.neutral_units), army)
     split = next(((pid, prov.coasts[0]) for pid, prov in sorted(variant.provinces.items()) if prov.coasts), None)
     return Examples(

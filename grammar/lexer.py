@@ -15,7 +15,8 @@ A line is one line of text: tokens carry their columns on line 1.
 from __future__ import annotations
 
 import re
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
+from collections.abc import Iterator
 
 from lark.common import LexerConf
 from lark.exceptions import UnexpectedCharacters

@@ -15,7 +15,7 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from rapidfuzz import fuzz, process
 
@@ -45,7 +45,7 @@ COAST_NAMES = {"nc": "north coast", "sc": "south coast", "ec": "east coast", "wc
 _INNER_HYPHEN = re.compile(r"\w-\w").search
 
 _POWER_STOPWORDS = frozenset(
-    "the of and kingdom empire principality county caliphate sultanate duchy republic".split())
+    ["the", "of", "and", "kingdom", "empire", "principality", "county", "caliphate", "sultanate", "duchy", "republic"])
 _NEUTRAL_NAMES = (NEUTRAL, "Neutral", "Neutrals")
 
 

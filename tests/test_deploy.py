@@ -17,7 +17,7 @@ DEPLOY = ROOT / "deploy"
 
 def _dockerfile() -> list[tuple[str, str]]:
     text = (DEPLOY / "Dockerfile").read_text().replace("\\\n", " ")
-    return [(m.group(1).upper(), m.group(2).strip()) for m in re.finditer(r"^\s*([A-Za-z]+)\s+(.*)$", text, re.M)
+    return [(m.group(1).upper(), m.group(2).strip()) for m in re.finditer(r"^\s*([A-Za-z]+)\s+(.*)$", text, re.MULTILINE)
             if not m.group(0).lstrip().startswith("#")]
 
 
@@ -106,7 +106,7 @@ def test_systemd_unit_and_its_environment_file():
 
     known = {env_name(model, field) for _, model in models() for field in model.model_fields}
     lines = [m.group(1) for m in re.finditer(r"^#? ?([A-Z][A-Z0-9_]*)=", (DEPLOY / "crusader.env.example").read_text(),
-                                             re.M)]
+                                             re.MULTILINE)]
     assert len(lines) >= 8
     unknown = [k for k in lines if k not in known]
     assert not unknown, f"settings the judge does not know: {unknown}"
@@ -156,7 +156,7 @@ def _pins(text: str) -> dict[str, str]:
     """``name -> version`` of the ``name==version`` lines of a requirements file or a list of them."""
     canon = lambda name: re.sub(r"[-_.]+", "-", name).lower()  # noqa: E731
     return {canon(m.group(1)): m.group(2) for m in re.finditer(r"^\s*\"?([A-Za-z0-9][A-Za-z0-9._-]*)"
-                                                               r"(?:\[[^\]]*\])?==([^\s\"\\;,]+)", text, re.M)}
+                                                               r"(?:\[[^\]]*\])?==([^\s\"\\;,]+)", text, re.MULTILINE)}
 
 
 def test_the_lock_files_hold_the_pinned_direct_dependencies_with_hashes():

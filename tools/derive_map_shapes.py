@@ -44,7 +44,7 @@ import numpy as np
 import shapely
 import shapely.validation
 from scipy import ndimage
-from shapely.geometry import LineString, MultiPolygon, Polygon, box, mapping, shape
+from shapely.geometry import LineString, MultiPolygon, Polygon, box, mapping
 from shapely.ops import polygonize, unary_union
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

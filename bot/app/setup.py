@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import socket
 from contextlib import contextmanager
-from typing import Iterator
+from collections.abc import Iterator
 
 from .errors import SetupError
 from .settings import Settings

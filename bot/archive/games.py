@@ -17,7 +17,8 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from adjudicator.orders import canonical
 from adjudicator.variant import get_variant

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import adjudicate, archive, discordbot, game, mail, parse, picture, position, serve, settings, variant
 from bot.app.errors import SetupError

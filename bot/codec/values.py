@@ -13,7 +13,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import typing
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from adjudicator.modules import all_order_types
 from adjudicator.orders import Order

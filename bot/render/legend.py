@@ -14,7 +14,7 @@ kept, since the same rows and keys come back season after season.
 from __future__ import annotations
 
 import functools
-from typing import Sequence
+from collections.abc import Sequence
 
 from PIL import Image
 
@@ -186,7 +186,7 @@ def title_block(title: str, subtitle: str, width: int) -> Image.Image:
 def row_words(variant: Variant, standing: Standing, pledges: str, adjudicated: bool) -> tuple[str, str, str, str]:
     """A power's row: its name, its centres, its units, its prestige (each with how it changed)."""
     info = variant.powers[standing.power]
-    name = info.name[4:] if info.name.startswith("The ") else info.name
+    name = info.name.removeprefix("The ")
     change = f" ({_signed(standing.centres - standing.centres_before)})" if adjudicated and \
         standing.centres != standing.centres_before else ""
     centres = f"{standing.centres} centre{'s' if standing.centres != 1 else ''}{change}"

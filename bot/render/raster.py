@@ -12,7 +12,7 @@ palette (made once, :func:`bot.render.layers.sample_palette`).
 from __future__ import annotations
 
 import io
-from typing import Iterable
+from collections.abc import Iterable
 
 from PIL import Image
 

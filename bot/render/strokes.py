@@ -6,7 +6,7 @@ part of the picture it covers.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import aggdraw
 from PIL import Image

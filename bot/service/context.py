@@ -4,7 +4,7 @@ request works on and their views, the games' timers and the outbox."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Callable
+from collections.abc import Callable
 
 from sqlmodel import Session
 

@@ -107,7 +107,7 @@ def format_duration(delta: timedelta) -> str:
 
 # -- moments ---------------------------------------------------------------------------------------
 
-_MOMENT_RE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})[ t]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(.*)", re.I)
+_MOMENT_RE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})[ t]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(.*)", re.IGNORECASE)
 _OFFSET_RE = re.compile(r"([+-])(\d{2}):?(\d{2})")
 _ZONE_RE = re.compile(r"[A-Za-z][A-Za-z0-9_+\-]*(?:/[A-Za-z0-9_+\-]+){0,2}")
 MOMENT_FORMS = ("a date and time, like 2031-03-01 18:00, then a time zone if it is not the game's: "

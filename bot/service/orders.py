@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Sequence
+from collections.abc import Sequence
 
 from adjudicator.turn import duty, slot, still_to_decide, survivors
 

@@ -9,7 +9,7 @@ The service decides none of it.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from adjudicator.orders import Order
 from adjudicator.position import Position

@@ -13,7 +13,8 @@ import hashlib
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterator
+from typing import Any
+from collections.abc import Callable, Collection, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy.orm import defer
@@ -78,9 +79,8 @@ class Database:
     @contextmanager
     def session(self) -> Iterator[Session]:
         """A unit of work: committed when the block ends normally, rolled back otherwise."""
-        with Session(self.engine, expire_on_commit=False) as session:
-            with session.begin():
-                yield session
+        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            yield session
         faults.after_commit()
 
     def dispose(self) -> None:

@@ -8,7 +8,7 @@ reads what came after. Cursors only move forward.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Mapping
+from collections.abc import Mapping
 
 import sqlalchemy as sa
 from sqlmodel import Field, Session, SQLModel, select

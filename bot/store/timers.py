@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import sqlalchemy as sa
 import structlog

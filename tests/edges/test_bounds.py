@@ -10,14 +10,11 @@ import json
 import sys
 import time
 import tracemalloc
-from datetime import timedelta
 
 import pytest
-import sqlalchemy as sa
 
 from bot.cli.main import main
-from bot.codec import limits
-from bot.service import DeadlinePolicy, GameService, ServiceError
+from bot.service import GameService, ServiceError
 from bot.store import database
 from bot.store.outbox import OutboxDispatcher, RecordingNotifier
 

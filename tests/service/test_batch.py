@@ -6,10 +6,9 @@ from __future__ import annotations
 import threading
 from datetime import timedelta
 
-import pytest
 
 from bot.archive.games import export_game
-from bot.service import (DeadlinePolicy, GameService, NoSuchGameError, NotAllowedError, NotPlayingError, ServiceError,
+from bot.service import (DeadlinePolicy, GameService, NoSuchGameError, NotPlayingError, ServiceError,
                          WrongStateError)
 from bot.store.database import Database
 

@@ -7,7 +7,6 @@ three seasons; a fourth is adjudicated while the server runs and must appear on 
 
 from __future__ import annotations
 
-import io
 import os
 import shutil
 import signal

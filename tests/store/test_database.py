@@ -62,10 +62,9 @@ def test_times_come_back_aware_and_in_utc(db):
 
 
 def test_a_naive_time_is_refused(db):
-    with pytest.raises(sa.exc.StatementError, match="naive datetime"):
-        with db.session() as session:
-            game = _game(session)
-            session.add(TimerRow(game_id=game.id, version=0, kind="deadline", due_at=datetime(2031, 5, 1, 12, 0)))
+    with pytest.raises(sa.exc.StatementError, match="naive datetime"), db.session() as session:
+        game = _game(session)
+        session.add(TimerRow(game_id=game.id, version=0, kind="deadline", due_at=datetime(2031, 5, 1, 12, 0)))
 
 
 def test_sqlite_runs_in_wal_mode(sqlite_db):

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Awaitable, Callable, Generic, TypeVar
+from typing import Generic, TypeVar
+from collections.abc import Awaitable, Callable
 
 log = logging.getLogger("crusader.discord")
 

@@ -21,7 +21,7 @@ import contextvars
 import io
 import logging
 from datetime import timedelta
-from typing import Sequence
+from collections.abc import Sequence
 
 import discord
 
@@ -107,7 +107,7 @@ class DiscordNotifier:
         if not self.bot.is_ready():
             try:
                 await asyncio.wait_for(self.bot.wait_until_ready(), self.ready_timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return RetryLater("not connected to Discord", after=timedelta(seconds=self.ready_timeout))
         a, recipient = delivery.announcement, delivery.recipient
         entry = await self._entry(a)
