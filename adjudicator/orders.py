@@ -8,7 +8,7 @@ notation of the command-line contract (``A par - bur``, ``F nth C A lon - nwy``)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Union
+from typing import ClassVar
 from collections.abc import Sequence
 
 from .vocab import Location, Power, ProvinceId, UnitType
@@ -129,8 +129,8 @@ class RuleOrder:
         return ()
 
 
-MovementOrder = Union[Hold, Move, SupportHold, SupportMove, Convoy]
-Order = Union[Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build, Waive, RuleOrder]
+MovementOrder = Hold | Move | SupportHold | SupportMove | Convoy
+Order = Hold | Move | SupportHold | SupportMove | Convoy | Retreat | Disband | Build | Waive | RuleOrder
 CLASSIC_ORDER_TYPES = (Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build, Waive)
 """The orders of the classic game; every other order is a :class:`RuleOrder`."""
 _CLASSIC = frozenset(CLASSIC_ORDER_TYPES)

@@ -146,13 +146,13 @@ class MapProjection:
 
     def to_dict(self) -> dict:
         return {"lambert": self.lambert.to_dict(),
-                "lenses": [{"lon": l.lon, "lat": l.lat, "radius_km": l.radius_km, "power": l.power}
-                           for l in self.lenses],
+                "lenses": [{"lon": lens.lon, "lat": lens.lat, "radius_km": lens.radius_km, "power": lens.power}
+                           for lens in self.lenses],
                 "frame_km": list(self.frame), "width": self.width}
 
     @classmethod
     def from_dict(cls, data: dict) -> MapProjection:
         return cls(Lambert.from_dict(data["lambert"]),
-                   tuple(Lens(float(l["lon"]), float(l["lat"]), float(l["radius_km"]), float(l["power"]))
-                         for l in data.get("lenses", ())),
+                   tuple(Lens(float(lens["lon"]), float(lens["lat"]), float(lens["radius_km"]), float(lens["power"]))
+                         for lens in data.get("lenses", ())),
                    tuple(float(v) for v in data["frame_km"]), float(data.get("width", 1000.0)))

@@ -352,7 +352,7 @@ def province_suggestions(index: NameIndex, text: str, limit: int = 3) -> list[Pr
             if pid not in out and len(out) < limit:
                 out.append(pid)
 
-    found, exact = province_candidates(index, text)
+    found, _exact = province_candidates(index, text)
     add(sorted(found, key=lambda p: index.province_name(p)))
     if len(out) < limit:
         add(_closest(text, index.province_spellings, index.province_spelling_keys, limit))

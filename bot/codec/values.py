@@ -63,7 +63,7 @@ def _reader(hint: Any) -> Callable[[Any], Any]:
     """How to read a field of type ``hint`` back from its JSON."""
     args = [a for a in typing.get_args(hint) if a is not type(None)]
     if args and len(args) < len(typing.get_args(hint)):      # ``X | None``
-        return _optional(_reader(args[0] if len(args) == 1 else typing.Union[tuple(args)]))
+        return _optional(_reader(args[0] if len(args) == 1 else typing.Union[tuple(args)]))  # noqa: UP007 (built at run time)
     if hint is UnitType:
         return UnitType
     if hint is Location:

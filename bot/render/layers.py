@@ -359,7 +359,7 @@ def map_layers(variant_name: str, width: int) -> MapLayers:
     if data is not None:
         try:
             return _unpack(data)
-        except Exception:  # an entry from elsewhere or damaged: drawn afresh and written again
+        except Exception:  # noqa: BLE001, S110 (an entry from elsewhere or damaged: drawn afresh and written again)
             pass
     layers = _draw(variant, width)
     layers.palette = sample_palette(variant, layers)

@@ -148,10 +148,10 @@ def _key_lines(used: frozenset[str], scale: float) -> list[list[tuple[str, float
     """The key's symbols, line by line, each with where it starts."""
     lines: list[list[tuple[str, float]]] = [[]]
     x = MARGIN
-    for kind in KEY:
+    for kind, label in KEY.items():
         if kind not in used:
             continue
-        w = 44 + fonts.font(SMALL_SIZE * scale).getlength(KEY[kind]) / scale
+        w = 44 + fonts.font(SMALL_SIZE * scale).getlength(label) / scale
         if x + w > WIDTH - MARGIN and x > MARGIN:
             x = MARGIN
             lines.append([])

@@ -175,7 +175,7 @@ class OrderDesk:
         adjudication, the phase is adjudicated as soon as every power that must decide in it (and
         is played) is ready. Readiness counts as an answer: a power ready without orders (its units
         hold) is not late, nor reminded, nor NMR. A power with nothing to decide is refused."""
-        with self._playing(game, player) as (session, row, players, me):
+        with self._playing(game, player) as (session, row, _players, me):
             variant, position = position_from_dict(row.position)
             if ready and not duty(variant, position, me.power).must_decide:
                 raise ServiceError(f"{me.power} has nothing to decide in {row.phase}: the phase does not wait for it")

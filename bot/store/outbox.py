@@ -560,7 +560,7 @@ class OutboxDispatcher:
             started = loop.time()
             try:
                 until, rows = await loop.run_in_executor(self._renewer, self._renew_now, hold.token, set(hold.rows))
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 (logged; the renewal is tried again)
                 log.warning("could not renew the claim on deliveries in progress", error=_short(exc))
                 continue
             hold.renewed(rows, until, started + lease - margin)

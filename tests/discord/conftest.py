@@ -106,13 +106,13 @@ class World:
 
     async def start_game(self, name: str = "tannenberg", **options) -> None:
         """The game master creates the game, the seven players join, the game master starts it."""
-        resp, text = await self.answer(self.gm, "game new", {"name": name, "variant": "standard",
+        _resp, text = await self.answer(self.gm, "game new", {"name": name, "variant": "standard",
                                                              "channel": self.results, **options})
         assert "created" in text, text
         for power, user in self.players.items():
-            resp, text = await self.answer(user, "join", {"game": name, "power": SPELLED[power]})
+            _resp, text = await self.answer(user, "join", {"game": name, "power": SPELLED[power]})
             assert "joined" in text, text
-        resp, text = await self.answer(self.gm, "game start", {"game": name})
+        _resp, text = await self.answer(self.gm, "game start", {"game": name})
         assert "active" in text, text
         await self.flush()
 
@@ -185,7 +185,7 @@ def spelled() -> dict[str, str]:
 
 
 @pytest.fixture
-def world(fake_discord, tmp_path, start):
+def world(fake_discord, tmp_path, start):  # noqa: F811 (the fixture imported above)
     """The Discord world (see :class:`World`); the service's clock stands at ``start``."""
     w = _build_world(fake_discord, tmp_path, start)
     yield w

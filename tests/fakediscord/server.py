@@ -22,7 +22,7 @@ import time
 import zlib
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Self
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 
 import aiohttp
@@ -42,7 +42,7 @@ ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 
 Jsonable = Any
 REC: web.RequestKey[RecordedRequest]
-ChannelLike = Union[int, Channel, User]
+ChannelLike = int | Channel | User
 
 
 class CommandNotShown(LookupError):
@@ -377,7 +377,7 @@ class FakeDiscord:
             await self._runner.cleanup()
             self._runner = None
 
-    async def __aenter__(self) -> FakeDiscord:
+    async def __aenter__(self) -> Self:
         return await self.start()
 
     async def __aexit__(self, *exc: object) -> None:
@@ -1100,7 +1100,7 @@ class FakeDiscord:
             return "gateway"
         if canonical.startswith("/attachments/"):
             return "cdn"
-        if canonical.startswith(API_PREFIX + "/interactions/") or canonical.startswith(API_PREFIX + "/webhooks/"):
+        if canonical.startswith((API_PREFIX + "/interactions/", API_PREFIX + "/webhooks/")):
             return "webhook"
         return "api"
 

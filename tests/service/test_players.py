@@ -89,7 +89,7 @@ def test_a_game_starts_only_with_every_power_played_unless_the_gm_fills_them(ser
     view = service.start("g", "gm", fill_civil_disorder=True)
     assert view.status == "active" and seats(view)["anna"] == "FRA" and seats(view)["ed"]
     [started] = service.sent().of_kind("started")
-    unplayed = sorted(set(["AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"]) - set(seats(view).values()))
+    unplayed = sorted({"AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"} - set(seats(view).values()))
     assert started.data["civil_disorder"] == unplayed
     for power in unplayed:
         assert f"{power}: no player (civil disorder" in started.body

@@ -92,7 +92,7 @@ def browser(tmp_path):
     def run(*args: str) -> str:
         profile = tmp_path / "profile"
         done = subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, text=True, timeout=120, check=False)
         assert done.returncode == 0, f"chromium failed ({done.returncode}):\n{done.stderr[-3000:]}"
         return done.stdout
     return run
