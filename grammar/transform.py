@@ -158,7 +158,8 @@ class OrderBuilder(Transformer):
             words = words[1:]
         try:
             power = resolve_power(self.index, " ".join(words))
-        except OrderError:
+        except OrderError as unknown:
+            err = unknown
             if is_order_word(words[0]):     # "move A ant to ale": a verb before the unit
                 unit = f"{unit_type.upper()[0]} {location}" if type(location) is Location else None
                 err = not_a_unit(self.index, words[0], owner.start_pos, owner.start_pos + len(words[0]),
