@@ -21,6 +21,7 @@ from .position import Position, units_by_province
 from .results import Outcome
 from .validate import adjustment_count, province_name
 from .vocab import NEUTRAL, Power, ProvinceId, Unit, UnitType
+from .variant import Variant
 
 FLEET = UnitType.FLEET
 SUCCEEDS, FAILS = Outcome.SUCCEEDS, Outcome.FAILS
@@ -64,7 +65,7 @@ class AdjustmentOutcome:
     removed: tuple[Unit, ...]
 
 
-def resolve_adjustments(variant, position: Position,
+def resolve_adjustments(variant: Variant, position: Position,
                         orders: Sequence[tuple[int, Build | Disband | Waive]]) -> AdjustmentOutcome:
     """Resolve legal ``orders`` (each with the index it was given at) of ``position``."""
     left: dict[Power, int] = {}
@@ -125,7 +126,7 @@ def _powers_in(position: Position) -> list[Power]:
     return sorted(({u.power for u in position.units} | set(position.supply_centers.values())) - {NEUTRAL})
 
 
-def civil_disorder(variant, position: Position, power: Power, count: int,
+def civil_disorder(variant: Variant, position: Position, power: Power, count: int,
                    exclude=()) -> list[tuple[Unit, float]]:
     """The ``count`` units of ``power`` that civil disorder removes, with their distances."""
     if count <= 0:

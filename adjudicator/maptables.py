@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from collections.abc import Mapping
 
 from .vocab import Location, ProvinceId, ProvinceKind, UnitType
+from .variant import Variant
 
 _COAST_WORDS = {"nc": "north", "sc": "south", "ec": "east", "wc": "west"}
 
@@ -70,7 +71,7 @@ _NOWHERE: Mapping = {}
 
 
 @functools.lru_cache(maxsize=8)
-def map_tables(variant) -> MapTables:
+def map_tables(variant: Variant) -> MapTables:
     """The lookup tables of ``variant`` (built on first use, then shared)."""
     provinces = variant.provinces
     neighbours = {p: variant.province_neighbours(p) for p in provinces}

@@ -35,6 +35,7 @@ from .position import Dislodgement
 from .results import OrderResult, Outcome
 from .maptables import map_tables
 from .vocab import Location, Power, ProvinceId, Unit, UnitType
+from .variant import Variant
 
 ARMY = UnitType.ARMY
 SUCCEEDS, FAILS = Outcome.SUCCEEDS, Outcome.FAILS
@@ -62,7 +63,7 @@ class MovementOutcome:
     moved: Mapping[ProvinceId, Location]
 
 
-def resolve_movement(variant, units: Mapping[ProvinceId, Unit] | tuple[Unit, ...],
+def resolve_movement(variant: Variant, units: Mapping[ProvinceId, Unit] | tuple[Unit, ...],
                      orders: Mapping[ProvinceId, MovementOrder],
                      commander: Mapping[ProvinceId, Power] | None = None) -> MovementOutcome:
     """Resolve legal ``orders`` (by the province of the unit ordered) for ``units``."""
@@ -87,7 +88,7 @@ def _kind_of(order: MovementOrder) -> int:
 
 
 class _Resolver:
-    def __init__(self, variant, units: Mapping[ProvinceId, Unit], orders: Mapping[ProvinceId, MovementOrder],
+    def __init__(self, variant: Variant, units: Mapping[ProvinceId, Unit], orders: Mapping[ProvinceId, MovementOrder],
                  commander: Mapping[ProvinceId, Power]):
         self.variant = variant
         self.tables = map_tables(variant)

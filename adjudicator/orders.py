@@ -120,6 +120,8 @@ class RuleOrder:
 
     __slots__ = ()
     rule_module: ClassVar[str] = ""
+    power: Power
+    """The power that gives the order, as every order names it (each module's class declares it)."""
 
     def slot(self) -> tuple[str, str]:
         raise NotImplementedError

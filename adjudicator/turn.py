@@ -31,6 +31,7 @@ from .position import Position
 from .results import Adjudication, OrderResult, Reason
 from .validate import Board, check, retreat_options
 from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceKind, Unit, UnitType
+from .variant import Variant
 
 MOVEMENT, RETREAT = PhaseKind.MOVEMENT, PhaseKind.RETREAT
 UNIT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy)
@@ -78,13 +79,13 @@ class Duty:
         return bool(self.units or self.retreats or self.builds or self.disbands)
 
 
-def _unit_orders(variant, unit: Unit, kinds=UNIT_ORDERS) -> tuple[type, ...]:
+def _unit_orders(variant: Variant, unit: Unit, kinds=UNIT_ORDERS) -> tuple[type, ...]:
     """The movement orders ``unit`` may take: convoys only for a fleet at sea."""
     at_sea = unit.type is UnitType.FLEET and variant.provinces[unit.province].kind is ProvinceKind.SEA
     return tuple(k for k in UNIT_ORDERS if k in kinds and (k is not Convoy or at_sea))
 
 
-def commands(variant, position: Position, power: Power, standing: Sequence[Order] = ()) -> tuple[Command, ...]:
+def commands(variant: Variant, position: Position, power: Power, standing: Sequence[Order] = ()) -> tuple[Command, ...]:
     """The units ``power`` orders in ``position``'s phase, ``standing`` being its orders so far.
 
     Movement: its own units, its vassals, and the units its bids in ``standing`` would command.
@@ -112,7 +113,7 @@ def commands(variant, position: Position, power: Power, standing: Sequence[Order
     return tuple(out)
 
 
-def duty(variant, position: Position, power: Power) -> Duty:
+def duty(variant: Variant, position: Position, power: Power) -> Duty:
     """What ``power`` has to decide in ``position``'s phase (see :class:`Duty`)."""
     if power in position.eliminated or power == NEUTRAL:
         return Duty(power)
@@ -138,7 +139,7 @@ def duty(variant, position: Position, power: Power) -> Duty:
     return Duty(power, builds=allowed.builds, sites=allowed.sites, disbands=allowed.disbands, removable=removable)
 
 
-def still_to_decide(variant, position: Position, power: Power, standing: Sequence[Order]) -> Duty:
+def still_to_decide(variant: Variant, position: Position, power: Power, standing: Sequence[Order]) -> Duty:
     """What ``power`` has still to decide in ``position``'s phase, ``standing`` being its orders
     so far: its :func:`duty` less what they settle (the units they order, the retreats, the
     builds and waives, the removals). :func:`duty` says whether it must decide at all."""
@@ -158,7 +159,7 @@ def still_to_decide(variant, position: Position, power: Power, standing: Sequenc
                    removable=tuple(u for u in todo.removable if u.province not in ordered))
 
 
-def to_decide(variant, position: Position) -> frozenset[Power]:
+def to_decide(variant: Variant, position: Position) -> frozenset[Power]:
     """The powers that must decide something in ``position``'s phase.
 
     Empty for a retreat phase where only neutral units nobody commands were dislodged (they
@@ -169,7 +170,7 @@ def to_decide(variant, position: Position) -> frozenset[Power]:
     return frozenset(p for p in variant.powers if duty(variant, position, p).must_decide)
 
 
-def survivors(variant, position: Position) -> tuple[Power, ...]:
+def survivors(variant: Variant, position: Position) -> tuple[Power, ...]:
     """The powers still in the game: not eliminated, owning a centre or a unit."""
     owners = set(position.supply_centers.values())
     with_units = {u.power for u in position.units}
@@ -177,7 +178,7 @@ def survivors(variant, position: Position) -> tuple[Power, ...]:
                         if p not in position.eliminated and (p in owners or p in with_units)))
 
 
-def game_over(variant, position: Position) -> bool:
+def game_over(variant: Variant, position: Position) -> bool:
     """Has some power won (:func:`winners`), or is no more than one power left?"""
     return bool(winners(variant, position)) or len(survivors(variant, position)) <= 1
 
@@ -237,7 +238,7 @@ def slot(order: Order) -> Slot | None:
     return Slot("unit", order.location.province)     # a unit's order, a build or a disband
 
 
-def replaced(order: Order, standing: Sequence[Order], variant=None, position: Position | None = None) -> list:
+def replaced(order: Order, standing: Sequence[Order], variant: Variant=None, position: Position | None = None) -> list:
     """The standing orders ``order`` takes the place of: the one of its :func:`slot` first, then
     those of the slots a rule order also replaces (a BRIBE written with its unit's order: the
     power's own line for that unit).
@@ -254,7 +255,7 @@ def replaced(order: Order, standing: Sequence[Order], variant=None, position: Po
     return gone
 
 
-def over_allowance(variant, position: Position, order: Order, standing: Sequence[Order]) -> list:
+def over_allowance(variant: Variant, position: Position, order: Order, standing: Sequence[Order]) -> list:
     """In an adjustment phase, the standing order that ``order`` (a build, waive or removal) takes
     the place of when the power's allowance (:func:`duty`) is used already: a build replaces the
     oldest standing build or waive, a waive the oldest standing build (the oldest waive when there
@@ -273,7 +274,7 @@ def over_allowance(variant, position: Position, order: Order, standing: Sequence
     return (builds or made)[:1] if isinstance(order, Waive) else made[:1]
 
 
-def _board(variant, position: Position, power: Power, bids: Sequence[Order], hooks) -> Board:
+def _board(variant: Variant, position: Position, power: Power, bids: Sequence[Order], hooks) -> Board:
     """The board on which ``power``'s orders are checked: each unit ordered by its commander this
     phase, and the units ``power``'s bids would command by ``power``."""
     commander = dict(hooks.commanders(variant, position))
@@ -282,7 +283,7 @@ def _board(variant, position: Position, power: Power, bids: Sequence[Order], hoo
     return Board(variant, position, commander, hooks)
 
 
-def check_order(variant, position: Position, order: Order, standing: Sequence[Order] = ()) -> Verdict:
+def check_order(variant: Variant, position: Position, order: Order, standing: Sequence[Order] = ()) -> Verdict:
     """Can ``order`` be given in ``position``'s phase, ``standing`` being its power's orders so far
     (its bids there let it order the units they bid for)? One order alone: what a power's whole
     set allows (builds, prestige) is :func:`submit`'s."""
@@ -297,7 +298,7 @@ def check_order(variant, position: Position, order: Order, standing: Sequence[Or
     return Verdict(order, understood, note=note)
 
 
-def legal(variant, position: Position, order: Order, standing: Sequence[Order] = ()) -> Order:
+def legal(variant: Variant, position: Position, order: Order, standing: Sequence[Order] = ()) -> Order:
     """``order`` as the judge understands it, or :class:`~adjudicator.errors.IllegalOrderError`
     with the reason."""
     verdict = check_order(variant, position, order, standing)
@@ -306,7 +307,7 @@ def legal(variant, position: Position, order: Order, standing: Sequence[Order] =
     return verdict.understood
 
 
-def submit(variant, position: Position, power: Power, given: Sequence[Order],
+def submit(variant: Variant, position: Position, power: Power, given: Sequence[Order],
            standing: Sequence[Order] = ()) -> Submission:
     """``power``'s orders ``given`` (in the order written), checked one by one and as a set
     against its ``standing`` orders of the phase.
@@ -341,7 +342,7 @@ def submit(variant, position: Position, power: Power, given: Sequence[Order],
     return Submission(tuple(verdicts), tuple(now))
 
 
-def supplied_by(variant, adjudication: Adjudication, result: OrderResult) -> str:
+def supplied_by(variant: Variant, adjudication: Adjudication, result: OrderResult) -> str:
     """Why the judge gave the order of ``result``, one of ``adjudication.implicit``: ``no-order``
     (its commander gave the unit none: it holds), ``disorder`` (a removal in civil disorder),
     ``neutral`` (a neutral unit nobody commands), ``random`` (such a unit's retreat, drawn at

@@ -24,6 +24,7 @@ from .orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, Support
 from .position import Dislodgement, Position, units_by_province
 from .results import Reason
 from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
+from .variant import Variant
 
 ARMY, FLEET = UnitType.ARMY, UnitType.FLEET
 SEA, LAND = ProvinceKind.SEA, ProvinceKind.LAND
@@ -33,12 +34,12 @@ MOVEMENT, RETREAT, ADJUSTMENT = PhaseKind.MOVEMENT, PhaseKind.RETREAT, PhaseKind
 # -- the map questions every check asks (cached per variant) ------------------------------
 
 
-def province_name(variant, province: ProvinceId) -> str:
+def province_name(variant: Variant, province: ProvinceId) -> str:
     """``Picardy``, ``the North Sea``: the name as it reads inside a sentence."""
     return map_tables(variant).name(province)
 
 
-def power_adjective(variant, power: Power) -> str:
+def power_adjective(variant: Variant, power: Power) -> str:
     info = variant.powers.get(power)
     return info.adjective if info else ("neutral" if power == NEUTRAL else power)
 
@@ -51,7 +52,7 @@ class Board:
     province -> power, where it is not the unit's owner), the rules in play (``hooks``: the
     position's own by default), fleets at sea."""
 
-    def __init__(self, variant, position: Position, commander: Mapping[ProvinceId, Power] | None = None,
+    def __init__(self, variant: Variant, position: Position, commander: Mapping[ProvinceId, Power] | None = None,
                  hooks=None):
         self.variant = variant
         self.position = position

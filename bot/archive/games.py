@@ -34,6 +34,7 @@ from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
 from bot.store.rows import ActionRow, GameRow, OrderRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
 from bot.codec.values import order_from_json, order_to_json
 from bot.service.errors import InputError, NoSuchGameError, ServiceError
+from adjudicator.variant import Variant
 
 EXPORT_FORMAT = "crusader-game"
 EXPORT_VERSION = 1
@@ -277,7 +278,7 @@ def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None, v
     return name
 
 
-def _read_order(text: str, variant, phase: str):
+def _read_order(text: str, variant: Variant, phase: str):
     """An order of an export, in the judge's notation, as a value."""
     orders, errors = read_orders([text], variant, Phase.parse(phase))
     if errors:

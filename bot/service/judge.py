@@ -32,6 +32,7 @@ from bot.store.faults import crash_point
 from bot.store.rows import GameRow, SeasonRow, TimerRow
 from . import texts
 from .context import CIVIL_DISORDER_STATES, Context
+from adjudicator.variant import Variant
 
 log = structlog.get_logger("crusader.judge")
 
@@ -246,7 +247,7 @@ class Judge:
         _timings.picture += time.perf_counter() - adjudicated
         return _Drawn(game.id, game.version, game.position, _standing(orders), picture)
 
-    def _picture(self, game: GameRow, variant, before, adjudication) -> bytes | None:
+    def _picture(self, game: GameRow, variant: Variant, before, adjudication) -> bytes | None:
         """The season's picture (:func:`bot.render.season.season_picture`), drawn once, here, and
         stored with the season for every front end; ``None`` and a warning when it cannot be
         drawn: the results go out without it."""
@@ -352,7 +353,7 @@ class Judge:
         return [{"player": p.player, "power": p.power, "status": p.status, "nmr_count": p.nmr_count,
                  "draw_vote": p.draw_vote} for p in players]
 
-    def _archive(self, session, game: GameRow, variant, position: Position, orders, snapshot: list[dict],
+    def _archive(self, session, game: GameRow, variant: Variant, position: Position, orders, snapshot: list[dict],
                  nmr: list[str], now, trigger: str, drawn: _Drawn | None = None) -> Season:
         """Adjudicate the game's phase (``position``) with the standing ``orders``, keep the season,
         move the game on a version to the next position. The picture is the one drawn ahead when
