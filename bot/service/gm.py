@@ -239,19 +239,29 @@ class GameMaster:
         Before the start (or from the waiting list) the player leaves the game, and the first
         player waiting takes the seat. Once started the power stays on the board in civil
         disorder, without a player, until :meth:`replace_player` gives it one.
+
+        ``actor`` is the game master, ``None`` (the judge's operator), or the player themself,
+        who may resign their own seat and nobody else's.
         """
         if (power is None) == (player is None):
             raise ServiceError("name the player to remove, or the power whose player it is (one of the two)")
         now = self.ctx.now()
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
-            self.ctx.require_gm(row, actor)
+            resigning = actor is not None and actor != row.gm
             self.ctx.require_status(row, "forming", "active", "paused")
             players = database.players_of(session, row.id)
-            if player is not None:
-                target = self.ctx.player(players, self.ctx.identity(player), row)
-            else:
-                target = self.ctx.power_row(players, self._power_code(row, power), row)
+            try:
+                if player is not None:
+                    target = self.ctx.player(players, self.ctx.identity(player), row)
+                else:
+                    target = self.ctx.power_row(players, self._power_code(row, power), row)
+            except ServiceError:
+                if resigning:   # a player learns nothing of other seats: only that it is not theirs
+                    self.ctx.require_gm(row, actor)
+                raise
+            if resigning and (target.player != actor or target.status == "removed"):
+                self.ctx.require_gm(row, actor)
             if row.status == "forming" or target.status == WAITING:
                 gone, how = (target.player, target.power), "waiting" if target.status == WAITING else "removed"
                 self.ctx.record(session, row, actor, "remove", power=target.power, player=target.player,

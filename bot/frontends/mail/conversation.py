@@ -310,14 +310,14 @@ class _Session:
         return True
 
     def _resign(self, command: Command) -> bool:
-        if not self._signed_on(command):
+        if not self._played(command):
             return True
         me = self.me
         try:
             status = self.service.status(me.game).status
-            if me.player is not None and status in ("active", "paused"):
+            if status in ("active", "paused"):
                 self.service.clear_orders(me.game, me.player)  # civil disorder: its units hold
-            self.service.remove_player(me.game, None, me.power)
+            self.service.remove_player(me.game, me.player, me.power)  # as the player: only their own power
         except ServiceError as exc:
             self.talk.echoes.append(Echo(command.echo, f"not resigned: {exc}", ok=False))
             return True
