@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
-import sqlalchemy as sa
 import structlog
 
 from adjudicator.adjudicate import adjudicate
@@ -108,9 +107,7 @@ class Judge:
         return self._after(outcome, timers, game_id, version, trigger)
 
     def _claim_timer(self, session, timer_id: int) -> bool:
-        result = session.exec(sa.update(TimerRow).where(TimerRow.id == timer_id, TimerRow.fired_at.is_(None))
-                              .values(fired_at=self.ctx.now()).execution_options(synchronize_session=False))
-        return result.rowcount == 1
+        return database.claim_timer(session, timer_id, self.ctx.now())
 
     def _missing(self, session, game: GameRow) -> tuple[list[str], dict[str, str]]:
         """Powers that must order and have not (nor said they are ready without), and who plays each."""

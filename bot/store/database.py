@@ -270,6 +270,14 @@ def pending_timers(session: Session, *, due_before: datetime | None = None, limi
     return list(session.exec(stmt))
 
 
+def claim_timer(session: Session, timer_id: int, when: datetime) -> bool:
+    """Mark the timer as fired at ``when`` if it has not fired yet: whether this call did (of two
+    servers that reach the same timer, one claims it)."""
+    result = session.exec(sa.update(TimerRow).where(TimerRow.id == timer_id, TimerRow.fired_at.is_(None))
+                          .values(fired_at=when).execution_options(synchronize_session=False))
+    return result.rowcount == 1
+
+
 def cancel_timers(session: Session, game_id: int, when: datetime, kinds: Collection[str] = ()) -> None:
     """Mark every pending timer of the game (only those of ``kinds``, when given) as spent (a new
     phase, pause or end; new reminders)."""
