@@ -36,7 +36,8 @@ from bot.app.logging import configure
 from bot.archive.games import export_game, import_game
 from bot.service import DeadlinePolicy, GameService
 from bot.store.database import Database
-from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+from bot.store.outbox import OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 
 OPENING = {
     "AUS": "A vie - gal\nA bud - ser\nF tri - alb", "ENG": "F lon - nth\nF edi - nwg\nA lvp - yor",

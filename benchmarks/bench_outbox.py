@@ -56,7 +56,8 @@ def build_backlog(url: str, games: int, announcements: int, recipients: int) -> 
     import sqlalchemy as sa
 
     from bot.store.database import Database
-    from bot.store.outbox import Announcement, OutboxDispatcher, RecordingNotifier, outbox_row
+    from bot.store.outbox import Announcement, OutboxDispatcher, outbox_row
+    from tests.notifiers import RecordingNotifier
     from bot.store.rows import GameRow
 
     db = Database(url)

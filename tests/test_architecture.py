@@ -231,10 +231,13 @@ def test_only_the_store_writes_sql():
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "sqlalchemy" for a in node.names):
-                offenders.setdefault(where, []).append(node.lineno)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and (
-                    node.module.split(".")[0] == "sqlalchemy"
-                    or node.module == "sqlmodel" and {a.name for a in node.names} - {"Session"}):
+            if isinstance(node, ast.Import):
+                builds = any(a.name.split(".")[0] == "sqlalchemy" for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                builds = node.module.split(".")[0] == "sqlalchemy" or (
+                    node.module == "sqlmodel" and bool({a.name for a in node.names} - {"Session"}))
+            else:
+                continue
+            if builds:
                 offenders.setdefault(where, []).append(node.lineno)
     assert offenders == {}, f"only bot/store writes SQL; these modules import a query builder: {offenders}"

@@ -35,7 +35,8 @@ from bot.service import DeadlinePolicy, GameService
 from bot.store import database
 from bot.store.database import Database
 from bot.store.faults import POINTS
-from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+from bot.store.outbox import OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 
 pytestmark = pytest.mark.slow
 

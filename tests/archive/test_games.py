@@ -13,7 +13,8 @@ from adjudicator.vocab import Location
 from bot.archive.games import ArchiveWriter, export_game, import_game, season_report, verify_export
 from bot.cli.main import main
 from bot.service import GameService
-from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+from bot.store.outbox import OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 
 MOVES = [
     {"ed": "F lon - nth\nF edi - nwg\nA lvp - yor", "flo": "A par - bur\nA mar - spa\nF bre - mao",

@@ -17,7 +17,8 @@ from bot.frontends.discord import make_bot, refs
 from bot.frontends.discord.config import DiscordSettings
 from bot.service import GameService
 from bot.store.database import Database
-from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+from bot.store.outbox import OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 from tests.fakediscord import FakeDiscord, Interaction, payloads as P
 from tests.fakediscord.fixtures import discord_errors, fake_discord, fake_discord_http  # noqa: F401
 

@@ -16,7 +16,8 @@ import pytest
 from bot.cli.main import main
 from bot.service import GameService, ServiceError
 from bot.store import database
-from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+from bot.store.outbox import OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 
 # Times below are this process's CPU time, which other work on the machine does not stretch: a
 # bound of 10 s where a few milliseconds are spent catches an input that costs in proportion to

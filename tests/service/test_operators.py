@@ -12,7 +12,8 @@ import pytest
 
 from bot.service import DeadlinePolicy, InputError, NotAllowedError, ServiceError, WrongStateError
 from bot.store import database
-from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+from bot.store.outbox import OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 from tests.service.conftest import POWERS, flush, start_tannenberg
 
 POLICY = DeadlinePolicy(reminders=(timedelta(hours=24), timedelta(hours=1)), nmr_limit=2)
