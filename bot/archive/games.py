@@ -31,7 +31,7 @@ from bot.store import database
 from bot.store.database import Database
 from bot.store.names import check_game_name, game_key, name_taken
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
-from bot.store.rows import ActionRow, GameRow, OrderRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
+from bot.store.rows import ActionRow, GameRow, GameStatus, OrderRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
 from bot.codec.values import order_from_json, order_to_json
 from bot.service.errors import InputError, NoSuchGameError, ServiceError
 from adjudicator.variant import Variant
@@ -273,7 +273,7 @@ def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None, v
         for a in doc.get("actions") or ():  # (exports written before actions were kept have none)
             session.add(ActionRow(game_id=game.id, version=a["version"], phase=a["phase"], at=_time(a["at"]),
                                   actor=a["actor"], action=a["action"], details=a["details"]))
-        if game.status == "active" and game.deadline_at is not None:
+        if game.status == GameStatus.ACTIVE and game.deadline_at is not None:
             session.add(TimerRow(game_id=game.id, version=game.version, kind="deadline", due_at=game.deadline_at))
     return name
 

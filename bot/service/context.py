@@ -16,15 +16,15 @@ from bot.store import database
 from bot.store.database import Database
 from bot.store import outbox
 from bot.store.outbox import Announcement
-from bot.store.rows import ActionRow, GameRow, PlayerRow, TimerRow, utcnow
+from bot.store.rows import ActionRow, GameRow, GameStatus, PlayerRow, PlayerStatus, TimerRow, utcnow
 from . import texts
 from .errors import NoSuchGameError, NotAllowedError, NotFoundError, NotPlayingError, ServiceError, WrongStateError
 from .identities import identity
 from .policy import DeadlinePolicy
 from .views import GameView, PlayerView
 
-CIVIL_DISORDER_STATES = ("civil_disorder", "removed")
-WAITING = "waiting"  # a player on a game's waiting list: no power yet
+CIVIL_DISORDER_STATES = (PlayerStatus.CIVIL_DISORDER, PlayerStatus.REMOVED)
+WAITING = PlayerStatus.WAITING  # a player on a game's waiting list: no power yet
 
 TIMING = ("extended", "paused", "resumed", "reminder", "late")
 """The announcements that tell only when orders are due: worth delivering while no later news of
@@ -95,8 +95,8 @@ class Context:
         session.delete(row)
         session.flush()
         waiting = [p for p in players if p.status == WAITING and p is not row]
-        if row.status != WAITING and game.status == "forming" and waiting:
-            waiting[0].status = "active"
+        if row.status != WAITING and game.status == GameStatus.FORMING and waiting:
+            waiting[0].status = PlayerStatus.ACTIVE
             session.add(waiting[0])
             session.flush()
 
@@ -120,7 +120,7 @@ class Context:
                 raise ServiceError(f"{power} is already played by {holder} in '{game.name}'; move or remove them first")
         if target is None:
             target = PlayerRow(game_id=game.id, player=player, joined_at=self.now())
-        target.power, target.status = power, "active"
+        target.power, target.status = power, PlayerStatus.ACTIVE
         session.add(target)
         session.flush()
         return target
@@ -130,13 +130,13 @@ class Context:
         """Has ``player`` (a row) marked the orders of the game's current phase final? (A player in
         civil disorder, or of a game not under way, is not.)"""
         return (player.ready_version is not None and player.ready_version == game.version and bool(player.power)
-                and game.status in ("active", "paused") and player.status not in CIVIL_DISORDER_STATES)
+                and game.status in (GameStatus.ACTIVE, GameStatus.PAUSED) and player.status not in CIVIL_DISORDER_STATES)
 
     def playing(self, session: Session, game: GameRow, players: list[PlayerRow], player: str) -> PlayerRow:
         """``player``'s row, when they play a power of ``game``; else :class:`NotPlayingError` saying
         what happened to them (never in it, waiting, removed, replaced)."""
         row = next((p for p in players if p.player == player), None)
-        if row is not None and row.power and row.status not in (WAITING, "removed"):
+        if row is not None and row.power and row.status not in (WAITING, PlayerStatus.REMOVED):
             return row
         raise self.not_playing(session, game, player, row)
 
@@ -187,7 +187,7 @@ class Context:
             raise NotAllowedError(f"only the game master of '{game.name}' ({game.gm}) may do that")
 
     @staticmethod
-    def require_status(game: GameRow, *allowed: str) -> None:
+    def require_status(game: GameRow, *allowed: GameStatus) -> None:
         if game.status not in allowed:
             raise WrongStateError(f"game '{game.name}' is {game.status}; this needs it to be {' or '.join(allowed)}")
 
@@ -202,7 +202,7 @@ class Context:
         ordered: set[str] = set()
         centers: dict[str, int] = {}
         must: tuple[str, ...] = ()
-        if game.position is not None and game.status != "forming":
+        if game.position is not None and game.status != GameStatus.FORMING:
             ordered = {o.power for o in database.orders_of(session, game.id, game.version)}
             variant, position = position_from_dict(game.position)
             centers = dict(sorted(position.center_counts().items()))
@@ -219,7 +219,7 @@ class Context:
                 key: str | None = None) -> None:
         """End the game with ``outcome``: no more deadlines, the ending announced."""
         now = now or self.now()
-        game.status, game.outcome, game.ended_at = "ended", outcome, now
+        game.status, game.outcome, game.ended_at = GameStatus.ENDED, outcome, now
         self.arm(session, game, None, now)
         self.announce(session, game, "ended", "public", f"{game.name}: the game is over", texts.ending(outcome),
                        key=key, data={"outcome": outcome})
@@ -275,7 +275,7 @@ class Context:
         """When a retreat or an adjustment phase begins (or a rollback brings one back): the player of
         each power that has something to decide in it is told what, and by when (kind
         ``phase_opened``, to that player alone). Powers in civil disorder are not."""
-        if game.status != "active" or Phase.parse(game.phase).kind is PhaseKind.MOVEMENT:
+        if game.status != GameStatus.ACTIVE or Phase.parse(game.phase).kind is PhaseKind.MOVEMENT:
             return
         from adjudicator.variant import get_variant
 

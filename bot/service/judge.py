@@ -28,7 +28,7 @@ from bot.codec.season import GivenOrder, Season, season_columns
 from bot.codec.values import order_from_json
 from bot.store import database
 from bot.store.faults import crash_point
-from bot.store.rows import GameRow, SeasonRow, TimerRow
+from bot.store.rows import GameRow, GameStatus, PlayerStatus, SeasonRow, TimerRow
 from . import texts
 from .context import CIVIL_DISORDER_STATES, Context
 from adjudicator.variant import Variant
@@ -142,7 +142,7 @@ class Judge:
             return "busy"
         if not self._claim_timer(session, timer.id):
             return "spent"
-        if game.version != timer.version or game.status != "active":
+        if game.version != timer.version or game.status != GameStatus.ACTIVE:
             return "stale"
         if game.deadline_at is not None and game.deadline_at <= self.ctx.now():
             return "stale"  # the judge was down past the deadline: the deadline itself is due, not a reminder
@@ -181,7 +181,7 @@ class Judge:
             return "busy", []
         if timer_id is not None and not self._claim_timer(session, timer_id):
             return "stale", []
-        if game.version != version or game.status != "active":
+        if game.version != version or game.status != GameStatus.ACTIVE:
             return "stale", []
         policy = self.ctx.policy(game)
         if trigger == "deadline" and policy.grace > timedelta(0):
@@ -228,7 +228,7 @@ class Judge:
                     return None
                 game_id, version, trigger = timer.game_id, timer.version, timer.kind
             game = session.get(GameRow, game_id)
-            if game is None or game.version != version or game.status != "active":
+            if game is None or game.version != version or game.status != GameStatus.ACTIVE:
                 return None
             if limits.calendar_ends(Phase.parse(game.phase)):
                 return None
@@ -339,7 +339,7 @@ class Judge:
                 nmr.append(p.power)
                 p.nmr_count += 1
                 if limit and p.nmr_count >= limit:
-                    p.status = "civil_disorder"
+                    p.status = PlayerStatus.CIVIL_DISORDER
                     disorder.append(p)
             session.add(p)
         return sorted(nmr), disorder

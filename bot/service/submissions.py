@@ -21,7 +21,7 @@ from adjudicator.turn import replaced
 from bot.codec.documents import position_from_dict
 from bot.codec.values import order_from_json, order_to_json
 from bot.store import database
-from bot.store.rows import GameRow
+from bot.store.rows import GameRow, PlayerStatus
 from .context import game_not_found
 from .reading import order_key
 from .views import OrderLine
@@ -110,7 +110,7 @@ class Batch:
             standing.append(Standing(order_key(line.order, seq), seq, line.written, line.order, now,
                                      submission=len(self.audit) - 1))
         phase.standing[power] = standing
-        if player.status == "civil_disorder" and accepted:
+        if player.status == PlayerStatus.CIVIL_DISORDER and accepted:
             phase.reactivated.add(player.id)
         if accepted and player.ready_version is not None:
             phase.unready.add(player.id)

@@ -24,7 +24,7 @@ from sqlmodel import Session, select
 
 from . import faults
 from .names import game_key
-from .rows import ActionRow, DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
+from .rows import ActionRow, DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, PlayerStatus, SeasonRow, SubmissionRow, TimerRow
 
 
 # -- the database handle --------------------------------------------------------------------
@@ -193,7 +193,7 @@ def reactivate_players(session: Session, ids: Collection[int]) -> None:
     if ids:
         table = PlayerRow.__table__
         session.connection().execute(sa.update(table).where(table.c.id.in_(sorted(ids)))
-                                     .values(status="active", nmr_count=0))
+                                     .values(status=PlayerStatus.ACTIVE, nmr_count=0))
 
 
 def set_ready(session: Session, ids: Collection[int], version: int | None) -> None:

@@ -8,6 +8,7 @@ The schema is owned by the Alembic migrations in ``bot/store/migrations``.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 import sqlalchemy as sa
@@ -40,6 +41,45 @@ class UTCDateTime(sa.types.TypeDecorator):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+class GameStatus(StrEnum):
+    """Where a game is in its life (stored as its value: ``game.status``)."""
+
+    FORMING = "forming"     # created; players join; not started
+    ACTIVE = "active"       # under way: deadlines run
+    PAUSED = "paused"       # under way, its clock stopped by the game master
+    ENDED = "ended"         # over: won, drawn, conceded or ended by the game master
+
+
+class PlayerStatus(StrEnum):
+    """Where a player stands in a game (stored as its value: ``player.status``)."""
+
+    ACTIVE = "active"                   # plays their power (or will be given one at the start)
+    CIVIL_DISORDER = "civil_disorder"   # missed too many deadlines: their units hold; orders bring them back
+    REMOVED = "removed"                 # taken out, or resigned: the power has no player
+    WAITING = "waiting"                 # on the waiting list: no power yet
+
+
+class StatusType(sa.types.TypeDecorator):
+    """A status stored as its string (``VARCHAR(20)``, as ever) and read back as its enum member."""
+
+    impl = sa.String(20)
+    cache_ok = True
+
+    def __init__(self, enum: type[StrEnum]) -> None:
+        super().__init__()
+        self.enum = enum
+
+    def process_bind_param(self, value: str | None, dialect) -> str | None:
+        return None if value is None else self.enum(value).value
+
+    def process_result_value(self, value: str | None, dialect) -> StrEnum | None:
+        return None if value is None else self.enum(value)
+
+
+def _status(enum: type[StrEnum], default: StrEnum, *, index: bool = False) -> Any:
+    return Field(default=default, sa_column=sa.Column(StatusType(enum), nullable=False, index=index))
+
+
 def _json(**kw) -> Any:
     return Field(sa_column=sa.Column(sa.JSON, nullable=kw.pop("nullable", False)), **kw)
 
@@ -67,7 +107,7 @@ class GameRow(SQLModel, table=True):
     variant: str = Field(max_length=40)
     rules: list = _json(default_factory=list)
     gm: str = Field(max_length=200)
-    status: str = Field(default="forming", max_length=20, index=True)
+    status: GameStatus = _status(GameStatus, GameStatus.FORMING, index=True)
     policy: dict = _json(default_factory=dict)
     position: dict | None = _json(nullable=True, default=None)
     phase: str | None = Field(default=None, max_length=10)
@@ -88,7 +128,7 @@ class PlayerRow(SQLModel, table=True):
     game_id: int = Field(foreign_key="game.id", index=True)
     player: str = Field(max_length=200)
     power: str | None = Field(default=None, max_length=10)
-    status: str = Field(default="active", max_length=20)
+    status: PlayerStatus = _status(PlayerStatus, PlayerStatus.ACTIVE)
     nmr_count: int = 0
     draw_vote: bool = False
     concede_to: str | None = Field(default=None, max_length=10)

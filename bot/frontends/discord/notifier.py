@@ -37,6 +37,7 @@ from .formatting import (announcement_text, chunks, file_name, pack_embeds, phas
                          results_summary)
 from .identity import mention, user_id
 from .maps import season_png
+from bot.store.rows import GameStatus
 
 log = logging.getLogger("crusader.discord")
 
@@ -169,7 +170,7 @@ class DiscordNotifier:
         channel = await self._channel(place.get("channel"), entry, a, "results channel", RESULTS_NEEDS)
         variant = get_variant(entry.variant)
         view = await self.bot.call(self.service.status, entry.id)
-        current = view.version == a.data.get("version", -1) + 1 and view.status == "active"
+        current = view.version == a.data.get("version", -1) + 1 and view.status == GameStatus.ACTIVE
         summary = results_summary(season, variant, next_phase=view.phase if current else None,
                                   deadline=view.deadline_at if current else None, at_once=bool(a.data.get("at_once")),
                                   again=bool(a.data.get("again")))

@@ -37,6 +37,7 @@ from .accounts import ForeignSender, Identity, MailAccounts, SignonRefused
 from .addresses import may_reply_to
 from .commands import SIGNON_USAGE, Command
 from .reading import InboundMail
+from bot.store.rows import GameStatus, PlayerStatus
 
 log = structlog.get_logger("crusader.mail")
 
@@ -290,7 +291,7 @@ class _Session:
                                                        "LIST <game name> names one of its games", ok=False))
             return True
         mine = self.me is not None and self.talk.status.id == self.me.game_id
-        if mine and self.talk.status.status in ("active", "paused") and self.talk.status.phase:
+        if mine and self.talk.status.status in (GameStatus.ACTIVE, GameStatus.PAUSED) and self.talk.status.phase:
             self.talk.orders_picture = {"game": self.me.game_id, "name": self.me.game, "power": self.me.power,
                                         "phase": self.talk.status.phase}
         self.talk.echoes.append(Echo(command.echo, "the game's status" + (" and your orders" if mine else "")
@@ -315,7 +316,7 @@ class _Session:
         me = self.me
         try:
             status = self.service.status(me.game).status
-            if status in ("active", "paused"):
+            if status in (GameStatus.ACTIVE, GameStatus.PAUSED):
                 self.service.clear_orders(me.game, me.player)  # civil disorder: its units hold
             self.service.remove_player(me.game, me.player, me.power)  # as the player: only their own power
         except ServiceError as exc:
@@ -343,7 +344,7 @@ class _Session:
         game, power = found
         echo = f"JOIN {game.name}" + (f" {power}" if power else "")
         try:
-            if power is not None and game.status in ("active", "paused"):
+            if power is not None and game.status in (GameStatus.ACTIVE, GameStatus.PAUSED):
                 self.service.take_over(game.name, sender, power)
                 answer = (f"you now play {power} in '{game.name}'; the judge's announcement of it brings you the "
                           f"password, and then you sign on with SIGNON {power}{game.name} <password>")
@@ -359,16 +360,16 @@ class _Session:
 
     def _joined(self, view: GameView, sender: str, power: str | None) -> str:
         me = next(p for p in view.players if p.player == sender)
-        if me.status == "waiting" and view.status != "forming":
-            played = {p.power for p in view.players if p.power and p.status != "removed"}
+        if me.status == PlayerStatus.WAITING and view.status != GameStatus.FORMING:
+            played = {p.power for p in view.players if p.power and p.status != PlayerStatus.REMOVED}
             free = [c for c in get_variant(view.variant).powers if c not in played]
             return (f"'{view.name}' is under way: you are on its waiting list, and the game master may give you a "
                     f"power. " + (f"Nobody plays {', '.join(free)}: JOIN {view.name} {free[0]} takes it over."
                                   if free else "Every power has a player now."))
-        if me.status == "waiting":
+        if me.status == PlayerStatus.WAITING:
             return (f"every power of '{view.name}' has a player: you are on its waiting list, and take the first "
                     f"seat that falls free before the start")
-        seated = sum(1 for p in view.players if p.status != "waiting")
+        seated = sum(1 for p in view.players if p.status != PlayerStatus.WAITING)
         powers = len(get_variant(view.variant).powers)
         what = f"as {power}" if power else "(your power is drawn when the game starts)"
         return (f"you have joined '{view.name}' {what}; {seated} of its {powers} powers {_has(seated)} a player. "
