@@ -183,6 +183,10 @@ def test_the_image_and_ci_install_the_lock_files():
     readme = (ROOT / "README.md").read_text()
     [command] = re.findall(r"```sh\n(pip install -e '\.\[test\]' && python -m pytest[^\n]*)\n```", readme)
     assert command in ci  # CI runs the README's test command
+    # ... after the type and lint checks, pinned in the test extra like the rest
+    assert ci.index("\nmypy\n") < ci.index(command) and ci.index("\nruff check .\n") < ci.index(command)
+    test_extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    assert {p.split("==")[0] for p in test_extra} >= {"mypy", "ruff"}
 
 
 def test_the_licence_is_shipped_with_the_map_data_notice():
