@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from collections.abc import Mapping, Sequence
 
-from .orders import Order, UnitOrder, any_rule_order, is_rule_order
+from .orders import Order, RuleOrder, UnitOrder, any_rule_order, is_rule_order
 from .position import Dislodgement, Position
 from .results import Adjudication, OrderResult, Outcome, Reason
 from .vocab import Location, PhaseKind, Power, ProvinceId, Unit
@@ -128,7 +128,8 @@ class ClassicRules:
                    for i, o in enumerate(orders) if is_rule_order(o)}
         return MovementSetup(position=position, results=results)
 
-    def units_moved(self, variant: Variant, position, moved, annihilated) -> Position:
+    def units_moved(self, variant: Variant, position: Position, moved: Mapping[Location, Location],
+                    annihilated: Sequence[tuple[Unit, Power | None]]) -> Position:
         return position
 
     def before_retreats(self, variant: Variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
@@ -137,7 +138,8 @@ class ClassicRules:
     def capture_owner(self, variant: Variant, position: Position, unit: Unit) -> Power | None:
         return unit.power
 
-    def retreat_options(self, variant: Variant, position, dislodgement, options):
+    def retreat_options(self, variant: Variant, position: Position, dislodgement: Dislodgement,
+                        options: Mapping[ProvinceId, tuple[Location, ...]]) -> Mapping[ProvinceId, tuple[Location, ...]]:
         return options
 
     def home_centers(self, variant: Variant, position: Position, power: Power) -> Sequence[ProvinceId]:
@@ -170,7 +172,7 @@ class ClassicRules:
         return None
 
 
-def _rules_off(order: Order) -> Reason:
+def _rules_off(order: RuleOrder) -> Reason:
     """Why a rule module's order is refused where its module is not in play."""
     name = order.rule_module
     return Reason(f"{name}-rules-off", f"{name} orders need the {name} rules")

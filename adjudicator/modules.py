@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from .errors import CrusaderError
 from .hooks import CLASSIC, RuleHooks
 from .orders import CLASSIC_ORDER_TYPES
+from .position import Position
 
 _PACKAGES = {"prestige": "adjudicator.prestige"}
 """Where each known rule module lives: the package that registers it when imported."""
@@ -99,7 +100,7 @@ def all_order_types() -> tuple[type, ...]:
     return CLASSIC_ORDER_TYPES + tuple(t for module in all_rule_modules() for t in module.order_types)
 
 
-def rules_for(position) -> RuleHooks:
+def rules_for(position: Position) -> RuleHooks:
     """The hooks ``position`` is adjudicated with: its rule module's, else the classic rules'."""
     modules = _modules_of(position.rules)
     if not modules:

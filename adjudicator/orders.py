@@ -8,7 +8,7 @@ notation of the command-line contract (``A par - bur``, ``F nth C A lon - nwy``)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypeGuard
 from collections.abc import Sequence
 
 from .vocab import Location, Power, ProvinceId, UnitType
@@ -138,7 +138,7 @@ CLASSIC_ORDER_TYPES = (Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Di
 _CLASSIC = frozenset(CLASSIC_ORDER_TYPES)
 
 
-def is_rule_order(order: Order) -> bool:
+def is_rule_order(order: Order) -> TypeGuard[RuleOrder]:
     """Is ``order`` a rule module's own order (told apart by its type, a set look-up)?"""
     return type(order) not in _CLASSIC
 
