@@ -19,18 +19,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import NamedTuple
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from .adjudicate import winners, winners_among
 from .adjustment import allowance, civil_disorder
 from .errors import IllegalOrderError
+from .hooks import RuleHooks
 from .modules import rules_for
 from .orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive,
                      is_rule_order)
 from .position import Position
 from .results import Adjudication, OrderResult, Reason
 from .validate import Board, check, retreat_options
-from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceKind, Unit, UnitType
+from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
 from .variant import Variant
 
 MOVEMENT, RETREAT = PhaseKind.MOVEMENT, PhaseKind.RETREAT
@@ -69,7 +70,7 @@ class Duty:
     prestige: int = 0
     retreats: tuple[tuple[Unit, tuple[Location, ...]], ...] = ()
     builds: int = 0
-    sites: tuple = ()
+    sites: tuple[ProvinceId, ...] = ()
     disbands: int = 0
     removable: tuple[Unit, ...] = ()
 
@@ -79,7 +80,7 @@ class Duty:
         return bool(self.units or self.retreats or self.builds or self.disbands)
 
 
-def _unit_orders(variant: Variant, unit: Unit, kinds=UNIT_ORDERS) -> tuple[type, ...]:
+def _unit_orders(variant: Variant, unit: Unit, kinds: Collection[type] = UNIT_ORDERS) -> tuple[type, ...]:
     """The movement orders ``unit`` may take: convoys only for a fleet at sea."""
     at_sea = unit.type is UnitType.FLEET and variant.provinces[unit.province].kind is ProvinceKind.SEA
     return tuple(k for k in UNIT_ORDERS if k in kinds and (k is not Convoy or at_sea))
@@ -107,9 +108,9 @@ def commands(variant: Variant, position: Position, power: Power, standing: Seque
             out.append(Command(unit, _unit_orders(variant, unit), "own" if unit.power == power else "vassal"))
     bids = hooks.bid_units(variant, position, power, standing)
     for province, kinds in bids.items():
-        unit = position.unit_at(province)
-        if who.get(province) != power:
-            out.append(Command(unit, _unit_orders(variant, unit, kinds), "bid"))
+        bidden = position.unit_at(province)
+        if bidden is not None and who.get(province) != power:
+            out.append(Command(bidden, _unit_orders(variant, bidden, kinds), "bid"))
     return tuple(out)
 
 
@@ -132,7 +133,7 @@ def duty(variant: Variant, position: Position, power: Power) -> Duty:
                 retreats.append((d.unit, tuple(loc for p in sorted(options) for loc in options[p])))
         return Duty(power, retreats=tuple(retreats))
     allowed = allowance(position, power, hooks.home_centers(variant, position, power))
-    removable = ()
+    removable: tuple[Unit, ...] = ()
     if allowed.disbands:
         mine = position.units_of(power)
         removable = tuple(u for u, _ in civil_disorder(variant, position, power, len(mine)))
@@ -144,7 +145,7 @@ def still_to_decide(variant: Variant, position: Position, power: Power, standing
     so far: its :func:`duty` less what they settle (the units they order, the retreats, the
     builds and waives, the removals). :func:`duty` says whether it must decide at all."""
     todo = duty(variant, position, power)
-    ordered = {o.location.province for o in standing if not isinstance(o, Waive) and not is_rule_order(o)}
+    ordered: set[str] = {o.location.province for o in standing if not isinstance(o, Waive) and not is_rule_order(o)}
     ordered |= {subject for o in standing if is_rule_order(o) for kind, subject in o.also_replaces() if kind == "unit"}
     kind = position.phase.kind
     if kind is MOVEMENT:
@@ -238,7 +239,8 @@ def slot(order: Order) -> Slot | None:
     return Slot("unit", order.location.province)     # a unit's order, a build or a disband
 
 
-def replaced(order: Order, standing: Sequence[Order], variant: Variant=None, position: Position | None = None) -> list:
+def replaced(order: Order, standing: Sequence[Order], variant: Variant | None = None,
+             position: Position | None = None) -> list[Order]:
     """The standing orders ``order`` takes the place of: the one of its :func:`slot` first, then
     those of the slots a rule order also replaces (a BRIBE written with its unit's order: the
     power's own line for that unit).
@@ -250,12 +252,12 @@ def replaced(order: Order, standing: Sequence[Order], variant: Variant=None, pos
     covered = {Slot(*s) for s in order.also_replaces()} if is_rule_order(order) else set()
     first = [o for o in standing if place is not None and slot(o) == place][:1]
     gone = first + [o for o in standing if slot(o) in covered]
-    if not gone and position is not None and position.phase.kind is PhaseKind.ADJUSTMENT:
+    if not gone and variant is not None and position is not None and position.phase.kind is PhaseKind.ADJUSTMENT:
         gone = over_allowance(variant, position, order, standing)
     return gone
 
 
-def over_allowance(variant: Variant, position: Position, order: Order, standing: Sequence[Order]) -> list:
+def over_allowance(variant: Variant, position: Position, order: Order, standing: Sequence[Order]) -> list[Order]:
     """In an adjustment phase, the standing order that ``order`` (a build, waive or removal) takes
     the place of when the power's allowance (:func:`duty`) is used already: a build replaces the
     oldest standing build or waive, a waive the oldest standing build (the oldest waive when there
@@ -265,16 +267,16 @@ def over_allowance(variant: Variant, position: Position, order: Order, standing:
         return []
     todo = duty(variant, position, order.power)
     if isinstance(order, Disband):
-        made = [o for o in standing if isinstance(o, Disband)]
-        return made[:1] if made and len(made) >= todo.disbands else []
-    made = [o for o in standing if isinstance(o, (Build, Waive))]
+        removals: list[Order] = [o for o in standing if isinstance(o, Disband)]
+        return removals[:1] if removals and len(removals) >= todo.disbands else []
+    made: list[Order] = [o for o in standing if isinstance(o, (Build, Waive))]
     if not made or len(made) < todo.builds:
         return []
-    builds = [o for o in made if isinstance(o, Build)]
+    builds: list[Order] = [o for o in made if isinstance(o, Build)]
     return (builds or made)[:1] if isinstance(order, Waive) else made[:1]
 
 
-def _board(variant: Variant, position: Position, power: Power, bids: Sequence[Order], hooks) -> Board:
+def _board(variant: Variant, position: Position, power: Power, bids: Sequence[Order], hooks: RuleHooks) -> Board:
     """The board on which ``power``'s orders are checked: each unit ordered by its commander this
     phase, and the units ``power``'s bids would command by ``power``."""
     commander = dict(hooks.commanders(variant, position))
@@ -304,6 +306,7 @@ def legal(variant: Variant, position: Position, order: Order, standing: Sequence
     verdict = check_order(variant, position, order, standing)
     if verdict.refusal is not None:
         raise IllegalOrderError(verdict.refusal, order)
+    assert verdict.understood is not None, "an order not refused is understood"
     return verdict.understood
 
 
