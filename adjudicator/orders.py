@@ -7,8 +7,8 @@ notation of the command-line contract (``A par - bur``, ``F nth C A lon - nwy``)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, final
+from dataclasses import Field, dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, final
 from collections.abc import Sequence
 
 from .vocab import Location, Power, ProvinceId, UnitType
@@ -134,6 +134,8 @@ class RuleOrder:
     rule_module: ClassVar[str] = ""
     power: Power
     """The power that gives the order, as every order names it (each module's class declares it)."""
+    if TYPE_CHECKING:   # each module's order class is a dataclass (the codec reads its fields)
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
 
     def slot(self) -> tuple[str, str]:
         raise NotImplementedError

@@ -25,7 +25,9 @@ from adjudicator.vocab import Location, Power, ProvinceId
 from . import names as _names
 from .errors import AmbiguousNameError, OrderError, OrderSyntaxError, UnknownNameError
 from .message import MessageParse, ParsedLine, parse_message
-from .parser import _variant, as_phase_order, parse_order, parse_order_text
+from adjudicator.notation import as_phase_order
+
+from .parser import _variant, parse_order, parse_order_text
 from .transform import NO_POWER, with_power
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from rapidfuzz import fuzz, process
@@ -178,8 +179,8 @@ def _place(index: NameIndex, words: list[str]) -> Location | None:
         return None
 
 
-def _misspelt_in(index: NameIndex, place: Location, word: str, *, after: list[str] = (),
-                 before: list[str] = ()) -> bool:
+def _misspelt_in(index: NameIndex, place: Location, word: str, *, after: Sequence[str] = (),
+                 before: Sequence[str] = ()) -> bool:
     """Is ``word`` a misspelling of the word that follows ``after`` (or comes before ``before``)
     in a spelling of ``place``'s province ("Sae" in "Norwegian Sae")?"""
     prov = index.variant.provinces[place.province]
@@ -201,7 +202,7 @@ def _not_an_order_word(index: NameIndex, word: str, begin: int, end: int, where:
                             expected=after, suggestions=tuple(keyword_suggestions(index, word.split())))
 
 
-def keyword_suggestions(index: NameIndex, words) -> list[str]:
+def keyword_suggestions(index: NameIndex, words: Iterable[str]) -> list[str]:
     """Misspelt order words among ``words``: each neither a name nor an order word, but close
     to an order word (``'move' for 'mvoe'``)."""
     out: list[str] = []
