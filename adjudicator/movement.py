@@ -163,7 +163,7 @@ class _Resolver:
         depend on no other decision are settled at once: one that matches no order is not
         given, one that no unit moves against is given (resolving either later would consult
         no guess, so settling them first changes nothing)."""
-        orders, kind, dest, cmd, units = self.orders, self.kind, self.dest, self.cmd, self.units
+        kind, dest, cmd, units = self.kind, self.dest, self.cmd, self.units
         convoy_orders: dict[tuple[ProvinceId, ProvinceId], list[ProvinceId]] = {}
         for p in convoys:
             o = self.convoy_of[p]
@@ -397,7 +397,7 @@ class _Resolver:
         for p, k in self.kind.items():
             if k != HOLD and state[p] != RESOLVED:
                 resolve(p)
-        units, res, dest, orders = self.units, self.res, self.dest, self.orders
+        units, res, dest = self.units, self.res, self.dest
         moved = {p: self.move_of[p].destination for p in dest if res[p]}
         winner = {dest[p]: p for p in moved}
         dislodged, dislodged_by = [], {}
