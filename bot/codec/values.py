@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from adjudicator.modules import all_order_types
 from adjudicator.orders import Order
-from adjudicator.vocab import Location, UnitType
+from adjudicator.vocab import Location, ProvinceId, UnitType
 
 ORDER_TYPES: dict[str, type] = {cls.__name__: cls for cls in all_order_types()}
 """Every order type (the classic game's and every rule module's), by the name its JSON carries."""
@@ -52,7 +52,7 @@ def order_from_json(data: dict[str, Any]) -> Order:
 
 def _location(text: str) -> Location:
     province, _, coast = text.partition("/")
-    return Location(province, coast or None)
+    return Location(ProvinceId(province), coast or None)
 
 
 def _optional(read: Callable[[Any], Any]) -> Callable[[Any], Any]:

@@ -33,7 +33,7 @@ def read_message(text: str, variant: Variant, position: Position, power: Power,
     submission = submit(variant, position, power, [line.order for line in lines if line.order is not None],
                         standing)
     verdicts = iter(submission.verdicts)
-    out = []
+    out: list[tuple[int, OrderLine]] = []
     for line in lines:
         written = line.text.strip()
         if line.order is None:
@@ -44,10 +44,11 @@ def read_message(text: str, variant: Variant, position: Position, power: Power,
             out.append((line.line_no, OrderLine(written, verdict.understood, note=verdict.note,
                                                 replaces=verdict.replaces)))
         else:
-            out.append((line.line_no, OrderLine(written, reason=verdict.refusal.text, refusal=verdict.refusal)))
+            refusal = verdict.refusal
+            assert refusal is not None, "an order not accepted is refused with its reason"
+            out.append((line.line_no, OrderLine(written, reason=refusal.text, refusal=refusal)))
     out += [(n.line_no, OrderLine(n.written, reason=n.reason)) for n in bounded.not_read]
-    out = [line for _, line in sorted(out, key=lambda pair: pair[0])]
-    return out, submission
+    return [line for _, line in sorted(out, key=lambda pair: pair[0])], submission
 
 
 def order_key(order: Order, seq: int) -> str:
