@@ -26,7 +26,7 @@ class MailIdentityRow(SQLModel, table=True):
     __tablename__ = "mail_identity"
     __table_args__ = (sa.UniqueConstraint("game_id", "power", name="uq_mail_identity_game_power"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(sa_column=sa.Column(sa.Integer, sa.ForeignKey("game.id", ondelete="CASCADE"),
                                              nullable=False, index=True))
     power: str = Field(max_length=10)
@@ -42,7 +42,7 @@ class MailSignonFailureRow(SQLModel, table=True):
     __tablename__ = "mail_signon_failure"
     __table_args__ = (sa.Index("ix_mail_signon_failure_power", "game_id", "power", "at"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(sa_column=sa.Column(sa.Integer, sa.ForeignKey("game.id", ondelete="CASCADE"),
                                              nullable=False))
     power: str = Field(max_length=10)

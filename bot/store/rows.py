@@ -100,7 +100,7 @@ def _key_of_name(context) -> str:
 class GameRow(SQLModel, table=True):
     __tablename__ = "game"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     name: str = Field(unique=True, max_length=100)
     key: str = Field(sa_column=sa.Column(sa.String(100), nullable=False, unique=True, index=True,
                                          default=_key_of_name))
@@ -124,7 +124,7 @@ class PlayerRow(SQLModel, table=True):
     __tablename__ = "player"
     __table_args__ = (sa.UniqueConstraint("game_id", "player", name="uq_player_game_player"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(foreign_key="game.id", index=True)
     player: str = Field(max_length=200)
     power: str | None = Field(default=None, max_length=10)
@@ -146,7 +146,7 @@ class ActionRow(SQLModel, table=True):
 
     __tablename__ = "gm_action"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(foreign_key="game.id", index=True)
     version: int
     phase: str | None = Field(default=None, max_length=10)
@@ -165,7 +165,7 @@ class OrderRow(SQLModel, table=True):
         sa.Index("ix_orders_game_version", "game_id", "version"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(foreign_key="game.id")
     version: int
     phase: str = Field(max_length=10)
@@ -184,7 +184,7 @@ class SubmissionRow(SQLModel, table=True):
 
     __tablename__ = "submission"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(foreign_key="game.id", index=True)
     version: int
     phase: str = Field(max_length=10)
@@ -202,7 +202,7 @@ class SeasonRow(SQLModel, table=True):
     __tablename__ = "season"
     __table_args__ = (sa.UniqueConstraint("game_id", "version", name="uq_season_game_version"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(foreign_key="game.id", index=True)
     version: int
     phase: str = Field(max_length=10)
@@ -225,7 +225,7 @@ class TimerRow(SQLModel, table=True):
     __tablename__ = "timer"
     __table_args__ = (sa.Index("ix_timer_pending", "fired_at", "due_at"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(foreign_key="game.id", index=True)
     version: int
     kind: str = Field(max_length=20)
@@ -245,7 +245,7 @@ class OutboxRow(SQLModel, table=True):
                  sqlite_where=sa.text("expanded_at IS NULL")),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     key: str = Field(unique=True, max_length=200)
     game_id: int | None = Field(default=None, foreign_key="game.id")
     kind: str = Field(max_length=40)
@@ -292,7 +292,7 @@ class DeliveryRow(SQLModel, table=True):
                  postgresql_where=sa.text("state = 'pending'"), sqlite_where=sa.text("state = 'pending'")),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     outbox_id: int = Field(sa_column=sa.Column(sa.Integer, sa.ForeignKey("outbox.id", ondelete="CASCADE"),
                                                nullable=False, index=True))
     game_id: int | None = None  # the outbox row's, so that one game's announcements reach a recipient in order
