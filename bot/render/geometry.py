@@ -206,16 +206,16 @@ def build_geometry(variant_name: str) -> MapGeometry:
     borders, edge, shores, sea_edges = [], [], [], []
     for pair, segments in sorted(by_pair.items()):
         lines = [tuple(pic(p) for p in line) for line in _chains(segments)]
-        a, b = pair
-        if a.startswith("~") and b.startswith("~"):
+        one, other = pair
+        if one.startswith("~") and other.startswith("~"):
             continue
-        if b == "~water" or a == "~water":
-            province = variant.provinces[ProvinceId(b if a == "~water" else a)]
+        if other == "~water" or one == "~water":
+            province = variant.provinces[ProvinceId(other if one == "~water" else one)]
             (sea_edges if province.is_sea else shores).extend(lines)
-        elif b == "~off" or a == "~off":
+        elif other == "~off" or one == "~off":
             edge += lines
         else:
-            borders += [(ProvinceId(a), ProvinceId(b), line) for line in lines]
+            borders += [(ProvinceId(one), ProvinceId(other), line) for line in lines]
 
     crossings = []
     for a, b in doc.get("crossings", ()):
