@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 from sqlmodel import Field, Session, SQLModel, select
 
-from .rows import UTCDateTime
+from .rows import UTCDateTime, table_of
 
 
 class MailIdentityRow(SQLModel, table=True):
@@ -65,7 +65,7 @@ def identities_of(session: Session, game_id: int) -> list[MailIdentityRow]:
 
 def record_failure(session: Session, game_id: int, power: str, source: str, at: datetime) -> None:
     """A wrong password for ``power``; failures older than a day are forgotten on the way."""
-    table = MailSignonFailureRow.__table__
+    table = table_of(MailSignonFailureRow)
     session.connection().execute(sa.delete(table).where(table.c.game_id == game_id, table.c.power == power,
                                                         table.c.at < at - timedelta(days=1)))
     session.add(MailSignonFailureRow(game_id=game_id, power=power, source=source[:254], at=at))
@@ -73,7 +73,7 @@ def record_failure(session: Session, game_id: int, power: str, source: str, at: 
 
 def failures_since(session: Session, game_id: int, power: str, since: datetime, *, source: str | None = None) -> int:
     """How many wrong passwords for ``power`` since ``since`` (from ``source`` only, if given)."""
-    table = MailSignonFailureRow.__table__
+    table = table_of(MailSignonFailureRow)
     stmt = sa.select(sa.func.count()).where(table.c.game_id == game_id, table.c.power == power, table.c.at >= since)
     if source is not None:
         stmt = stmt.where(table.c.source == source)
@@ -82,5 +82,5 @@ def failures_since(session: Session, game_id: int, power: str, since: datetime, 
 
 def clear_failures(session: Session, game_id: int, power: str) -> None:
     """A new password lifts the limit."""
-    table = MailSignonFailureRow.__table__
+    table = table_of(MailSignonFailureRow)
     session.connection().execute(sa.delete(table).where(table.c.game_id == game_id, table.c.power == power))

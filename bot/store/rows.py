@@ -80,6 +80,13 @@ def _status(enum: type[StrEnum], default: StrEnum, *, index: bool = False) -> An
     return Field(default=default, sa_column=sa.Column(StatusType(enum), nullable=False, index=index))
 
 
+def table_of(row: type[SQLModel]) -> sa.Table:
+    """The table of a row class, for statements on the table itself (SQLModel gives every table
+    class its ``__table__``; its type does not say so)."""
+    table: sa.Table = row.__table__  # type: ignore[attr-defined]  # (set by SQLModel's metaclass)
+    return table
+
+
 def _json(**kw) -> Any:
     return Field(sa_column=sa.Column(sa.JSON, nullable=kw.pop("nullable", False)), **kw)
 
