@@ -4,12 +4,12 @@ request works on and their views, the games' timers and the outbox."""
 from __future__ import annotations
 
 from datetime import datetime
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from sqlmodel import Session
 
 from adjudicator.turn import to_decide
-from adjudicator.vocab import Phase, PhaseKind
+from adjudicator.vocab import Phase, PhaseKind, Power
 
 from bot.codec.documents import position_from_dict
 from bot.store import database
@@ -44,6 +44,13 @@ SUPERSEDES: dict[str, tuple[str, ...]] = {
 not yet delivered: the outbox drops what is left of those when it is written
 (:attr:`bot.store.outbox.Announcement.supersedes`). Results, the start, new players, civil
 disorder and the game master's notices are never dropped: they stay true of their moment."""
+
+
+def started_phase(game: GameRow) -> str:
+    """The phase ``game`` is in: only a game that has started has one."""
+    if game.phase is None:
+        raise WrongStateError(f"game '{game.name}' has not started")
+    return game.phase
 
 
 def game_not_found(session: Session, ref: str | int) -> NoSuchGameError:
@@ -147,7 +154,7 @@ class Context:
         from adjudicator.variant import get_variant
 
         def refusal(why: str, power: str | None = None) -> NotPlayingError:
-            name = get_variant(game.variant).power_name(power) if power else None
+            name = get_variant(game.variant).power_name(Power(power)) if power else None
             return NotPlayingError(game.name, player, why, power, name)
 
         if row is not None:
@@ -247,10 +254,10 @@ class Context:
                 for before in self.policy(game).reminders_for(deadline - now)]
 
     def phase_deadline(self, game: GameRow, now: datetime) -> datetime:
-        return now + self.policy(game).length(Phase.parse(game.phase).kind)
+        return now + self.policy(game).length(Phase.parse(started_phase(game)).kind)
 
     def announce(self, session: Session, game: GameRow, kind: str, audience: str, subject: str, body: str,
-                  *, key: str | None = None, powers: list[str] = (), recipients: list[str] = (),
+                  *, key: str | None = None, powers: Sequence[str] = (), recipients: Sequence[str] = (),
                   data: dict | None = None) -> None:
         announcement = Announcement(
             key=key or f"{game.id}:{game.version}:{kind}", kind=kind, audience=audience, subject=subject, body=body,
@@ -268,31 +275,33 @@ class Context:
 
         variant, position = position_from_dict(game.position)
         standing = [order_from_json(o.order) for o in database.orders_of(session, game.id, game.version, power)]
-        left = still_to_decide(variant, position, power, standing)
+        left = still_to_decide(variant, position, Power(power), standing)
         return spelled_duty(left, variant) if left.must_decide else []
 
     def announce_decisions(self, session: Session, game: GameRow, players) -> None:
         """When a retreat or an adjustment phase begins (or a rollback brings one back): the player of
         each power that has something to decide in it is told what, and by when (kind
         ``phase_opened``, to that player alone). Powers in civil disorder are not."""
-        if game.status != GameStatus.ACTIVE or Phase.parse(game.phase).kind is PhaseKind.MOVEMENT:
+        if game.status != GameStatus.ACTIVE or Phase.parse(started_phase(game)).kind is PhaseKind.MOVEMENT:
             return
+        phase = started_phase(game)
         from adjudicator.variant import get_variant
 
         variant, position = position_from_dict(game.position)
         must = to_decide(variant, position)
         tz = self.policy(game).timezone
         for p in players:
-            if p.power not in must or p.status in (*CIVIL_DISORDER_STATES, WAITING):
+            power = p.power
+            if power is None or power not in must or p.status in (*CIVIL_DISORDER_STATES, WAITING):
                 continue
-            lines = self.to_decide_lines(session, game, p.power)
+            lines = self.to_decide_lines(session, game, power)
             if not lines:
                 continue
-            name = get_variant(game.variant).power_name(p.power)
+            name = get_variant(game.variant).power_name(Power(power))
             self.announce(session, game, "phase_opened", "players",
-                          f"{game.name}: {p.power} has to decide in {game.phase}",
-                          texts.phase_opened(game.name, game.phase, name, lines, game.deadline_at, tz),
-                          key=f"{game.id}:{game.version}:phase_opened:{p.power}", powers=[p.power],
+                          f"{game.name}: {power} has to decide in {phase}",
+                          texts.phase_opened(game.name, phase, name, lines, game.deadline_at, tz),
+                          key=f"{game.id}:{game.version}:phase_opened:{power}", powers=[power],
                           recipients=[p.player])
 
     def record(self, session: Session, game: GameRow, actor: str | None, action: str, **details) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 from collections.abc import Callable, Mapping
 
 from adjudicator.turn import to_decide
+from adjudicator.vocab import Power
 
 from bot.codec.documents import position_from_dict
 from bot.store import database
@@ -215,7 +216,7 @@ class GameMaster:
             target.concede_to = target.ready_version = None
             session.add(target)
             session.flush()
-            if told:
+            if told and old is not None:
                 self._tell_unseated(session, row, old, power, "replaced", now)
             if old != player:
                 self._tell_seated(session, row, player, power, now)
@@ -254,7 +255,7 @@ class GameMaster:
             try:
                 if player is not None:
                     target = self.ctx.player(players, self.ctx.identity(player), row)
-                else:
+                elif power is not None:     # (one of the two, as checked above)
                     target = self.ctx.power_row(players, self._power_code(row, power), row)
             except ServiceError:
                 if resigning:   # a player learns nothing of other seats: only that it is not theirs
@@ -330,7 +331,7 @@ class GameMaster:
         ``removed``, ``replaced``, or ``waiting``: off the waiting list)."""
         from adjudicator.variant import get_variant
 
-        name = get_variant(row.variant).power_name(power) if power else "a power"
+        name = get_variant(row.variant).power_name(Power(power)) if power else "a power"
         body = (f"The game master has taken you off the waiting list of '{row.name}'.\n" if how == "waiting"
                 else texts.unseated(row.name, name, how, started=row.status != GameStatus.FORMING))
         self.ctx.announce(session, row, "unseated", "players", f"{row.name}: you no longer play"
@@ -345,7 +346,7 @@ class GameMaster:
 
         started = row.status != GameStatus.FORMING
         lines = self.ctx.to_decide_lines(session, row, power) if started else []
-        body = texts.seated(row.name, row.phase, get_variant(row.variant).power_name(power), lines, row.deadline_at,
+        body = texts.seated(row.name, row.phase, get_variant(row.variant).power_name(Power(power)), lines, row.deadline_at,
                             self.ctx.policy(row).timezone, started=started)
         self.ctx.announce(session, row, "seated", "players", f"{row.name}: you play {power}", body,
                           key=self._once(row, f"seated:{player}", now), recipients=[player],
@@ -391,7 +392,7 @@ class GameMaster:
                 row.policy = {**after.to_dict(), "extra": before.extra}
                 session.add(row)
                 if row.status == GameStatus.ACTIVE and row.deadline_at is not None and "reminders" in changed:
-                    timers = self._rearm_reminders(session, row, now)
+                    timers = self._rearm_reminders(session, row, row.deadline_at, now)
                 self.ctx.record(session, row, actor, "set_policy",
                                 changes={key: [_plain(getattr(before, key)), _plain(getattr(after, key))]
                                          for key in changed})
@@ -418,11 +419,11 @@ class GameMaster:
         with self.ctx.db.session() as session:
             return self.ctx.view(session, self.ctx.game(session, view.id))
 
-    def _rearm_reminders(self, session, row: GameRow, now: datetime) -> list[TimerRow]:
-        """The pending deadline's reminders still to come, as the game's policy now sets them (the
-        deadline and a grace period under way are left as they are)."""
+    def _rearm_reminders(self, session, row: GameRow, deadline: datetime, now: datetime) -> list[TimerRow]:
+        """The reminders still to come of the pending ``deadline``, as the game's policy now sets them
+        (the deadline and a grace period under way are left as they are)."""
         database.cancel_timers(session, row.id, now, kinds=("reminder",))
-        timers = self.ctx.reminder_timers(row, row.deadline_at, now)
+        timers = self.ctx.reminder_timers(row, deadline, now)
         session.add_all(timers)
         session.flush()
         return timers
