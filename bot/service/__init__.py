@@ -26,6 +26,7 @@ from .errors import (InputError, NoSuchGameError, NotAllowedError, NotFoundError
 from .gm import GameMaster
 from .judge import Judge
 from .lobby import Lobby
+from .menus import Menus, Panel, PanelUnit, StalePanelError
 from .orders import OrderDesk
 from .policy import DeadlinePolicy
 from .routing import Ambiguous, NoGameError, Routed
@@ -60,6 +61,7 @@ class GameService:
         self.judge = Judge(self.context)
         self.lobby = Lobby(self.context)
         self.orders = OrderDesk(self.context, self.lobby, self.judge)
+        self.menus = Menus(self.context, self.orders)
         self.gm = GameMaster(self.context, self.judge)
 
     @property
@@ -112,6 +114,10 @@ class GameService:
     vote_draw = _Part("orders")
     concede = _Part("orders")
     ready = _Part("orders")
+    # orders chosen from menus
+    panel = _Part("menus")
+    choices = _Part("menus")
+    submit_values = _Part("menus")
     # the game master
     pause = _Part("gm")
     resume = _Part("gm")
@@ -144,6 +150,7 @@ __all__ = [
     "InputError",
     "Judge",
     "Lobby",
+    "Menus",
     "NoGameError",
     "NoSuchGameError",
     "NotAllowedError",
@@ -151,12 +158,15 @@ __all__ = [
     "NotPlayingError",
     "OrderDesk",
     "OrderLine",
+    "Panel",
+    "PanelUnit",
     "PlayerOrders",
     "PlayerView",
     "PolicyChange",
     "Readiness",
     "Routed",
     "ServiceError",
+    "StalePanelError",
     "SubmissionReport",
     "UnplayedPowersError",
     "WrongStateError",
