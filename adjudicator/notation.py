@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import functools
 import itertools
-from typing import Callable, NamedTuple
+from typing import NamedTuple
+from collections.abc import Callable
 
 from .errors import CrusaderError
 from .modules import all_rule_modules
-from .orders import Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, UnitOrder, Waive
+from .orders import Build, Convoy, Disband, Hold, Move, MovementOrder, Order, Retreat, SupportHold, SupportMove, Waive
 from .variant import Variant
 from .vocab import NEUTRAL, Location, Phase, PhaseKind, Power, ProvinceId, Unit, UnitType
 
@@ -155,7 +156,8 @@ def _read_words(tables: Tables, power: str, words: list[str]) -> Order | None:
     if power not in tables.powers:
         return None
     try:
-        return _heads().get(words[0], unit_order)(tables, power, words)
+        reader: Reader = _heads().get(words[0], unit_order)
+        return reader(tables, Power(power), words)
     except (KeyError, IndexError, ValueError):
         return None
 
@@ -187,7 +189,7 @@ def unit_at(tables: Tables, words: list[str], i: int) -> tuple[UnitType | None, 
     return unit_type, tables.locations[words[i + 1]], i + 2
 
 
-def unit_order(tables: Tables, power: Power, words: list[str], i: int = 0) -> UnitOrder | None:
+def unit_order(tables: Tables, power: Power, words: list[str], i: int = 0) -> MovementOrder | Build | Disband | None:
     unit_type, location, i = unit_at(tables, words, i)
     verb, rest = words[i], len(words) - i - 1
     if verb == "-":

@@ -13,7 +13,8 @@ import hashlib
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterator
+from typing import Any
+from collections.abc import Callable, Collection, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy.orm import defer
@@ -23,7 +24,7 @@ from sqlmodel import Session, select
 
 from . import faults
 from .names import game_key
-from .rows import ActionRow, DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
+from .rows import ActionRow, DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, PlayerStatus, SeasonRow, SubmissionRow, TimerRow
 
 
 # -- the database handle --------------------------------------------------------------------
@@ -78,9 +79,8 @@ class Database:
     @contextmanager
     def session(self) -> Iterator[Session]:
         """A unit of work: committed when the block ends normally, rolled back otherwise."""
-        with Session(self.engine, expire_on_commit=False) as session:
-            with session.begin():
-                yield session
+        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            yield session
         faults.after_commit()
 
     def dispose(self) -> None:
@@ -193,7 +193,7 @@ def reactivate_players(session: Session, ids: Collection[int]) -> None:
     if ids:
         table = PlayerRow.__table__
         session.connection().execute(sa.update(table).where(table.c.id.in_(sorted(ids)))
-                                     .values(status="active", nmr_count=0))
+                                     .values(status=PlayerStatus.ACTIVE, nmr_count=0))
 
 
 def set_ready(session: Session, ids: Collection[int], version: int | None) -> None:
@@ -268,6 +268,14 @@ def pending_timers(session: Session, *, due_before: datetime | None = None, limi
     if limit:
         stmt = stmt.limit(limit)
     return list(session.exec(stmt))
+
+
+def claim_timer(session: Session, timer_id: int, when: datetime) -> bool:
+    """Mark the timer as fired at ``when`` if it has not fired yet: whether this call did (of two
+    servers that reach the same timer, one claims it)."""
+    result = session.exec(sa.update(TimerRow).where(TimerRow.id == timer_id, TimerRow.fired_at.is_(None))
+                          .values(fired_at=when).execution_options(synchronize_session=False))
+    return result.rowcount == 1
 
 
 def cancel_timers(session: Session, game_id: int, when: datetime, kinds: Collection[str] = ()) -> None:
@@ -596,3 +604,26 @@ def delete_game(session: Session, game_id: int) -> None:
     for table in (DeliveryRow, OrderRow, SubmissionRow, SeasonRow, TimerRow, OutboxRow, PlayerRow, ActionRow):
         session.exec(sa.delete(table).where(table.game_id == game_id))
     session.exec(sa.delete(GameRow).where(GameRow.id == game_id))
+
+
+def site_columns(session: Session, game_id: int | None = None) -> tuple[
+        list[dict[str, Any]], dict[int, list[dict[str, Any]]], dict[int, list[int]]]:
+    """What the archive site's pages of each game (or of game ``game_id``) show, in three queries
+    whatever the number of games: each game's id, name, status, phase, outcome and position; its
+    players' power, status and missed deadlines (by game, in the order they joined); the versions
+    of its seasons (by game)."""
+    game, player, season = GameRow.__table__, PlayerRow.__table__, SeasonRow.__table__
+    connection = session.connection()
+    games = [dict(row._mapping) for row in connection.execute(
+        sa.select(game.c.id, game.c.name, game.c.status, game.c.phase, game.c.outcome, game.c.position)
+        .where(sa.true() if game_id is None else game.c.id == game_id).order_by(game.c.id))]
+    players: dict[int, list[dict[str, Any]]] = {}
+    query = sa.select(player.c.game_id, player.c.power, player.c.status, player.c.nmr_count).order_by(player.c.id)
+    for row in connection.execute(query if game_id is None else query.where(player.c.game_id == game_id)):
+        players.setdefault(row.game_id, []).append({"power": row.power, "status": row.status,
+                                                    "nmr_count": row.nmr_count})
+    versions: dict[int, list[int]] = {}
+    query = sa.select(season.c.game_id, season.c.version)
+    for row in connection.execute(query if game_id is None else query.where(season.c.game_id == game_id)):
+        versions.setdefault(row.game_id, []).append(row.version)
+    return games, players, versions

@@ -23,6 +23,7 @@ of a message up to its sender, then ``RSET``) finds the relay well again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import io
 import re
@@ -121,7 +122,7 @@ class Mailer:
             if not 200 <= response.code < 300:
                 raise aiosmtplib.SMTPSenderRefused(response.code, response.message, s.address)
             await client.rset()
-        except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, aiosmtplib.SMTPException, OSError) as exc:
             self._noted(exc, probe=True)
         else:
             self._noted(None, probe=True)
@@ -129,7 +130,7 @@ class Mailer:
             if client.is_connected:
                 try:
                     await client.quit()
-                except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError):
+                except (TimeoutError, aiosmtplib.SMTPException, OSError):
                     client.close()
         return self.relay_problem
 
@@ -158,7 +159,7 @@ class Mailer:
                 if client is not None:
                     try:  # a kept connection: the relay may have closed it meanwhile (nothing is sent yet)
                         await client.rset()
-                    except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError):
+                    except (TimeoutError, aiosmtplib.SMTPException, OSError):
                         _drop(client)
                         client = None
                 if client is None:
@@ -216,7 +217,7 @@ class Mailer:
         """Send ``message`` to ``to`` and say how it went."""
         try:
             await self.send(message, to)
-        except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, aiosmtplib.SMTPException, OSError) as exc:
             outcome = outcome_of(exc)
             self._noted(exc)
             log.warning("mail not sent", to=to, subject=str(message["Subject"]), error=f"{type(exc).__name__}: {exc}",
@@ -253,9 +254,9 @@ class _SharingGenerator(BytesGenerator):
 
     def __init__(self, outfp: Any, *, policy: Policy, parts: OrderedDict, key: tuple, top: bool = True) -> None:
         super().__init__(outfp, policy=policy)
-        self._shared, self._key, self._top = parts, key, top
+        self._out, self._shared, self._key, self._top = outfp, parts, key, top
 
-    def clone(self, fp: Any) -> "_SharingGenerator":
+    def clone(self, fp: Any) -> _SharingGenerator:
         return _SharingGenerator(fp, policy=self.policy, parts=self._shared, key=self._key, top=False)
 
     def flatten(self, msg: Message, unixfrom: bool = False, linesep: str | None = None) -> None:
@@ -269,7 +270,7 @@ class _SharingGenerator(BytesGenerator):
             kept = self._shared[ident] = (msg, out.getvalue())  # the part itself kept: its id not reused
             while len(self._shared) > SHARED_PARTS:
                 self._shared.popitem(last=False)
-        self._fp.write(kept[1])
+        self._out.write(kept[1])
 
 
 def _without_bcc(message: EmailMessage) -> EmailMessage:
@@ -296,17 +297,15 @@ def _options(client: aiosmtplib.SMTP, sender: str, to: str) -> list[str]:
 
 def _drop(client: aiosmtplib.SMTP) -> None:
     """Close a connection at once, saying nothing to the relay."""
-    try:
+    with contextlib.suppress(RuntimeError, OSError):  # a connection of a loop that has ended
         client.close()
-    except Exception:  # a connection of a loop that has ended
-        pass
 
 
 async def _quit(client: aiosmtplib.SMTP) -> None:
     try:
         if client.is_connected:
             await client.quit()
-    except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError):
+    except (TimeoutError, aiosmtplib.SMTPException, OSError):
         _drop(client)
 
 

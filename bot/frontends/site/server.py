@@ -12,13 +12,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path, PurePosixPath
 
-import sqlalchemy as sa
 import structlog
 from aiohttp import web
 
 from bot.archive.games import game_archive, sweep_temporary
+from bot.store import database
 from bot.store.database import Database
-from bot.store.rows import GameRow, PlayerRow, SeasonRow
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
 from .writer import SiteWriter, site_state
 
@@ -136,23 +135,9 @@ class SiteNotifier:
 def game_states(db: Database, game_id: int | None = None) -> dict[int, tuple[str, str]]:
     """Each game's name and :func:`~.writer.site_state` (or only game ``game_id``'s), read from the
     few columns the pages show, in three queries whatever the number of games."""
-    game, player, season = GameRow.__table__, PlayerRow.__table__, SeasonRow.__table__
-    with db.engine.connect() as connection:
-        def rows(query, table):
-            return connection.execute(query if game_id is None else query.where(table.c.game_id == game_id))
-
-        games = connection.execute(
-            sa.select(game.c.id, game.c.name, game.c.status, game.c.phase, game.c.outcome, game.c.position)
-            .order_by(game.c.id).where(sa.true() if game_id is None else game.c.id == game_id)).all()
-        players: dict[int, list[dict]] = {}
-        for row in rows(sa.select(player.c.game_id, player.c.power, player.c.status, player.c.nmr_count)
-                        .order_by(player.c.id), player):
-            players.setdefault(row.game_id, []).append({"power": row.power, "status": row.status,
-                                                        "nmr_count": row.nmr_count})
-        versions: dict[int, list[int]] = {}
-        for row in rows(sa.select(season.c.game_id, season.c.version), season):
-            versions.setdefault(row.game_id, []).append(row.version)
-    return {g.id: (g.name, site_state(g._mapping, players.get(g.id, ()), versions.get(g.id, ()))) for g in games}
+    with db.session() as session:
+        games, players, versions = database.site_columns(session, game_id)
+    return {g["id"]: (g["name"], site_state(g, players.get(g["id"], ()), versions.get(g["id"], ()))) for g in games}
 
 
 _NOT_FOUND = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title></head>"
