@@ -41,7 +41,9 @@ class RuleModule:
     :class:`~adjudicator.errors.DocumentError` for a bad one), ``write_state(position)`` gives
     its keys of the position's document. ``order_types``: its own orders; ``notation``: a
     reader for each of them, by its first word, in the judge's notation
-    (:data:`adjudicator.notation.Reader`).
+    (:data:`adjudicator.notation.Reader`). ``write_events(rule)`` and ``write_year(year)``: the
+    result document's ``events`` keys of its values in :class:`~adjudicator.events.Events`
+    (``rule``, ``rule_year``); ``read_events(variant, doc)`` reads both back.
     """
 
     name: str
@@ -52,6 +54,9 @@ class RuleModule:
     write_state: Callable[[Any], dict[str, Any]] | None = None
     order_types: tuple[type, ...] = ()
     notation: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    write_events: Callable[[object | None], dict[str, Any]] | None = None
+    write_year: Callable[[object | None], dict[str, Any]] | None = None
+    read_events: Callable[[Any, Mapping[str, Any]], tuple[object | None, object | None]] | None = None
 
 
 _REGISTERED: dict[str, RuleModule] = {}

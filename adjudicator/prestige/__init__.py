@@ -25,6 +25,8 @@ from .winter import new_year, ranking_award
 
 MODULE = register(RuleModule(name="prestige", hooks=PrestigeRules(), initial_state=initial_state, keys=codec.KEYS,
                              read_state=codec.read_state, write_state=codec.write_state,
-                             order_types=PRESTIGE_ORDER_TYPES, notation=notation.HEADS))
+                             order_types=PRESTIGE_ORDER_TYPES, notation=notation.HEADS,
+                             write_events=codec.write_events, write_year=codec.write_year,
+                             read_events=codec.read_events))
 
 __all__ = ["STARTING_PRESTIGE", "Settlement", "initial_state", "new_year", "ranking_award", "settle"]
