@@ -10,21 +10,23 @@ does the same for a whole game (:func:`bot.archive.games.game_archive`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from adjudicator.orders import canonical
+from adjudicator.events import Events
+from adjudicator.prestige.events import PrestigeEvents, PrestigeYear
 from adjudicator.prestige.orders import PRESTIGE_ORDER_TYPES
 from adjudicator.position import Position
 from adjudicator.results import Adjudication, OrderResult
 from adjudicator.turn import supplied_by
 from adjudicator.variant import Variant
-from adjudicator.vocab import NEUTRAL, Phase, Power
+from adjudicator.vocab import NEUTRAL, Phase, PhaseKind, Power
 
 from bot.codec.documents import position_from_dict
-from bot.codec.report import SUPPLIED
 from bot.archive.games import GameArchive
 from bot.codec.season import Season
+from bot.service.report import SUPPLIED
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ class SeasonRecord:
     ledger: tuple[LedgerLine, ...]
     nmr: tuple[str, ...]
     seed: int
-    events: Mapping[str, Any] = field(default_factory=dict)
+    events: Events = Events(PhaseKind.MOVEMENT)
     adjudicated_at: str | None = None
     picture: bytes | None = None
     """The season's picture as the judge drew it when it adjudicated the season and stored it (the
@@ -119,13 +121,15 @@ class SeasonRecord:
         """What the year's end changed (after a fall or a winter): centres that changed hands
         (province, from, to), neutrals disbanded, the prestige award and prestige after it."""
         events = self.events
-        year = events.get("prestige_year") if isinstance(events.get("prestige_year"), Mapping) else {}
+        year = events.rule_year if isinstance(events.rule_year, PrestigeYear) else None
         names = self.variant.provinces
-        centres = [(names[c["province"]].name if c.get("province") in names else c.get("province"),
-                    c.get("from"), c.get("to")) for c in events.get("centers") or () if isinstance(c, Mapping)]
-        return {"centres": centres, "disbanded": list(year.get("disbanded") or ()),
-                "award": dict(year.get("award") or {}), "prestige": dict(year.get("prestige") or {}),
-                "fiefs_lost": year.get("fiefs_lost") or []}
+        centres = [(names[c.province].name if c.province in names else c.province, c.before, c.after)
+                   for c in events.centres]
+        if year is None:
+            return {"centres": centres, "disbanded": [], "award": {}, "prestige": {}, "fiefs_lost": []}
+        return {"centres": centres, "disbanded": [str(u) for u in year.disbanded], "award": dict(year.award),
+                "prestige": dict(year.prestige),
+                "fiefs_lost": [f"{p}: {', '.join(cs)}" for p, cs in year.fiefs_lost.items()]}
 
 
 @dataclass(frozen=True)
@@ -166,7 +170,7 @@ class GameRecord:
 def season_record(season: Season) -> SeasonRecord:
     """The :class:`SeasonRecord` of one season: its orders in rows, its bids and prestige ledger."""
     events = season.events
-    ledger_doc = events.get("prestige") if isinstance(events.get("prestige"), Mapping) else {}
+    rule = events.rule if isinstance(events.rule, PrestigeEvents) else None
     lines: list[SeasonOrder] = []
     results: list[OrderResult] = []
     bids: list[Bid] = []
@@ -175,8 +179,7 @@ def season_record(season: Season) -> SeasonRecord:
         lines.append(SeasonOrder(power, given.written, canonical(order), result.outcome.value, result.reason))
         results.append(result)
         if isinstance(order, PRESTIGE_ORDER_TYPES):
-            spent = sum(s.get("amount", 0) for s in (ledger_doc.get(power) or {}).get("spent", [])
-                        if s.get("order") == str(order))
+            spent = rule.spent_on(order) if rule is not None else 0
             bids.append(Bid(power, str(order), result.outcome.value, result.reason, spent))
     for result in season.adjudication.implicit:
         # listed on the page, not drawn: a unit nobody ordered gets no ring on the map
@@ -184,9 +187,8 @@ def season_record(season: Season) -> SeasonRecord:
                                  result.reason, implicit=True,
                                  supplied=SUPPLIED[supplied_by(season.variant, season.adjudication, result)]))
     ledger = tuple(
-        LedgerLine(power, int(d.get("start", 0)), int(d.get("received", 0)),
-                   tuple((s.get("order", ""), int(s.get("amount", 0))) for s in d.get("spent", [])), int(d.get("left", 0)))
-        for power, d in sorted(ledger_doc.items()) if isinstance(d, Mapping))
+        LedgerLine(power, a.start, a.received, tuple((str(s.order), s.amount) for s in a.spent), a.left)
+        for power, a in sorted(rule.ledger.items())) if rule is not None else ()
     return SeasonRecord(phase=season.phase, version=season.version, variant=season.variant, before=season.position,
                         after=season.after, orders=tuple(lines), results=tuple(results), bids=tuple(bids),
                         ledger=ledger, nmr=tuple(season.nmr), seed=season.seed, events=events,

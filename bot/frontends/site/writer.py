@@ -31,6 +31,7 @@ from typing import Any, Callable, Mapping
 import jinja2
 
 from adjudicator.vocab import Phase
+from adjudicator.prestige.events import PrestigeEvents
 
 from bot.archive.games import GameArchive, temporary_prefix, write_atomically
 from bot.store.names import game_key
@@ -105,12 +106,13 @@ def _powers(record: GameRecord) -> list[dict[str, str]]:
 def _won(season) -> list[tuple[str, str]]:
     """What the bids of a season decided, in words: vassals taken, units bribed, rebellions."""
     names = season.variant.provinces
-    events = season.events
-    out = [(f"{names[p].name if p in names else p}: vassal", power) for p, power in (events.get("vassals") or {}).items()
-           if any(b.power == power and b.outcome == "succeeds" and b.order.startswith("VASSAL") for b in season.bids)]
+    rule = season.events.rule
+    if not isinstance(rule, PrestigeEvents):
+        return []
+    out = [(f"{names[p].name if p in names else p}: vassal", power) for p, power in rule.vassals.items()]
     out += [(f"{names[p].name if p in names else p}: bribed for the season", power)
-            for p, power in (events.get("bribed") or {}).items()]
-    out += [(f"{names[p].name if p in names else p}: rebellion", "") for p in events.get("rebellions") or ()]
+            for p, power in rule.bribed.items()]
+    out += [(f"{names[p].name if p in names else p}: rebellion", "") for p in rule.rebellions]
     return out
 
 
@@ -147,7 +149,8 @@ class SiteWriter:
         return self.env.get_template("season.html.j2").render(
             game_name=record.name, season=season, previous=previous, next=following, before=before, after=after,
             has_prestige=season.before.prestige is not None, powers=_powers(record),
-            dislodged=season.events.get("dislodged") or [], won=_won(season), year_end=season.year_end(),
+            dislodged=[{"unit": str(d.unit), "from": d.attacker_from, "by_convoy": d.by_convoy}
+                       for d in season.events.dislodged], won=_won(season), year_end=season.year_end(),
             power_name=season.variant.power_name, written_at=_when(season.adjudicated_at))
 
     def game_page(self, record: GameRecord, board: tuple[int, int] | None = None) -> str:
