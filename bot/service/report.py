@@ -383,7 +383,7 @@ def report_lines(report: Report, heading: str = "{}:", *, every_order: bool = Tr
     if every_order:
         for group in report.orders:
             out.append(heading.format(group.name))
-            out += [indent + line.text for line in group.lines]
+            out += [indent + line.text.replace("\n", "\n" + indent + "    ") for line in group.lines]
             out.append("")
     else:
         bids = [f"{line.power}: {line.text}" for group in report.orders for line in group.lines if line.prestige]
