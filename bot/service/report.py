@@ -75,6 +75,10 @@ class PowerOrders:
 
 @dataclass(frozen=True, slots=True)
 class Section:
+    """A part of the report: ``key`` says which (``changes``, ``prestige``, ``year``, ``waived``,
+    ``standings``, ``game``), for a front end that shows some part its own way."""
+
+    key: str
     title: str
     lines: tuple[str, ...]
 
@@ -106,14 +110,14 @@ def phase_report(adjudication: Adjudication, variant: Variant, before: Position,
     rule = events.rule if isinstance(events.rule, PrestigeEvents) else None
     year = events.rule_year if isinstance(events.rule_year, PrestigeYear) else None
     sections = [
-        Section("What changed", tuple(_changes(adjudication, variant, before))),
-        Section("Prestige", tuple(_prestige(rule, variant)) if rule is not None else ()),
-        Section(f"The end of {before.phase.year}", tuple(_year_end(year, variant, before.phase))
+        Section("changes", "What changed", tuple(_changes(adjudication, variant, before))),
+        Section("prestige", "Prestige", tuple(_prestige(rule, variant)) if rule is not None else ()),
+        Section("year", f"The end of {before.phase.year}", tuple(_year_end(year, variant, before.phase))
                 if year is not None else ()),
-        Section("Builds waived", tuple(_waived(adjudication, variant, before))),
-        Section(_standings_title(adjudication.position, before.phase, year), tuple(_standings(before, adjudication,
-                                                                                              variant))),
-        Section("The game", tuple(_game(events, variant, nmr))),
+        Section("waived", "Builds waived", tuple(_waived(adjudication, variant, before))),
+        Section("standings", _standings_title(adjudication.position, before.phase, year),
+                tuple(_standings(before, adjudication, variant))),
+        Section("game", "The game", tuple(_game(events, variant, nmr))),
     ]
     return Report(title=title or f"Results of {before.phase.long_name} ({before.phase})", phase=before.phase,
                   notices=tuple(notices), orders=tuple(_orders(adjudication, variant, before, unread)),
@@ -145,6 +149,12 @@ def _orders(adjudication: Adjudication, variant: Variant, before: Position,
                                                         Outcome.SUCCEEDS, ""))
     return [PowerOrders(Power(p), "Neutral units" if p == NEUTRAL else _name(p, variant), tuple(by_power[p]))
             for p in sorted(by_power, key=lambda p: (p == NEUTRAL, p))]
+
+
+def order_outcome(result: OrderResult, variant: Variant, before: Position, events: Events) -> OrderLine:
+    """One order given in the phase ``before`` was played from, with its outcome as the report words it."""
+    rule = events.rule if isinstance(events.rule, PrestigeEvents) else None
+    return _order_line(result, variant, before, rule, rule.bribed if rule is not None else {})
 
 
 def _order_line(r: OrderResult, variant: Variant, before: Position, rule: PrestigeEvents | None,

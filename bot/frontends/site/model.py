@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from adjudicator.orders import canonical
 from adjudicator.events import Events
-from adjudicator.prestige.events import PrestigeEvents, PrestigeYear
+from adjudicator.prestige.events import PrestigeEvents
 from adjudicator.prestige.orders import PRESTIGE_ORDER_TYPES
 from adjudicator.position import Position
 from adjudicator.results import Adjudication, OrderResult
@@ -26,7 +26,7 @@ from adjudicator.vocab import NEUTRAL, Phase, PhaseKind, Power
 from bot.codec.documents import position_from_dict
 from bot.archive.games import GameArchive
 from bot.codec.season import Season
-from bot.service.report import SUPPLIED
+from bot.service.report import SUPPLIED, order_outcome
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,8 @@ class Bid:
     outcome: str
     reason: str
     spent: int
+    verdict: str = ""
+    """The outcome as the results report words it (``won, 2 spent``, ``lent, 1 spent``, ``secured``...)."""
 
 
 @dataclass(frozen=True)
@@ -117,20 +119,6 @@ class SeasonRecord:
             by_power.setdefault(line.power, []).append(line)
         return sorted(by_power.items(), key=lambda item: (item[0] == NEUTRAL, item[0]))  # neutrals last
 
-    def year_end(self) -> dict[str, Any]:
-        """What the year's end changed (after a fall or a winter): centres that changed hands
-        (province, from, to), neutrals disbanded, the prestige award and prestige after it."""
-        events = self.events
-        year = events.rule_year if isinstance(events.rule_year, PrestigeYear) else None
-        names = self.variant.provinces
-        centres = [(names[c.province].name if c.province in names else c.province, c.before, c.after)
-                   for c in events.centres]
-        if year is None:
-            return {"centres": centres, "disbanded": [], "award": {}, "prestige": {}, "fiefs_lost": []}
-        return {"centres": centres, "disbanded": [str(u) for u in year.disbanded], "award": dict(year.award),
-                "prestige": dict(year.prestige),
-                "fiefs_lost": [f"{p}: {', '.join(cs)}" for p, cs in year.fiefs_lost.items()]}
-
 
 @dataclass(frozen=True)
 class GameRecord:
@@ -180,7 +168,8 @@ def season_record(season: Season) -> SeasonRecord:
         results.append(result)
         if isinstance(order, PRESTIGE_ORDER_TYPES):
             spent = rule.spent_on(order) if rule is not None else 0
-            bids.append(Bid(power, str(order), result.outcome.value, result.reason, spent))
+            verdict = order_outcome(result, season.variant, season.position, events).verdict
+            bids.append(Bid(power, str(order), result.outcome.value, result.reason, spent, verdict))
     for result in season.adjudication.implicit:
         # listed on the page, not drawn: a unit nobody ordered gets no ring on the map
         lines.append(SeasonOrder(result.order.power, "", canonical(result.order), result.outcome.value,
