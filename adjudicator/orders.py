@@ -119,6 +119,7 @@ class RuleOrder:
 
     __slots__ = ()
     rule_module: ClassVar[str] = ""
+    power: Power
 
     def slot(self) -> tuple[str, str]:
         raise NotImplementedError

@@ -20,7 +20,7 @@ from adjudicator.prestige.state import lord_of
 from adjudicator.results import Adjudication, Outcome
 from adjudicator.turn import supplied_by
 from adjudicator.variant import Variant
-from adjudicator.vocab import NEUTRAL, PhaseKind, Power, ProvinceId, Unit
+from adjudicator.vocab import NEUTRAL, PhaseKind, Power, ProvinceId
 
 SUCCEEDED, FAILED, INVALID, PENDING = "succeeded", "failed", "invalid", ""
 """How an order is drawn: carried out, failed, could not be given, not adjudicated yet."""

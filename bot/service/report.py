@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from adjudicator.events import Events
-from adjudicator.orders import Build, Hold, Order, Retreat, Waive, is_rule_order
+from adjudicator.orders import Build, Hold, Order, Retreat, UnitOrder, Waive, is_rule_order
 from adjudicator.position import Position
 from adjudicator.prestige.events import PrestigeEvents, PrestigeYear
 from adjudicator.prestige.orders import Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
@@ -193,7 +193,7 @@ def _words(order: Order, variant: Variant, before: Position, bribed: Mapping[Pro
 def _whose(order: Order, variant: Variant, before: Position, bribed: Mapping[ProvinceId, Power]) -> str:
     """`` (vassal)``, `` (bribed, neutral)``, `` (bribed, The Byzantine Empire's)`` for a unit its
     commander does not own; else nothing."""
-    if is_rule_order(order) or isinstance(order, (Build, Waive)):
+    if not isinstance(order, UnitOrder) or isinstance(order, Build):
         return ""
     province = order.location.province
     if before.phase.kind is PhaseKind.RETREAT:
@@ -219,13 +219,11 @@ def _why(r: OrderResult, words: str) -> str:
 
 def _held(order: Order, variant: Variant, before: Position, bribed: Mapping[ProvinceId, Power]) -> str:
     """``A Harran`` for ``A Harran H``, with whose it is when not its commander's own."""
-    assert isinstance(order, Hold)
-    return spelled_unit(Unit(order.power, order.unit_type, order.location), variant) + _whose(order, variant, before,
-                                                                                            bribed)
+    return spell(order, variant).removesuffix(" H") + _whose(order, variant, before, bribed)
 
 
 def _name(power: str, variant: Variant) -> str:
-    return f"{variant.power_name(power)} ({power})" if power in variant.powers else power
+    return f"{variant.power_name(Power(power))} ({power})" if power in variant.powers else power
 
 
 def _unit(u: Unit, variant: Variant) -> str:
@@ -247,7 +245,7 @@ def _changes(adjudication: Adjudication, variant: Variant, before: Position) -> 
                        f"{' by convoy' if d.by_convoy else ''}: it retreats or is disbanded next")
     prestige = isinstance(events.rule, PrestigeEvents)
     commanded = {r.order.location.province: r.order.power for r in (*adjudication.results, *adjudication.implicit)
-                 if not is_rule_order(r.order) and not isinstance(r.order, (Build, Waive))}
+                 if isinstance(r.order, UnitOrder) and not isinstance(r.order, Build)}
     for a in events.annihilated:
         line = f"Destroyed: {_unit(a.unit, variant)}, dislodged with nowhere to retreat"
         if a.by and a.by != NEUTRAL:
@@ -259,8 +257,7 @@ def _changes(adjudication: Adjudication, variant: Variant, before: Position) -> 
         for r in (*adjudication.results, *adjudication.implicit):
             if r.succeeded and isinstance(r.order, Retreat):
                 owner = next((d.unit for d in before.dislodged if d.unit.province == r.order.location.province), None)
-                who = _unit(owner, variant) if owner is not None else spelled_unit(
-                    Unit(r.order.power, r.order.unit_type, r.order.location), variant)
+                who = _unit(owner, variant) if owner is not None else place(r.order.location, variant)
                 out.append(f"Retreated: {who} to {place(r.order.destination, variant)}")
     out += [f"Disbanded: {_unit(u, variant)}" for u in events.disbanded]
     out += [f"Built: {_unit(u, variant)}" for u in events.built]
@@ -283,7 +280,7 @@ def _annihilation_prestige(unit: Unit, by: Power | None, commander: Power | None
 
 
 def _owner(power: str, variant: Variant) -> str:
-    return "neutral" if power == NEUTRAL else variant.power_name(power) if power in variant.powers else power
+    return "neutral" if power == NEUTRAL else variant.power_name(Power(power)) if power in variant.powers else power
 
 
 def _prestige(rule: PrestigeEvents, variant: Variant) -> list[str]:

@@ -18,7 +18,7 @@ import pytest
 
 from adjudicator.adjudicate import adjudicate
 from adjudicator.orders import Disband, Order
-from adjudicator.position import Dislodgement, Position
+from adjudicator.position import Position
 from adjudicator.results import Adjudication, Outcome
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Phase, Power, ProvinceId, Unit
