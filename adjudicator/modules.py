@@ -43,7 +43,9 @@ class RuleModule:
     reader for each of them, by its first word, in the judge's notation
     (:data:`adjudicator.notation.Reader`). ``write_events(rule)`` and ``write_year(year)``: the
     result document's ``events`` keys of its values in :class:`~adjudicator.events.Events`
-    (``rule``, ``rule_year``); ``read_events(variant, doc)`` reads both back.
+    (``rule``, ``rule_year``); ``read_events(variant, doc)`` reads both back. ``order_kind(order)``:
+    what one of its orders is, for the words of its outcome: ``bid`` (won or lost), ``loan`` (lent
+    or not), ``pledge`` (a promise that holds for the season), else ``order``.
     """
 
     name: str
@@ -57,6 +59,7 @@ class RuleModule:
     write_events: Callable[[object | None], dict[str, Any]] | None = None
     write_year: Callable[[object | None], dict[str, Any]] | None = None
     read_events: Callable[[Any, Mapping[str, Any]], tuple[object | None, object | None]] | None = None
+    order_kind: Callable[[Any], str] | None = None
 
 
 _REGISTERED: dict[str, RuleModule] = {}
@@ -101,6 +104,15 @@ def all_rule_modules() -> tuple[RuleModule, ...]:
 def all_order_types() -> tuple[type, ...]:
     """The classic game's order types and every rule module's."""
     return CLASSIC_ORDER_TYPES + tuple(t for module in all_rule_modules() for t in module.order_types)
+
+
+def order_kind(order: Any) -> str:
+    """What ``order`` is: ``unit`` for the classic game's orders, else its rule module's word
+    (:attr:`RuleModule.order_kind`: ``bid``, ``loan``, ``pledge``), ``order`` when it has none."""
+    if type(order) in CLASSIC_ORDER_TYPES:
+        return "unit"
+    module = _REGISTERED.get(getattr(order, "rule_module", ""))
+    return module.order_kind(order) if module is not None and module.order_kind is not None else "order"
 
 
 def rules_for(position) -> RuleHooks:

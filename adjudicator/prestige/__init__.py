@@ -18,7 +18,7 @@ Every decision taken where the rules text is silent is in ``docs/rules.md``.
 from ..modules import RuleModule, register
 from . import codec, notation
 from .bids import Settlement, settle
-from .orders import PRESTIGE_ORDER_TYPES
+from .orders import PRESTIGE_ORDER_TYPES, order_kind
 from .rules import PrestigeRules
 from .state import STARTING_PRESTIGE, initial_state
 from .winter import new_year, ranking_award
@@ -27,6 +27,6 @@ MODULE = register(RuleModule(name="prestige", hooks=PrestigeRules(), initial_sta
                              read_state=codec.read_state, write_state=codec.write_state,
                              order_types=PRESTIGE_ORDER_TYPES, notation=notation.HEADS,
                              write_events=codec.write_events, write_year=codec.write_year,
-                             read_events=codec.read_events))
+                             read_events=codec.read_events, order_kind=order_kind))
 
 __all__ = ["STARTING_PRESTIGE", "Settlement", "initial_state", "new_year", "ranking_award", "settle"]

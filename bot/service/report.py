@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from adjudicator.events import Events
+from adjudicator.modules import order_kind
 from adjudicator.orders import Build, Hold, Order, Retreat, UnitOrder, Waive, is_rule_order
 from adjudicator.position import Position
 from adjudicator.prestige.events import PrestigeEvents, PrestigeYear
-from adjudicator.prestige.orders import Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
 from adjudicator.results import Adjudication, OrderResult, Outcome
 from adjudicator.turn import duty, supplied_by
 from adjudicator.variant import Variant
@@ -36,7 +36,10 @@ SUPPLIED = {"no-order": "no order given", "disorder": "no order given", "bribe":
 """The words for why the judge gave a unit its order (:func:`adjudicator.turn.supplied_by`)."""
 
 _VERDICT = {Outcome.SUCCEEDS: "succeeds", Outcome.FAILS: "fails", Outcome.INVALID: "invalid"}
-_BIDS = (Vassal, Bribe, SeizeFief, Rebel)
+_KIND_VERDICT = {"bid": {Outcome.SUCCEEDS: "won", Outcome.FAILS: "lost", Outcome.INVALID: "invalid"},
+                 "loan": {Outcome.SUCCEEDS: "lent", Outcome.FAILS: "not lent", Outcome.INVALID: "invalid"},
+                 "pledge": {Outcome.SUCCEEDS: "secured", Outcome.FAILS: "not secured", Outcome.INVALID: "invalid"}}
+"""The words of a rule module's order's outcome, by what the module says it is (``order_kind``)."""
 _SPENT_TAILS = ("; nothing spent", "; nothing lent")
 
 
@@ -167,17 +170,10 @@ def _order_line(r: OrderResult, variant: Variant, before: Position, rule: Presti
     why = r.reason
     for tail in (*_SPENT_TAILS, f"; {spent} prestige spent"):
         why = why.removesuffix(tail)
-    if isinstance(order, _BIDS):
-        verdict = {Outcome.SUCCEEDS: "won", Outcome.FAILS: "lost", Outcome.INVALID: "invalid"}[r.outcome]
-    elif isinstance(order, Lend):
-        verdict = {Outcome.SUCCEEDS: f"lent, {order.amount} spent", Outcome.FAILS: "not lent",
-                   Outcome.INVALID: "invalid"}[r.outcome]
-        why = "" if r.succeeded else why
-        spent = 0
-    elif isinstance(order, SecureLoyalty):
-        verdict = {Outcome.SUCCEEDS: "secured", Outcome.FAILS: "not secured", Outcome.INVALID: "invalid"}[r.outcome]
-    else:
-        verdict = _VERDICT[r.outcome]
+    kind = order_kind(order)
+    verdict = _KIND_VERDICT.get(kind, _VERDICT)[r.outcome]
+    if kind == "loan" and r.succeeded:
+        why = ""        # "2 prestige lent to ...": the order says it
     if spent:
         verdict += f", {spent} spent"
     elif r.outcome is not Outcome.SUCCEEDS:

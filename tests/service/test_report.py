@@ -60,3 +60,17 @@ def test_discord_lines_are_the_same_lines_with_bold_titles_and_the_bids_gathered
     assert "**Prestige orders**" in summary and "**What changed**" in summary
     bids = summary[summary.index("**Prestige orders**") + 1:summary.index("")]
     assert bids and all(line.split(": ", 1)[1] in plain for line in bids)
+
+
+def test_the_rule_module_says_what_kind_each_of_its_orders_is():
+    from adjudicator.modules import order_kind
+    from adjudicator.notation import read_order
+    from adjudicator.variant import get_variant
+
+    crusader = get_variant("crusader")
+    kinds = {text: order_kind(read_order(text, crusader)) for text in (
+        "ANT: VASSAL A ale BID 2", "ANT: BRIBE A dms BID 1", "ANT: SEIZE FIEF sha", "ANT: REBEL tar BID 3",
+        "ANT: LEND BYZ 1", "ANT: SECURE LOYALTY BID 1", "ANT: A ant H")}
+    assert kinds == {"ANT: VASSAL A ale BID 2": "bid", "ANT: BRIBE A dms BID 1": "bid", "ANT: SEIZE FIEF sha": "bid",
+                     "ANT: REBEL tar BID 3": "bid", "ANT: LEND BYZ 1": "loan", "ANT: SECURE LOYALTY BID 1": "pledge",
+                     "ANT: A ant H": "unit"}

@@ -13,10 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from adjudicator.orders import canonical
+from adjudicator.orders import canonical, is_rule_order
 from adjudicator.events import Events
 from adjudicator.prestige.events import PrestigeEvents
-from adjudicator.prestige.orders import PRESTIGE_ORDER_TYPES
 from adjudicator.position import Position
 from adjudicator.results import Adjudication, OrderResult
 from adjudicator.turn import supplied_by
@@ -166,7 +165,7 @@ def season_record(season: Season) -> SeasonRecord:
         order, power = result.order, result.order.power
         lines.append(SeasonOrder(power, given.written, canonical(order), result.outcome.value, result.reason))
         results.append(result)
-        if isinstance(order, PRESTIGE_ORDER_TYPES):
+        if is_rule_order(order):
             spent = rule.spent_on(order) if rule is not None else 0
             verdict = order_outcome(result, season.variant, season.position, events).verdict
             bids.append(Bid(power, str(order), result.outcome.value, result.reason, spent, verdict))
