@@ -46,6 +46,8 @@ class RuleModule:
     (``rule``, ``rule_year``); ``read_events(variant, doc)`` reads both back. ``order_kind(order)``:
     what one of its orders is, for the words of its outcome: ``bid`` (won or lost), ``loan`` (lent
     or not), ``pledge`` (a promise that holds for the season), else ``order``.
+    ``standing(position)``: the module's own column of the standings, per power (prestige), named
+    ``standing_name``.
     """
 
     name: str
@@ -60,6 +62,8 @@ class RuleModule:
     write_year: Callable[[object | None], dict[str, Any]] | None = None
     read_events: Callable[[Any, Mapping[str, Any]], tuple[object | None, object | None]] | None = None
     order_kind: Callable[[Any], str] | None = None
+    standing: Callable[[Any], Mapping[str, int]] | None = None
+    standing_name: str = ""
 
 
 _REGISTERED: dict[str, RuleModule] = {}
@@ -113,6 +117,16 @@ def order_kind(order: Any) -> str:
         return "unit"
     module = _REGISTERED.get(getattr(order, "rule_module", ""))
     return module.order_kind(order) if module is not None and module.order_kind is not None else "order"
+
+
+def standing_column(position) -> tuple[str, Mapping[str, int]] | None:
+    """The standings column ``position``'s rule module adds (its name, and each power's number:
+    prestige), or None."""
+    modules = _modules_of(position.rules)
+    module = modules[0] if modules else None
+    if module is None or module.standing is None:
+        return None
+    return module.standing_name, module.standing(position)
 
 
 def rules_for(position) -> RuleHooks:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from adjudicator.events import Events
-from adjudicator.modules import order_kind
+from adjudicator.modules import order_kind, standing_column
 from adjudicator.orders import Build, Hold, Order, Retreat, UnitOrder, Waive, is_rule_order
 from adjudicator.position import Position
 from adjudicator.prestige.events import PrestigeEvents, PrestigeYear
@@ -336,18 +336,19 @@ def _waived(adjudication: Adjudication, variant: Variant, before: Position) -> l
 
 
 def _standings_title(after: Position, phase: Phase, year: PrestigeYear | None) -> str:
-    if after.prestige is None:
+    column = standing_column(after)
+    if column is None:
         return "Centres · units"
     if year is not None or phase.kind is PhaseKind.ADJUSTMENT:
-        return f"Centres · units · prestige for {phase.year + 1}"
-    return f"Centres · units · prestige left for {phase.year}"
+        return f"Centres · units · {column[0]} for {phase.year + 1}"
+    return f"Centres · units · {column[0]} left for {phase.year}"
 
 
 def _standings(before: Position, adjudication: Adjudication, variant: Variant) -> list[str]:
     """A line per power still in the game: centres (with the change), units, prestige."""
     after = adjudication.position
     was, now = before.center_counts(), after.center_counts()
-    prestige = after.prestige.prestige if after.prestige is not None else None
+    column = standing_column(after)
     out = []
     for power in variant.powers:
         centres, units = now.get(power, 0), len(after.units_of(power))
@@ -355,8 +356,8 @@ def _standings(before: Position, adjudication: Adjudication, variant: Variant) -
             continue
         delta = centres - was.get(power, 0)
         line = f"{_name(power, variant)}: {centres}{f' ({delta:+d})' if delta else ''} · {units}"
-        if prestige is not None:
-            line += f" · {prestige.get(power, 0)}"
+        if column is not None:
+            line += f" · {column[1].get(power, 0)}"
         out.append(line)
     return out
 
