@@ -16,11 +16,13 @@ from __future__ import annotations
 import functools
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
+from collections.abc import Callable, Iterable, Mapping
 
 from .errors import CrusaderError
 from .hooks import CLASSIC, RuleHooks
 from .orders import CLASSIC_ORDER_TYPES
+from .position import Position
 
 _PACKAGES = {"prestige": "adjudicator.prestige"}
 """Where each known rule module lives: the package that registers it when imported."""
@@ -119,7 +121,7 @@ def order_kind(order: Any) -> str:
     return module.order_kind(order) if module is not None and module.order_kind is not None else "order"
 
 
-def standing_column(position) -> tuple[str, Mapping[str, int]] | None:
+def standing_column(position: Position) -> tuple[str, Mapping[str, int]] | None:
     """The standings column ``position``'s rule module adds (its name, and each power's number:
     prestige), or None."""
     modules = _modules_of(position.rules)
@@ -129,7 +131,7 @@ def standing_column(position) -> tuple[str, Mapping[str, int]] | None:
     return module.standing_name, module.standing(position)
 
 
-def rules_for(position) -> RuleHooks:
+def rules_for(position: Position) -> RuleHooks:
     """The hooks ``position`` is adjudicated with: its rule module's, else the classic rules'."""
     modules = _modules_of(position.rules)
     if not modules:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import final
 
 from .events import Events
 from .orders import Order
 from .position import Position
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Reason:
     """Why an order cannot be given, or what it needs to succeed: a value, never a string to inspect.

@@ -29,9 +29,9 @@ def cmd_adjudicate(args: argparse.Namespace) -> Exit:
             from bot.service.report import phase_report, report_text
 
             variant, position, adjudication, result = adjudicate_position(doc)
-            unread = [(*_whose(e["order"]), e["reason"]) for e in result["results"] if e["canonical"] is None]
+            not_read = [(*_whose(e["order"]), e["reason"]) for e in result["results"] if e["canonical"] is None]
             after = adjudication.position.phase
-            report = phase_report(adjudication, variant, position, unread=unread,
+            report = phase_report(adjudication, variant, position, unread=not_read,
                                   next_phase=f"Next phase: {after.long_name} ({after})")
             sys.stdout.write(report_text(report))
         else:

@@ -10,7 +10,8 @@ wrote when its events were this JSON themselves (the command-line contract's res
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from adjudicator.events import Annihilation, CentreChange, Events
 from adjudicator.modules import RuleModule, rule_modules

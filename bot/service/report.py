@@ -16,7 +16,7 @@ builds waived); the standings; who is out, who has won, who sent no orders; the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from adjudicator.events import Events
 from adjudicator.modules import order_kind, standing_column

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -29,7 +30,7 @@ def phase_name(phase: str | None) -> str:
 
 
 def started(game: str, variant: str, phase: str, deadline: datetime | None, assignments: dict[str, str],
-            tz: str = "UTC", unplayed: list[str] = (), *, early: bool = False) -> str:
+            tz: str = "UTC", unplayed: Sequence[str] = (), *, early: bool = False) -> str:
     lines = [f"Game '{game}' ({variant}) has started.", "", "Powers:"]
     lines += [f"  {power}: {player}" for power, player in sorted(assignments.items())]
     lines += [f"  {power}: no player (civil disorder: its units hold)" for power in unplayed]

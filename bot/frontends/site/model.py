@@ -11,7 +11,8 @@ does the same for a whole game (:func:`bot.archive.games.game_archive`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from adjudicator.orders import canonical, is_rule_order
 from adjudicator.events import Events
@@ -20,7 +21,7 @@ from adjudicator.position import Position
 from adjudicator.results import Adjudication, OrderResult
 from adjudicator.turn import supplied_by
 from adjudicator.variant import Variant
-from adjudicator.vocab import NEUTRAL, Phase, PhaseKind, Power
+from adjudicator.vocab import NEUTRAL, Phase, Power
 
 from bot.codec.documents import position_from_dict
 from bot.archive.games import GameArchive
@@ -88,7 +89,7 @@ class SeasonRecord:
     ledger: tuple[LedgerLine, ...]
     nmr: tuple[str, ...]
     seed: int
-    events: Events = Events(PhaseKind.MOVEMENT)
+    events: Events
     adjudicated_at: str | None = None
     picture: bytes | None = None
     """The season's picture as the judge drew it when it adjudicated the season and stored it (the
