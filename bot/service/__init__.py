@@ -27,6 +27,7 @@ from .gm import GameMaster
 from .judge import Judge
 from .lobby import Lobby
 from .orders import OrderDesk
+from .press import PressDesk, PressHistory, PressLine, PressReceipt
 from .policy import DeadlinePolicy
 from .routing import Ambiguous, NoGameError, Routed
 from .views import (GameEntry, GameView, OrderLine, PlayerOrders, PlayerView, PolicyChange, Readiness,
@@ -61,6 +62,7 @@ class GameService:
         self.lobby = Lobby(self.context)
         self.orders = OrderDesk(self.context, self.lobby, self.judge)
         self.gm = GameMaster(self.context, self.judge)
+        self.press = PressDesk(self.context)
 
     @property
     def db(self) -> Database:
@@ -124,6 +126,10 @@ class GameService:
     restore_player = _Part("gm")
     end_game = _Part("gm")
     set_policy = _Part("gm")
+    # press between the players
+    send_press = _Part("press")
+    press_history = _Part("press")
+    published_press = _Part("press")
     # the clock: timers, deadlines, adjudication
     fire_due = _Part("judge")
     fire_timer = _Part("judge")
@@ -133,7 +139,8 @@ class GameService:
 __all__ = [
     "Ambiguous", "DeadlinePolicy", "GameEntry", "GameMaster", "GameService", "GameView", "InputError", "Judge", "Lobby",
     "MAX_DURATION", "MIN_PHASE", "NoGameError", "NoSuchGameError", "NotAllowedError", "NotFoundError", "NotPlayingError",
-    "OrderDesk", "OrderLine", "PlayerOrders", "PlayerView", "PolicyChange", "Readiness", "Routed", "ServiceError",
+    "OrderDesk", "OrderLine", "PlayerOrders", "PlayerView", "PolicyChange", "PressDesk", "PressHistory", "PressLine",
+    "PressReceipt", "Readiness", "Routed", "ServiceError",
     "SubmissionReport", "UnplayedPowersError", "WrongStateError", "format_duration", "parse_duration",
     "parse_durations", "parse_moment",
 ]

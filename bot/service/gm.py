@@ -374,6 +374,9 @@ class GameMaster:
             before = self.ctx.policy(row)
             after = before.changed(changes)
             changed = tuple(key for key in SETTINGS if getattr(before, key) != getattr(after, key))
+            if "anonymous" in changed and row.status != "forming":
+                raise WrongStateError(f"whether '{row.name}' is anonymous is chosen before it starts: its players "
+                                      "have been named (or hidden) since")
             timers = []
             if changed:
                 row.policy = {**after.to_dict(), "extra": before.extra}

@@ -133,7 +133,10 @@ def late(game: str, phase: str, deadline: datetime | None, powers: list[str], tz
 
 SETTING_NAMES = {"movement": "movement phases", "retreat": "retreat phases", "adjustment": "adjustment phases",
                  "grace": "grace after a missed deadline", "reminders": "reminders before the deadline",
-                 "nmr_limit": "NMR limit", "early": "early adjudication", "timezone": "time zone"}
+                 "nmr_limit": "NMR limit", "early": "early adjudication", "timezone": "time zone",
+                 "press": "press", "press_all_phases": "press in retreat and adjustment phases",
+                 "press_published": "press published at the game's end", "press_max_chars": "longest press message",
+                 "press_per_hour": "press messages per power and hour", "anonymous": "anonymous game"}
 """What each setting of a game's policy is called in announcements and answers."""
 
 
@@ -153,7 +156,25 @@ def setting(policy, key: str) -> str:
                 else "off (at the deadline)")
     if key == "timezone":
         return value
+    if key == "press":
+        return PRESS_WORDS.get(value, value)
+    if key in ("press_all_phases", "press_published"):
+        return "yes" if value else "no"
+    if key == "press_max_chars":
+        return f"{value} characters"
+    if key == "press_per_hour":
+        return str(value) if value else "no bound"
+    if key == "anonymous":
+        return ("yes (nobody but the game master knows who plays which power until the game ends)" if value
+                else "no")
     return format_duration(value)
+
+
+PRESS_WORDS = {"full": "full (private press to any powers, and press to everyone)",
+               "public": "public (press to everyone only)",
+               "grey": "grey (as full, and a sender may stay anonymous)",
+               "none": "none (no press between players)"}
+"""The press rules (:data:`bot.service.policy.PRESS_RULES`) in words; press to the game master is always allowed."""
 
 
 def settings(policy) -> list[str]:

@@ -23,7 +23,8 @@ from sqlmodel import Session, select
 
 from . import faults
 from .names import game_key
-from .rows import ActionRow, DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
+from .rows import (ActionRow, DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, PressRow, SeasonRow, SubmissionRow,
+                   TimerRow)
 
 
 # -- the database handle --------------------------------------------------------------------
@@ -574,6 +575,6 @@ def take_turn(session: Session, name: str, interval: float, burst: float) -> flo
 
 
 def delete_game(session: Session, game_id: int) -> None:
-    for table in (DeliveryRow, OrderRow, SubmissionRow, SeasonRow, TimerRow, OutboxRow, PlayerRow, ActionRow):
+    for table in (DeliveryRow, OrderRow, SubmissionRow, SeasonRow, TimerRow, OutboxRow, PlayerRow, ActionRow, PressRow):
         session.exec(sa.delete(table).where(table.game_id == game_id))
     session.exec(sa.delete(GameRow).where(GameRow.id == game_id))
