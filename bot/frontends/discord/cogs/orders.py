@@ -77,7 +77,14 @@ class Orders(commands.Cog):
             await message.channel.send(stale)
             self.bot.inbox.handled(message)
             return
+        press = self.bot.get_cog("Press")
         try:
+            said = await self.bot.call(press.take_dm, player, message.content) if press is not None else None
+            if said is not None:  # press ("press to ANT: ..."), not orders
+                await message.channel.send(said)
+                self.bot.kick_outbox()
+                self.bot.inbox.handled(message)
+                return
             outcome = await self.desk((player, message.content, None))
         except Exception:   # a bug, never the player's fault: logged with its traceback, the player told so
             log.exception("a message of orders not taken", player=player)
