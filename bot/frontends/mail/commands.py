@@ -10,6 +10,7 @@ A message reads::
     SET PASSWORD newsecret
     PHASE F1101M                   (orders for a later phase: refused until the service supports it)
     RESIGN
+    PRESS TO BYZ EDE ... ENDPRESS  (press: bot.frontends.mail.press)
     SIGNOFF                        (anything after it is ignored)
 
 ``HELP``, ``LIST <game>``, ``JOIN <game> [power]`` and ``LEAVE <game>`` work without signing on.
@@ -50,12 +51,16 @@ class Script:
 
 def read_script(text: str) -> Script:
     """The commands of a message's text, up to and including ``SIGNOFF``."""
+    from . import press
+
     commands: list[Command] = []
     lines = [line.strip() for line in text.splitlines()]
+    after = 0  # the lines of a block of press are read with it
     for index, line in enumerate(lines):
-        if not line:
+        if not line or index < after:
             continue
-        command = read_line(line)
+        block = press.read_block(lines, index) if len(line) <= MAX_LINE else None
+        command, after = block if block is not None else (read_line(line), index + 1)
         commands.append(command)
         if command.kind == "signoff":
             rest = sum(1 for later in lines[index + 1:] if later)

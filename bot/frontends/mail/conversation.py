@@ -32,7 +32,7 @@ from adjudicator.vocab import Phase
 
 from bot.service import GameService, GameView, NotPlayingError, PlayerOrders, ServiceError
 from bot.store.names import game_key
-from . import commands
+from . import commands, press
 from .accounts import ForeignSender, Identity, MailAccounts, SignonRefused
 from .addresses import may_reply_to
 from .commands import SIGNON_USAGE, Command
@@ -60,7 +60,7 @@ How to play by mail: write to this address, one command or order per line.
   PHASE <phase>             orders for a later phase (not accepted by this judge yet)
   RESIGN                    leave the game: your orders are withdrawn, your power goes into civil
                             disorder (its units hold) and your password stops working
-  SIGNOFF                   the end; anything after it is ignored
+{press.HELP}  SIGNOFF                   the end; anything after it is ignored
 
 Without signing on:
   JOIN <game>               join a game that is forming (your power is drawn at the start)
@@ -238,6 +238,12 @@ class _Session:
                                     f"{', '.join(powers)} (write {SIGNON_USAGE})")
         raise SignonRefused(f"{token[:40]!r} is not a power code followed by the name of a game on this judge "
                             f"(write {SIGNON_USAGE})")
+
+    def _press(self, command: Command) -> bool:
+        return press.take(self, command)
+
+    def _press_history(self, command: Command) -> bool:
+        return press.history(self, command)
 
     def _signoff(self, command: Command) -> bool:
         answer = "signed off" if self.me else "end of message"
