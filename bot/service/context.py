@@ -195,6 +195,11 @@ class Context:
     def policy(game: GameRow) -> DeadlinePolicy:
         return DeadlinePolicy.from_dict(game.policy)
 
+    def hidden(self, game: GameRow) -> bool:
+        """Whether who plays which power in ``game`` is hidden from its players (an anonymous game
+        until it ends)."""
+        return game.status != "ended" and self.policy(game).anonymous
+
     # -- views -----------------------------------------------------------------------------
 
     def view(self, session: Session, game: GameRow) -> GameView:
@@ -213,7 +218,7 @@ class Context:
         return GameView(id=game.id, name=game.name, variant=game.variant, rules=tuple(game.rules), gm=game.gm,
                         status=game.status, phase=game.phase, version=game.version, deadline_at=game.deadline_at,
                         players=views, centers=centers, must_order=must, outcome=game.outcome,
-                        timezone=policy.timezone, early=policy.early)
+                        timezone=policy.timezone, early=policy.early, anonymous=self.hidden(game))
 
     def finish(self, session, game: GameRow, outcome: dict, *, now: datetime | None = None,
                 key: str | None = None) -> None:

@@ -218,7 +218,10 @@ class GameMaster:
                 self._tell_unseated(session, row, old, power, "replaced", now)
             if old != player:
                 self._tell_seated(session, row, player, power, now)
-            text = (f"{player} plays {power} again.\n" if old == player else
+            hidden = self.ctx.hidden(row)
+            text = (f"{power} has its player back.\n" if hidden and old == player else
+                    f"{player} plays {power} again.\n" if old == player else
+                    f"{power} has a new player.\n" if hidden else
                     f"{power} is now played by {player}{f' (was {old})' if old else ' (it had no player)'}.\n")
             self.ctx.announce(session, row, "replaced", "public", f"{row.name}: {power} has a new player", text,
                            key=self._once(row, f"replaced:{power}", now),
@@ -307,7 +310,7 @@ class GameMaster:
         words = {"removed": "has been removed; the power is in civil disorder",
                  "civil_disorder": "is in civil disorder", "active": "is back in play"}[status]
         self.ctx.announce(session, row, status, "public", f"{row.name}: {target.power} {words}",
-                       f"{target.power} ({target.player}) {words}.\n",
+                       f"{target.power} ({texts.shown_player(target.player, self.ctx.hidden(row))}) {words}.\n",
                        key=self._once(row, f"{status}:{target.power}", now),
                        data={"power": target.power, "player": target.player})
         if status == "removed":

@@ -28,10 +28,21 @@ def phase_name(phase: str | None) -> str:
     return Phase.parse(phase).long_name if phase else "-"
 
 
+HIDDEN_PLAYER = "a player (this game is anonymous)"
+
+
+def shown_player(player: str, anonymous: bool) -> str:
+    """A player as the other players may read them: their name, or in an anonymous game (until it
+    ends) no name at all. Every text that names a player to others goes through here."""
+    return HIDDEN_PLAYER if anonymous else player
+
+
 def started(game: str, variant: str, phase: str, deadline: datetime | None, assignments: dict[str, str],
-            tz: str = "UTC", unplayed: list[str] = (), *, early: bool = False) -> str:
+            tz: str = "UTC", unplayed: list[str] = (), *, early: bool = False, anonymous: bool = False) -> str:
     lines = [f"Game '{game}' ({variant}) has started.", "", "Powers:"]
-    lines += [f"  {power}: {player}" for power, player in sorted(assignments.items())]
+    lines += [f"  {power}: {shown_player(player, anonymous)}" for power, player in sorted(assignments.items())]
+    if anonymous:
+        lines += ["", "This game is anonymous: nobody but the game master knows who plays which power until it ends."]
     lines += [f"  {power}: no player (civil disorder: its units hold)" for power in unplayed]
     lines += ["", f"Orders for {phase_name(phase)} ({phase}) are due by {when(deadline, tz)}."]
     if early:

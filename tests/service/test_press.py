@@ -189,3 +189,31 @@ def test_whether_a_game_is_anonymous_is_chosen_before_it_starts(game):
     service, dispatcher, sink = game
     with pytest.raises(WrongStateError, match="before it starts"):
         service.set_policy("parley", "gm", {"anonymous": True})
+
+
+def test_an_anonymous_game_names_no_player_in_what_it_announces_until_it_ends(sqlite_db, clock):
+    from bot.service import GameService
+
+    service = GameService(sqlite_db)
+    sink = RecordingNotifier(_by_player)
+    dispatcher = OutboxDispatcher(sqlite_db, [sink])
+    service.create_game("masked", "standard", "gm", policy=DeadlinePolicy(anonymous=True), seed=7)
+    for power, player in PLAYERS.items():
+        service.join("masked", player, power)
+    view = service.start("masked", "gm", fill_civil_disorder=True)
+    assert view.anonymous
+    service.replace_player("masked", "gm", "ITA", "newcomer")
+    service.set_civil_disorder("masked", "gm", "GER")
+    service.restore_player("masked", "gm", "GER")
+    service.remove_player("masked", "gm", "FRA")
+    service.send_press("masked", "ed", "GER", "who am I?")
+    flush(dispatcher)
+    public = [a for a in sink.delivered if a.audience == "public"]
+    assert {a.kind for a in public} >= {"started", "replaced", "civil_disorder", "removed", "active"}
+    names = set(PLAYERS.values()) | {"newcomer"}
+    for a in public + sink.of_kind("press"):
+        assert not set(re.findall(r"\w+", a.body + a.subject)) & names, a.body
+    [started] = sink.of_kind("started")
+    assert "ENG: a player (this game is anonymous)" in started.body
+    service.end_game("masked", "gm")
+    assert not service.status("masked").anonymous

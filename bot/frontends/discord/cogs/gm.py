@@ -262,10 +262,10 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
     @app_commands.describe(power="The power", player="Its new player")
     @is_gm()
     async def replace(self, interaction: discord.Interaction, game: Game, power: PowerArg, player: discord.User) -> None:
-        await self.bot.call(self.service.replace_player, game.name, acting_gm(interaction, game), power,
-                                player_key(player))
+        view = await self.bot.call(self.service.replace_player, game.name, acting_gm(interaction, game), power,
+                                   player_key(player))
         await self._act(interaction, f"{get_variant(game.variant).power_name(power)} in '{game.name}' is now played "
-                                     f"by {player.mention}.", player=player)
+                                     f"by {player.mention}.", player=player, public=not view.anonymous)
 
     @app_commands.command(name="assign", description="Before the start: give a player a power, move them to "
                                                      "another, or leave theirs to be drawn")
@@ -277,7 +277,8 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
         view = await self.bot.call(self.service.assign, game.name, acting_gm(interaction, game), player_key(player),
                                    power)
         what = f"plays {get_variant(game.variant).power_name(power)}" if power else "has a power drawn at the start"
-        await self._act(interaction, f"{player.mention} {what} in '{game.name}'. {_seats(view, game)}", player=player)
+        await self._act(interaction, f"{player.mention} {what} in '{game.name}'. {_seats(view, game)}", player=player,
+                        public=not view.anonymous)  # in an anonymous game, for the game master alone
 
     @app_commands.command(name="kick", description="Remove a player: before the start they leave the game; after, "
                                                    "their power goes into civil disorder")
@@ -297,7 +298,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
                     "civil disorder until `/game replace` gives it a player.")
         else:
             text = f"{who} is out of '{game.name}' (told by DM). {_seats(view, game)}"
-        await self._act(interaction, text)
+        await self._act(interaction, text, public=not view.anonymous)
 
     @app_commands.command(name="restore", description="Bring a power back from civil disorder: its player plays again")
     @is_gm()
