@@ -26,9 +26,10 @@ from adjudicator.vocab import Phase, PhaseKind
 
 from bot.codec.documents import position_from_dict
 from bot.store import database
-from bot.store.rows import PressRow
+from bot.store.rows import GameRow, PressRow
 from .context import WAITING, Context
 from .errors import InputError, NotAllowedError, WrongStateError
+from .policy import DeadlinePolicy
 
 EVERYONE = ("ALL", "EVERYONE", "EVERYBODY", "BROADCAST", "*")
 GAME_MASTER = ("GM", "MASTER", "GAMEMASTER")
@@ -224,10 +225,16 @@ class PressDesk:
         anonymous); ``None`` for a game under way, or one that keeps its press private."""
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game)
-            if row.status != "ended" or not self.ctx.policy(row).press_published:
-                return None
-            lines = tuple(_public_line(p) for p in _press_of(session, row.id) if p.to)
-            return PressHistory(row.name, row.variant, None, lines)
+            lines = published(session, row)
+            return None if lines is None else PressHistory(row.name, row.variant, None, lines)
+
+
+def published(session: Session, game: GameRow) -> tuple[PressLine, ...] | None:
+    """The press ``game`` publishes (:meth:`PressDesk.published_press`; the archive site shows it),
+    oldest first; ``None`` while it is under way or when it keeps its press private."""
+    if game.status != "ended" or not DeadlinePolicy.from_dict(game.policy).press_published:
+        return None
+    return tuple(_public_line(p) for p in _press_of(session, game.id) if p.to)
 
 
 def press_text(game: str, phase: str, variant, press: PressRow) -> str:

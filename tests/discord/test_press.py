@@ -69,3 +69,21 @@ async def test_recipients_autocomplete_continues_the_list(world):
         resp = await fake.wait_for_interaction_response(inter)
     values = [c["value"] for c in resp.choices]
     assert values[:1] == ["FRA, GER"] and "FRA, GM" in values and not any(v.endswith("FRA") for v in values)
+
+
+async def test_an_anonymous_game_names_no_player_in_its_channel_or_status(world, visible):
+    fake = world.fake
+    async with world.running():
+        await world.start_game(anonymous=True)
+        resp, text = await world.answer(world.players["ENG"], "status", {"game": "tannenberg"})
+        await world.answer(world.gm, "game replace", {"game": "tannenberg", "power": "ITA", "player": world.stranger})
+        await world.flush()
+        posted = [visible(m["content"]) for m in fake.bot_messages(world.results)]
+        public_answers = [m for m in fake.bot_messages(world.results) if not m["flags"] & 64]
+    users = [*world.players.values(), world.stranger]
+    ids = {str(u.id) for u in users}
+    assert "a player (this game is anonymous)" in text and not any(i in text for i in ids)
+    assert any("has started" in p for p in posted)
+    for message in public_answers:
+        assert not any(i in message["content"] for i in ids), message["content"]
+        assert not any(u.username in visible(message["content"]).split() for u in users)

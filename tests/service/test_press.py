@@ -217,3 +217,24 @@ def test_an_anonymous_game_names_no_player_in_what_it_announces_until_it_ends(sq
     assert "ENG: a player (this game is anonymous)" in started.body
     service.end_game("masked", "gm")
     assert not service.status("masked").anonymous
+
+
+def test_published_press_goes_on_the_archive_site_beside_the_seasons_when_the_game_ends(game, tmp_path):
+    from bot.archive.games import game_archive
+    from bot.frontends.site.writer import SiteWriter
+
+    service, dispatcher, sink = game
+    service.set_policy("parley", "gm", {"press": "grey", "press_published": True})
+    service.send_press("parley", "ed", "FRA", "<b>signed</b>")
+    service.send_press("parley", "gus", "ALL", "unsigned", anonymous=True)
+    service.send_press("parley", "ivo", "GM", "for the GM alone")
+    writer = SiteWriter(tmp_path)
+    writer.write_game(game_archive(service.db, "parley"))
+    assert not (tmp_path / "parley" / "press.html").exists()
+    service.end_game("parley", "gm")
+    writer.write_game(game_archive(service.db, "parley"))
+    page = (tmp_path / "parley" / "press.html").read_text()
+    assert "&lt;b&gt;signed&lt;/b&gt;" in page and "from <strong>ENG</strong> to FRA</p>" in page
+    assert "from <strong>an anonymous power</strong>" in page and "GER" not in page
+    assert "for the GM alone" not in page
+    assert 'href="press.html"' in (tmp_path / "parley" / "index.html").read_text()
