@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.codec.limits import MAX_LINE
+from . import press
 
 MASK = "********"
 SIGNON_USAGE = "SIGNON <power code><game name> <password>, for example SIGNON ANTcrusade1 secret"
@@ -51,8 +52,6 @@ class Script:
 
 def read_script(text: str) -> Script:
     """The commands of a message's text, up to and including ``SIGNOFF``."""
-    from . import press
-
     commands: list[Command] = []
     lines = [line.strip() for line in text.splitlines()]
     after = 0  # the lines of a block of press are read with it
@@ -60,7 +59,11 @@ def read_script(text: str) -> Script:
         if not line or index < after:
             continue
         block = press.read_block(lines, index) if len(line) <= MAX_LINE else None
-        command, after = block if block is not None else (read_line(line), index + 1)
+        if block is not None:
+            found, after = block
+            command = Command(found.kind, found.echo, found.args, found.error)
+        else:
+            command, after = read_line(line), index + 1
         commands.append(command)
         if command.kind == "signoff":
             rest = sum(1 for later in lines[index + 1:] if later)

@@ -240,10 +240,18 @@ class _Session:
                             f"(write {SIGNON_USAGE})")
 
     def _press(self, command: Command) -> bool:
-        return press.take(self, command)
+        if self.me is None:  # a stranger's text is never mailed back, nor sent on
+            self.unsigned += 1
+        elif self._played(command):
+            answer, ok = press.send(self.service, self.me.game, self.me.player, command.args)
+            self.talk.echoes.append(Echo(command.echo, answer, ok=ok))
+        return True
 
     def _press_history(self, command: Command) -> bool:
-        return press.history(self, command)
+        if self._played(command):
+            answer, ok = press.history(self.service, self.me.game, self.me.player)
+            self.talk.echoes.append(Echo(command.echo, answer, ok=ok))
+        return True
 
     def _signoff(self, command: Command) -> bool:
         answer = "signed off" if self.me else "end of message"

@@ -17,14 +17,10 @@ was refused and why.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-from bot.service import ServiceError
+from bot.service import GameService, ServiceError
 from bot.service.press import history_lines, receipt_text
-from .commands import Command
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .conversation import _Session
 
 STARTS = ("PRESS", "BROADCAST")
 ENDS = ("ENDPRESS", "END PRESS")
@@ -32,13 +28,24 @@ ANONYMOUS = ("GREY", "GRAY", "ANONYMOUS", "ANON")
 USAGE = "PRESS TO <powers> (GM: the game master), or BROADCAST; then the text; then ENDPRESS"
 
 
-def read_block(lines: list[str], index: int) -> tuple[Command, int] | None:
-    """The press block starting at ``lines[index]`` as one command, and the index after it; ``None``
-    when that line starts none (``HISTORY PRESS`` is a command of one line)."""
+@dataclass(frozen=True)
+class Block:
+    """A line (or block of lines) of press as written: ``kind`` ``press`` or ``press_history``, the
+    echo, the arguments (recipients, text, ``"anonymous"`` or ``""``), and what is wrong with it."""
+
+    kind: str
+    echo: str
+    args: tuple[str, ...] = ()
+    error: str | None = None
+
+
+def read_block(lines: list[str], index: int) -> tuple[Block, int] | None:
+    """The press block starting at ``lines[index]``, and the index after it; ``None`` when that line
+    starts none (``HISTORY PRESS`` is a block of one line)."""
     words = lines[index].split()
     keyword = words[0].upper() if words else ""
     if keyword == "HISTORY" and len(words) == 2 and words[1].upper() == "PRESS":
-        return Command("press_history", "HISTORY PRESS"), index + 1
+        return Block("press_history", "HISTORY PRESS"), index + 1
     if keyword not in STARTS:
         return None
     rest = [w.upper() for w in words[1:]]
@@ -52,50 +59,34 @@ def read_block(lines: list[str], index: int) -> tuple[Command, int] | None:
     count = f" ({len(text.splitlines())} line(s) of press)"
     if keyword == "BROADCAST":
         if rest:
-            return Command("press", "BROADCAST ...", (), error=f"BROADCAST takes nothing after it but GREY: {USAGE}"), after
+            return Block("press", "BROADCAST ...", error=f"BROADCAST takes nothing after it but GREY: {USAGE}"), after
         to = "ALL"
     else:
         if rest[:1] == ["TO"]:
             rest = rest[1:]
         if not rest:
-            return Command("press", "PRESS ...", (), error=f"say whom the press is for: {USAGE}"), after
+            return Block("press", "PRESS ...", error=f"say whom the press is for: {USAGE}"), after
         to = " ".join(rest)
-    echo = (f"{keyword} {to if keyword == 'PRESS' else ''}".strip() + (" GREY" if anonymous else "") + count)
-    return Command("press", echo[:200], (to, text, "anonymous" if anonymous else "")), after
+    echo = f"{keyword} {to if keyword == 'PRESS' else ''}".strip() + (" GREY" if anonymous else "") + count
+    return Block("press", echo[:200], (to, text, "anonymous" if anonymous else "")), after
 
 
-def take(session: _Session, command: Command) -> bool:
-    """Send the press of ``command`` for the power signed on; answered in the reply."""
-    from .conversation import Echo
-
-    if session.me is None:  # a stranger's text is never mailed back, nor sent on
-        session.unsigned += 1
-        return True
-    if not session._played(command):
-        return True
-    to, text, anonymous = command.args
+def send(service: GameService, game: str, player: str, args: tuple[str, ...]) -> tuple[str, bool]:
+    """Send the press of a block (its ``args``) for ``player`` in ``game``: the answer, and whether it went."""
+    to, text, anonymous = args
     try:
-        receipt = session.service.send_press(session.me.game, session.me.player, to, text, anonymous=bool(anonymous))
+        receipt = service.send_press(game, player, to, text, anonymous=bool(anonymous))
     except ServiceError as exc:
-        session.talk.echoes.append(Echo(command.echo, f"not sent: {exc}", ok=False))
-        return True
-    session.talk.echoes.append(Echo(command.echo, receipt_text(receipt)))
-    return True
+        return f"not sent: {exc}", False
+    return receipt_text(receipt), True
 
 
-def history(session: _Session, command: Command) -> bool:
-    """The press of the power signed on, by phase, in the reply."""
-    from .conversation import Echo
-
-    if not session._played(command):
-        return True
+def history(service: GameService, game: str, player: str) -> tuple[str, bool]:
+    """The press of ``player``'s power in ``game``, by phase: the answer, and whether it could be read."""
     try:
-        found = session.service.press_history(session.me.game, session.me.player)
+        return "\n".join(history_lines(service.press_history(game, player))), True
     except ServiceError as exc:
-        session.talk.echoes.append(Echo(command.echo, str(exc), ok=False))
-        return True
-    session.talk.echoes.append(Echo(command.echo, "\n".join(history_lines(found))))
-    return True
+        return str(exc), False
 
 
 HELP = """\
