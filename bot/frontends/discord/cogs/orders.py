@@ -101,7 +101,12 @@ class Orders(commands.Cog):
 
     def stale(self, player: str, text: str, written_at) -> str | None:
         """Why a message read back at start is not carried out (written for a phase adjudicated
-        since), or ``None``."""
+        since), or ``None``. Press is not bound to a phase: it is sent whenever it is read."""
+        from bot.service.routing import split_game_line
+        from .press import read_press_dm
+
+        if read_press_dm(split_game_line(text)[1]) is not None:
+            return None
         try:
             found = self.service.route(player, text)
         except ServiceError:
