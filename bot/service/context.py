@@ -226,7 +226,12 @@ class Context:
         now = now or self.now()
         game.status, game.outcome, game.ended_at = "ended", outcome, now
         self.arm(session, game, None, now)
-        self.announce(session, game, "ended", "public", f"{game.name}: the game is over", texts.ending(outcome),
+        text = texts.ending(outcome)
+        if self.policy(game).anonymous:  # the end reveals who played which power
+            players = {p.power: p.player for p in database.players_of(session, game.id)
+                       if p.power and p.status != WAITING}
+            text += texts.unmasked(players)
+        self.announce(session, game, "ended", "public", f"{game.name}: the game is over", text,
                        key=key, data={"outcome": outcome})
         session.add(game)
 

@@ -37,6 +37,12 @@ def shown_player(player: str, anonymous: bool) -> str:
     return HIDDEN_PLAYER if anonymous else player
 
 
+def unmasked(players: dict[str, str]) -> str:
+    """At the end of an anonymous game: who played which power (the last player of each)."""
+    return "\nThe game was anonymous; its players were:\n" + "".join(
+        f"  {power}: {player}\n" for power, player in sorted(players.items()))
+
+
 def started(game: str, variant: str, phase: str, deadline: datetime | None, assignments: dict[str, str],
             tz: str = "UTC", unplayed: list[str] = (), *, early: bool = False, anonymous: bool = False) -> str:
     lines = [f"Game '{game}' ({variant}) has started.", "", "Powers:"]

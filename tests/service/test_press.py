@@ -217,6 +217,9 @@ def test_an_anonymous_game_names_no_player_in_what_it_announces_until_it_ends(sq
     assert "ENG: a player (this game is anonymous)" in started.body
     service.end_game("masked", "gm")
     assert not service.status("masked").anonymous
+    flush(dispatcher)
+    [ended] = sink.of_kind("ended")
+    assert "The game was anonymous; its players were:" in ended.body and "  ENG: ed\n" in ended.body
 
 
 def test_published_press_goes_on_the_archive_site_beside_the_seasons_when_the_game_ends(game, tmp_path):
