@@ -244,7 +244,12 @@ def press_text(game: str, phase: str, variant, press: PressRow) -> str:
         to = "everyone" + (" and the game master" if press.to_gm else "")
     else:
         to = ", ".join([_named(variant, p) for p in press.to] + (["the game master"] if press.to_gm else []))
-    return f"Press in '{game}' ({phase}) from {sender} to {to}:\n\n{press.text}\n"
+    return (f"Press in '{game}' ({phase}) from {sender} to {to}:\n\n{press.text}\n\n"
+            f"({ANSWER_HINT})\n")
+
+
+ANSWER_HINT = ("to answer, write through the judge: /press send on Discord, or PRESS TO <powers> ... ENDPRESS "
+               "in a signed-on mail")
 
 
 def _named(variant, power: str) -> str:
