@@ -92,7 +92,9 @@ def split_recipients(text: str) -> list[str]:
 
 
 class PressDesk:
-    """Press sent and read (the service's ``send_press``, ``press_history`` and ``published_press``)."""
+    """Press sent and read (the service's ``send_press``, ``press_history`` and ``published_press``).
+    The game master (of a game they play no power in) sends press too, under their own name, to any
+    power or everyone, whatever the press rules, and without the hourly bound."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
@@ -123,22 +125,27 @@ class PressDesk:
                 raise InputError(f"the press is {len(body)} characters long; a message in '{row.name}' has at most "
                                  f"{policy.press_max_chars}: split it, or say it shorter")
             players = database.players_of(session, row.id)
-            me = self.ctx.playing(session, row, players, player)
             variant, position = position_from_dict(row.position)
             alive = set(survivors(variant, position))
-            if me.power not in alive:
-                raise NotAllowedError(f"{me.power} has been eliminated from '{row.name}': it sends no press")
-            if policy.press_per_hour:
-                recent = _count_since(session, row.id, me.power, now - RATE_WINDOW)
+            from_gm = player == row.gm and not any(p.player == player and p.power and p.status not in (WAITING, "removed")
+                                                   for p in players)
+            sender = GM if from_gm else self.ctx.playing(session, row, players, player).power
+            if from_gm and anonymous:
+                raise NotAllowedError("the game master's press goes under the game master's name")
+            if not from_gm and sender not in alive:
+                raise NotAllowedError(f"{sender} has been eliminated from '{row.name}': it sends no press")
+            if policy.press_per_hour and not from_gm:
+                recent = _count_since(session, row.id, sender, now - RATE_WINDOW)
                 if recent >= policy.press_per_hour:
-                    raise NotAllowedError(f"{me.power} has sent {recent} messages of press in '{row.name}' in the last "
+                    raise NotAllowedError(f"{sender} has sent {recent} messages of press in '{row.name}' in the last "
                                           f"hour, as many as the game allows ({policy.press_per_hour} an hour); "
                                           "wait a while, or say more in each")
             if anonymous and policy.press != "grey":
                 raise NotAllowedError(f"anonymous press is allowed only under grey press; '{row.name}' has "
                                       f"{policy.press} press: send it under your power's name")
             kind = Phase.parse(row.phase).kind
-            between_players = ("no press between players in this game (only to the game master)" if policy.press == "none"
+            between_players = (None if from_gm  # the game master writes to anyone, in any phase
+                               else "no press between players in this game (only to the game master)" if policy.press == "none"
                                else None if policy.press_all_phases or kind is PhaseKind.MOVEMENT
                                else "no press between players in retreat and adjustment phases in this game "
                                     "(only to the game master)")
@@ -149,7 +156,10 @@ class PressDesk:
             for word in words:
                 upper = word.upper()
                 if upper in GAME_MASTER:
-                    to_gm = True
+                    if from_gm:
+                        refused.append((word, "that is you"))
+                    else:
+                        to_gm = True
                     continue
                 if upper in EVERYONE:
                     if between_players:
@@ -163,9 +173,9 @@ class PressDesk:
                                           "ALL for everyone, GM for the game master)"))
                 elif between_players:
                     refused.append((word, between_players))
-                elif policy.press == "public":
+                elif policy.press == "public" and not from_gm:
                     refused.append((word, "this game has public press only: write to ALL (everyone) or the GM"))
-                elif power == me.power:
+                elif power == sender:
                     refused.append((word, "that is your own power"))
                 elif power not in alive:
                     refused.append((word, f"{power} has been eliminated"))
@@ -174,10 +184,10 @@ class PressDesk:
                 elif power not in targets:
                     targets.append(power)
             if broadcast:
-                targets = sorted(p for p in held if p != me.power and p in alive)
+                targets = sorted(p for p in held if p != sender and p in alive)
             if not targets and not to_gm:
                 raise NotAllowedError("the press was not sent: " + "; ".join(f"{w}: {why}" for w, why in refused))
-            press = PressRow(game_id=row.id, version=row.version, phase=row.phase, power=me.power, player=player,
+            press = PressRow(game_id=row.id, version=row.version, phase=row.phase, power=sender, player=player,
                              to=list(targets), broadcast=broadcast, to_gm=to_gm, anonymous=anonymous, text=body, at=now)
             session.add(press)
             session.flush()
@@ -190,7 +200,7 @@ class PressDesk:
             if to_gm:
                 self.ctx.announce(session, row, "press", "gm", subject, text_out, key=f"{row.id}:press:{press.id}:gm",
                                   data={"press": press.id})
-            return PressReceipt(game=row.name, phase=row.phase, power=me.power,
+            return PressReceipt(game=row.name, phase=row.phase, power=sender,
                                 sent_to=tuple(targets) + ((GM,) if to_gm else ()), broadcast=broadcast,
                                 anonymous=anonymous, refused=tuple(refused), id=press.id)
 
@@ -213,7 +223,7 @@ class PressDesk:
                     order.setdefault(p.phase, p.version)
                 volume = tuple((phase, power, n) for (phase, power), n in
                                sorted(counts.items(), key=lambda item: (order[item[0][0]], item[0][1])))
-                lines = tuple(_line(p, None) for p in rows if p.to_gm)
+                lines = tuple(_line(p, GM) for p in rows if p.to_gm or p.power == GM)
                 return PressHistory(row.name, row.variant, None, lines, volume)
             me = self.ctx.playing(session, row, players, asker) if mine is None else mine
             lines = tuple(_line(p, me.power) for p in rows if p.power == me.power or me.power in p.to)
@@ -239,7 +249,8 @@ def published(session: Session, game: GameRow) -> tuple[PressLine, ...] | None:
 
 def press_text(game: str, phase: str, variant, press: PressRow) -> str:
     """What a recipient of ``press`` reads (every recipient the same)."""
-    sender = "an anonymous power" if press.anonymous else _named(variant, press.power)
+    sender = ("an anonymous power" if press.anonymous else "the game master" if press.power == GM
+              else _named(variant, press.power))
     if press.broadcast:
         to = "everyone" + (" and the game master" if press.to_gm else "")
     else:
@@ -300,7 +311,7 @@ def history_lines(history: PressHistory, *, limit: int | None = None) -> list[st
             phase = p.phase
             lines += ["", f"{phase}:"]
         to = "everyone" if p.broadcast else ", ".join(list(p.to) + ([GM] if p.to_gm else []))
-        if history.power is not None and p.sent:
+        if p.sent:
             head = f"sent to {to}" + (" (anonymously)" if p.anonymous else "")
         else:
             head = f"from {p.sender or 'an anonymous power'} to {to}"
@@ -325,7 +336,7 @@ def receipt_text(receipt: PressReceipt) -> str:
         where = f"{where} and the game master" if where else "the game master"
     lines = [f"Press sent in '{receipt.game}' ({receipt.phase}) to {where}, "
              + ("anonymously (its recipients see \"an anonymous power\")" if receipt.anonymous
-                else f"as {receipt.power}") + "."]
+                else "as the game master" if receipt.power == GM else f"as {receipt.power}") + "."]
     lines += [f"Not sent to {word}: {why}." for word, why in receipt.refused]
     return "\n".join(lines)
 

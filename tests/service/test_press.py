@@ -241,3 +241,19 @@ def test_published_press_goes_on_the_archive_site_beside_the_seasons_when_the_ga
     assert "from <strong>an anonymous power</strong>" in page and "GER" not in page
     assert "for the GM alone" not in page
     assert 'href="press.html"' in (tmp_path / "parley" / "index.html").read_text()
+
+
+def test_the_game_master_answers_any_power_whatever_the_rules(game):
+    service, dispatcher, sink = game
+    service.set_policy("parley", "gm", {"press": "none"})
+    service.send_press("parley", "flo", "GM", "May I retreat to Spain?")
+    receipt = service.send_press("parley", "gm", "FRA", "Yes, if it is adjacent.")
+    assert receipt.sent_to == ("FRA",) and "as the game master" in receipt_text(receipt)
+    with pytest.raises(NotAllowedError, match="under the game master's name"):
+        service.send_press("parley", "gm", "FRA", "boo", anonymous=True)
+    flush(dispatcher)
+    [(to, body)] = [(r, b) for r, b in _press(sink) if r == "flo"]
+    assert "from the game master to France (FRA)" in body
+    gm = "\n".join(history_lines(service.press_history("parley", "gm")))
+    assert "from FRA to GM" in gm and "sent to FRA:" in gm
+    assert "from GM to FRA" in "\n".join(history_lines(service.press_history("parley", "flo")))
