@@ -127,8 +127,8 @@ class PressDesk:
             players = database.players_of(session, row.id)
             variant, position = position_from_dict(row.position)
             alive = set(survivors(variant, position))
-            from_gm = player == row.gm and not any(p.player == player and p.power and p.status not in (WAITING, "removed")
-                                                   for p in players)
+            from_gm = player == row.gm and not any(
+                p.player == player and p.power and p.status not in (WAITING, "removed") for p in players)
             sender = GM if from_gm else self.ctx.playing(session, row, players, player).power
             if from_gm and anonymous:
                 raise NotAllowedError("the game master's press goes under the game master's name")
@@ -145,7 +145,8 @@ class PressDesk:
                                       f"{policy.press} press: send it under your power's name")
             kind = Phase.parse(row.phase).kind
             between_players = (None if from_gm  # the game master writes to anyone, in any phase
-                               else "no press between players in this game (only to the game master)" if policy.press == "none"
+                               else "no press between players in this game (only to the game master)"
+                               if policy.press == "none"
                                else None if policy.press_all_phases or kind is PhaseKind.MOVEMENT
                                else "no press between players in retreat and adjustment phases in this game "
                                     "(only to the game master)")
