@@ -80,3 +80,19 @@ def test_press_refused_under_the_rules_is_answered_and_a_stranger_sends_none(rig
     assert "spam" not in reply.text
     rig.flush()
     assert not _press_to(rig, ADDRESSES["BYZ"])
+
+
+def test_a_dead_mailbox_holds_up_no_other_recipient_and_nothing_is_lost_across_a_restart(sqlite_db, monkeypatch,
+                                                                                      open_rig, picky_relay):
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
+    picky_relay.refuse[ADDRESSES["BYZ"]] = "550 5.1.1 no such user"
+    with open_rig(sqlite_db, capture=picky_relay) as rig:
+        rig.register_game("parley", ADDRESSES)
+        rig.flush()
+        rig.dispatcher.wind_down()  # the judge stops before delivering what follows
+        rig.service.send_press("parley", ADDRESSES["ANT"], "ALL", "Anyone for an alliance?")
+    with open_rig(sqlite_db, capture=picky_relay) as rig:  # started again on the same database
+        rig.flush()
+        got = [m for m in picky_relay.messages if "press in" in str(m.message["Subject"])]
+        assert sorted(r for m in got for r in m.rcpt_tos) == [ADDRESSES["EDE"], ADDRESSES["FAT"]]
+        assert (ADDRESSES["BYZ"], "550 5.1.1 no such user") in picky_relay.refused
