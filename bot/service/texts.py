@@ -204,7 +204,9 @@ def policy_changed(game: str, before, after, changed: list[str], *, running: boo
     and all of them as they now are."""
     lines = [f"The game master has changed the settings of '{game}':"]
     lines += [f"  {SETTING_NAMES[key]}: {setting(before, key)} -> {setting(after, key)}" for key in changed]
-    if running:
+    if running and any(key in changed for key in ("press", "press_all_phases", "press_max_chars", "press_per_hour")):
+        lines += ["", "The press settings apply at once."]
+    if running and any(not key.startswith("press") for key in changed):
         lines += ["", "This phase keeps its deadline; the new lengths count from the next phase. Grace, the NMR "
                       "limit and early adjudication apply from this phase's deadline, and the reminders still to "
                       "come in this phase follow the new times."]
