@@ -13,7 +13,8 @@ async def test_press_reaches_exactly_its_recipients_by_dm_and_nowhere_else(world
     async with world.running():
         await world.start_game()
         resp, text = await world.answer(world.players["ENG"], "press send",
-                                        {"to": "FRA, ger, XYZ", "text": "Let us share the Low Countries. @everyone"})
+                                        {"to": "FRA, ger, XYZ",
+                                         "text": f"Let us share the Low Countries. @everyone <@{world.gm.id}>"})
         assert "Press sent in 'tannenberg' (S1901M) to FRA, GER, as ENG." in text
         assert "Not sent to XYZ: not a power of standard" in text
         await world.flush()
@@ -26,7 +27,8 @@ async def test_press_reaches_exactly_its_recipients_by_dm_and_nowhere_else(world
         channel = [m["content"] for m in fake.bot_messages(world.results)]
         assert not any("Low Countries" in c for c in channel)
         sent = [m for m in fake.bot_messages(fake.dm_channel(world.players["FRA"])) if "Low Countries" in m["content"]]
-        assert sent and all(m.get("allowed_mentions", {}).get("parse", []) == [] for m in sent)
+        assert sent and all(m["mentions"] == [] and not m["mention_everyone"] for m in sent)  # nobody pinged
+        assert f"<@{world.gm.id}>" in sent[0]["content"]
 
 
 async def test_the_dm_form_grey_press_and_history(world, visible):
