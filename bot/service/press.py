@@ -21,8 +21,11 @@ from typing import Sequence
 
 from sqlmodel import Session, select
 
+from adjudicator.errors import CrusaderError
 from adjudicator.turn import survivors
 from adjudicator.vocab import Phase, PhaseKind
+
+from grammar import resolve_power_name
 
 from bot.codec.documents import position_from_dict
 from bot.store import database
@@ -85,10 +88,21 @@ class PressHistory:
 
 
 def split_recipients(text: str) -> list[str]:
-    """``"ANT, BYZ"``, ``"ant byz"`` or ``"ANT,BYZ"``: the recipients as written, in order."""
+    """``"ANT, BYZ"``, ``"ant byz"``, ``"Antioch, the County of Edessa"``: the recipients as written,
+    in order (a power's name of several words stays whole between commas)."""
     if len(text) > MAX_RECIPIENTS_TEXT:
         raise InputError(f"the recipients are a few powers, like ANT, BYZ; not {len(text)} characters")
-    return [word for word in re.split(r"[\s,;]+", text.strip()) if word]
+    return [item.strip() for item in re.split(r"[,;]+", text) if item.strip()]
+
+
+def _each_recipient(variant, items: Sequence[str]) -> list[str]:
+    """Recipients as written, one each: an item that is not a power's name (nor ALL, nor GM) as a
+    whole is read word by word (``ANT BYZ``)."""
+    out: list[str] = []
+    for item in items:
+        whole = item.upper() in EVERYONE or item.upper() in GAME_MASTER or _power(variant, item) is not None
+        out += [item] if whole or " " not in item.strip() else item.split()
+    return out
 
 
 class PressDesk:
@@ -126,6 +140,7 @@ class PressDesk:
                                  f"{policy.press_max_chars}: split it, or say it shorter")
             players = database.players_of(session, row.id)
             variant, position = position_from_dict(row.position)
+            words = _each_recipient(variant, words)
             alive = set(survivors(variant, position))
             from_gm = player == row.gm and not any(
                 p.player == player and p.power and p.status not in (WAITING, "removed") for p in players)
@@ -269,13 +284,11 @@ def _named(variant, power: str) -> str:
 
 
 def _power(variant, word: str) -> str | None:
-    upper = word.strip().upper()
-    if upper in variant.powers:
-        return upper
-    for code in variant.powers:
-        if variant.power_name(code).upper() == upper:
-            return code
-    return None
+    """The power ``word`` names (code, name, adjective: :func:`grammar.resolve_power_name`), or ``None``."""
+    try:
+        return resolve_power_name(word.strip(), variant)
+    except CrusaderError:
+        return None
 
 
 def _count_since(session: Session, game_id: int, power: str, since: datetime) -> int:

@@ -257,3 +257,10 @@ def test_the_game_master_answers_any_power_whatever_the_rules(game):
     gm = "\n".join(history_lines(service.press_history("parley", "gm")))
     assert "from FRA to GM" in gm and "sent to FRA:" in gm
     assert "from GM to FRA" in "\n".join(history_lines(service.press_history("parley", "flo")))
+
+
+def test_recipients_by_code_name_or_adjective_between_commas_or_spaces(game):
+    service, dispatcher, sink = game
+    assert service.send_press("parley", "ed", "france, German", "hello").sent_to == ("FRA", "GER")
+    assert service.send_press("parley", "ed", "fra ger ita", "hello").sent_to == ("FRA", "GER", "ITA")
+    assert service.send_press("parley", "ed", ["Italy", "gm"], "hello").sent_to == ("ITA", "GM")
