@@ -60,6 +60,11 @@ async def test_refusals_under_the_press_rules_are_answered_clearly(world):
         assert "press: none (no press between players) → public" in text
         resp, text = await world.answer(world.players["ENG"], "press send", {"to": "ALL, GM", "text": "hello all"})
         assert "to everyone and the game master" in text
+        resp, text = await world.answer(world.gm, "press send", {"game": "tannenberg", "to": "ENG", "text": "noted"})
+        assert "as the game master" in text
+        resp, text = await world.answer(world.gm, "press history", {"game": "tannenberg"})
+        assert "The game master's press in 'tannenberg'" in text and "hello all" in text and "sent to ENG" in text
+        assert "S1901M ENG: 1" in text
 
 
 async def test_recipients_autocomplete_continues_the_list(world):

@@ -96,7 +96,7 @@ class Press(commands.GroupCog, group_name="press", group_description="Press: mes
 
     def history_text(self, game: str, asker: str) -> str:
         history = self.service.press_history(game, asker)
-        who = f"{history.power}'s press" if history.power else "Press to the game master"
+        who = f"{history.power}'s press" if history.power else "The game master's press"
         return f"**{who} in '{history.game}'**\n" + "\n".join(history_lines(history, limit=HISTORY_SHOWN))
 
     # -- by direct message -------------------------------------------------------------------------
