@@ -25,8 +25,6 @@ from adjudicator.errors import CrusaderError
 from adjudicator.turn import survivors
 from adjudicator.vocab import Phase, PhaseKind
 
-from grammar import resolve_power_name
-
 from bot.codec.documents import position_from_dict
 from bot.store import database
 from bot.store.rows import GameRow, PressRow
@@ -285,6 +283,8 @@ def _named(variant, power: str) -> str:
 
 def _power(variant, word: str) -> str | None:
     """The power ``word`` names (code, name, adjective: :func:`grammar.resolve_power_name`), or ``None``."""
+    from grammar import resolve_power_name  # (read when needed: importing the service reads no grammar)
+
     try:
         return resolve_power_name(word.strip(), variant)
     except CrusaderError:
