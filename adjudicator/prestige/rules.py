@@ -19,7 +19,7 @@ from ..position import Dislodgement, Position
 from ..results import Adjudication, OrderResult, Outcome, Reason
 from ..turn import check_order
 from ..validate import Board, check, retreat_options
-from ..vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, Unit
+from ..vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, Unit, UnitType
 from . import winter
 from .bids import UNIT_ORDER_TYPES, pool_key, is_spending_phase, settle
 from .checks import Checks, affordability_notes
@@ -245,7 +245,8 @@ class PrestigeRules:
         if vassal and unit.power == NEUTRAL:
             home = neutral_home(state_of(position), unit)
             if not within_leash(variant, home, order.destination.province):
-                near = sorted({home} | set(variant.province_neighbours(home)) - {unit.province})
+                near = sorted(p for p in {home} | set(variant.province_neighbours(home)) - {unit.province}
+                              if _reaches(variant, unit, p))  # only where the unit itself can go
                 return Reason("beyond-leash", leash_reason(variant, home), ", ".join(near)), None
             return None
         if any(isinstance(o, Bribe) and o.power == order.power and o.location.province == unit.province
@@ -327,3 +328,10 @@ def neutral_retreats(variant, position: Position, options) -> dict[ProvinceId, L
                for d in position.dislodged if d.unit.power == NEUTRAL and lord_of(state, d.unit, dislodged=True) is None]
     drawn = random_retreats(state.seed, position.phase, choices)
     return {loc.province: dest for loc, dest in drawn.items()}
+
+
+def _reaches(variant, unit, province: ProvinceId) -> bool:
+    """Can ``unit`` move to ``province`` in one step (a fleet: to one of its coasts)?"""
+    if unit.type is UnitType.ARMY:
+        return variant.army_adjacent(unit.province, province)
+    return bool(variant.fleet_can_reach(unit.location, province))

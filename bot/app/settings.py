@@ -46,6 +46,9 @@ class Settings(BaseSettings):
     archive_host: str | None = Field(None, description="address the archive site listens on (default: CRUSADER_HOST)")
     archive_port: int = Field(8080, ge=0, le=65535, description="port of the archive site; 0 turns the site off")
     archive_dir: Path | None = Field(None, description="where the archive site is written (default <data_dir>/site)")
+    archive_url: str | None = Field(None, description="the archive site's public address, like "
+                                    "https://judge.example.org/ (the judge's mail links each season's page "
+                                    "there); unset: the mail has no links")
 
     @field_validator("data_dir", "archive_dir", "announce_jsonl")
     @classmethod

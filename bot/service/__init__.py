@@ -100,6 +100,8 @@ class GameService:
     leave = _Part("lobby")
     assign = _Part("lobby")
     start = _Part("lobby")
+    history = _Part("lobby")
+    power_code = _Part("lobby")
     # a player's orders and votes
     route = _Part("orders")
     departure = _Part("orders")

@@ -16,7 +16,7 @@ from . import texts
 from .context import WAITING, Context
 from .judge import Judge
 from .durations import MAX_DURATION, format_duration
-from .errors import NotFoundError, ServiceError, WrongStateError
+from .errors import ServiceError, WrongStateError
 from .policy import SETTINGS
 from .views import GameView, PolicyChange
 
@@ -350,13 +350,10 @@ class GameMaster:
 
     @staticmethod
     def _power_code(game: GameRow, power: str) -> str:
-        from adjudicator.variant import get_variant
+        """The power ``power`` names in the game (its code, name or adjective)."""
+        from .lobby import Lobby
 
-        code = str(power).strip().upper()
-        powers = list(get_variant(game.variant).powers)
-        if code not in powers:
-            raise NotFoundError(f"{str(power)[:20]!r} is not a power of {game.variant}; powers: {', '.join(powers)}")
-        return code
+        return Lobby.power_code(game.variant, str(power).strip())
 
     def set_policy(self, game: str | int, actor: str | None, changes: Mapping[str, Any]) -> PolicyChange:
         """Change the game's settings (its :class:`~bot.service.policy.DeadlinePolicy`): ``changes``

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Iterable
 
+from adjudicator.errors import CrusaderError
 from adjudicator.variant import UnknownVariantError, get_variant
 
 from bot.codec.documents import DocumentError, new_game_document, position_from_dict
@@ -14,9 +17,21 @@ from bot.store.names import check_game_name, name_taken
 from bot.store.rows import GameRow, PlayerRow
 from . import texts
 from .context import WAITING, Context
-from .errors import ServiceError, UnplayedPowersError, WrongStateError
+from .errors import NotFoundError, ServiceError, UnplayedPowersError, WrongStateError
 from .policy import DeadlinePolicy
 from .views import GameEntry, GameView
+
+
+@dataclass(frozen=True)
+class SeasonEntry:
+    """One adjudicated phase of a game, as its history lists it: when, and each power's supply
+    centres and units after it (neutral ones under ``"neutral"`` are left out)."""
+
+    version: int
+    phase: str
+    adjudicated_at: datetime
+    centers: dict[str, int]
+    units: dict[str, int]
 
 
 class Lobby:
@@ -128,6 +143,7 @@ class Lobby:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
             self.ctx.require_status(row, "forming", "active", "paused")
+            power = self.power_code(row.variant, power) if power is not None else None
             players = database.players_of(session, row.id)
             mine = next((p for p in players if p.player == player), None)
             if mine is not None:
@@ -142,8 +158,48 @@ class Lobby:
                 session.add(PlayerRow(game_id=row.id, player=player, status=WAITING, joined_at=self.ctx.now()))
                 session.flush()
             else:
+                holder = next((p for p in seated if p.power == power), None) if power else None
+                if holder is not None:  # said to a stranger: the power, never who plays it
+                    free = [c for c in powers if c not in {p.power for p in seated}]
+                    raise ServiceError(f"{power} is taken in '{row.name}'; the powers still free are "
+                                       f"{', '.join(free)} (or join without a power to have one drawn at the start)")
                 self.ctx.seat(session, row, players, player, power)
+                self._full(session, row, len(seated) + 1, len(powers))
             return self.ctx.view(session, row)
+
+    def _full(self, session, row: GameRow, seated: int, powers: int) -> None:
+        """The last seat of a forming game was just filled: its game master is told (and may start it)."""
+        if seated != powers:
+            return
+        self.ctx.announce(session, row, "full", "gm", f"{row.name}: every power has a player",
+                          texts.full(row.name, powers), key=f"{row.id}:full:{self.ctx.now().isoformat()}")
+
+    @staticmethod
+    def power_code(variant: str, name: str) -> str:
+        """The power a player means by ``name`` (its code, name or adjective), or :class:`NotFoundError`."""
+        from grammar import resolve_power_name
+
+        try:
+            return resolve_power_name(name, variant)
+        except CrusaderError:
+            powers = get_variant(variant).powers
+            raise NotFoundError(f"{name[:20]!r} is not a power of {variant}; its powers are "
+                                + ", ".join(f"{code} ({info.name})" for code, info in powers.items())) from None
+
+    def history(self, game: str | int) -> tuple[GameView, list[SeasonEntry]]:
+        """The game and its adjudicated phases, oldest first (those rolled back are gone)."""
+        with self.ctx.db.session() as session:
+            row = self.ctx.game(session, game)
+            view = self.ctx.view(session, row)
+            out = []
+            for season in database.seasons_of(session, row.id):
+                position = season_from_row(season, row.name).after
+                units: dict[str, int] = {}
+                for unit in position.units:
+                    units[unit.power] = units.get(unit.power, 0) + 1
+                out.append(SeasonEntry(season.version, season.phase, season.adjudicated_at,
+                                       dict(sorted(position.center_counts().items())), dict(sorted(units.items()))))
+            return view, out
 
     def leave(self, game: str | int, player: str) -> GameView:
         """``player`` leaves a game that has not started, or its waiting list at any time."""

@@ -9,7 +9,8 @@ from typing import Any, Mapping
 
 from adjudicator.vocab import PhaseKind
 
-from .durations import MAX_DURATION, MIN_PHASE, check_phase_length, format_duration, parse_duration, zone
+from .durations import (MAX_DURATION, MIN_PHASE, check_phase_length, format_duration, parse_duration, parse_durations,
+                        zone)
 from .errors import InputError
 
 __all__ = ["DeadlinePolicy", "SETTINGS", "format_duration", "parse_duration"]
@@ -158,3 +159,42 @@ SETTINGS = tuple(f.name for f in fields(DeadlinePolicy) if f.name != "extra")
 """What a game master may set (:meth:`DeadlinePolicy.changed`); ``extra`` is the front ends' own."""
 PRESS_SETTINGS = ("press", "press_all_phases", "press_published", "press_max_chars", "press_per_hour", "anonymous")
 _KINDS = {timedelta: "a duration", int: "a whole number", bool: "on or off (True or False)", str: "a name"}
+
+
+SETTING_WORDS = {"movement": "movement", "retreat": "retreat", "retreats": "retreat", "adjustment": "adjustment",
+                 "adjustments": "adjustment", "builds": "adjustment", "grace": "grace", "reminder": "reminders",
+                 "reminders": "reminders", "nmr": "nmr_limit", "nmr_limit": "nmr_limit", "nmr-limit": "nmr_limit",
+                 "nmrlimit": "nmr_limit", "early": "early", "timezone": "timezone", "zone": "timezone", "tz": "timezone",
+                 **{key: key for key in PRESS_SETTINGS}, **{key.replace("_", "-"): key for key in PRESS_SETTINGS}}
+"""How a game master may write a setting's name in a message (``SET movement 48h``)."""
+
+
+def read_setting(name: str, text: str) -> tuple[str, Any]:
+    """A setting as written in words (``movement``, ``48h``) to its name and typed value, for
+    :meth:`DeadlinePolicy.changed`; an :class:`InputError` saying what would be accepted."""
+    key = SETTING_WORDS.get(name.strip().lower())
+    if key is None:
+        raise InputError(f"{name[:30]!r} is not a setting; the settings are movement, retreat, adjustment, grace, "
+                         f"reminders, nmr_limit, early, timezone, {', '.join(PRESS_SETTINGS)}")
+    text = text.strip()
+    try:
+        if key in ("movement", "retreat", "adjustment"):
+            return key, parse_duration(text, what=f"the {key} phase")
+        if key == "grace":
+            return key, parse_duration(text, what="the grace", zero=True)
+        if key == "reminders":
+            return key, parse_durations(text, what="a reminder")
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if key in ("nmr_limit", "press_max_chars", "press_per_hour"):
+        if not text.isdigit():
+            raise InputError(f"{key} is a whole number, not {text[:20]!r}")
+        return key, int(text)
+    if key in ("early", "press_all_phases", "press_published", "anonymous"):
+        words = {"on": True, "yes": True, "true": True, "off": False, "no": False, "false": False}
+        if text.lower() not in words:
+            raise InputError(f"{key} is on or off, not {text[:20]!r}")
+        return key, words[text.lower()]
+    if key == "press":
+        return key, text.lower()
+    return key, text

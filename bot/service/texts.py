@@ -212,3 +212,11 @@ def policy_changed(game: str, before, after, changed: list[str], *, running: boo
                       "come in this phase follow the new times."]
     lines += ["", "The game's settings are now:", *settings(after)]
     return "\n".join(lines) + "\n"
+
+
+def full(game: str, powers: int) -> str:
+    """To the game master: the last seat of a forming game was filled."""
+    return (f"Every one of the {powers} powers of '{game}' has a player now: the game may start. Start it "
+            f"when you are ready (by mail: sign on as the game master and write START; on Discord: /game "
+            f"start; at the judge's shell: crusader game start {game}). Until then a player may still leave, "
+            f"and a newcomer goes on the waiting list.\n")

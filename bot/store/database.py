@@ -542,6 +542,25 @@ def delivery_state(session: Session, key: str, notifier: str, recipient: str) ->
         .where(o.c.key == key, d.c.notifier == notifier, d.c.recipient == recipient)).scalar()
 
 
+def refused_to(session: Session, game_id: int, notifier: str, recipient: str, *,
+               since: datetime | None = None, unread: bool = False) -> list[tuple[int, str]]:
+    """The ``(delivery id, subject)`` of the game's announcements refused for good to ``recipient``
+    through ``notifier``: done since ``since``; with ``unread``, only those after the last one
+    delivered to it (what the recipient has missed and not been told of)."""
+    o, d = OutboxRow.__table__, DeliveryRow.__table__
+    mine = sa.and_(d.c.game_id == game_id, d.c.notifier == notifier, d.c.recipient == recipient)
+    stmt = (sa.select(d.c.id, o.c.subject).join(o, o.c.id == d.c.outbox_id)
+            .where(mine, d.c.state == "refused").order_by(d.c.id))
+    if since is not None:
+        stmt = stmt.where(d.c.done_at >= since)
+    if unread:
+        last = session.connection().execute(
+            sa.select(sa.func.max(d.c.id)).where(mine, d.c.state == "delivered")).scalar()
+        if last is not None:
+            stmt = stmt.where(d.c.id > last)
+    return [(row.id, row.subject) for row in session.connection().execute(stmt)]
+
+
 def deliveries_of(session: Session, *, game_id: int | None = None, outbox_id: int | None = None) -> list[DeliveryRow]:
     stmt = select(DeliveryRow).order_by(DeliveryRow.id)
     if game_id is not None:

@@ -50,6 +50,9 @@ log = structlog.get_logger("crusader.outbox")
 
 AUDIENCES = ("public", "gm", "players", "direct")
 UNDELIVERABLE = "undeliverable"
+TOLD_ABOUT = timedelta(days=1)
+"""After the game master is told that a recipient refused an announcement, how long the refusals
+that follow to that recipient are not reported one by one."""
 
 
 @dataclass(frozen=True)
@@ -628,12 +631,18 @@ class OutboxDispatcher:
         log.error("delivery refused for good", key=a.key, notifier=via, recipient=recipient, reason=reason)
         if a.kind == UNDELIVERABLE or a.game_id is None:
             return  # nobody to tell, or the game master cannot be reached either
+        earlier = [i for i, _ in database.refused_to(session, a.game_id, via, recipient, since=now - TOLD_ABOUT)
+                   if i != c.row_id]
+        if earlier:  # the game master was told of this recipient within the day: once is enough
+            return
         notice = Announcement(
             key=notice_key(a.key, UNDELIVERABLE, via, recipient), kind=UNDELIVERABLE, audience="gm",
             subject=f"{a.game}: '{a.subject}' could not be delivered to {recipient}",
             body=(f"'{a.subject}' could not be delivered to {recipient} ({via}): {reason}.\n"
                   f"It will not be tried again; everybody else received it. Check that recipient "
-                  f"(the address, or the player's settings).\n"),
+                  f"(the address, or the player's settings). Other announcements refused to that "
+                  f"recipient in the next day are not reported one by one; the recipient is told what "
+                  f"it missed once its mail is delivered again.\n"),
             game_id=a.game_id, game=a.game, powers=a.powers,
             data={"about": a.key, "notifier": via, "recipient": recipient, "reason": reason,
                   "phase": a.data.get("phase")})

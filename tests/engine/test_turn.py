@@ -65,6 +65,8 @@ def test_a_vassal_is_ordered_on_its_leash(board, refusal):
     p = board("F1907M", units=["NEU: A swe", "FRA: F nth"], vassals={"nwy": "FRA"}, neutral_homes={"swe": "nwy"})
     why = refusal(p, "FRA: A swe - den")
     assert why.code == "beyond-leash" and "rule 2.4.4" in why.text and "nwy" in why.accepted
+    # only the places on the leash the army itself can reach: not the sea areas, nor StP beyond Sweden
+    assert set(why.accepted.split(", ")) == {"nwy", "fin"}, why.accepted
     assert refusal(p, "FRA: A swe - nwy") is None
 
 

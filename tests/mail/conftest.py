@@ -117,7 +117,8 @@ class MailRig:
     """The judge (service + e-mail front end) and a capturing relay, on one background loop.
     The outbox runs on the service's clock."""
 
-    def __init__(self, db: Database, clock: Clock, *, capture: Capture | None = None, **settings) -> None:
+    def __init__(self, db: Database, clock: Clock, *, capture: Capture | None = None, archive_url: str | None = None,
+                 **settings) -> None:
         self.db = db
         self.clock = clock
         self.loop = asyncio.new_event_loop()
@@ -133,7 +134,7 @@ class MailRig:
                        relay_port=relay_port, attach_maps=False)
         options.update(settings)
         self.settings = MailSettings(**options)
-        self.front = MailFrontEnd(self.service, self.dispatcher, self.settings)
+        self.front = MailFrontEnd(self.service, self.dispatcher, self.settings, archive_url=archive_url)
         self.accounts: MailAccounts = self.front.accounts
         self.run(self.front.start())
 

@@ -47,7 +47,8 @@ def test_players_join_a_forming_game_by_mail_and_the_start_brings_each_their_pas
     asked = rig.ask("bob@players.test", "JOIN crusade2 BYZ\nSIGNOFF thanks")
     assert "you have joined 'crusade2' as BYZ" in asked.text
     taken = rig.ask("cat@players.test", "JOIN crusade2 BYZ")
-    assert "not joined: BYZ is already played by bob@players.test" in taken.text
+    assert "not joined: BYZ is taken in 'crusade2'; the powers still free are ANT, EDE" in taken.text
+    assert "bob@players.test" not in taken.text and "move or remove" not in taken.text  # no address, no GM's words
     assert "no game" in rig.ask("cat@players.test", "JOIN nosuchgame").text
     rig.ask("dan@players.test", "JOIN crusade2")
     assert "you have left 'crusade2'" in rig.ask("dan@players.test", "LEAVE crusade2").text

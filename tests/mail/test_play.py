@@ -171,12 +171,19 @@ def test_orders_for_a_later_phase_are_refused_clearly(rig):
 def test_a_phase_the_judge_cannot_read_is_answered_with_phases_it_can(rig):
     from adjudicator.vocab import Phase
 
-    reply = rig.ask(ADDRESSES["EDE"], signed("EDE", "PHASE W1101A\nA tur H"))
-    assert "'W1101A' is not a phase" in reply.text
+    reply = rig.ask(ADDRESSES["EDE"], signed("EDE", "PHASE X1101Q\nA tur H\nPHASE S1101M\nA rab H"))
+    assert "'X1101Q' is not a phase" in reply.text
     examples = re.search(r"phases are written like (\S+), (\S+) or (\S+) ", reply.text)
     assert examples, reply.text
     for example in examples.groups():
         assert Phase.parse(example).year == 1101
+    # the order lines after a phase the judge cannot read are not taken for the current phase
+    assert "not read: an order for X1101Q" in reply.text and "accepted: EDE: A tur H" not in reply.text
+    assert "accepted: EDE: A rab H" in reply.text
+    # the e-mail judges' spelling of a winter (W1101A) is read as this judge's (W1101B)
+    njudge = rig.ask(ADDRESSES["EDE"], signed("EDE", "PHASE W1101A\nA tur H"))
+    assert "does not yet accept orders for a later phase (W1101B)" in " ".join(njudge.text.split())
+    assert "accepted: EDE: A tur H" not in njudge.text
 
 
 def test_a_player_changes_the_password_and_the_old_one_stops_working(rig):

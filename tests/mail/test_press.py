@@ -35,13 +35,16 @@ def _press_to(rig, address: str) -> list[str]:
 
 
 def test_a_block_of_press_is_one_command_and_orders_after_it_are_read_as_orders():
+    from bot.frontends.mail import press  # noqa: F401  (its commands in the table)
+
     script = read_script("PRESS TO BYZ EDE\nA ant - ata\nsecond line\nENDPRESS\nA tar - tam\n")
     assert [c.kind for c in script.commands] == ["press", "order"]
-    assert script.commands[0].args == ("BYZ EDE", "A ant - ata\nsecond line", "")
-    script = read_script("BROADCAST GREY\nhello\nSIGNOFF\nignored")
-    assert [c.kind for c in script.commands] == ["press", "signoff"] and script.commands[0].args[2] == "anonymous"
+    assert script.commands[0].args == ("BYZ EDE", "") and script.commands[0].body == ("A ant - ata", "second line")
+    script = read_script("BROADCAST GREY\nhello\nENDPRESS\nSIGNOFF\nignored")
+    assert [c.kind for c in script.commands] == ["broadcast", "signoff"]
+    assert script.commands[0].args == ("ALL", "anonymous")
     assert read_script("PRESS\nhi\nENDPRESS").commands[0].error.startswith("say whom the press is for")
-    assert read_script("HISTORY PRESS").commands[0].kind == "press_history"
+    assert read_script("HISTORY PRESS").commands[0].kind == "history"
 
 
 def test_press_by_mail_reaches_exactly_its_recipients_and_the_sender_is_told_where_it_went(rig):

@@ -49,6 +49,17 @@ def test_quoted_replies_signatures_and_forwarded_tails_are_dropped():
     assert clean_text("I wrote:\nA ant - ata\n") == "I wrote:\nA ant - ata\n"  # not followed by a quote
 
 
+def test_the_judges_own_mail_quoted_without_marks_is_not_read_as_orders():
+    results = ("    Diplomacy results for Spring 1101 Movement (S1101M) in game 'outremer'.\n\n    ANT:\n"
+               "      A ant - ata\n      A tar - tam\n")
+    msg = message("SIGNON ANTcrusade1 secret\nA ata H\n\n" + results)
+    mail = read_mail(bytes(msg), envelope_sender="x@y.test")
+    assert mail.text == "SIGNON ANTcrusade1 secret\nA ata H\n"
+    assert "the judge's own mail quoted in the message (from its first line on) was not read" in mail.notes
+    answer = "Orders standing for ANT in 'outremer', S1101M:\n  ANT: A ant - ata\n"
+    assert clean_text("A tar H\n" + answer) == "A tar H\n"
+
+
 def test_attachments_are_noted_and_ignored():
     msg = message()
     msg.add_attachment(b"\x00\x01binary", maintype="application", subtype="octet-stream", filename="orders.xlsx")
@@ -117,7 +128,8 @@ def test_a_script_stops_at_signoff_and_counts_what_it_ignored():
     script = read_script("SIGNON ANTcrusade1 x\n\nA ant - ata\nlist\nPHASE F1101M\nsignoff\nA ant - ala\nthanks\n")
     assert [c.kind for c in script.commands] == ["signon", "order", "list", "phase", "signoff"]
     assert script.ignored_after_signoff == 2
-    assert read_line("SET ADDRESS evil@example.org").error.startswith("the only setting")
+    assert read_line("SET ADDRESS").error.startswith("write SET PASSWORD <new password>, or (the game master)")
+    assert read_line("SET movement 48h").kind == "set"  # the game master's: the session checks who signed on
     assert read_line("RESIGN now").error
     remark = read_line("SIGNOFF please adjudicate soon")  # a remark after SIGNOFF is no error, and not echoed
     assert (remark.kind, remark.error, remark.echo) == ("signoff", None, "SIGNOFF ...")

@@ -98,9 +98,11 @@ def test_results_carry_the_map_picture(sqlite_db, monkeypatch, open_rig):
 
 def test_serve_starts_the_mail_front_end_unless_the_judge_address_is_empty(sqlite_db, monkeypatch):
     class App:  # what crusader serve hands a front end
+        from bot.app.settings import Settings
         from bot.service import GameService
         service = GameService(sqlite_db)
         dispatcher = None
+        settings = Settings()
 
     for name in ("ADDRESS", "LISTEN_PORT", "RELAY_HOST"):
         monkeypatch.delenv(f"CRUSADER_MAIL_{name}", raising=False)

@@ -149,12 +149,18 @@ def test_a_password_on_an_over_long_line_is_not_echoed(rig, line, password):
 
 
 def test_a_rival_who_forges_the_players_address_locks_out_only_its_own_sender(rig):
-    for i in range(10):  # From: the player, from the rival's own mail system
-        rig.ask(ADDRESSES["ANT"], f"SIGNON ANTcrusade1 guess-{i}\nA ant - ata", envelope="rival@evil.test")
-    locked = rig.ask(ADDRESSES["ANT"], f"SIGNON ANTcrusade1 {SECRET}\nA ant - ata", envelope="rival@evil.test")
-    assert "too many wrong passwords for ANT" in " ".join(locked.text.split())  # even the right one: the bound holds
+    first = rig.ask(ADDRESSES["ANT"], "SIGNON ANTcrusade1 guess-0\nA ant - ata", envelope="rival@evil.test")
+    assert "that is not the password of ANT" in first.text  # the first refusal in the hour is mailed...
+    for i in range(1, 10):  # From: the player, from the rival's own mail system
+        rig.mail(ADDRESSES["ANT"], f"SIGNON ANTcrusade1 guess-{i}\nA ant - ata", envelope="rival@evil.test")
+    with capture_logs() as logs:
+        rig.mail(ADDRESSES["ANT"], f"SIGNON ANTcrusade1 {SECRET}\nA ant - ata", envelope="rival@evil.test")
+    assert any(e["event"] == "mail handled" and "too many wrong passwords" in (e.get("refusal") or "")
+               for e in logs), logs  # even the right one: the bound holds
     owner = rig.ask(ADDRESSES["ANT"], f"SIGNON ANTcrusade1 {SECRET}\nA ant - ata\nSIGNOFF")
     assert "accepted: ANT: A ant - ata" in owner.text  # the player's own mail is not locked out
+    rig.flush()
+    assert len(rig.capture.to(ADDRESSES["ANT"])) == 2  # ...the next ten are not: one refusal, and the answer
     # the count is kept in the database: another server of the same judge refuses the rival too
     from bot.frontends.mail.accounts import MailAccounts, SignonRefused
 

@@ -28,4 +28,4 @@ def create_front_end(app):
     settings = MailSettings()
     if not settings.address:
         return None
-    return MailFrontEnd(app.service, app.dispatcher, settings)
+    return MailFrontEnd(app.service, app.dispatcher, settings, archive_url=app.settings.archive_url)

@@ -10,10 +10,18 @@ power has another player, or none (removed), it no longer signs on or receives t
 
 Wrong passwords are counted by power and envelope sender together (``mail_signon_failure``,
 shared by every server): a sender that guesses wrong :attr:`failures_per_hour` times in an hour
-is refused without checking; and once a power has had ten times as many from all senders
-together, only the sender its player last signed on from is checked. A rival who forges a player's
-``From:`` therefore locks out only their own sending address, and the owner's right password
-from the owner's own mail system is always accepted.
+is refused without checking, and so is a sending domain that has guessed wrong ten times as often
+(a rival with many addresses at one provider). The senders its player has signed on from are
+always checked. A rival who forges a player's ``From:`` therefore locks out only their own sending
+address or domain, and the owner's right password from the owner's own mail system, or from a
+new one elsewhere, is always accepted.
+
+The game master of a game named by an e-mail address signs on as ``GM`` (``SIGNON GMcrusade1
+secret``): the password is mailed to that address when the game's last seat is filled (and made
+anew by ``crusader mail password <game> GM``); it is kept as the ``GM`` row of ``mail_identity``.
+
+Refusals and alarms mailed to one address are counted (``mail_notice``, :meth:`MailAccounts.notice`):
+past a few in an hour they are held back, and the next one mailed says how many were.
 
 The service's games and players are read through :class:`~bot.service.GameService`; only the
 mail tables (and the outbox, for a password mail) are written here.
@@ -21,6 +29,7 @@ mail tables (and the outbox, for a password mail) are written here.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
@@ -37,9 +46,16 @@ from .passwords import check_new_password, hash_password, new_password, verify_p
 
 WINDOW = timedelta(hours=1)
 """How long a wrong password counts."""
-ALL_SENDERS = 10
-"""A power's wrong passwords from every sender together, in units of the per-sender bound, beyond
-which only the senders its player has signed on from are checked."""
+DOMAIN_SENDERS = 10
+"""A sending domain's wrong passwords for a power, in units of the per-sender bound, beyond which
+that domain's senders (but those the player has signed on from) are refused without checking."""
+GM = "GM"
+"""The game master's "power" in a sign-on and in ``mail_identity``."""
+CONFIRM_WITHIN = timedelta(days=1)
+"""How long a command written in an address's name from another mail system waits for CONFIRM."""
+NOTICES = {"refusal": 10, "suspect": 1, "alarm": 1}
+"""How many mails of each kind an address is sent in an hour: refusals of its own messages, answers
+to messages in its name from another mail system (a forged From), alarms about its power."""
 PASSWORD_KINDS = ("started", "replaced")
 """Announcements that give a power to a player: an address player reads how to sign on with them."""
 ADOPTING = (*PASSWORD_KINDS, "rolled_back")
@@ -86,6 +102,10 @@ class Registration:
     """A new password was mailed and its player has not signed on with it yet."""
 
 
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 def address_of(player: str | None) -> str | None:
     """The e-mail address a player is named by, if it is one."""
     if not player or "@" not in player or player.startswith("discord:"):
@@ -99,6 +119,8 @@ def address_of(player: str | None) -> str | None:
 def _holds(row: mail_store.MailIdentityRow, view: GameView) -> bool:
     """Whether ``row`` still speaks for its power: the power has no player yet, or the player it
     was registered for (or, registered for nobody in particular, whoever) plays it."""
+    if row.power == GM:
+        return row.address is not None and row.address == address_of(view.gm)
     holder = view.player_of(row.power)
     if holder is None:
         return row.player is None
@@ -154,16 +176,22 @@ class MailAccounts:
         now = self.service.now()
         with self.db.session() as session:
             row = mail_store.identity(session, view.id, power)
+            if power == GM:
+                row = row or mail_store.MailIdentityRow(game_id=view.id, power=GM, updated_at=now)
+                row.address = address_of(view.gm)
             if row is None or not row.address:
                 raise ServiceError(f"no address is registered for {power} in '{view.name}': register one first")
             key = f"mail-password:{uuid.uuid4().hex}"
             row.password_mail, row.updated_at = key, now
             session.add(row)
             name = get_variant(view.variant).power_name(power)
+            body = (f"The game master of '{view.name}' ({view.gm}) has registered this address to play "
+                    f"{name} ({power}) by mail.\n") if power != GM else (
+                    f"This is the game master's password of '{view.name}': sign on with it to start, pause, "
+                    f"resume, extend or adjudicate the game by mail.\n")
             database.add_announcement(session, outbox_row(Announcement(
                 key=key, kind="password", audience="direct", subject=f"{view.name}: your password for {power}",
-                body=(f"The game master of '{view.name}' ({view.gm}) has registered this address to play "
-                      f"{name} ({power}) by mail.\n"),
+                body=body,
                 game_id=view.id, game=view.name, powers=(power,), recipients=(row.address,),
                 data={"via": "mail", "auto": "auto-generated"}), now))
             return row.address
@@ -204,6 +232,8 @@ class MailAccounts:
         player back): register each player named by an e-mail address for the power they now
         play, and owe the address a new password, carried by ``announcement``."""
         a = announcement
+        if a.game_id is not None and a.kind == "full":
+            self._owe_gm_password(a)
         if a.game_id is None or a.kind not in ADOPTING:
             return
         view = self.service.status(a.game_id)
@@ -226,6 +256,49 @@ class MailAccounts:
                 row.address, row.player, row.password_hash, row.password_mail = address, holder.player, None, a.key
                 row.signon_sender, row.updated_at = None, now
                 session.add(row)
+
+    def _owe_gm_password(self, a: Announcement) -> None:
+        """The game is full: its game master, named by an address, is owed the game master's password
+        (carried by ``a``), unless one works already."""
+        view = self.service.status(a.game_id)
+        address = address_of(view.gm)
+        if address is None:
+            return
+        with self.db.session() as session:
+            row = mail_store.identity(session, a.game_id, GM)
+            if row is not None and row.address == address and (row.password_hash or row.password_mail):
+                return
+            row = row or mail_store.MailIdentityRow(game_id=a.game_id, power=GM, updated_at=self.service.now())
+            row.address, row.player, row.password_hash, row.password_mail = address, None, None, a.key
+            row.signon_sender, row.updated_at = None, self.service.now()
+            session.add(row)
+
+    def notice(self, address: str, kind: str) -> tuple[bool, int]:
+        """May a mail of ``kind`` (:data:`NOTICES`) go to ``address`` now, and how many were held back
+        since the last one went (see :func:`bot.store.mail.notice`)."""
+        with self.db.session() as session:
+            return mail_store.notice(session, address[:254], kind, self.service.now(), limit=NOTICES[kind],
+                                     window=WINDOW)
+
+    def pending(self, address: str, line: str) -> str:
+        """Keep ``line`` (a JOIN or LEAVE in ``address``'s name from another mail system) until the
+        address confirms it; the token to confirm it with, which only the mail to the address carries."""
+        token = new_password()
+        with self.db.session() as session:
+            mail_store.add_pending(session, address[:254], _token_hash(token), line, self.service.now(),
+                                   lasts=CONFIRM_WITHIN)
+        return token
+
+    def confirmed(self, address: str, token: str) -> str | None:
+        """The command ``address`` confirms with ``token`` (``None``: no such token for it, or too late)."""
+        with self.db.session() as session:
+            return mail_store.take_pending(session, address[:254], _token_hash(token.strip().lower()),
+                                           self.service.now() - CONFIRM_WITHIN)
+
+    def held_back(self, address: str) -> int:
+        """How many refusals were held back from ``address`` since it was last told (it is being told now)."""
+        with self.db.session() as session:
+            return mail_store.take_held(session, address[:254])
 
     def password_for(self, announcement: Announcement, address: str) -> list[tuple[str, str]]:
         """The ``(power, password)`` pairs ``announcement`` carries to ``address``: for each power whose
@@ -260,12 +333,16 @@ class MailAccounts:
         except ServiceError:
             raise SignonRefused(f"there is no game called {game!r} on this judge") from None
         powers = list(get_variant(view.variant).powers)
-        if power not in powers:
+        if power not in powers and power != GM:
             raise SignonRefused(f"{power!r} is not a power of game '{view.name}'; its powers are {', '.join(powers)}")
         with self.db.session() as session:
             row = mail_store.identity(session, view.id, power)
             if row is not None:
                 session.expunge(row)
+        if power == GM and (address_of(view.gm) is None or row is None or row.address != address_of(view.gm)
+                            or (row.password_hash is None and row.password_mail is None)):
+            raise SignonRefused(f"the game master of '{view.name}' has no password for mail yet: it is mailed to "
+                                f"the game master's address when every power has a player")
         if row is None or row.address is None or (row.password_hash is None and row.password_mail is None):
             raise SignonRefused(f"{power} in game '{view.name}' cannot be played by mail yet: the game master "
                                 f"({view.gm}) registers its address")
@@ -280,11 +357,13 @@ class MailAccounts:
             raise SignonRefused(f"the password of {power} in game '{view.name}' is on its way to this address "
                                 f"by mail; sign on with it when it arrives")
         now, source = self.service.now(), (envelope or "")[:254]
+        domain = "@" + source.rpartition("@")[2] if source else ""
+        known = row.signon_sender is not None and row.signon_sender == source
         with self.db.session() as session:
             mine = mail_store.failures_since(session, view.id, power, now - WINDOW, source=source)
-            everyone = mail_store.failures_since(session, view.id, power, now - WINDOW)
-        known = row.signon_sender is not None and row.signon_sender == source
-        if mine >= self.failures_per_hour or (everyone >= ALL_SENDERS * self.failures_per_hour and not known):
+            theirs = (mail_store.failures_since(session, view.id, power, now - WINDOW, domain=domain)
+                      if domain and not known else 0)
+        if mine >= self.failures_per_hour or theirs >= DOMAIN_SENDERS * self.failures_per_hour:
             raise SignonRefused(f"too many wrong passwords for {power} in game '{view.name}' in the last hour; "
                                 f"try again later or ask the game master ({view.gm}) for a new password")
         right = verify_password(password, row.password_hash)
@@ -299,7 +378,7 @@ class MailAccounts:
         if not right:
             raise SignonRefused(f"that is not the password of {power} in game '{view.name}'; "
                                 f"the game master ({view.gm}) can set a new one")
-        holder = view.player_of(power)
+        holder = view.player_of(power) if power != GM else None
         return Identity(view.id, view.name, power, holder.player if holder else None, row.address)
 
     def recipients(self, game_id: int, powers: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
@@ -308,7 +387,7 @@ class MailAccounts:
         with self.db.session() as session:
             rows = mail_store.identities_of(session, game_id)
         return [(r.power, r.address) for r in rows
-                if r.address and (powers is None or r.power in powers) and _holds(r, view)]
+                if r.address and r.power != GM and (powers is None or r.power in powers) and _holds(r, view)]
 
     def powers_of(self, game_id: int, address: str) -> list[str]:
         """The powers of the game ``address`` speaks for."""
@@ -321,6 +400,10 @@ class MailAccounts:
         view = self.service.status(game)
         power = power.strip().upper()
         powers = list(get_variant(view.variant).powers)
+        if power == GM and gm_only and (actor is None or actor == view.gm):
+            if address_of(view.gm) is None:
+                raise ServiceError(f"the game master of '{view.name}' ({view.gm}) is not named by an e-mail address")
+            return view, power
         if power not in powers:
             raise ServiceError(f"{power!r} is not a power of {view.variant}; powers: {', '.join(powers)}")
         holder = view.player_of(power)

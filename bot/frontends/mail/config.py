@@ -32,4 +32,4 @@ class MailSettings(BaseSettings):
     attach_maps: bool = Field(True, description="attach the map picture to results when bot.render offers one")
     signon_failures: int = Field(10, ge=1, description="wrong passwords per power, envelope sender and hour "
                                                        "before that sender's sign-ons for the power are refused "
-                                                       "without checking")
+                                                       "without checking (ten times as many: a sending domain's)")

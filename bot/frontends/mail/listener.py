@@ -20,6 +20,7 @@ from bot.service import GameService
 from bot.store.outbox import OutboxDispatcher
 from .accounts import MailAccounts
 from .config import MailSettings
+from . import press  # noqa: F401  (plugs PRESS, BROADCAST and HISTORY PRESS into the table of commands)
 from .conversation import Conversation, MailJudge
 from .notifier import MailNotifier
 from .outbound import Mailer
@@ -84,16 +85,18 @@ class MailFrontEnd:
     name = "mail"
     recheck = 60.0
 
-    def __init__(self, service: GameService, dispatcher: OutboxDispatcher | None, settings: MailSettings) -> None:
+    def __init__(self, service: GameService, dispatcher: OutboxDispatcher | None, settings: MailSettings, *,
+                 archive_url: str | None = None) -> None:
         if not settings.address:
             raise ValueError("the e-mail front end needs the judge's own address: set CRUSADER_MAIL_ADDRESS")
         self.settings = settings
         self.service = service
         self.accounts = MailAccounts(service, failures_per_hour=settings.signon_failures)
         self.mailer = Mailer(settings)
-        self.judge = MailJudge(service, self.accounts, judge_address=settings.address.lower())
+        self.judge = MailJudge(service, self.accounts, judge_address=settings.address.lower(),
+                               pictures=settings.attach_maps)
         self.notifier = MailNotifier(service.db, self.accounts, self.mailer, judge_address=settings.address,
-                                     attach_maps=settings.attach_maps)
+                                     attach_maps=settings.attach_maps, archive_url=archive_url)
         self.dispatcher = dispatcher if dispatcher is not None else OutboxDispatcher(service.db)
         self.handler = MailHandler(self.judge, self.dispatcher, settings)
         self._server: asyncio.AbstractServer | None = None

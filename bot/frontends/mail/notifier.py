@@ -33,10 +33,11 @@ from adjudicator.variant import get_variant
 
 from bot.codec.spelled import duty as spelled_duty
 from bot.service import NotFoundError, ServiceError
+from bot.store import database
 from bot.store.database import Database
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
 from . import board
-from .accounts import PASSWORD_KINDS, MailAccounts, address_of
+from .accounts import GM, PASSWORD_KINDS, MailAccounts, address_of
 from .outbound import Mailer
 from .replies import announcement_message, picture_part
 
@@ -49,12 +50,14 @@ class MailNotifier:
     name = "mail"
 
     def __init__(self, db: Database, accounts: MailAccounts, mailer: Mailer, *, judge_address: str,
-                 attach_maps: bool = True) -> None:
+                 attach_maps: bool = True, archive_url: str | None = None) -> None:
         self.db = db
         self.accounts = accounts
         self.mailer = mailer
         self.judge_address = judge_address
         self.attach_maps = attach_maps
+        self.archive_url = archive_url.rstrip("/") if archive_url else None
+        """The archive site's public address (``CRUSADER_ARCHIVE_URL``): results link the season's page."""
         self._pictures: dict[str, MIMEPart | None] = {}  # the last few attached, by announcement key
         self._boards: dict[str, str] = {}  # the last few boards written out, by announcement key
 
@@ -83,8 +86,8 @@ class MailNotifier:
     async def deliver(self, delivery: Delivery) -> Outcome:
         a, address = delivery.announcement, delivery.recipient
         picture = await self._picture(a) if a.kind in PICTURED and a.audience != "direct" else None
-        wanted = a.data.get("orders_picture") if a.kind == "reply" else None
-        if wanted:  # LIST: the player's own orders drawn on the board, in the reply to that player alone
+        wanted = (a.data.get("orders_picture") or a.data.get("board_picture")) if a.kind == "reply" else None
+        if wanted:  # LIST: the player's own orders drawn on the board, in the reply to that player alone; GET MAP
             picture = await self._picture(a)
         try:
             body = await asyncio.to_thread(self._body, a, address)
@@ -103,12 +106,31 @@ class MailNotifier:
         personal = self._personal(a, address)
         todo = self._to_decide(a, address) if a.kind in ("reminder", "late") and a.game_id is not None else []
         return (("\n".join(personal) + "\n\n" if personal else "") + a.body
-                + ("\n" + "\n".join(todo) + "\n" if todo else "") + self._board(a))
+                + ("\n" + "\n".join(todo) + "\n" if todo else "") + self._board(a) + self._link(a))
+
+    def _link(self, a: Announcement) -> str:
+        """Where the season (results) or the game (its start, its end) is on the archive site, if public."""
+        if not self.archive_url or a.game_id is None or a.audience == "direct" or not a.game:
+            return ""
+        from bot.frontends.site.writer import game_slug
+
+        game = f"{self.archive_url}/{game_slug(a.game)}/"
+        if a.kind == "results" and a.data.get("phase"):
+            return f"\nThe season on the archive site: {game}{a.data['phase']}.html\n"
+        if a.kind in ("started", "ended"):
+            return f"\nThe game on the archive site: {game}\n"
+        return ""
 
     def _personal(self, a: Announcement, address: str) -> list[str]:
-        out = []
+        out = self._missed(a, address)
         given = self.accounts.password_for(a, address)
         for power, password in given:
+            if power == GM:
+                out += [f"Your password as the game master of '{a.game}' is: {password}",
+                        f"Sign on with the first line of your commands: SIGNON {GM}{a.game} {password}",
+                        "(Then START, PAUSE, RESUME, EXTEND 24h, ADJUDICATE, SET <setting> <value>; HELP "
+                        "lists them.)"]
+                continue
             out += [f"Your password for {power} in '{a.game}' is: {password}",
                     f"Sign on with the first line of your orders: SIGNON {power}{a.game} {password}",
                     "(Keep it to yourself; SET PASSWORD <new> changes it.)"]
@@ -118,6 +140,20 @@ class MailNotifier:
                 if power in concerned and power not in dict(given):
                     out.append(f"You play {power}: sign on with SIGNON {power}{a.game} <your password>")
         return out
+
+    def _missed(self, a: Announcement, address: str) -> list[str]:
+        """The game's announcements this address refused since it last received one (a full or
+        disabled mailbox that works again): what the player missed meanwhile."""
+        if a.game_id is None or a.audience == "direct":
+            return []
+        with self.db.session() as session:
+            missed = database.refused_to(session, a.game_id, self.name, address, unread=True)
+        if not missed:
+            return []
+        return ([f"Mail from the judge to this address could not be delivered for a while; you missed {len(missed)} "
+                 f"mail(s) of '{a.game}':"] + [f"  {subject}" for _, subject in missed[-10:]]
+                + ([f"  (and {len(missed) - 10} before them)"] if len(missed) > 10 else [])
+                + [f"LIST {a.game} shows where the game stands; HISTORY {a.game} its seasons.", ""])
 
     def _to_decide(self, a: Announcement, address: str) -> list[str]:
         """For a reminder or a late notice: what the power this address plays has still to decide,
@@ -168,7 +204,9 @@ class MailNotifier:
             return None
         if announcement.key not in self._pictures:
             wanted = announcement.data.get("orders_picture") if announcement.kind == "reply" else None
+            board = announcement.data.get("board_picture") if announcement.kind == "reply" else None
             name = (f"{wanted['name']}-{wanted['phase']}-{wanted['power']}-orders.png" if wanted
+                    else f"{board['name']}-{board['phase']}.png" if board
                     else f"{announcement.game}-{announcement.data.get('phase')}.png")  # the phase the picture shows
             try:
                 png = await asyncio.to_thread(self._draw, announcement)
@@ -203,6 +241,10 @@ class MailNotifier:
         wanted = announcement.data.get("orders_picture") if announcement.kind == "reply" else None
         if wanted:
             return self._orders_picture(wanted)
+        board = announcement.data.get("board_picture") if announcement.kind == "reply" else None
+        if board:  # GET MAP: the board as it stood when asked
+            shown = service.board(board["game"], board["version"])
+            return render_png(*shown) if shown is not None else None
         version = announcement.data.get("version")
         if announcement.kind == "results" and version is not None:
             season = service.season(announcement.game_id, version)

@@ -10,90 +10,100 @@
                                  ANONYMOUS does the same)
     HISTORY PRESS               (what your power sent and received, by phase)
 
-The text runs to a line ``ENDPRESS`` (or ``SIGNOFF``, or the end of the message). The service
-decides who may send what to whom; each block is answered with where it went, as what, and what
-was refused and why.
+The text runs to a line ``ENDPRESS`` (or the end of the message) and is never read as orders.
+The service decides who may send what to whom; each block is answered with where it went, as
+what, and what was refused and why. The game master, signed on as ``GM<game>``, writes press
+too. Importing this module plugs the commands into the judge's table of commands
+(:func:`bot.frontends.mail.commands.register`, :data:`bot.frontends.mail.conversation.HANDLERS`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from bot.service import GameService, ServiceError
+from bot.service import ServiceError
 from bot.service.press import history_lines, receipt_text
+from .commands import PLAYER, Command, Keyword, register
+from .accounts import GM
+from .conversation import HANDLERS, Echo, _Session
 
-STARTS = ("PRESS", "BROADCAST")
-ENDS = ("ENDPRESS", "END PRESS")
 ANONYMOUS = ("GREY", "GRAY", "ANONYMOUS", "ANON")
 USAGE = "PRESS TO <powers> (GM: the game master), or BROADCAST; then the text; then ENDPRESS"
 
 
-@dataclass(frozen=True)
-class Block:
-    """A line (or block of lines) of press as written: ``kind`` ``press`` or ``press_history``, the
-    echo, the arguments (recipients, text, ``"anonymous"`` or ``""``), and what is wrong with it."""
+def _read(name: str):
+    """How a PRESS or BROADCAST line is read: its recipients and whether it is anonymous (``args``:
+    the recipients, then ``"anonymous"`` or ``""``); its text is the lines after it, up to ENDPRESS
+    (:func:`bot.frontends.mail.commands.read_script`)."""
 
-    kind: str
-    echo: str
-    args: tuple[str, ...] = ()
-    error: str | None = None
+    def read(args: tuple[str, ...]) -> Command:
+        words = [w.upper() for w in args]
+        anonymous = any(w in ANONYMOUS for w in words)
+        words = [w for w in words if w not in ANONYMOUS]
+        grey = " GREY" if anonymous else ""
+        if name == "BROADCAST":
+            if words:
+                return Command("broadcast", "BROADCAST ...", args,
+                               error=f"BROADCAST takes nothing after it but GREY: {USAGE}")
+            return Command("broadcast", "BROADCAST" + grey, ("ALL", "anonymous" if anonymous else ""))
+        if words[:1] == ["TO"]:
+            words = words[1:]
+        if not words:
+            return Command("press", "PRESS ...", args, error=f"say whom the press is for: {USAGE}")
+        to = " ".join(words)
+        return Command("press", f"PRESS TO {to}"[:120] + grey, (to, "anonymous" if anonymous else ""))
+
+    return read
 
 
-def read_block(lines: list[str], index: int) -> tuple[Block, int] | None:
-    """The press block starting at ``lines[index]``, and the index after it; ``None`` when that line
-    starts none (``HISTORY PRESS`` is a block of one line)."""
-    words = lines[index].split()
-    keyword = words[0].upper() if words else ""
-    if keyword == "HISTORY" and len(words) == 2 and words[1].upper() == "PRESS":
-        return Block("press_history", "HISTORY PRESS"), index + 1
-    if keyword not in STARTS:
-        return None
-    rest = [w.upper() for w in words[1:]]
-    anonymous = any(w in ANONYMOUS for w in rest)
-    rest = [w for w in rest if w not in ANONYMOUS]
-    end = index + 1
-    while end < len(lines) and lines[end].strip().upper() not in ENDS and lines[end].split()[:1] != ["SIGNOFF"]:
-        end += 1
-    text = "\n".join(lines[index + 1:end]).strip()
-    after = end + 1 if end < len(lines) and lines[end].strip().upper() in ENDS else end
-    count = f" ({len(text.splitlines())} line(s) of press)"
-    if keyword == "BROADCAST":
-        if rest:
-            return Block("press", "BROADCAST ...", error=f"BROADCAST takes nothing after it but GREY: {USAGE}"), after
-        to = "ALL"
+def send(session: _Session, command: Command) -> bool:
+    """A block of press, sent for the power (or the game master) signed on; answered in the reply
+    with where it went, as what, and what was refused and why."""
+    lines = f" ({len(command.body)} line(s))"
+    if session.me is None:  # a stranger's text is never mailed back, nor sent on
+        session.unsigned += 1 + len(command.body)
+        return True
+    if session.me.power == GM:
+        sender: str | None = session.service.status(session.me.game_id).gm
+    elif session._played(command):
+        sender = session.me.player
     else:
-        if rest[:1] == ["TO"]:
-            rest = rest[1:]
-        if not rest:
-            return Block("press", "PRESS ...", error=f"say whom the press is for: {USAGE}"), after
-        to = " ".join(rest)
-    echo = f"{keyword} {to if keyword == 'PRESS' else ''}".strip() + (" GREY" if anonymous else "") + count
-    return Block("press", echo[:200], (to, text, "anonymous" if anonymous else "")), after
-
-
-def send(service: GameService, game: str, player: str, args: tuple[str, ...]) -> tuple[str, bool]:
-    """Send the press of a block (its ``args``) for ``player`` in ``game``: the answer, and whether it went."""
-    to, text, anonymous = args
+        return True
+    to, anonymous = command.args
     try:
-        receipt = service.send_press(game, player, to, text, anonymous=bool(anonymous))
+        receipt = session.service.send_press(session.me.game, sender, to, "\n".join(command.body),
+                                             anonymous=bool(anonymous))
     except ServiceError as exc:
-        return f"not sent: {exc}", False
-    return receipt_text(receipt), True
+        session.talk.echoes.append(Echo(command.echo + lines, f"not sent: {exc}", ok=False))
+        return True
+    session.talk.echoes.append(Echo(command.echo + lines, receipt_text(receipt)))
+    return True
 
 
-def history(service: GameService, game: str, player: str) -> tuple[str, bool]:
-    """The press of ``player``'s power in ``game``, by phase: the answer, and whether it could be read."""
+def history(session: _Session, command: Command) -> bool:
+    """``HISTORY PRESS``: the press of the power signed on, by phase (any other HISTORY: the game's seasons)."""
+    if [a.upper() for a in command.args] != ["PRESS"]:
+        return session._history(command)
+    if session.me is not None and session.me.power == GM:
+        asker = session.service.status(session.me.game_id).gm
+    elif session._played(command):
+        asker = session.me.player
+    else:
+        return True
     try:
-        return "\n".join(history_lines(service.press_history(game, player))), True
+        found = session.service.press_history(session.me.game, asker)
     except ServiceError as exc:
-        return str(exc), False
+        session.talk.echoes.append(Echo(command.echo, str(exc), ok=False))
+        return True
+    session.talk.echoes.append(Echo(command.echo, "\n".join(history_lines(found))))
+    return True
 
 
-HELP = """\
-  PRESS TO <powers>         press to those powers (like PRESS TO BYZ EDE; GM for the game
-  ...text...                master), the text on the lines after it, to a line ENDPRESS;
-  ENDPRESS                  PRESS TO BYZ GREY: anonymously, where the game allows grey press
-  BROADCAST ... ENDPRESS    press to everyone
-  HISTORY PRESS             the press your power sent and received, by phase
-"""
-"""The press commands in the mail's list of commands (HELP)."""
+register(Keyword("PRESS", "PRESS TO <powers>", "press to those powers (like PRESS TO BYZ EDE; GM: the game\n"
+                 "master), the text on the lines after it, up to a line ENDPRESS;\n"
+                 "PRESS TO BYZ GREY: anonymously, where the game has grey press", PLAYER, _read("PRESS")))
+register(Keyword("BROADCAST", "BROADCAST", "press to everyone, the text up to a line ENDPRESS", PLAYER,
+                 _read("BROADCAST")))
+register(Keyword("HISTORY PRESS", "HISTORY PRESS", "the press your power sent and received, by phase", PLAYER,
+                 help_only=True))
+HANDLERS["press"] = HANDLERS["broadcast"] = send
+HANDLERS["history"] = history
+

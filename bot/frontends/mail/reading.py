@@ -3,8 +3,8 @@
 MIME is read with the standard library (``email``, policy ``default``): ``text/plain`` is
 preferred, an HTML-only message is turned into text (:mod:`bot.frontends.mail.htmltext`), attachments are
 noted and ignored. Quoted replies (``>`` lines and the "On ... wrote:" line before them) and
-everything from a signature delimiter (``-- ``) or a forwarded/original-message marker on are
-dropped. A message that is too large or cannot be read as e-mail is not an error: it becomes an
+everything from a signature delimiter (``-- ``), a forwarded/original-message marker or the first
+line of one of the judge's own mails (quoted without ``>``) on are dropped. A message that is too large or cannot be read as e-mail is not an error: it becomes an
 :class:`InboundMail` with a ``problem`` to answer with.
 """
 
@@ -24,6 +24,12 @@ from .htmltext import html_to_text
 _END_MARKERS = re.compile(r"^(--\s*|-{3,}\s*original message\s*-{3,}|_{10,}|begin forwarded message:?"
                           r"|-{3,}\s*forwarded message\s*-{3,})$", re.IGNORECASE)
 _WROTE = re.compile(r"\bwrote:\s*$", re.IGNORECASE)
+_JUDGES_OWN = re.compile(r"^(diplomacy results for |orders standing for |the game's settings are now:|"
+                         r"game '[^']*' \(\w+\) has started\.|your message was (not read|refused)|"
+                         r"crusader judge\. write help)", re.IGNORECASE)
+"""The first line of one of the judge's own mails (results, an answer, the start): a reply that quotes
+it without ``>`` (indented, or not marked at all) ends there, so that the results' orders are not
+read as the player's."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
@@ -70,7 +76,9 @@ def read_mail(raw: bytes, *, envelope_sender: str | None = None, max_bytes: int 
         return InboundMail(sender, subject, message_id, "", problem=str(exc), automatic=automatic, envelope=envelope)
     except Exception:
         return InboundMail(sender, subject, message_id, "", problem=_BROKEN, automatic=automatic, envelope=envelope)
-    text, beyond = read_lines(text)
+    text, beyond, quoted = read_lines(text)
+    if quoted:
+        notes += ("the judge's own mail quoted in the message (from its first line on) was not read",)
     if beyond:
         notes += (f"the judge reads a message up to its {MAX_LINES}th line: the {beyond} line(s) after it were "
                   f"not read (the last order read is the one echoed last below); send the rest in another message",)
@@ -98,14 +106,18 @@ def clean_text(text: str) -> str:
     return read_lines(text)[0]
 
 
-def read_lines(text: str) -> tuple[str, int]:
-    """:func:`clean_text`, at most :data:`~bot.codec.limits.MAX_LINES` lines of it, and how many
-    lines with something on them came after those (not read)."""
+def read_lines(text: str) -> tuple[str, int, bool]:
+    """:func:`clean_text`, at most :data:`~bot.codec.limits.MAX_LINES` lines of it, how many
+    lines with something on them came after those (not read), and whether the text ended at a
+    quote of the judge's own mail."""
     lines = [_CONTROL.sub("", line).rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     out: list[str] = []
-    beyond = 0
+    beyond, quoted = 0, False
     for i, line in enumerate(lines):
         if _END_MARKERS.match(line.strip()):
+            break
+        if _JUDGES_OWN.match(line.strip()):
+            quoted = True
             break
         if line.lstrip().startswith(">"):
             continue
@@ -115,7 +127,7 @@ def read_lines(text: str) -> tuple[str, int]:
             beyond += bool(line.strip())
             continue
         out.append(line)
-    return "\n".join(out).strip("\n") + "\n", beyond
+    return "\n".join(out).strip("\n") + "\n", beyond, quoted
 
 
 def _next_is_quote(lines: list[str], start: int) -> bool:

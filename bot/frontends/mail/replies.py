@@ -19,7 +19,7 @@ from bot.service import GameView, PlayerOrders
 from bot.service.texts import when
 from bot.store.outbox import Announcement
 from bot.store.rows import utcnow
-from .conversation import HELP, Conversation
+from .conversation import Conversation, help_text
 
 SIGNATURE = "-- \nCrusader Judge. Write HELP to this address for the list of commands.\n"
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f]")
@@ -45,8 +45,10 @@ def reply_text(talk: Conversation) -> str:
         out += _orders(talk.orders)
     if talk.status is not None:
         out += _status(talk.status)
+    for block in talk.texts:
+        out += [*block, ""]
     if talk.help or (not talk.echoes and not talk.refused):
-        out += [HELP]
+        out += [help_text()]
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -67,8 +69,10 @@ def _orders(orders: PlayerOrders) -> list[str]:
 def _status(view: GameView) -> list[str]:
     if view.status == "forming":
         return _forming(view)
+    deadline = ("the deadline is suspended until the game master resumes it" if view.status == "paused"
+                else f"deadline {when(view.deadline_at, view.timezone)}")
     out = [f"Game '{view.name}' ({view.variant}), {view.status}; phase {view.phase or '-'}; "
-           f"deadline {when(view.deadline_at, view.timezone)}; game master {view.gm}."]
+           f"{deadline}; game master {view.gm}."]
     for player in sorted(view.players, key=lambda p: p.power or ""):
         if player.status == "waiting":
             continue
@@ -136,6 +140,8 @@ def answers(talk: Conversation) -> list[Announcement]:
             data["in_reply_to"] = talk.in_reply_to
         if talk.orders_picture is not None:
             data["orders_picture"] = talk.orders_picture
+        if talk.board_picture is not None:
+            data["board_picture"] = talk.board_picture
         out.append(Announcement(key=talk.key, kind="reply", audience="direct",
                                 subject=reply_subject(talk), body=reply_text(talk), recipients=(talk.to,),
                                 data=data))

@@ -1,7 +1,7 @@
 """Press: the messages players send each other (and the game master) through the judge.
 
 Revision ID: press_0001
-Revises: reliability_0001
+Revises: mail_0003
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = 'press_0001'
-down_revision = 'reliability_0001'
+down_revision = 'mail_0003'
 branch_labels = None
 depends_on = None
 
