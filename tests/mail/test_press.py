@@ -99,3 +99,27 @@ def test_a_dead_mailbox_holds_up_no_other_recipient_and_nothing_is_lost_across_a
         got = [m for m in picky_relay.messages if "press in" in str(m.message["Subject"])]
         assert sorted(r for m in got for r in m.rcpt_tos) == [ADDRESSES["EDE"], ADDRESSES["FAT"]]
         assert (ADDRESSES["BYZ"], "550 5.1.1 no such user") in picky_relay.refused
+
+
+def test_the_game_master_by_mail_sets_the_press_rules_and_answers_press(sqlite_db, monkeypatch, open_rig):
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
+    gm = "master@players.test"
+    with open_rig(sqlite_db) as rig:
+        rig.service.create_game("parley", "crusader", gm, seed=11)
+        for power, address in ADDRESSES.items():
+            rig.service.join("parley", address, power)
+            rig.accounts.register("parley", None, power, address=address, password=f"pw-{power}")
+        rig.service.start("parley", gm, fill_civil_disorder=True)
+        rig.accounts.mail_password("parley", None, "GM")
+        rig.flush()
+        [mail] = [m for m in rig.capture.to(gm) if "your password for GM" in str(m.message["Subject"])]
+        password = re.search(r"SIGNON GMparley (\S+)", mail.text).group(1)
+        reply = rig.ask(ADDRESSES["BYZ"], signed("BYZ", "PRESS TO GM\nMay I build at sea?\nENDPRESS"))
+        assert "to the game master, as BYZ" in reply.text
+        reply = rig.ask(gm, f"SIGNON GMparley {password}\nSET press none\nPRESS TO BYZ\nNo.\nENDPRESS\nHISTORY PRESS")
+        assert "Press sent in 'parley' (S1101M) to BYZ, as the game master." in reply.text, reply.text
+        assert "from BYZ to GM" in reply.text and "May I build at sea?" in reply.text
+        assert rig.service.policy_of("parley").press == "none"
+        rig.flush()
+        [answer] = _press_to(rig, ADDRESSES["BYZ"])
+        assert "from the game master to" in answer and "No." in answer
