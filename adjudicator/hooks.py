@@ -49,6 +49,9 @@ The questions asked before a phase is played (:mod:`adjudicator.turn`):
 - ``notes(variant, position, power, standing)`` -> order -> note: what the module has to say
   of a power's whole set of standing orders (prestige: an order beyond the prestige it holds).
 - ``spendable(variant, position, power)`` -> what the power may spend in this phase (prestige).
+- ``order_candidates(variant, position, power)`` -> the module's own orders worth offering the
+  power in a menu, each with its least amount: :func:`adjudicator.turn.rule_choices` keeps those
+  the checks accept.
 """
 
 from __future__ import annotations
@@ -104,6 +107,8 @@ class RuleHooks(Protocol):
     def notes(self, variant, position: Position, power: Power, standing: Sequence[Order]) -> Mapping[Order, Reason]: ...
 
     def spendable(self, variant, position: Position, power: Power) -> int: ...
+
+    def order_candidates(self, variant, position: Position, power: Power) -> Sequence[Order]: ...
 
     def supplied_by(self, variant, adjudication: Adjudication, result: OrderResult) -> str | None: ...
 
@@ -163,6 +168,9 @@ class ClassicRules:
 
     def spendable(self, variant, position: Position, power: Power) -> int:
         return 0
+
+    def order_candidates(self, variant, position: Position, power: Power) -> Sequence[Order]:
+        return ()
 
     def supplied_by(self, variant, adjudication: Adjudication, result: OrderResult) -> str | None:
         return None

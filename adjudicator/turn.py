@@ -8,6 +8,8 @@ The service and the front ends ask these, and decide none of them themselves:
   retreats; builds with their sites, or disbands with the units that may go);
   :func:`still_to_decide`: what its orders so far leave open; :func:`to_decide`: the powers that have
   anything to decide (a retreat or adjustment phase where none has is adjudicated at once);
+- :func:`choices`: every order a power may give a unit now (what a menu offers), found by
+  :func:`check_order` itself; :func:`rule_choices`, the rule module's own orders it may give;
 - :func:`check_order` and :func:`submit`: whether an order, and a power's whole set of orders,
   can be given, with the reason as a value (:class:`~adjudicator.results.Reason`); what a
   later order replaces (:func:`slot`);
@@ -29,7 +31,7 @@ from .orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, Support
 from .position import Position
 from .results import Adjudication, OrderResult, Reason
 from .validate import Board, check, retreat_options
-from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceKind, Unit, UnitType
+from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
 
 MOVEMENT, RETREAT = PhaseKind.MOVEMENT, PhaseKind.RETREAT
 UNIT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy)
@@ -286,14 +288,117 @@ def check_order(variant, position: Position, order: Order, standing: Sequence[Or
     (its bids there let it order the units they bid for)? One order alone: what a power's whole
     set allows (builds, prestige) is :func:`submit`'s."""
     hooks = rules_for(position)
+    board = None if is_rule_order(order) else _board(variant, position, order.power, standing, hooks)
+    return _verdict(variant, position, order, standing, hooks, board)
+
+
+def _verdict(variant, position: Position, order: Order, standing: Sequence[Order], hooks, board: Board | None
+             ) -> Verdict:
+    """:func:`check_order`'s verdict on ``order``, on a ``board`` built for its power already (one
+    board for many orders of one power: :func:`choices`)."""
     own = hooks.order_check(variant, position, order, standing)
     refusal, note = own if own is not None else (None, None)
     if is_rule_order(order):
         return Verdict(order, None if refusal else order, refusal, note)
-    understood, why = check(_board(variant, position, order.power, standing, hooks), order)
+    understood, why = check(board, order)
     if why is not None or refusal is not None:
         return Verdict(order, refusal=why or refusal)
     return Verdict(order, understood, note=note)
+
+
+def choices(variant, position: Position, power: Power, province: ProvinceId,
+            standing: Sequence[Order] = ()) -> tuple[Order, ...]:
+    """Every order ``power`` may give now for the unit in ``province`` (or, in an adjustment
+    phase, for the build site ``province``), ``standing`` being its orders so far: each as
+    :func:`check_order` understands it, and only those it accepts.
+
+    Movement: hold; a move to every place the unit reaches by itself or, an army on the coast,
+    by convoy through the fleets at sea; a support to hold of each unit in reach; a support of
+    each move the unit could support; a fleet at sea, the convoy of each army it is needed for.
+    Retreat: each legal retreat, and disband. Adjustment: a build of each unit type (and coast)
+    at a site, a removal of a unit. Nothing for a unit ``power`` does not order.
+    """
+    hooks = rules_for(position)
+    board = _board(variant, position, power, standing, hooks)
+    out: list[Order] = []
+    for order in _candidates(board, power, province):
+        verdict = _verdict(variant, position, order, standing, hooks, board)
+        if verdict.accepted and verdict.understood not in out:
+            out.append(verdict.understood)
+    return tuple(out)
+
+
+def rule_choices(variant, position: Position, power: Power, standing: Sequence[Order] = ()) -> tuple[Verdict, ...]:
+    """The rule module's own orders ``power`` may give now (prestige: VASSAL, BRIBE, SEIZE FIEF,
+    REBEL, SECURE LOYALTY, LEND), ``standing`` being its orders so far: each at its least amount
+    (the player sets the amount), as :func:`check_order` accepts it, with what it needs to succeed
+    (``note``: the least bid that can win against the unit's controller, for instance)."""
+    hooks = rules_for(position)
+    out = []
+    for order in hooks.order_candidates(variant, position, power):
+        verdict = _verdict(variant, position, order, standing, hooks, None)
+        if verdict.accepted:
+            out.append(verdict)
+    return tuple(out)
+
+
+def _candidates(board: Board, power: Power, province: ProvinceId):
+    """The orders worth asking :func:`check_order` about for ``province`` (a superset of the legal ones)."""
+    variant, position, tables = board.variant, board.position, board.tables
+    kind = position.phase.kind
+    if kind is RETREAT:
+        gone = board.dislodgement(province)
+        if gone is None:
+            return
+        unit = gone.unit
+        yield Disband(power, unit.type, unit.location)
+        places = (variant.army_neighbours(province) if unit.type is UnitType.ARMY
+                  else {loc.province for loc in variant.fleet_neighbours(unit.location)})
+        for p in sorted(places):
+            for loc in _locations(variant, unit.type, p):
+                yield Retreat(power, unit.type, unit.location, loc)
+        return
+    unit = position.unit_at(province)
+    if kind is not MOVEMENT:
+        if unit is not None:
+            yield Disband(power, unit.type, unit.location)
+            return
+        for unit_type in UnitType:
+            for loc in _locations(variant, unit_type, province):
+                yield Build(power, unit_type, loc)
+        return
+    if unit is None:
+        return
+    here = unit.location
+    reach = sorted(tables.reach.get((unit.type, here.province, here.coast), ()))
+    yield Hold(power, unit.type, here)
+    places = list(reach)
+    if unit.type is UnitType.ARMY and province in tables.shores:
+        places += sorted(p for p in tables.shores if p not in reach and p != province)
+    for p in places:
+        for loc in _locations(variant, unit.type, p):
+            yield Move(power, unit.type, here, loc)
+    for other in position.units:
+        there = other.location
+        if there.province == province:
+            continue
+        if there.province in reach:
+            yield SupportHold(power, unit.type, here, other.type, there)
+        for p in reach:
+            if p != there.province:
+                yield SupportMove(power, unit.type, here, other.type, there, Location(p))
+        if unit.type is UnitType.FLEET and province in tables.seas and other.type is UnitType.ARMY \
+                and there.province in tables.shores:
+            for p in sorted(tables.shores):
+                if p != there.province and board.on_minimal_route(province, there.province, p):
+                    yield Convoy(power, unit.type, here, other.type, there, Location(p))
+
+
+def _locations(variant, unit_type: UnitType, province: ProvinceId) -> tuple[Location, ...]:
+    """Where a unit of ``unit_type`` may stand in ``province``: each coast of it for a fleet."""
+    if unit_type is UnitType.ARMY:
+        return (Location(province),) if variant.can_hold(UnitType.ARMY, Location(province)) else ()
+    return tuple(variant.fleet_locations(province))
 
 
 def legal(variant, position: Position, order: Order, standing: Sequence[Order] = ()) -> Order:
@@ -356,6 +461,6 @@ def _both(needs: Reason | None, note: Reason) -> Reason:
     return note if needs is None else Reason(note.code, f"{needs.text}; {note.text}")
 
 
-__all__ = ["Command", "Duty", "Slot", "Submission", "Verdict", "check_order", "commands", "duty", "game_over",
-           "legal", "over_allowance", "replaced", "slot", "still_to_decide", "submit", "supplied_by", "survivors",
-           "to_decide", "winners", "winners_among"]
+__all__ = ["Command", "Duty", "Slot", "Submission", "Verdict", "check_order", "choices", "commands", "duty",
+           "game_over", "legal", "over_allowance", "replaced", "rule_choices", "slot", "still_to_decide", "submit",
+           "supplied_by", "survivors", "to_decide", "winners", "winners_among"]

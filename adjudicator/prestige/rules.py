@@ -270,6 +270,12 @@ class PrestigeRules:
         """What ``power`` may spend now: its prestige, in spring and autumn movement (2.1)."""
         return state_of(position).prestige.get(power, 0) if is_spending_phase(position) else 0
 
+    def order_candidates(self, variant, position: Position, power: Power) -> Sequence[Order]:
+        """The prestige orders worth offering in a menu, at their least amounts (:mod:`.choices`)."""
+        from .choices import candidates
+
+        return candidates(variant, position, power)
+
     def supplied_by(self, variant, adjudication: Adjudication, result: OrderResult) -> str | None:
         """A neutral nobody commands holds, goes home or retreats at random (3.1, 3.4); a bribed
         unit carries out the order written with the winning BRIBE (2.5.3)."""

@@ -26,6 +26,7 @@ from .errors import (InputError, NoSuchGameError, NotAllowedError, NotFoundError
 from .gm import GameMaster
 from .judge import Judge
 from .lobby import Lobby
+from .menus import Menus, Panel, PanelUnit, StalePanelError
 from .orders import OrderDesk
 from .press import PressDesk, PressHistory, PressLine, PressReceipt
 from .policy import DeadlinePolicy
@@ -61,6 +62,7 @@ class GameService:
         self.judge = Judge(self.context)
         self.lobby = Lobby(self.context)
         self.orders = OrderDesk(self.context, self.lobby, self.judge)
+        self.menus = Menus(self.context, self.orders)
         self.gm = GameMaster(self.context, self.judge)
         self.press = PressDesk(self.context)
 
@@ -114,6 +116,10 @@ class GameService:
     vote_draw = _Part("orders")
     concede = _Part("orders")
     ready = _Part("orders")
+    # orders chosen from menus
+    panel = _Part("menus")
+    choices = _Part("menus")
+    submit_values = _Part("menus")
     # the game master
     pause = _Part("gm")
     resume = _Part("gm")
@@ -140,9 +146,9 @@ class GameService:
 
 __all__ = [
     "Ambiguous", "DeadlinePolicy", "GameEntry", "GameMaster", "GameService", "GameView", "InputError", "Judge", "Lobby",
-    "MAX_DURATION", "MIN_PHASE", "NoGameError", "NoSuchGameError", "NotAllowedError", "NotFoundError", "NotPlayingError",
-    "OrderDesk", "OrderLine", "PlayerOrders", "PlayerView", "PolicyChange", "PressDesk", "PressHistory", "PressLine",
-    "PressReceipt", "Readiness", "Routed", "ServiceError",
+    "MAX_DURATION", "Menus", "Panel", "PanelUnit", "StalePanelError", "MIN_PHASE", "NoGameError", "NoSuchGameError", "NotAllowedError", "NotFoundError", "NotPlayingError",
+    "OrderDesk", "OrderLine", "PlayerOrders", "PlayerView", "PolicyChange", "PressDesk", "PressHistory",
+    "PressLine", "PressReceipt", "Readiness", "Routed", "ServiceError",
     "SubmissionReport", "UnplayedPowersError", "WrongStateError", "format_duration", "parse_duration",
     "parse_durations", "parse_moment",
 ]

@@ -124,6 +124,12 @@ class OrderDesk:
         me = self.ctx.playing(batch.session, row, phase.players, player)
         variant, position = phase.board
         lines, _ = read_message(text, variant, position, me.power, [o.order for o in phase.standing.get(me.power, [])])
+        return self.record(batch, phase, me, lines, text)
+
+    def record(self, batch: Batch, phase, me, lines: list[OrderLine], text: str) -> SubmissionReport:
+        """Record ``me``'s orders ``lines`` (as the engine judged them, from ``text``) and answer them."""
+        row = phase.game
+        variant, position = phase.board
         was_ready = self.ctx.is_ready(row, me) and me.id not in phase.unready
         standing = batch.take(phase, me, lines, limits.bounded_message(text).shown, self.ctx.now())
         return SubmissionReport(

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from adjudicator.orders import Order
 from adjudicator.position import Position
-from adjudicator.turn import Submission, slot, submit
+from adjudicator.turn import Submission, Verdict, slot, submit
 from adjudicator.variant import Variant
 from adjudicator.vocab import Power
 
@@ -39,15 +39,26 @@ def read_message(text: str, variant: Variant, position: Position, power: Power,
         if line.order is None:
             out.append((line.line_no, OrderLine(written, reason=str(line.error))))
             continue
-        verdict = next(verdicts)
-        if verdict.accepted:
-            out.append((line.line_no, OrderLine(written, verdict.understood, note=verdict.note,
-                                                replaces=verdict.replaces)))
-        else:
-            out.append((line.line_no, OrderLine(written, reason=verdict.refusal.text, refusal=verdict.refusal)))
+        out.append((line.line_no, _judged(written, next(verdicts))))
     out += [(n.line_no, OrderLine(n.written, reason=n.reason)) for n in bounded.not_read]
     out = [line for _, line in sorted(out, key=lambda pair: pair[0])]
     return out, submission
+
+
+def read_values(orders: Sequence[Order], variant: Variant, position: Position, power: Power,
+                standing: Sequence[Order]) -> tuple[list[OrderLine], Submission]:
+    """Orders given as values (chosen from a menu, not written) as ``power``'s, judged with its
+    ``standing`` orders exactly as :func:`read_message` judges the orders of a message: each is
+    written in the judge's notation (``A ede - har``), as a player could have typed it."""
+    submission = submit(variant, position, power, orders, standing)
+    return [_judged(str(order), verdict) for order, verdict in zip(orders, submission.verdicts, strict=True)], submission
+
+
+def _judged(written: str, verdict: Verdict) -> OrderLine:
+    """The answer for a line ``written``: the order the engine understood, or why it refused it."""
+    if verdict.accepted:
+        return OrderLine(written, verdict.understood, note=verdict.note, replaces=verdict.replaces)
+    return OrderLine(written, reason=verdict.refusal.text, refusal=verdict.refusal)
 
 
 def order_key(order: Order, seq: int) -> str:

@@ -334,3 +334,23 @@ def test_fixtures_fail_the_test(pytester: pytest.Pytester):
 def test_print_timings():
     for name, value in TIMINGS.items():
         print(f"{name}: {value * 1000:.1f} ms")
+
+
+def test_the_fake_holds_messages_to_discords_component_limits():
+    from tests.fakediscord.server import components_errors, modal_errors_of
+
+    def select(n, cid="s"):
+        return {"type": 3, "custom_id": cid, "options": [{"label": f"o{i}", "value": str(i)} for i in range(n)]}
+
+    def row(*items):
+        return {"type": 1, "components": list(items)}
+
+    button = {"type": 2, "style": 1, "label": "Ready", "custom_id": "b"}
+    assert components_errors([row(select(25)), row(button)]) == {}
+    assert components_errors([row(select(26))])                              # 25 options at most
+    assert components_errors([row(select(3, f"s{i}")) for i in range(6)])    # 5 rows at most
+    assert components_errors([row(select(3), button)])                       # a select fills its row
+    assert components_errors([row(select(3, "x")), row(select(3, "x"))])    # custom ids unique
+    assert components_errors([row({**button, "custom_id": "x" * 101})])
+    modal = {"custom_id": "m", "title": "Bid", "components": [row({"type": 4, "custom_id": "a", "label": "Bid"})]}
+    assert modal_errors_of(modal) == {} and modal_errors_of({**modal, "title": "x" * 46})

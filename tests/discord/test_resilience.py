@@ -132,7 +132,7 @@ async def test_a_player_in_two_games_names_the_game_or_picks_it_from_a_menu(worl
 
         before = len(fake.bot_messages(flo))
         await fake.user_sends_dm(flo, "F bre - mao")
-        menu = await fake.wait_for_message(flo, lambda m: m["components"])
+        menu = await fake.wait_for_message(flo, lambda m: m["components"] and m["components"][0]["components"][0]["type"] == 3)
         assert "Which one" in menu["content"]
         options = [o["value"] for o in menu["components"][0]["components"][0]["options"]]
         assert sorted(options) == ["gallipoli", "tannenberg"]

@@ -127,9 +127,76 @@ class Interaction:
     responses: list[InteractionResponse] = field(default_factory=list)
     original_message_id: Optional[int] = None
     followup_ids: list[int] = field(default_factory=list)
+    edits: int = 0  # edits of @original through the interaction's webhook
 
 
 REC = web.RequestKey("rec", RecordedRequest)
+
+
+def _too_long(text: Any, limit: int) -> bool:
+    return text is not None and len(str(text)) > limit
+
+
+def components_errors(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Discord's limits on a message's components (action rows of buttons and select menus), as
+    an ``Invalid Form Body`` error tree: at most 5 rows; a row holds up to 5 buttons or one select
+    menu; a select offers 1 to 25 options (labels, values and descriptions of 100 characters at
+    most), a button's label 80; custom ids of 100 characters at most, unique in the message."""
+    errors: dict[str, Any] = {}
+    if len(rows) > 5:
+        errors["_errors"] = [{"code": "BASE_TYPE_MAX_LENGTH", "message": "Must be 5 or fewer in length."}]
+    seen: set[str] = set()
+    for i, row in enumerate(rows):
+        items = row.get("components") or []
+        bad: dict[str, Any] = {}
+        selects = [c for c in items if c.get("type") in (3, 5, 6, 7, 8)]
+        if row.get("type") != 1 or not items or len(items) > 5 or (selects and len(items) > 1):
+            bad["_errors"] = [{"code": "COMPONENT_LAYOUT_WIDTH_EXCEEDED"}]
+        for j, c in enumerate(items):
+            problems = []
+            cid = c.get("custom_id")
+            if c.get("type") != 2 or c.get("style") != 5:
+                if not cid or _too_long(cid, 100) or cid in seen:
+                    problems.append("custom_id")
+                seen.add(cid)
+            if c.get("type") == 2 and _too_long(c.get("label"), 80):
+                problems.append("label")
+            if c.get("type") == 3:
+                options = c.get("options") or []
+                if not 1 <= len(options) <= 25 or _too_long(c.get("placeholder"), 150):
+                    problems.append("options")
+                values = [o.get("value") for o in options]
+                if len(set(values)) != len(values):
+                    problems.append("options")
+                for o in options:
+                    if not o.get("label") or _too_long(o.get("label"), 100) or _too_long(o.get("value"), 100) \
+                            or _too_long(o.get("description"), 100):
+                        problems.append("options")
+                if c.get("max_values", 1) > len(options):
+                    problems.append("max_values")
+            for name in problems:
+                bad.setdefault(str(j), {})[name] = {"_errors": [{"code": "BASE_TYPE_BAD_LENGTH"}]}
+        if bad:
+            errors[str(i)] = bad
+    return errors
+
+
+def modal_errors_of(data: dict[str, Any]) -> dict[str, Any]:
+    """Discord's limits on a modal: a title of 45 characters, 1 to 5 rows of one text input each
+    (label 45, custom id 100)."""
+    errors: dict[str, Any] = {}
+    if not data.get("custom_id") or _too_long(data.get("custom_id"), 100):
+        errors["custom_id"] = {"_errors": [{"code": "BASE_TYPE_BAD_LENGTH"}]}
+    if not data.get("title") or _too_long(data.get("title"), 45):
+        errors["title"] = {"_errors": [{"code": "BASE_TYPE_BAD_LENGTH"}]}
+    rows = data.get("components") or []
+    if not 1 <= len(rows) <= 5 or any(len(r.get("components") or []) != 1 for r in rows):
+        errors["components"] = {"_errors": [{"code": "BASE_TYPE_BAD_LENGTH"}]}
+    for r in rows:
+        for c in r.get("components") or []:
+            if c.get("type") != 4 or _too_long(c.get("label"), 45):
+                errors["components"] = {"_errors": [{"code": "BASE_TYPE_BAD_LENGTH"}]}
+    return errors
 
 
 class GatewaySession:
@@ -910,6 +977,84 @@ class FakeDiscord:
         """``user`` types into option ``focused`` of a command: an autocomplete interaction (type 4)."""
         return await self._invoke(P.INTERACTION_AUTOCOMPLETE, user, command, options, focused, guild, channel, locale)
 
+    async def component(self, user: User, message: dict[str, Any], custom_id: str,
+                        values: Optional[list[str]] = None) -> Interaction:
+        """``user`` uses the component ``custom_id`` of ``message`` (a message the bot sent, as the
+        fake holds it now): clicks a button, or picks ``values`` in a string select menu. Refused
+        (AssertionError) as Discord's client would not let a user do it: a component the message
+        does not have, a disabled one, a value the menu does not offer, too few or too many."""
+        _, message = self._find_message(int(message["id"]))
+        found = next((c for row in message.get("components", []) for c in row.get("components", [])
+                      if c.get("custom_id") == custom_id), None)
+        if found is None:
+            raise AssertionError(f"message {message['id']} has no component {custom_id!r}")
+        if found.get("disabled"):
+            raise AssertionError(f"component {custom_id!r} is disabled")
+        data: dict[str, Any] = {"custom_id": custom_id, "component_type": found["type"]}
+        if found["type"] == 3:
+            offered = {o["value"] for o in found.get("options", [])}
+            chosen = list(values or [])
+            if not set(chosen) <= offered:
+                raise AssertionError(f"{sorted(set(chosen) - offered)} not offered by {custom_id!r}: {sorted(offered)}")
+            if not found.get("min_values", 1) <= len(chosen) <= found.get("max_values", 1):
+                raise AssertionError(f"{len(chosen)} values chosen in {custom_id!r}")
+            data["values"] = chosen
+        elif values:
+            raise AssertionError("a button takes no values")
+        channel = self.channels[int(message["channel_id"])]
+        return await self._interact(P.INTERACTION_MESSAGE_COMPONENT, user, data, channel, message=message)
+
+    async def submit_modal(self, user: User, opened: Interaction, values: dict[str, str]) -> Interaction:
+        """``user`` fills in and submits the modal the bot answered ``opened`` with (text inputs by custom id)."""
+        modal = next((r.data for r in opened.responses if r.type == 9), None)
+        if modal is None:
+            raise AssertionError(f"interaction {opened.id} was not answered with a modal")
+        rows = []
+        for row in modal.get("components", []):
+            out = []
+            for c in row.get("components", []):
+                value = values.get(c["custom_id"], c.get("value") or "")
+                if c.get("required", True) and not value:
+                    raise AssertionError(f"field {c['custom_id']!r} of the modal is required")
+                if not c.get("min_length", 0) <= len(value) <= c.get("max_length", 4000):
+                    raise AssertionError(f"field {c['custom_id']!r}: {len(value)} characters")
+                out.append({"type": 4, "custom_id": c["custom_id"], "value": value})
+            rows.append({"type": 1, "components": out})
+        data = {"custom_id": modal["custom_id"], "components": rows}
+        channel = self.channels[opened.channel_id]
+        message = opened.payload.get("message")
+        return await self._interact(P.INTERACTION_MODAL_SUBMIT, user, data, channel, message=message)
+
+    async def _interact(self, itype: int, user: User, data: dict[str, Any], channel: Channel,
+                        message: Optional[dict[str, Any]] = None) -> Interaction:
+        guild = self.guilds[channel.guild_id] if channel.guild_id is not None else None
+        iid = P.snowflake()
+        token = "aW50ZXJhY3Rpb246" + hashlib.sha256(str(iid).encode()).hexdigest()
+        payload: dict[str, Any] = {
+            "id": str(iid), "application_id": str(self.application_id), "type": itype, "data": data,
+            "channel_id": str(channel.id), "channel": P.channel_payload(channel), "token": token, "version": 1,
+            "locale": "en-US", "entitlements": [], "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
+        }
+        if message is not None:
+            payload["message"] = message
+        if guild is not None:
+            member = guild.members.get(user.id)
+            if member is None:
+                raise LookupError(f"{user.username} is not a member of {guild.name}")
+            payload.update(guild_id=str(guild.id), guild={"id": str(guild.id), "locale": "en-US", "features": []},
+                           guild_locale="en-US",
+                           member=P.member_payload(member, permissions=self.member_permissions(guild, user.id)),
+                           app_permissions=str(self.member_permissions(guild, self.bot.id)),
+                           authorizing_integration_owners={"0": str(guild.id)}, context=0)
+        else:
+            payload.update(user=P.user_payload(user), app_permissions=str(P.ALL_PERMISSIONS & ~8),
+                           authorizing_integration_owners={"0": "0"}, context=1)
+        rec = Interaction(iid, token, itype, payload, user, channel.id, guild.id if guild else None,
+                          asyncio.get_running_loop().time())
+        self.interactions[iid] = rec
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return rec
+
     def _find_command(self, name: str, guild: Optional[Guild]) -> dict[str, Any]:
         if guild is not None and name in self.guild_commands.get(guild.id, {}):
             return self.guild_commands[guild.id][name]
@@ -1405,6 +1550,9 @@ class FakeDiscord:
             total += len((e.get("footer") or {}).get("text", "")) + len((e.get("author") or {}).get("name", ""))
         if total > 6000:
             errors.setdefault("embeds", {})["_errors"] = [{"code": "MAX_EMBED_SIZE_EXCEEDED", "message": "Embed size exceeds maximum size of 6000"}]
+        component_errors = components_errors(body.get("components") or [])
+        if component_errors:
+            errors["components"] = component_errors
         if errors:
             raise DiscordError(400, 50035, "Invalid Form Body", errors)
 
@@ -1663,6 +1811,25 @@ class FakeDiscord:
             raise DiscordError(400, 50035, "Invalid Form Body", {"type": {"_errors": [{"code": "INTERACTION_RESPONSE_TYPE_INVALID"}]}})
         if rtype == 8 and len(data.get("choices", [])) > 25:
             raise DiscordError(400, 50035, "Invalid Form Body", {"data": {"choices": {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH"}]}}})
+        if rtype in (6, 7) and rec.type not in (P.INTERACTION_MESSAGE_COMPONENT, P.INTERACTION_MODAL_SUBMIT):
+            raise DiscordError(400, 50035, "Invalid Form Body", {"type": {"_errors": [{"code": "INTERACTION_RESPONSE_TYPE_INVALID"}]}})
+        if rtype == 9:
+            if rec.type not in (P.INTERACTION_APPLICATION_COMMAND, P.INTERACTION_MESSAGE_COMPONENT):
+                raise DiscordError(400, 50035, "Invalid Form Body", {"type": {"_errors": [{"code": "INTERACTION_RESPONSE_TYPE_INVALID"}]}})
+            modal_errors = modal_errors_of(data)
+            if modal_errors:
+                raise DiscordError(400, 50035, "Invalid Form Body", {"data": modal_errors})
+        if rtype in (6, 7) and rec.payload.get("message") is not None:
+            rec.original_message_id = int(rec.payload["message"]["id"])  # @original: the message the component is on
+        if rtype == 7:  # UPDATE_MESSAGE: the message the component is on, edited
+            source = rec.payload.get("message")
+            if source is None:
+                raise DiscordError(400, 50035, "Invalid Form Body", {"type": {"_errors": [{"code": "INTERACTION_RESPONSE_TYPE_INVALID"}]}})
+            cid, message = self._find_message(int(source["id"]))
+            body = self._build_message_body(RecordedRequest("", "", "", {}, {}, {}, 0, json=data, files=req.files), cid,
+                                            existing=message["attachments"])
+            self._apply_edit(message, body)
+            await self._echo_message("MESSAGE_UPDATE", self.channels[cid], message)
         if rtype in (4, 5):
             flags = int(data.get("flags") or 0)
             if rtype == 5:
@@ -1744,6 +1911,7 @@ class FakeDiscord:
         body = self._build_message_body(request[REC], cid, existing=msg["attachments"])
         was_loading = bool(msg["flags"] & P.FLAG_LOADING)
         self._apply_edit(msg, body)
+        rec.edits += 1
         if not (msg["content"] or msg["embeds"] or msg["attachments"] or msg["components"]):
             raise DiscordError(400, 50006, "Cannot send an empty message")
         await self._echo_message("MESSAGE_CREATE" if was_loading else "MESSAGE_UPDATE", channel, msg)

@@ -37,10 +37,13 @@ from .formatting import (announcement_text, chunks, file_name, pack_embeds, phas
                          results_summary)
 from .identity import mention, user_id
 from .maps import season_png
+from .menu_button import open_button
 
 log = logging.getLogger("crusader.discord")
 
 HISTORY = 50  # how far back to look for parts already posted
+MENU_KINDS = ("phase_opened", "reminder", "late", "seated")
+"""DMs that tell a player what they have to decide: they carry the button that opens the menu of orders."""
 TEXT_NEEDS = ("view_channel", "send_messages", "read_message_history")
 RESULTS_NEEDS = TEXT_NEEDS + ("embed_links", "attach_files")
 ARCHIVE_NEEDS = ("view_channel", "send_messages_in_threads", "read_message_history", "attach_files")
@@ -122,7 +125,8 @@ class DiscordNotifier:
                 # press is the players' own words, shown as written (no pings: the client allows none)
                 text = (a.body if a.kind == "press"
                         else announcement_text(a.body, a.data) + await self._to_decide(a, recipient))
-                await self._post_text(await self._dm(user_id(recipient)), a.key, text)
+                menu = open_button(entry.name) if entry is not None and a.kind in MENU_KINDS else None
+                await self._post_text(await self._dm(user_id(recipient)), a.key, text, view=menu)
         except DeliveryDeferred as exc:
             return RetryLater(str(exc))
         except (discord.Forbidden, discord.NotFound) as exc:
@@ -252,13 +256,15 @@ class DiscordNotifier:
 
     # -- exactly once ----------------------------------------------------------------------------
 
-    async def _post_text(self, channel, key: str, text: str, *, mentions: discord.AllowedMentions | None = None) -> None:
+    async def _post_text(self, channel, key: str, text: str, *, mentions: discord.AllowedMentions | None = None,
+                         view: discord.ui.View | None = None) -> None:
         pieces = chunks(text, 2000 - refs.ROOM)
         posted = await self._posted(channel)
         for i, piece in enumerate(pieces):
             ref = f"{key}#{i + 1}/{len(pieces)}"
             if refs.key(ref) not in posted:
-                await channel.send(refs.mark(piece.rstrip(), ref), allowed_mentions=mentions)
+                extra = {"view": view} if view is not None and i == len(pieces) - 1 else {}
+                await channel.send(refs.mark(piece.rstrip(), ref), allowed_mentions=mentions, **extra)
 
     async def _posted(self, channel) -> set[str]:
         """The references (:func:`refs.key`) of the bot's recent messages in ``channel`` (none looked

@@ -20,6 +20,7 @@ from ..batching import Batcher
 from ..client import BUG_APOLOGY, reply
 from ..formatting import chunks, deadline_text, refusal_text, submission_reply
 from ..identity import player_key
+from ..menu_button import open_button
 
 log = structlog.get_logger("crusader.discord")
 
@@ -28,6 +29,8 @@ log = structlog.get_logger("crusader.discord")
 class Answer:
     text: str
     attachment: tuple[str, bytes] | None = None
+    game: str | None = None
+    """The game the orders went to: the answer offers its menu of orders (:mod:`..panel`)."""
 
 
 class Orders(commands.Cog):
@@ -55,7 +58,7 @@ class Orders(commands.Cog):
                 outcomes.append(Answer(refusal_text(answer) + _hint(answer)))
             else:
                 reply = submission_reply(answer, get_variant(answer.variant))
-                outcomes.append(Answer(reply.text, reply.attachment))
+                outcomes.append(Answer(reply.text, reply.attachment, answer.game))
         return outcomes
 
     # -- Discord ------------------------------------------------------------------------------
@@ -141,10 +144,13 @@ def _file(outcome: Answer | None) -> dict:
 
 
 async def send_answer(channel, outcome: Answer) -> None:
-    """The answer in as few messages as Discord allows; its file (if any) with the last."""
+    """The answer in as few messages as Discord allows; its file (if any) with the last, and the
+    button that opens the game's menu of orders."""
     pieces = chunks(outcome.text)
     for i, piece in enumerate(pieces):
-        await channel.send(piece, **_file(outcome if i == len(pieces) - 1 else None))
+        last = i == len(pieces) - 1
+        menu = {"view": open_button(outcome.game)} if last and outcome.game else {}
+        await channel.send(piece, **_file(outcome if last else None), **menu)
 
 
 class GamePicker(discord.ui.View):

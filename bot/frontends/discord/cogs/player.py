@@ -19,6 +19,7 @@ from ..client import reply
 from ..formatting import file_name, my_orders_text, readiness_text, status_text
 from ..identity import player_key
 from ..maps import board_png, orders_png
+from ..menu_button import open_button
 from ..transformers import Game, OpenGame, PowerArg, ProvinceArg, RunningGame, my_game
 
 
@@ -36,8 +37,9 @@ class Player(commands.Cog):
         mine = await self.bot.call(self.service.my_orders, entry.name, player_key(interaction.user))
         text = my_orders_text(mine, get_variant(entry.variant))
         orders = [line.order for line in mine.orders if line.order is not None]
+        menu = {"view": open_button(entry.name)} if mine.must_order else {}
         if not orders:
-            await reply(interaction, text)
+            await reply(interaction, text, **menu)
             return
         # the picture is for the asker alone, like the text: an ephemeral answer with it attached
         await interaction.response.defer(ephemeral=True, thinking=True)
@@ -46,10 +48,16 @@ class Player(commands.Cog):
         if str(position.phase) == mine.phase:  # not adjudicated meanwhile
             png = await asyncio.to_thread(orders_png, variant, position, orders)
         if png is None:
-            await reply(interaction, text)
+            await reply(interaction, text, **menu)
             return
         await reply(interaction, text, file=discord.File(io.BytesIO(png), file_name(
-            f"{entry.name}-{mine.phase}-{mine.power}-orders", "png")))
+            f"{entry.name}-{mine.phase}-{mine.power}-orders", "png")), **menu)
+
+    @orders.command(name="edit", description="Order by menus and buttons (only you see them)")
+    @app_commands.describe(game="The game (default: your only running game)")
+    async def orders_edit(self, interaction: discord.Interaction, game: RunningGame | None = None) -> None:
+        entry = await my_game(interaction, game)
+        await self.bot.get_cog("PanelCog").open(interaction, entry.name)
 
     @orders.command(name="clear", description="Withdraw your orders for this phase (all, or one unit's)")
     @app_commands.describe(game="The game (default: your only running game)",
