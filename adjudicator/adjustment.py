@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Collection, Sequence
 
 from .orders import Build, Disband, Waive
 from .position import Position, units_by_province
 from .results import Outcome
 from .validate import adjustment_count, province_name
 from .vocab import NEUTRAL, Power, ProvinceId, Unit, UnitType
+from .variant import Variant
 
 FLEET = UnitType.FLEET
 SUCCEEDS, FAILS = Outcome.SUCCEEDS, Outcome.FAILS
@@ -64,14 +65,14 @@ class AdjustmentOutcome:
     removed: tuple[Unit, ...]
 
 
-def resolve_adjustments(variant, position: Position,
+def resolve_adjustments(variant: Variant, position: Position,
                         orders: Sequence[tuple[int, Build | Disband | Waive]]) -> AdjustmentOutcome:
     """Resolve legal ``orders`` (each with the index it was given at) of ``position``."""
     left: dict[Power, int] = {}
-    built_in: set = set()
-    removed: dict = {}
+    built_in: set[ProvinceId] = set()
+    removed: dict[ProvinceId, Unit] = {}
     built: list[Unit] = []
-    results = {}
+    results: dict[int, tuple[Build | Disband | Waive, Outcome, str]] = {}
     for i, order in orders:
         power = order.power
         if power not in left:
@@ -86,6 +87,7 @@ def resolve_adjustments(variant, position: Position,
             else:
                 left[power] -= 1
                 built_in.add(order.province)
+                assert order.unit_type is not None, "validation gives every build its unit type"
                 built.append(Unit(power, order.unit_type, order.location))
                 results[i] = (order, SUCCEEDS, f"builds {order.unit_text} in {where}")
         elif isinstance(order, Waive):
@@ -101,7 +103,9 @@ def resolve_adjustments(variant, position: Position,
                 results[i] = (order, FAILS, "no removals left: the others were made by earlier orders")
             else:
                 left[power] -= 1
-                removed[order.province] = position.unit_at(order.province)
+                unit = position.unit_at(order.province)
+                assert unit is not None, "validation removes only a unit that stands there"
+                removed[order.province] = unit
                 results[i] = (order, SUCCEEDS, "removed")
     implicit = []
     for power in _powers_in(position):
@@ -125,15 +129,15 @@ def _powers_in(position: Position) -> list[Power]:
     return sorted(({u.power for u in position.units} | set(position.supply_centers.values())) - {NEUTRAL})
 
 
-def civil_disorder(variant, position: Position, power: Power, count: int,
-                   exclude=()) -> list[tuple[Unit, float]]:
+def civil_disorder(variant: Variant, position: Position, power: Power, count: int,
+                   exclude: Collection[ProvinceId] = ()) -> list[tuple[Unit, float]]:
     """The ``count`` units of ``power`` that civil disorder removes, with their distances."""
     if count <= 0:
         return []
     owned = position.centers_of(power)
     # armies and fleets count moves alike (Variant.distances_to): one search serves both
     distances = variant.distances_to(owned, FLEET) if owned else {}
-    ranked = []
+    ranked: list[tuple[tuple[float, bool, str], Unit, float]] = []
     for unit in position.units:
         if unit.power != power or unit.province in exclude:
             continue

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 from importlib import resources
+from typing import Any
 
 from .variant import VARIANT_FILES, get_variant
 
@@ -33,6 +34,7 @@ def drawn_map_text(variant_name: str) -> str:
 
 
 @functools.cache
-def drawn_map(variant_name: str) -> dict:
+def drawn_map(variant_name: str) -> dict[str, Any]:
     """The drawn map as parsed GeoJSON (cached; do not change it)."""
-    return json.loads(drawn_map_text(variant_name))
+    doc: dict[str, Any] = json.loads(drawn_map_text(variant_name))
+    return doc

@@ -9,6 +9,12 @@ user gets an apology, never "your input was wrong".
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .orders import Order
+    from .results import Reason
+
 
 class CrusaderError(Exception):
     """Something a user or an operator did that the judge refuses, with a sentence saying why."""
@@ -23,7 +29,7 @@ class IllegalOrderError(CrusaderError, ValueError):
     """An order understood but not allowed in this position or phase (``reason``: a
     :class:`~adjudicator.results.Reason`, whose ``code`` a program may branch on)."""
 
-    def __init__(self, reason, order=None) -> None:
+    def __init__(self, reason: Reason, order: Order | None = None) -> None:
         super().__init__(reason.text)
         self.reason = reason
         self.order = order

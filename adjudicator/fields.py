@@ -8,7 +8,8 @@ and says what it must be.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from .errors import DocumentError
 from .variant import Variant
@@ -27,7 +28,7 @@ def expect(cond: bool, message: str) -> None:
 def power(variant: Variant, code: Any, where: str) -> Power:
     """A power code of ``variant`` (or ``NEU``)."""
     if code.__class__ is str and (code in variant.powers or code == NEUTRAL):
-        return code
+        return Power(code)
     expect(isinstance(code, str), f"{where}: a power code must be a string, got {code!r}")
     expect(code == NEUTRAL or code in variant.powers,
            f"{where}: unknown power {code!r}; {variant.name} has {', '.join(sorted(variant.powers))} and NEU")
@@ -37,23 +38,23 @@ def power(variant: Variant, code: Any, where: str) -> Power:
 def province(variant: Variant, pid: Any, where: str) -> ProvinceId:
     """A province id of ``variant`` (capitals and spaces around it forgiven)."""
     if pid.__class__ is str and pid in variant.provinces:
-        return pid
+        return ProvinceId(pid)
     expect(isinstance(pid, str), f"{where}: a province id must be a string, got {pid!r}")
     key = pid.strip().lower()
     expect(key in variant.provinces, f"{where}: unknown province {pid!r}")
     return ProvinceId(key)
 
 
-def a_list(doc: Mapping, key: str) -> list:
+def a_list(doc: Mapping[str, Any], key: str) -> list[Any]:
     """``doc[key]``, a list (empty when the key is absent)."""
-    value = doc.get(key, [])
+    value: list[Any] = doc.get(key, [])
     expect(isinstance(value, list), f"{key}: must be a list, got {type(value).__name__}")
     return value
 
 
-def an_object(doc: Mapping, key: str) -> dict:
+def an_object(doc: Mapping[str, Any], key: str) -> dict[str, Any]:
     """``doc[key]``, an object (empty when the key is absent)."""
-    value = doc.get(key, {})
+    value: dict[str, Any] = doc.get(key, {})
     expect(isinstance(value, dict), f"{key}: must be an object, got {type(value).__name__}")
     return value
 

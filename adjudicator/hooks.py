@@ -57,12 +57,14 @@ The questions asked before a phase is played (:mod:`adjudicator.turn`):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
 
-from .orders import Order, UnitOrder, any_rule_order, is_rule_order
+from .orders import Order, RuleOrder, UnitOrder, any_rule_order, is_rule_order
 from .position import Dislodgement, Position
 from .results import Adjudication, OrderResult, Outcome, Reason
 from .vocab import Location, PhaseKind, Power, ProvinceId, Unit
+from .variant import Variant
 
 
 @dataclass(frozen=True)
@@ -77,40 +79,40 @@ class MovementSetup:
 
 
 class RuleHooks(Protocol):
-    def before_movement(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup: ...
+    def before_movement(self, variant: Variant, position: Position, orders: Sequence[Order]) -> MovementSetup: ...
 
-    def units_moved(self, variant, position: Position, moved: Mapping[Location, Location],
+    def units_moved(self, variant: Variant, position: Position, moved: Mapping[Location, Location],
                     annihilated: Sequence[tuple[Unit, Power | None]]) -> Position: ...
 
-    def before_retreats(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup: ...
+    def before_retreats(self, variant: Variant, position: Position, orders: Sequence[Order]) -> MovementSetup: ...
 
-    def capture_owner(self, variant, position: Position, unit: Unit) -> Power | None: ...
+    def capture_owner(self, variant: Variant, position: Position, unit: Unit) -> Power | None: ...
 
-    def retreat_options(self, variant, position: Position, dislodgement: Dislodgement,
+    def retreat_options(self, variant: Variant, position: Position, dislodgement: Dislodgement,
                         options: Mapping[ProvinceId, tuple[Location, ...]]
                         ) -> Mapping[ProvinceId, tuple[Location, ...]]: ...
 
-    def home_centers(self, variant, position: Position, power: Power) -> Sequence[ProvinceId]: ...
+    def home_centers(self, variant: Variant, position: Position, power: Power) -> Sequence[ProvinceId]: ...
 
-    def new_year(self, variant, position: Position) -> tuple[Position, dict[str, Any]]: ...
+    def new_year(self, variant: Variant, position: Position) -> tuple[Position, dict[str, Any]]: ...
 
-    def after_phase(self, variant, before: Position, adjudication: Adjudication) -> Adjudication: ...
+    def after_phase(self, variant: Variant, before: Position, adjudication: Adjudication) -> Adjudication: ...
 
-    def commanders(self, variant, position: Position) -> Mapping[ProvinceId, Power]: ...
+    def commanders(self, variant: Variant, position: Position) -> Mapping[ProvinceId, Power]: ...
 
-    def bid_units(self, variant, position: Position, power: Power,
+    def bid_units(self, variant: Variant, position: Position, power: Power,
                   orders: Sequence[Order]) -> Mapping[ProvinceId, frozenset[type]]: ...
 
-    def order_check(self, variant, position: Position, order: Order,
+    def order_check(self, variant: Variant, position: Position, order: Order,
                     standing: Sequence[Order]) -> tuple[Reason | None, Reason | None] | None: ...
 
-    def notes(self, variant, position: Position, power: Power, standing: Sequence[Order]) -> Mapping[Order, Reason]: ...
+    def notes(self, variant: Variant, position: Position, power: Power, standing: Sequence[Order]) -> Mapping[Order, Reason]: ...
 
-    def spendable(self, variant, position: Position, power: Power) -> int: ...
+    def spendable(self, variant: Variant, position: Position, power: Power) -> int: ...
 
-    def order_candidates(self, variant, position: Position, power: Power) -> Sequence[Order]: ...
+    def order_candidates(self, variant: Variant, position: Position, power: Power) -> Sequence[Order]: ...
 
-    def supplied_by(self, variant, adjudication: Adjudication, result: OrderResult) -> str | None: ...
+    def supplied_by(self, variant: Variant, adjudication: Adjudication, result: OrderResult) -> str | None: ...
 
 
 def owners_command(position: Position) -> dict[ProvinceId, Power]:
@@ -124,59 +126,61 @@ def owners_command(position: Position) -> dict[ProvinceId, Power]:
 class ClassicRules:
     """The classic game: nothing beyond the rulebook."""
 
-    def before_movement(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
+    def before_movement(self, variant: Variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
         if not any_rule_order(orders):
             return MovementSetup(position=position)
         results = {i: OrderResult(o, Outcome.INVALID, _rules_off(o).text)
                    for i, o in enumerate(orders) if is_rule_order(o)}
         return MovementSetup(position=position, results=results)
 
-    def units_moved(self, variant, position, moved, annihilated) -> Position:
+    def units_moved(self, variant: Variant, position: Position, moved: Mapping[Location, Location],
+                    annihilated: Sequence[tuple[Unit, Power | None]]) -> Position:
         return position
 
-    def before_retreats(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
+    def before_retreats(self, variant: Variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
         return MovementSetup(position=position)
 
-    def capture_owner(self, variant, position: Position, unit: Unit) -> Power | None:
+    def capture_owner(self, variant: Variant, position: Position, unit: Unit) -> Power | None:
         return unit.power
 
-    def retreat_options(self, variant, position, dislodgement, options):
+    def retreat_options(self, variant: Variant, position: Position, dislodgement: Dislodgement,
+                        options: Mapping[ProvinceId, tuple[Location, ...]]) -> Mapping[ProvinceId, tuple[Location, ...]]:
         return options
 
-    def home_centers(self, variant, position: Position, power: Power) -> Sequence[ProvinceId]:
+    def home_centers(self, variant: Variant, position: Position, power: Power) -> Sequence[ProvinceId]:
         return variant.home_centers(power)
 
-    def new_year(self, variant, position: Position) -> tuple[Position, dict[str, Any]]:
+    def new_year(self, variant: Variant, position: Position) -> tuple[Position, dict[str, Any]]:
         return position, {}
 
-    def after_phase(self, variant, before: Position, adjudication: Adjudication) -> Adjudication:
+    def after_phase(self, variant: Variant, before: Position, adjudication: Adjudication) -> Adjudication:
         return adjudication
 
-    def commanders(self, variant, position: Position) -> Mapping[ProvinceId, Power]:
+    def commanders(self, variant: Variant, position: Position) -> Mapping[ProvinceId, Power]:
         return owners_command(position)
 
-    def bid_units(self, variant, position: Position, power: Power,
+    def bid_units(self, variant: Variant, position: Position, power: Power,
                   orders: Sequence[Order]) -> Mapping[ProvinceId, frozenset[type]]:
         return {}
 
-    def order_check(self, variant, position: Position, order: Order,
+    def order_check(self, variant: Variant, position: Position, order: Order,
                     standing: Sequence[Order]) -> tuple[Reason | None, Reason | None] | None:
         return (_rules_off(order), None) if is_rule_order(order) else None
 
-    def notes(self, variant, position: Position, power: Power, standing: Sequence[Order]) -> Mapping[Order, Reason]:
+    def notes(self, variant: Variant, position: Position, power: Power, standing: Sequence[Order]) -> Mapping[Order, Reason]:
         return {}
 
-    def spendable(self, variant, position: Position, power: Power) -> int:
+    def spendable(self, variant: Variant, position: Position, power: Power) -> int:
         return 0
 
-    def order_candidates(self, variant, position: Position, power: Power) -> Sequence[Order]:
+    def order_candidates(self, variant: Variant, position: Position, power: Power) -> Sequence[Order]:
         return ()
 
-    def supplied_by(self, variant, adjudication: Adjudication, result: OrderResult) -> str | None:
+    def supplied_by(self, variant: Variant, adjudication: Adjudication, result: OrderResult) -> str | None:
         return None
 
 
-def _rules_off(order: Order) -> Reason:
+def _rules_off(order: RuleOrder) -> Reason:
     """Why a rule module's order is refused where its module is not in play."""
     name = order.rule_module
     return Reason(f"{name}-rules-off", f"{name} orders need the {name} rules")

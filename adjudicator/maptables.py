@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 
 from .vocab import Location, ProvinceId, ProvinceKind, UnitType
+from .variant import Province, Variant
 
 _COAST_WORDS = {"nc": "north", "sc": "south", "ec": "east", "wc": "west"}
 
@@ -66,11 +67,11 @@ class MapTables:
         return name
 
 
-_NOWHERE: Mapping = {}
+_NOWHERE: Mapping[ProvinceId, tuple[str | None, ...]] = {}
 
 
 @functools.lru_cache(maxsize=8)
-def map_tables(variant) -> MapTables:
+def map_tables(variant: Variant) -> MapTables:
     """The lookup tables of ``variant`` (built on first use, then shared)."""
     provinces = variant.provinces
     neighbours = {p: variant.province_neighbours(p) for p in provinces}
@@ -84,7 +85,10 @@ def map_tables(variant) -> MapTables:
             fleet_reach[(source.province, source.coast)] = {t: variant.fleet_can_reach(source, t) for t in targets}
     coasts = {p: prov.coasts for p, prov in provinces.items()}
     army_adjacent = {p: variant.army_neighbours(p) for p in provinces}
-    steps, reach, supported = {}, {}, {}
+    StepKey = tuple[UnitType, ProvinceId, str | None]
+    steps: dict[StepKey, dict[tuple[ProvinceId, str | None], Location]] = {}
+    reach: dict[StepKey, frozenset[ProvinceId]] = {}
+    supported: dict[StepKey, dict[tuple[ProvinceId, str | None], Location]] = {}
     for p, adjacent in army_adjacent.items():
         if provinces[p].kind is not ProvinceKind.SEA:
             steps[ARMY, p, None] = supported[ARMY, p, None] = _army_steps(adjacent, coasts)
@@ -111,9 +115,10 @@ def map_tables(variant) -> MapTables:
 ARMY, FLEET = UnitType.ARMY, UnitType.FLEET
 
 
-def _army_steps(adjacent, coasts) -> dict[tuple[ProvinceId, str | None], Location]:
+def _army_steps(adjacent: frozenset[ProvinceId], coasts: Mapping[ProvinceId, tuple[str, ...]]
+                ) -> dict[tuple[ProvinceId, str | None], Location]:
     """An army's moves: to each adjacent province, named with or without one of its coasts."""
-    steps = {}
+    steps: dict[tuple[ProvinceId, str | None], Location] = {}
     for p in adjacent:
         steps[(p, None)] = Location(p)
         for c in coasts[p]:
@@ -121,10 +126,11 @@ def _army_steps(adjacent, coasts) -> dict[tuple[ProvinceId, str | None], Locatio
     return steps
 
 
-def _fleet_steps(reach, coasts) -> dict[tuple[ProvinceId, str | None], Location]:
+def _fleet_steps(reach: Mapping[ProvinceId, tuple[str | None, ...]], coasts: Mapping[ProvinceId, tuple[str, ...]]
+                 ) -> dict[tuple[ProvinceId, str | None], Location]:
     """A fleet's moves: to each province it reaches, at a coast it reaches; the coast may be
     left out where the province has no named coasts or the fleet reaches only one of them."""
-    steps = {}
+    steps: dict[tuple[ProvinceId, str | None], Location] = {}
     for p, reached in reach.items():
         if not coasts[p]:
             steps[(p, None)] = Location(p)
@@ -136,10 +142,11 @@ def _fleet_steps(reach, coasts) -> dict[tuple[ProvinceId, str | None], Location]
     return steps
 
 
-def _fleet_supported(reach, coasts) -> dict[tuple[ProvinceId, str | None], Location]:
+def _fleet_supported(reach: Mapping[ProvinceId, tuple[str | None, ...]], coasts: Mapping[ProvinceId, tuple[str, ...]]
+                     ) -> dict[tuple[ProvinceId, str | None], Location]:
     """A fleet's moves as a support names them: to each province it reaches, with no coast or
     a coast it reaches; to a province without coasts, also with any coast named (and dropped)."""
-    steps = {}
+    steps: dict[tuple[ProvinceId, str | None], Location] = {}
     for p, reached in reach.items():
         steps[(p, None)] = Location(p)
         if coasts[p]:
@@ -151,7 +158,7 @@ def _fleet_supported(reach, coasts) -> dict[tuple[ProvinceId, str | None], Locat
     return steps
 
 
-def _in_sentence(province) -> str:
+def _in_sentence(province: Province) -> str:
     """``Picardy``, ``the North Sea``."""
     if province.kind is ProvinceKind.SEA and not province.name.startswith("the "):
         return f"the {province.name}"

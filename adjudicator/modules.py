@@ -16,11 +16,13 @@ from __future__ import annotations
 import functools
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
+from collections.abc import Callable, Iterable, Mapping
 
 from .errors import CrusaderError
 from .hooks import CLASSIC, RuleHooks
 from .orders import CLASSIC_ORDER_TYPES
+from .position import Position
 
 _PACKAGES = {"prestige": "adjudicator.prestige"}
 """Where each known rule module lives: the package that registers it when imported."""
@@ -98,7 +100,7 @@ def all_order_types() -> tuple[type, ...]:
     return CLASSIC_ORDER_TYPES + tuple(t for module in all_rule_modules() for t in module.order_types)
 
 
-def rules_for(position) -> RuleHooks:
+def rules_for(position: Position) -> RuleHooks:
     """The hooks ``position`` is adjudicated with: its rule module's, else the classic rules'."""
     modules = _modules_of(position.rules)
     if not modules:

@@ -28,13 +28,15 @@ without an order holds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Iterable, Mapping
+from typing import cast
 
 from .orders import Convoy, Hold, Move, MovementOrder, SupportHold, SupportMove
 from .position import Dislodgement
 from .results import OrderResult, Outcome
 from .maptables import map_tables
 from .vocab import Location, Power, ProvinceId, Unit, UnitType
+from .variant import Variant
 
 ARMY = UnitType.ARMY
 SUCCEEDS, FAILS = Outcome.SUCCEEDS, Outcome.FAILS
@@ -62,7 +64,7 @@ class MovementOutcome:
     moved: Mapping[ProvinceId, Location]
 
 
-def resolve_movement(variant, units: Mapping[ProvinceId, Unit] | tuple[Unit, ...],
+def resolve_movement(variant: Variant, units: Mapping[ProvinceId, Unit] | tuple[Unit, ...],
                      orders: Mapping[ProvinceId, MovementOrder],
                      commander: Mapping[ProvinceId, Power] | None = None) -> MovementOutcome:
     """Resolve legal ``orders`` (by the province of the unit ordered) for ``units``."""
@@ -87,7 +89,7 @@ def _kind_of(order: MovementOrder) -> int:
 
 
 class _Resolver:
-    def __init__(self, variant, units: Mapping[ProvinceId, Unit], orders: Mapping[ProvinceId, MovementOrder],
+    def __init__(self, variant: Variant, units: Mapping[ProvinceId, Unit], orders: Mapping[ProvinceId, MovementOrder],
                  commander: Mapping[ProvinceId, Power]):
         self.variant = variant
         self.tables = map_tables(variant)
@@ -97,6 +99,10 @@ class _Resolver:
         self.kind: dict[ProvinceId, int]
         self.cmd: dict[ProvinceId, Power]
         self.dest: dict[ProvinceId, ProvinceId]       # move: destination province
+        # each order by its kind, typed (the kind, not the order's type, is what the resolver reads)
+        self.move_of: dict[ProvinceId, Move] = {}
+        self.support_of: dict[ProvinceId, SupportHold | SupportMove] = {}
+        self.convoy_of: dict[ProvinceId, Convoy] = {}
         self.moves_to: dict[ProvinceId, list[ProvinceId]] = {}
         supports, convoys = self._sort_orders(orders, commander)
         self._match_orders(supports, convoys)
@@ -123,8 +129,9 @@ class _Resolver:
                     cmd[p] = power
         self.kind = kinds = {}
         self.dest = dest = {}
-        moves_to = self.moves_to
-        supports, convoys = [], []
+        moves_to, move_of, support_of, convoy_of = self.moves_to, self.move_of, self.support_of, self.convoy_of
+        supports: list[ProvinceId] = []
+        convoys: list[ProvinceId] = []
         kind_of = _KIND_OF.get
         for p in units:
             order = all_orders[p]
@@ -133,15 +140,18 @@ class _Resolver:
                 kind = _kind_of(order)
             kinds[p] = kind
             if kind == MOVE:
-                d = dest[p] = order.destination.province
+                move = move_of[p] = cast(Move, order)
+                d = dest[p] = move.destination.province
                 movers = moves_to.get(d)
                 if movers is None:
                     moves_to[d] = [p]
                 else:
                     movers.append(p)
             elif kind == SUPPORT:
+                support_of[p] = cast(SupportHold | SupportMove, order)
                 supports.append(p)
             elif kind == CONVOY:
+                convoy_of[p] = cast(Convoy, order)
                 convoys.append(p)
         return supports, convoys
 
@@ -153,10 +163,10 @@ class _Resolver:
         depend on no other decision are settled at once: one that matches no order is not
         given, one that no unit moves against is given (resolving either later would consult
         no guess, so settling them first changes nothing)."""
-        orders, kind, dest, cmd, units = self.orders, self.kind, self.dest, self.cmd, self.units
+        kind, dest, cmd, units = self.kind, self.dest, self.cmd, self.units
         convoy_orders: dict[tuple[ProvinceId, ProvinceId], list[ProvinceId]] = {}
         for p in convoys:
-            o = orders[p]
+            o = self.convoy_of[p]
             convoy_orders.setdefault((o.target.province, o.destination.province), []).append(p)
         army_adjacent = self.tables.army_adjacent
         self.convoyed: set[ProvinceId] = set()      # the moves that go by convoy
@@ -167,7 +177,7 @@ class _Resolver:
             if units[p].type is not ARMY:
                 continue
             fleets = frozenset(convoy_orders[(p, d)]) if convoy_orders and (p, d) in convoy_orders else _NO_FLEETS
-            if orders[p].via_convoy or d not in army_adjacent.get(p, ()) \
+            if self.move_of[p].via_convoy or d not in army_adjacent.get(p, ()) \
                     or fleets and any(cmd[f] == cmd[p] for f in fleets):
                 convoyed.add(p)
                 convoyers[p] = fleets
@@ -182,16 +192,16 @@ class _Resolver:
         move_supports, hold_supports, matched = self.move_supports, self.hold_supports, self.matched
         moves_to, state, res = self.moves_to, self.state, self.res
         for p in supports:
-            o = orders[p]
-            t = o.target.province
-            if isinstance(o, SupportHold):
+            s = self.support_of[p]
+            t = s.target.province
+            if isinstance(s, SupportHold):
                 ok = t in kind and kind[t] != MOVE
                 if ok:
                     hold_supports.setdefault(t, []).append(p)
             else:
-                d = o.destination
-                ok = (t in dest and dest[t] == d.province
-                      and (d.coast is None or d.coast == orders[t].destination.coast))
+                to = s.destination
+                ok = (t in dest and dest[t] == to.province
+                      and (to.coast is None or to.coast == self.move_of[t].destination.coast))
                 if ok:
                     move_supports.setdefault(t, []).append(p)
             matched[p] = ok
@@ -201,7 +211,7 @@ class _Resolver:
                 state[p] = RESOLVED
                 res[p] = True
         for p in convoys:
-            matched[p] = p in convoyers.get(orders[p].target.province, ())
+            matched[p] = p in convoyers.get(self.convoy_of[p].target.province, ())
 
     # -- the guess-and-check engine ---------------------------------------------------------
 
@@ -217,8 +227,7 @@ class _Resolver:
         if state == RESOLVED:
             return self.res[p]
         if state == GUESSING:
-            if self.seq[p] < self.low:
-                self.low = self.seq[p]
+            self.low = min(self.low, self.seq[p])
             return self.res[p]
         saved, deps, old = self.low, self.deps, len(self.deps)
         self.counter += 1
@@ -262,7 +271,7 @@ class _Resolver:
         convoys = [q for q in cycle if self.kind[q] == CONVOY]
         if convoys:     # a convoy paradox: the Szykman rule
             for q in convoys:
-                self.paradox.add(self.orders[q].target.province)
+                self.paradox.add(self.convoy_of[q].target.province)
             for q in cycle:
                 self.state[q] = UNRESOLVED
             return
@@ -328,7 +337,7 @@ class _Resolver:
                 return False    # dislodged by the unit it supported an attack on
         return True
 
-    def given(self, supporters: list[ProvinceId], against: Power | None = None) -> int:
+    def given(self, supporters: Iterable[ProvinceId], against: Power | None = None) -> int:
         n = 0
         state, res = self.state, self.res
         for s in supporters:
@@ -388,8 +397,8 @@ class _Resolver:
         for p, k in self.kind.items():
             if k != HOLD and state[p] != RESOLVED:
                 resolve(p)
-        units, res, dest, orders = self.units, self.res, self.dest, self.orders
-        moved = {p: orders[p].destination for p in dest if res[p]}
+        units, res, dest = self.units, self.res, self.dest
+        moved = {p: self.move_of[p].destination for p in dest if res[p]}
         winner = {dest[p]: p for p in moved}
         dislodged, dislodged_by = [], {}
         for d, p in winner.items():
@@ -446,13 +455,13 @@ class _Words:
             if k == MOVE:
                 d = dest[p]
                 if res[p] and (d not in units or kinds[d] == MOVE and res[d]):
-                    outcome, reason = SUCCEEDS, f"moves to {place(orders[p].destination)}"
+                    outcome, reason = SUCCEEDS, f"moves to {place(r.move_of[p].destination)}"
                 else:
                     outcome, reason = self.move(p)
             elif p in winner:       # dislodged
                 hit = self.dislodged(p)
                 if k == HOLD:
-                    outcome, reason = FAILS, hit
+                    outcome, reason = FAILS, hit or "dislodged"
                 elif k == SUPPORT:
                     outcome, reason = self.support(p, hit)
                 else:
@@ -469,14 +478,14 @@ class _Words:
     def move(self, p: ProvinceId) -> tuple[Outcome, str]:
         r, d = self.r, self.r.dest[p]
         if r.res[p]:
-            where = r.tables.location_name(r.orders[p].destination)
+            where = r.tables.location_name(r.move_of[p].destination)
             if d in r.units and not (r.kind[d] == MOVE and r.res[d]):
                 return SUCCEEDS, f"moves to {where}, dislodging {self.unit(d)}"
             return SUCCEEDS, f"moves to {where}"
         if not r.has_path(p):
             if p in r.paradox:
                 return FAILS, "a convoy paradox: the convoy is disregarded and the army holds (Szykman rule)"
-            where = r.tables.location_name(r.orders[p].destination)
+            where = r.tables.location_name(r.move_of[p].destination)
             if not r.convoyers.get(p):
                 return FAILS, f"no convoy path: no fleet is ordered to convoy {self.unit(p)} to {where}"
             return FAILS, self.no_path(p, where)
@@ -527,7 +536,7 @@ class _Words:
                f"{r.tables.location_name(r.orders[p].location)}"
 
     def support(self, p: ProvinceId, hit: str | None) -> tuple[Outcome, str]:
-        r, o = self.r, self.r.orders[p]
+        r, o = self.r, self.r.support_of[p]
         t = o.target.province
         if not r.matched[p]:
             if isinstance(o, SupportHold):
@@ -544,14 +553,14 @@ class _Words:
         return SUCCEEDS, "support given"
 
     def convoy(self, p: ProvinceId, hit: str | None) -> tuple[Outcome, str]:
-        r, o = self.r, self.r.orders[p]
-        t = o.target.province
+        r, c = self.r, self.r.convoy_of[p]
+        t = c.target.province
         if hit:
             return FAILS, hit
         if not r.matched[p]:
-            if r.kind.get(t) == MOVE and r.dest[t] == o.destination.province:
+            if r.kind.get(t) == MOVE and r.dest[t] == c.destination.province:
                 return FAILS, f"{self.unit(t)} moves over land, not by convoy"
-            return FAILS, f"{self.unit(t)} does not move to {o.destination}"
+            return FAILS, f"{self.unit(t)} does not move to {c.destination}"
         if t in r.paradox:
             return FAILS, "a convoy paradox: the convoy is disregarded (Szykman rule)"
         if not r.has_path(t):

@@ -21,11 +21,12 @@ asks the grammar.
 from __future__ import annotations
 
 import functools
-from typing import Callable, NamedTuple
+from typing import NamedTuple
+from collections.abc import Callable
 
 from .errors import CrusaderError
 from .modules import all_rule_modules
-from .orders import Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, UnitOrder, Waive
+from .orders import Build, Convoy, Disband, Hold, Move, MovementOrder, Order, Retreat, SupportHold, SupportMove, Waive
 from .variant import Variant
 from .vocab import NEUTRAL, Location, Phase, PhaseKind, Power, ProvinceId, Unit, UnitType
 
@@ -97,8 +98,8 @@ def read_order(text: str, variant: Variant, *, phase: Phase | PhaseKind | None =
         power, sep, body = text.partition(": ") if text.__class__ is str else ("", "", "")
         if sep and power in tables.powers:
             words = body.split(" ")
-            reader = _heads().get(words[0], unit_order)
-            order = reader(tables, power, words)
+            reader: Reader = _heads().get(words[0], unit_order)
+            order = reader(tables, Power(power), words)
             if order is not None:
                 return as_phase_order(order, phase) if phase is not None else order
     except (KeyError, IndexError, ValueError):
@@ -133,7 +134,7 @@ def unit_at(tables: Tables, words: list[str], i: int) -> tuple[UnitType | None, 
     return unit_type, tables.locations[words[i + 1]], i + 2
 
 
-def unit_order(tables: Tables, power: Power, words: list[str], i: int = 0) -> UnitOrder | None:
+def unit_order(tables: Tables, power: Power, words: list[str], i: int = 0) -> MovementOrder | Build | Disband | None:
     unit_type, location, i = unit_at(tables, words, i)
     verb, rest = words[i], len(words) - i - 1
     if verb == "-":

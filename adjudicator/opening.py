@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .modules import rule_modules
 from .position import Position
+from .variant import Variant
 
 
-def starting_position(variant, rules: Iterable[str] = ()) -> Position:
+def starting_position(variant: Variant, rules: Iterable[str] = ()) -> Position:
     """The variant's opening position, with each rule module's opening state."""
     all_rules = frozenset(variant.rules) | frozenset(rules)
     position = Position(

@@ -7,10 +7,14 @@ notation of the command-line contract (``A par - bur``, ``F nth C A lon - nwy``)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar, Sequence, Union
+from dataclasses import Field, dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, final
+from collections.abc import Sequence
 
 from .vocab import Location, Power, ProvinceId, UnitType
+
+if TYPE_CHECKING:   # (a type only: typing has it from Python 3.13)
+    from typing_extensions import TypeIs
 
 
 def format_unit(unit_type: UnitType | None, location: Location) -> str:
@@ -35,12 +39,14 @@ class UnitOrder:
         return format_unit(self.unit_type, self.location)
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Hold(UnitOrder):
     def __str__(self) -> str:
         return f"{self.unit_text} H"
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Move(UnitOrder):
     destination: Location
@@ -51,6 +57,7 @@ class Move(UnitOrder):
         return f"{self.unit_text} - {self.destination}{via}"
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class SupportHold(UnitOrder):
     target_type: UnitType | None
@@ -60,6 +67,7 @@ class SupportHold(UnitOrder):
         return f"{self.unit_text} S {format_unit(self.target_type, self.target)}"
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class SupportMove(UnitOrder):
     target_type: UnitType | None
@@ -70,6 +78,7 @@ class SupportMove(UnitOrder):
         return f"{self.unit_text} S {format_unit(self.target_type, self.target)} - {self.destination}"
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Convoy(UnitOrder):
     target_type: UnitType | None
@@ -80,6 +89,7 @@ class Convoy(UnitOrder):
         return f"{self.unit_text} C {format_unit(self.target_type, self.target)} - {self.destination}"
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Retreat(UnitOrder):
     destination: Location
@@ -88,6 +98,7 @@ class Retreat(UnitOrder):
         return f"{self.unit_text} - {self.destination}"
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Disband(UnitOrder):
     """Disband in a retreat phase, or remove in an adjustment phase."""
@@ -96,12 +107,14 @@ class Disband(UnitOrder):
         return f"{self.unit_text} disband"
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Build(UnitOrder):
     def __str__(self) -> str:
         return f"{self.unit_text} build"
 
 
+@final
 @dataclass(frozen=True)
 class Waive:
     """Give up one build."""
@@ -119,6 +132,10 @@ class RuleOrder:
 
     __slots__ = ()
     rule_module: ClassVar[str] = ""
+    power: Power
+    """The power that gives the order, as every order names it (each module's class declares it)."""
+    if TYPE_CHECKING:   # each module's order class is a dataclass (the codec reads its fields)
+        __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
 
     def slot(self) -> tuple[str, str]:
         raise NotImplementedError
@@ -128,14 +145,14 @@ class RuleOrder:
         return ()
 
 
-MovementOrder = Union[Hold, Move, SupportHold, SupportMove, Convoy]
-Order = Union[Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build, Waive, RuleOrder]
+MovementOrder = Hold | Move | SupportHold | SupportMove | Convoy
+Order = Hold | Move | SupportHold | SupportMove | Convoy | Retreat | Disband | Build | Waive | RuleOrder
 CLASSIC_ORDER_TYPES = (Hold, Move, SupportHold, SupportMove, Convoy, Retreat, Disband, Build, Waive)
 """The orders of the classic game; every other order is a :class:`RuleOrder`."""
 _CLASSIC = frozenset(CLASSIC_ORDER_TYPES)
 
 
-def is_rule_order(order: Order) -> bool:
+def is_rule_order(order: Order) -> TypeIs[RuleOrder]:
     """Is ``order`` a rule module's own order (told apart by its type, a set look-up)?"""
     return type(order) not in _CLASSIC
 

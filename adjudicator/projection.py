@@ -7,6 +7,9 @@ Coordinates come out in kilometres east and north of the projection's origin.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import functools
 import math
 from dataclasses import dataclass
@@ -57,7 +60,7 @@ class Lambert:
                 "lat_0": self.lat_0, "lon_0": self.lon_0}
 
     @classmethod
-    def from_dict(cls, data: dict) -> Lambert:
+    def from_dict(cls, data: Mapping[str, Any]) -> Lambert:
         if data.get("type") != "lambert_conformal_conic":
             raise ValueError(f"unknown projection {data.get('type')!r}")
         return cls(float(data["lat_1"]), float(data["lat_2"]), float(data["lat_0"]), float(data["lon_0"]))
@@ -144,15 +147,16 @@ class MapProjection:
         s = self.scale
         return (x - self.frame[0]) * s, (self.frame[3] - y) * s
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"lambert": self.lambert.to_dict(),
-                "lenses": [{"lon": l.lon, "lat": l.lat, "radius_km": l.radius_km, "power": l.power}
-                           for l in self.lenses],
+                "lenses": [{"lon": lens.lon, "lat": lens.lat, "radius_km": lens.radius_km, "power": lens.power}
+                           for lens in self.lenses],
                 "frame_km": list(self.frame), "width": self.width}
 
     @classmethod
-    def from_dict(cls, data: dict) -> MapProjection:
+    def from_dict(cls, data: Mapping[str, Any]) -> MapProjection:
+        x0, y0, x1, y1 = (float(v) for v in data["frame_km"])
         return cls(Lambert.from_dict(data["lambert"]),
-                   tuple(Lens(float(l["lon"]), float(l["lat"]), float(l["radius_km"]), float(l["power"]))
-                         for l in data.get("lenses", ())),
-                   tuple(float(v) for v in data["frame_km"]), float(data.get("width", 1000.0)))
+                   tuple(Lens(float(lens["lon"]), float(lens["lat"]), float(lens["radius_km"]), float(lens["power"]))
+                         for lens in data.get("lenses", ())),
+                   (x0, y0, x1, y1), float(data.get("width", 1000.0)))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, final
 
 from .orders import Order
 from .position import Position
 
 
+@final
 @dataclass(frozen=True, slots=True)
 class Reason:
     """Why an order cannot be given, or what it needs to succeed: a value, never a string to inspect.

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 
 from .orders import Disband, Retreat
 from .position import Position
 from .results import OrderResult, Outcome
 from .validate import province_name
 from .vocab import ProvinceId, Unit
+from .variant import Variant
 
 SUCCEEDS, FAILS = Outcome.SUCCEEDS, Outcome.FAILS
 
@@ -32,7 +33,7 @@ class RetreatOutcome:
     ordered: frozenset[ProvinceId]
 
 
-def resolve_retreats(variant, position: Position, orders: Mapping[ProvinceId, Retreat | Disband]) -> RetreatOutcome:
+def resolve_retreats(variant: Variant, position: Position, orders: Mapping[ProvinceId, Retreat | Disband]) -> RetreatOutcome:
     """Resolve legal ``orders`` (by the province of the dislodged unit) of ``position``."""
     wanted = Counter(o.destination.province for o in orders.values() if isinstance(o, Retreat))
     results, units, disbanded = {}, list(position.units), []

@@ -20,11 +20,13 @@ The service and the front ends ask these, and decide none of them themselves:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
+from collections.abc import Collection, Iterator, Sequence
 
 from .adjudicate import winners, winners_among
 from .adjustment import allowance, civil_disorder
 from .errors import IllegalOrderError
+from .hooks import RuleHooks
 from .modules import rules_for
 from .orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive,
                      is_rule_order)
@@ -32,6 +34,7 @@ from .position import Position
 from .results import Adjudication, OrderResult, Reason
 from .validate import Board, check, retreat_options
 from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
+from .variant import Variant
 
 MOVEMENT, RETREAT = PhaseKind.MOVEMENT, PhaseKind.RETREAT
 UNIT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy)
@@ -69,7 +72,7 @@ class Duty:
     prestige: int = 0
     retreats: tuple[tuple[Unit, tuple[Location, ...]], ...] = ()
     builds: int = 0
-    sites: tuple = ()
+    sites: tuple[ProvinceId, ...] = ()
     disbands: int = 0
     removable: tuple[Unit, ...] = ()
 
@@ -79,13 +82,13 @@ class Duty:
         return bool(self.units or self.retreats or self.builds or self.disbands)
 
 
-def _unit_orders(variant, unit: Unit, kinds=UNIT_ORDERS) -> tuple[type, ...]:
+def _unit_orders(variant: Variant, unit: Unit, kinds: Collection[type] = UNIT_ORDERS) -> tuple[type, ...]:
     """The movement orders ``unit`` may take: convoys only for a fleet at sea."""
     at_sea = unit.type is UnitType.FLEET and variant.provinces[unit.province].kind is ProvinceKind.SEA
     return tuple(k for k in UNIT_ORDERS if k in kinds and (k is not Convoy or at_sea))
 
 
-def commands(variant, position: Position, power: Power, standing: Sequence[Order] = ()) -> tuple[Command, ...]:
+def commands(variant: Variant, position: Position, power: Power, standing: Sequence[Order] = ()) -> tuple[Command, ...]:
     """The units ``power`` orders in ``position``'s phase, ``standing`` being its orders so far.
 
     Movement: its own units, its vassals, and the units its bids in ``standing`` would command.
@@ -107,13 +110,13 @@ def commands(variant, position: Position, power: Power, standing: Sequence[Order
             out.append(Command(unit, _unit_orders(variant, unit), "own" if unit.power == power else "vassal"))
     bids = hooks.bid_units(variant, position, power, standing)
     for province, kinds in bids.items():
-        unit = position.unit_at(province)
-        if who.get(province) != power:
-            out.append(Command(unit, _unit_orders(variant, unit, kinds), "bid"))
+        bidden = position.unit_at(province)
+        if bidden is not None and who.get(province) != power:
+            out.append(Command(bidden, _unit_orders(variant, bidden, kinds), "bid"))
     return tuple(out)
 
 
-def duty(variant, position: Position, power: Power) -> Duty:
+def duty(variant: Variant, position: Position, power: Power) -> Duty:
     """What ``power`` has to decide in ``position``'s phase (see :class:`Duty`)."""
     if power in position.eliminated or power == NEUTRAL:
         return Duty(power)
@@ -132,19 +135,19 @@ def duty(variant, position: Position, power: Power) -> Duty:
                 retreats.append((d.unit, tuple(loc for p in sorted(options) for loc in options[p])))
         return Duty(power, retreats=tuple(retreats))
     allowed = allowance(position, power, hooks.home_centers(variant, position, power))
-    removable = ()
+    removable: tuple[Unit, ...] = ()
     if allowed.disbands:
         mine = position.units_of(power)
         removable = tuple(u for u, _ in civil_disorder(variant, position, power, len(mine)))
     return Duty(power, builds=allowed.builds, sites=allowed.sites, disbands=allowed.disbands, removable=removable)
 
 
-def still_to_decide(variant, position: Position, power: Power, standing: Sequence[Order]) -> Duty:
+def still_to_decide(variant: Variant, position: Position, power: Power, standing: Sequence[Order]) -> Duty:
     """What ``power`` has still to decide in ``position``'s phase, ``standing`` being its orders
     so far: its :func:`duty` less what they settle (the units they order, the retreats, the
     builds and waives, the removals). :func:`duty` says whether it must decide at all."""
     todo = duty(variant, position, power)
-    ordered = {o.location.province for o in standing if not isinstance(o, Waive) and not is_rule_order(o)}
+    ordered: set[str] = {o.location.province for o in standing if not isinstance(o, Waive) and not is_rule_order(o)}
     ordered |= {subject for o in standing if is_rule_order(o) for kind, subject in o.also_replaces() if kind == "unit"}
     kind = position.phase.kind
     if kind is MOVEMENT:
@@ -159,7 +162,7 @@ def still_to_decide(variant, position: Position, power: Power, standing: Sequenc
                    removable=tuple(u for u in todo.removable if u.province not in ordered))
 
 
-def to_decide(variant, position: Position) -> frozenset[Power]:
+def to_decide(variant: Variant, position: Position) -> frozenset[Power]:
     """The powers that must decide something in ``position``'s phase.
 
     Empty for a retreat phase where only neutral units nobody commands were dislodged (they
@@ -170,7 +173,7 @@ def to_decide(variant, position: Position) -> frozenset[Power]:
     return frozenset(p for p in variant.powers if duty(variant, position, p).must_decide)
 
 
-def survivors(variant, position: Position) -> tuple[Power, ...]:
+def survivors(variant: Variant, position: Position) -> tuple[Power, ...]:
     """The powers still in the game: not eliminated, owning a centre or a unit."""
     owners = set(position.supply_centers.values())
     with_units = {u.power for u in position.units}
@@ -178,7 +181,7 @@ def survivors(variant, position: Position) -> tuple[Power, ...]:
                         if p not in position.eliminated and (p in owners or p in with_units)))
 
 
-def game_over(variant, position: Position) -> bool:
+def game_over(variant: Variant, position: Position) -> bool:
     """Has some power won (:func:`winners`), or is no more than one power left?"""
     return bool(winners(variant, position)) or len(survivors(variant, position)) <= 1
 
@@ -238,7 +241,8 @@ def slot(order: Order) -> Slot | None:
     return Slot("unit", order.location.province)     # a unit's order, a build or a disband
 
 
-def replaced(order: Order, standing: Sequence[Order], variant=None, position: Position | None = None) -> list:
+def replaced(order: Order, standing: Sequence[Order], variant: Variant | None = None,
+             position: Position | None = None) -> list[Order]:
     """The standing orders ``order`` takes the place of: the one of its :func:`slot` first, then
     those of the slots a rule order also replaces (a BRIBE written with its unit's order: the
     power's own line for that unit).
@@ -250,12 +254,12 @@ def replaced(order: Order, standing: Sequence[Order], variant=None, position: Po
     covered = {Slot(*s) for s in order.also_replaces()} if is_rule_order(order) else set()
     first = [o for o in standing if place is not None and slot(o) == place][:1]
     gone = first + [o for o in standing if slot(o) in covered]
-    if not gone and position is not None and position.phase.kind is PhaseKind.ADJUSTMENT:
+    if not gone and variant is not None and position is not None and position.phase.kind is PhaseKind.ADJUSTMENT:
         gone = over_allowance(variant, position, order, standing)
     return gone
 
 
-def over_allowance(variant, position: Position, order: Order, standing: Sequence[Order]) -> list:
+def over_allowance(variant: Variant, position: Position, order: Order, standing: Sequence[Order]) -> list[Order]:
     """In an adjustment phase, the standing order that ``order`` (a build, waive or removal) takes
     the place of when the power's allowance (:func:`duty`) is used already: a build replaces the
     oldest standing build or waive, a waive the oldest standing build (the oldest waive when there
@@ -265,16 +269,16 @@ def over_allowance(variant, position: Position, order: Order, standing: Sequence
         return []
     todo = duty(variant, position, order.power)
     if isinstance(order, Disband):
-        made = [o for o in standing if isinstance(o, Disband)]
-        return made[:1] if made and len(made) >= todo.disbands else []
-    made = [o for o in standing if isinstance(o, (Build, Waive))]
+        removals: list[Order] = [o for o in standing if isinstance(o, Disband)]
+        return removals[:1] if removals and len(removals) >= todo.disbands else []
+    made: list[Order] = [o for o in standing if isinstance(o, (Build, Waive))]
     if not made or len(made) < todo.builds:
         return []
-    builds = [o for o in made if isinstance(o, Build)]
+    builds: list[Order] = [o for o in made if isinstance(o, Build)]
     return (builds or made)[:1] if isinstance(order, Waive) else made[:1]
 
 
-def _board(variant, position: Position, power: Power, bids: Sequence[Order], hooks) -> Board:
+def _board(variant: Variant, position: Position, power: Power, bids: Sequence[Order], hooks: RuleHooks) -> Board:
     """The board on which ``power``'s orders are checked: each unit ordered by its commander this
     phase, and the units ``power``'s bids would command by ``power``."""
     commander = dict(hooks.commanders(variant, position))
@@ -283,7 +287,7 @@ def _board(variant, position: Position, power: Power, bids: Sequence[Order], hoo
     return Board(variant, position, commander, hooks)
 
 
-def check_order(variant, position: Position, order: Order, standing: Sequence[Order] = ()) -> Verdict:
+def check_order(variant: Variant, position: Position, order: Order, standing: Sequence[Order] = ()) -> Verdict:
     """Can ``order`` be given in ``position``'s phase, ``standing`` being its power's orders so far
     (its bids there let it order the units they bid for)? One order alone: what a power's whole
     set allows (builds, prestige) is :func:`submit`'s."""
@@ -292,21 +296,23 @@ def check_order(variant, position: Position, order: Order, standing: Sequence[Or
     return _verdict(variant, position, order, standing, hooks, board)
 
 
-def _verdict(variant, position: Position, order: Order, standing: Sequence[Order], hooks, board: Board | None
-             ) -> Verdict:
+def _verdict(variant: Variant, position: Position, order: Order, standing: Sequence[Order], hooks: RuleHooks,
+             board: Board | None) -> Verdict:
     """:func:`check_order`'s verdict on ``order``, on a ``board`` built for its power already (one
     board for many orders of one power: :func:`choices`)."""
     own = hooks.order_check(variant, position, order, standing)
     refusal, note = own if own is not None else (None, None)
     if is_rule_order(order):
         return Verdict(order, None if refusal else order, refusal, note)
+    if board is None:
+        board = _board(variant, position, order.power, standing, hooks)
     understood, why = check(board, order)
     if why is not None or refusal is not None:
         return Verdict(order, refusal=why or refusal)
     return Verdict(order, understood, note=note)
 
 
-def choices(variant, position: Position, power: Power, province: ProvinceId,
+def choices(variant: Variant, position: Position, power: Power, province: ProvinceId,
             standing: Sequence[Order] = ()) -> tuple[Order, ...]:
     """Every order ``power`` may give now for the unit in ``province`` (or, in an adjustment
     phase, for the build site ``province``), ``standing`` being its orders so far: each as
@@ -323,18 +329,19 @@ def choices(variant, position: Position, power: Power, province: ProvinceId,
     out: list[Order] = []
     for order in _candidates(board, power, province):
         verdict = _verdict(variant, position, order, standing, hooks, board)
-        if verdict.accepted and verdict.understood not in out:
+        if verdict.accepted and verdict.understood is not None and verdict.understood not in out:
             out.append(verdict.understood)
     return tuple(out)
 
 
-def rule_choices(variant, position: Position, power: Power, standing: Sequence[Order] = ()) -> tuple[Verdict, ...]:
+def rule_choices(variant: Variant, position: Position, power: Power, standing: Sequence[Order] = ()
+                 ) -> tuple[Verdict, ...]:
     """The rule module's own orders ``power`` may give now (prestige: VASSAL, BRIBE, SEIZE FIEF,
     REBEL, SECURE LOYALTY, LEND), ``standing`` being its orders so far: each at its least amount
     (the player sets the amount), as :func:`check_order` accepts it, with what it needs to succeed
     (``note``: the least bid that can win against the unit's controller, for instance)."""
     hooks = rules_for(position)
-    out = []
+    out: list[Verdict] = []
     for order in hooks.order_candidates(variant, position, power):
         verdict = _verdict(variant, position, order, standing, hooks, None)
         if verdict.accepted:
@@ -342,7 +349,7 @@ def rule_choices(variant, position: Position, power: Power, standing: Sequence[O
     return tuple(out)
 
 
-def _candidates(board: Board, power: Power, province: ProvinceId):
+def _candidates(board: Board, power: Power, province: ProvinceId) -> Iterator[Order]:
     """The orders worth asking :func:`check_order` about for ``province`` (a superset of the legal ones)."""
     variant, position, tables = board.variant, board.position, board.tables
     kind = position.phase.kind
@@ -350,13 +357,13 @@ def _candidates(board: Board, power: Power, province: ProvinceId):
         gone = board.dislodgement(province)
         if gone is None:
             return
-        unit = gone.unit
-        yield Disband(power, unit.type, unit.location)
-        places = (variant.army_neighbours(province) if unit.type is UnitType.ARMY
-                  else {loc.province for loc in variant.fleet_neighbours(unit.location)})
-        for p in sorted(places):
-            for loc in _locations(variant, unit.type, p):
-                yield Retreat(power, unit.type, unit.location, loc)
+        retreating = gone.unit
+        yield Disband(power, retreating.type, retreating.location)
+        around = (variant.army_neighbours(province) if retreating.type is UnitType.ARMY
+                  else {loc.province for loc in variant.fleet_neighbours(retreating.location)})
+        for p in sorted(around):
+            for loc in _locations(variant, retreating.type, p):
+                yield Retreat(power, retreating.type, retreating.location, loc)
         return
     unit = position.unit_at(province)
     if kind is not MOVEMENT:
@@ -394,23 +401,24 @@ def _candidates(board: Board, power: Power, province: ProvinceId):
                     yield Convoy(power, unit.type, here, other.type, there, Location(p))
 
 
-def _locations(variant, unit_type: UnitType, province: ProvinceId) -> tuple[Location, ...]:
+def _locations(variant: Variant, unit_type: UnitType, province: ProvinceId) -> tuple[Location, ...]:
     """Where a unit of ``unit_type`` may stand in ``province``: each coast of it for a fleet."""
     if unit_type is UnitType.ARMY:
         return (Location(province),) if variant.can_hold(UnitType.ARMY, Location(province)) else ()
     return tuple(variant.fleet_locations(province))
 
 
-def legal(variant, position: Position, order: Order, standing: Sequence[Order] = ()) -> Order:
+def legal(variant: Variant, position: Position, order: Order, standing: Sequence[Order] = ()) -> Order:
     """``order`` as the judge understands it, or :class:`~adjudicator.errors.IllegalOrderError`
     with the reason."""
     verdict = check_order(variant, position, order, standing)
     if verdict.refusal is not None:
         raise IllegalOrderError(verdict.refusal, order)
+    assert verdict.understood is not None, "an order not refused is understood"
     return verdict.understood
 
 
-def submit(variant, position: Position, power: Power, given: Sequence[Order],
+def submit(variant: Variant, position: Position, power: Power, given: Sequence[Order],
            standing: Sequence[Order] = ()) -> Submission:
     """``power``'s orders ``given`` (in the order written), checked one by one and as a set
     against its ``standing`` orders of the phase.
@@ -445,7 +453,7 @@ def submit(variant, position: Position, power: Power, given: Sequence[Order],
     return Submission(tuple(verdicts), tuple(now))
 
 
-def supplied_by(variant, adjudication: Adjudication, result: OrderResult) -> str:
+def supplied_by(variant: Variant, adjudication: Adjudication, result: OrderResult) -> str:
     """Why the judge gave the order of ``result``, one of ``adjudication.implicit``: ``no-order``
     (its commander gave the unit none: it holds), ``disorder`` (a removal in civil disorder),
     ``neutral`` (a neutral unit nobody commands), ``random`` (such a unit's retreat, drawn at

@@ -15,15 +15,18 @@ would be accepted) only when the order fails.
 from __future__ import annotations
 
 import dataclasses
-from typing import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
 
 from .maptables import map_tables
+from .hooks import RuleHooks
 from .modules import rules_for
 from .orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                      SupportMove, UnitOrder, Waive, is_rule_order)
 from .position import Dislodgement, Position, units_by_province
 from .results import Reason
 from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
+from .variant import Variant
 
 ARMY, FLEET = UnitType.ARMY, UnitType.FLEET
 SEA, LAND = ProvinceKind.SEA, ProvinceKind.LAND
@@ -33,12 +36,12 @@ MOVEMENT, RETREAT, ADJUSTMENT = PhaseKind.MOVEMENT, PhaseKind.RETREAT, PhaseKind
 # -- the map questions every check asks (cached per variant) ------------------------------
 
 
-def province_name(variant, province: ProvinceId) -> str:
+def province_name(variant: Variant, province: ProvinceId) -> str:
     """``Picardy``, ``the North Sea``: the name as it reads inside a sentence."""
     return map_tables(variant).name(province)
 
 
-def power_adjective(variant, power: Power) -> str:
+def power_adjective(variant: Variant, power: Power) -> str:
     info = variant.powers.get(power)
     return info.adjective if info else ("neutral" if power == NEUTRAL else power)
 
@@ -51,8 +54,8 @@ class Board:
     province -> power, where it is not the unit's owner), the rules in play (``hooks``: the
     position's own by default), fleets at sea."""
 
-    def __init__(self, variant, position: Position, commander: Mapping[ProvinceId, Power] | None = None,
-                 hooks=None):
+    def __init__(self, variant: Variant, position: Position, commander: Mapping[ProvinceId, Power] | None = None,
+                 hooks: RuleHooks | None = None):
         self.variant = variant
         self.position = position
         self.commander = commander or {}
@@ -144,7 +147,8 @@ class Board:
 # Each check decides with the map's tables (and, for convoys, the fleets on the board) and words
 # its reason only when the order fails.
 
-Checked = tuple  # (order as understood, None) or (None, Reason)
+_U = TypeVar("_U", bound=UnitOrder)
+Checked = tuple[Order | None, Reason | None]  # (order as understood, None) or (None, Reason)
 
 
 def check(board: Board, order: Order) -> tuple[Order | None, Reason | None]:
@@ -197,7 +201,7 @@ def _ordered_unit(board: Board, order: UnitOrder) -> Unit | Reason:
     return unit
 
 
-def _understood(order: UnitOrder, unit: Unit, **changes) -> UnitOrder:
+def _understood(order: _U, unit: Unit, **changes: Any) -> _U:
     """``order`` naming ``unit`` as it stands, with ``changes``: the order itself when it does already."""
     if order.unit_type is unit.type and order.location == unit.location and all(
             getattr(order, k) == v for k, v in changes.items()):
@@ -210,7 +214,9 @@ def _province_only(location: Location) -> Location:
     return location if location.coast is None else Location(location.province)
 
 
-def _step(board: Board, unit: Unit, dest: Location, table) -> Location | None:
+def _step(board: Board, unit: Unit, dest: Location, table: Mapping[tuple[UnitType, ProvinceId, str | None],
+                                                                   Mapping[tuple[ProvinceId, str | None], Location]]
+          ) -> Location | None:
     """Where ``unit`` goes when ordered (or supported) to ``dest`` by itself, by ``table`` (the
     map's ``steps`` or ``supported``): an army ignores the coast named, a fleet too where the
     province has none."""
@@ -220,7 +226,7 @@ def _step(board: Board, unit: Unit, dest: Location, table) -> Location | None:
     return table.get((unit.type, here.province, here.coast), _NO_STEPS).get((province, coast))
 
 
-_NO_STEPS: Mapping = {}
+_NO_STEPS: Mapping[tuple[ProvinceId, str | None], Location] = {}
 
 
 def _destination(board: Board, unit: Unit, dest: Location, via_convoy: bool = False,
@@ -290,17 +296,17 @@ def _reachable(board: Board, unit: Unit) -> str:
 
 def _check_hold(board: Board, order: Hold) -> Checked:
     unit = _ordered_unit(board, order)
-    if unit.__class__ is Reason:
+    if type(unit) is Reason:
         return None, unit
     return _understood(order, unit), None
 
 
 def _check_move(board: Board, order: Move) -> Checked:
     unit = _ordered_unit(board, order)
-    if unit.__class__ is Reason:
+    if type(unit) is Reason:
         return None, unit
     dest = _destination(board, unit, order.destination, order.via_convoy)
-    if dest.__class__ is Reason:
+    if type(dest) is Reason:
         return None, dest
     return _understood(order, unit, destination=dest), None
 
@@ -317,10 +323,10 @@ def _target(board: Board, order: SupportHold | SupportMove | Convoy, verb: str) 
 
 def _supporter_and_target(board: Board, order: SupportHold | SupportMove) -> tuple[Unit, Unit] | Reason:
     unit = _ordered_unit(board, order)
-    if unit.__class__ is Reason:
+    if type(unit) is Reason:
         return unit
     target = _target(board, order, "support")
-    if target.__class__ is Reason:
+    if type(target) is Reason:
         return target
     if target.location.province == unit.location.province:
         return Reason("support-self", "a unit cannot support itself")
@@ -329,7 +335,7 @@ def _supporter_and_target(board: Board, order: SupportHold | SupportMove) -> tup
 
 def _check_support_hold(board: Board, order: SupportHold) -> Checked:
     found = _supporter_and_target(board, order)
-    if found.__class__ is Reason:
+    if type(found) is Reason:
         return None, found
     unit, target = found
     if not _can_reach(board, unit, target.location.province):
@@ -341,7 +347,7 @@ def _check_support_hold(board: Board, order: SupportHold) -> Checked:
 
 def _check_support_move(board: Board, order: SupportMove) -> Checked:
     found = _supporter_and_target(board, order)
-    if found.__class__ is Reason:
+    if type(found) is Reason:
         return None, found
     unit, target = found
     dest, here = order.destination, unit.location.province
@@ -364,19 +370,19 @@ def _check_support_move(board: Board, order: SupportMove) -> Checked:
 
 def _check_convoy_order(board: Board, order: Convoy) -> Checked:
     unit = _ordered_unit(board, order)
-    if unit.__class__ is Reason:
+    if type(unit) is Reason:
         return None, unit
     if unit.type is not FLEET:
         return None, Reason("convoy-by-army", "only fleets convoy")
     if unit.province not in board.tables.seas:
         return None, Reason("convoy-from-coast", f"only fleets at sea convoy: {unit.short} is on the coast of "
                                                  f"{board.name(unit.province)}")
-    target = board.units.get(order.target.province)
-    if target is not None and target.type is not ARMY:
+    standing = board.units.get(order.target.province)
+    if standing is not None and standing.type is not ARMY:
         return None, Reason("convoy-of-fleet", f"only armies can be convoyed: the unit in "
-                                               f"{board.name(target.province)} is a fleet")
+                                               f"{board.name(standing.province)} is a fleet")
     target = _target(board, order, "convoy")
-    if target.__class__ is Reason:
+    if type(target) is Reason:
         return None, target
     src, dst = target.province, order.destination.province
     if dst == src:
@@ -441,9 +447,9 @@ def _check_retreat(board: Board, order: Retreat | Move | Disband) -> Checked:
     if order.power != board.commander.get(province, unit.power):
         return None, Reason("not-your-unit", f"not your unit: {unit.short} is "
                                              f"{power_adjective(board.variant, unit.power)}")
-    if order.__class__ is Disband:
+    if type(order) is Disband:
         return Disband(order.power, unit.type, unit.location), None
-    if order.__class__ is Move and order.via_convoy:
+    if type(order) is Move and order.via_convoy:
         return None, Reason("retreat-by-convoy", "no convoys in a retreat phase")
     options = retreat_options(board, dislodgement)
     dest = order.destination
@@ -481,7 +487,7 @@ def _no_retreat(board: Board, dislodgement: Dislodgement, dest: Location,
                                      f"{board.name(unit.province)}")
     else:
         why = Location(dest.province)
-    if why.__class__ is Reason:
+    if type(why) is Reason:
         return dataclasses.replace(why, accepted=accepted)
     block = _retreat_block(board, dislodgement, why.province)
     if block is not None:
@@ -506,13 +512,13 @@ def _check_adjustment(board: Board, order: Build | Disband | Waive) -> Checked:
     centres, units = adjustment_count(pos, power)
     tally = f"{centres} centres, {units} units"
     pname = v.power_name(power)
-    if order.__class__ is Waive:
+    if type(order) is Waive:
         if centres <= units:
             return None, Reason("no-builds", f"{pname} has no builds to waive ({tally})")
         return order, None
-    if order.__class__ is Disband:
+    if type(order) is Disband:
         unit = _ordered_unit(board, order)
-        if unit.__class__ is Reason:
+        if type(unit) is Reason:
             return None, unit
         if centres >= units:
             return None, Reason("no-disbands", f"{pname} has no units to remove ({tally})")
@@ -554,13 +560,13 @@ def _check_build(board: Board, order: Build, centres: int, units: int) -> Checke
     return Build(power, FLEET, locations[0]), None
 
 
-def _free_sites(position: Position, power: Power, homes) -> str:
+def _free_sites(position: Position, power: Power, homes: Iterable[ProvinceId]) -> str:
     """The home centres ``power`` owns where nothing stands, for "what would be accepted"."""
     return ", ".join(h for h in homes if position.supply_centers.get(h) == power and position.unit_at(h) is None)
 
 
 # Which function checks an order of each type, by the kind of phase (other types: wrong phase).
-_CHECKS = {
+_CHECKS: dict[PhaseKind, dict[type, Callable[[Board, Any], Checked]]] = {
     MOVEMENT: {Hold: _check_hold, Move: _check_move, SupportHold: _check_support_hold,
                SupportMove: _check_support_move, Convoy: _check_convoy_order},
     RETREAT: {Retreat: _check_retreat, Move: _check_retreat, Disband: _check_retreat},

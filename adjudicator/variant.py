@@ -12,7 +12,8 @@ import tomllib
 from collections import deque
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from .vocab import NEUTRAL, Location, Phase, Power, ProvinceId, ProvinceKind, Unit, UnitType
 
@@ -70,8 +71,8 @@ class Variant:
     army_edges: frozenset[frozenset[ProvinceId]]
     fleet_edges: frozenset[frozenset[Location]]
     starting_owners: Mapping[ProvinceId, Power] = field(default_factory=dict)
-    _army_adj: dict = field(default_factory=dict, repr=False)
-    _fleet_adj: dict = field(default_factory=dict, repr=False)
+    _army_adj: dict[ProvinceId, frozenset[ProvinceId]] = field(default_factory=dict, repr=False)
+    _fleet_adj: dict[Location, frozenset[Location]] = field(default_factory=dict, repr=False)
 
     def __repr__(self) -> str:
         return f"get_variant({self.name!r})"
@@ -87,7 +88,7 @@ class Variant:
         return cls.from_dict(data)
 
     @classmethod
-    def from_dict(cls, data: dict) -> Variant:
+    def from_dict(cls, data: dict[str, Any]) -> Variant:
         meta = data["variant"]
         provinces: dict[ProvinceId, Province] = {}
         for pid, p in data["provinces"].items():
@@ -140,10 +141,10 @@ class Variant:
             for x in (la, lb):
                 if provinces[x.province].is_sea:
                     raise MapFileError(f"army border touches a sea: {a}-{b}")
-            edge = frozenset((la.province, lb.province))
-            if edge in army_edges or len(edge) != 2:
+            provs = frozenset((la.province, lb.province))
+            if provs in army_edges or len(provs) != 2:
                 raise MapFileError(f"army border listed twice or to itself: {a}-{b}")
-            army_edges.add(edge)
+            army_edges.add(provs)
         fleet_edges: set[frozenset[Location]] = set()
         for a, b in data["adjacency"].get("fleet", ()):
             la, lb = loc(a), loc(b)
@@ -159,9 +160,9 @@ class Variant:
             fleet_edges.add(edge)
 
         owners: dict[ProvinceId, Power] = {}
-        for power in powers.values():
-            for h in power.home_centers:
-                owners[h] = power.code
+        for info in powers.values():
+            for h in info.home_centers:
+                owners[h] = info.code
         for pid, code in data.get("supply_center_owners", {}).items():
             owners[ProvinceId(pid)] = Power(code)
         for pid, prov in provinces.items():
@@ -169,15 +170,15 @@ class Variant:
                 owners[pid] = NEUTRAL
 
         army_adj: dict[ProvinceId, set[ProvinceId]] = {pid: set() for pid in provinces}
-        for edge in army_edges:
-            a, b = tuple(edge)
-            army_adj[a].add(b)
-            army_adj[b].add(a)
+        for army_edge in army_edges:
+            pa, pb = tuple(army_edge)
+            army_adj[pa].add(pb)
+            army_adj[pb].add(pa)
         fleet_adj: dict[Location, set[Location]] = {}
-        for edge in fleet_edges:
-            a, b = tuple(edge)
-            fleet_adj.setdefault(a, set()).add(b)
-            fleet_adj.setdefault(b, set()).add(a)
+        for fleet_edge in fleet_edges:
+            la, lb = tuple(fleet_edge)
+            fleet_adj.setdefault(la, set()).add(lb)
+            fleet_adj.setdefault(lb, set()).add(la)
 
         return cls(
             name=meta["name"],

@@ -19,13 +19,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adjudicator.adjudicate import adjudicate  # noqa: E402
-from adjudicator.movement import resolve_movement  # noqa: E402
-from adjudicator.orders import Convoy, Hold, Move, SupportHold, SupportMove  # noqa: E402
-from adjudicator.position import Position  # noqa: E402
-from adjudicator.validate import Board, check  # noqa: E402
-from adjudicator.variant import get_variant  # noqa: E402
-from adjudicator.vocab import Location, Phase, ProvinceKind, Unit, UnitType  # noqa: E402
+from adjudicator.adjudicate import adjudicate
+from adjudicator.movement import resolve_movement
+from adjudicator.orders import Convoy, Hold, Move, SupportHold, SupportMove
+from adjudicator.position import Position
+from adjudicator.validate import Board, check
+from adjudicator.variant import get_variant
+from adjudicator.vocab import Location, Phase, ProvinceKind, Unit, UnitType
 
 V = get_variant("standard")
 

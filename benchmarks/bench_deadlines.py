@@ -32,11 +32,12 @@ import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.app.logging import configure  # noqa: E402
-from bot.archive.games import export_game, import_game  # noqa: E402
-from bot.service import DeadlinePolicy, GameService  # noqa: E402
-from bot.store.database import Database  # noqa: E402
-from bot.store.outbox import OutboxDispatcher, RecordingNotifier  # noqa: E402
+from bot.app.logging import configure
+from bot.archive.games import export_game, import_game
+from bot.service import DeadlinePolicy, GameService
+from bot.store.database import Database
+from bot.store.outbox import OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 
 OPENING = {
     "AUS": "A vie - gal\nA bud - ser\nF tri - alb", "ENG": "F lon - nth\nF edi - nwg\nA lvp - yor",

@@ -52,13 +52,13 @@ from discord.ext import commands
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adjudicator.variant import get_variant  # noqa: E402
-from bot.app.serve import settle_heap  # noqa: E402
-from bot.frontends.discord import DiscordSettings, make_bot  # noqa: E402
-from bot.service import DeadlinePolicy, GameService  # noqa: E402
-from bot.store.database import Database  # noqa: E402
-from bot.store.outbox import OutboxDispatcher  # noqa: E402
-from tests.fakediscord import FakeDiscord  # noqa: E402
+from adjudicator.variant import get_variant
+from bot.app.serve import settle_heap
+from bot.frontends.discord import DiscordSettings, make_bot
+from bot.service import DeadlinePolicy, GameService
+from bot.store.database import Database
+from bot.store.outbox import OutboxDispatcher
+from tests.fakediscord import FakeDiscord
 
 ROUTE = "POST /channels/{channel_id}/messages"
 

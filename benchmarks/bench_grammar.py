@@ -17,7 +17,7 @@ import statistics
 import subprocess
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from adjudicator.variant import get_variant
 from grammar import parse_message, parse_order

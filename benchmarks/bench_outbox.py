@@ -56,7 +56,8 @@ def build_backlog(url: str, games: int, announcements: int, recipients: int) -> 
     import sqlalchemy as sa
 
     from bot.store.database import Database
-    from bot.store.outbox import Announcement, OutboxDispatcher, RecordingNotifier, outbox_row
+    from bot.store.outbox import Announcement, OutboxDispatcher, outbox_row
+    from tests.notifiers import RecordingNotifier
     from bot.store.rows import GameRow
 
     db = Database(url)
@@ -149,7 +150,6 @@ def serve(record: Path) -> None:
 
     def register(app):
         app.dispatcher.register(Appending())
-        return None
 
     app_serve.register_front_end(register)
     sys.exit(crusader(["serve"]))
@@ -158,7 +158,7 @@ def serve(record: Path) -> None:
 def in_tree(code: Path, job: str, *args: str) -> dict:
     """Run ``job`` of this script in a process importing the judge from ``code``; its JSON answer."""
     out = subprocess.run([sys.executable, str(HERE), "--job", job, "--code", str(code), *args],
-                         capture_output=True, text=True, cwd=code)
+                         capture_output=True, text=True, cwd=code, check=False)
     if out.returncode != 0:
         raise SystemExit(f"{job} in {code} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -128,7 +128,7 @@ def _serve_calls(conn, loop: asyncio.AbstractEventLoop, handlers: dict, done: as
 
         try:
             conn.send((True, asyncio.run_coroutine_threadsafe(run(), loop).result()))
-        except Exception as exc:  # the benchmark reports it
+        except Exception as exc:  # noqa: BLE001 (the benchmark reports it)
             conn.send((False, f"{type(exc).__name__}: {exc}"))
 
 
@@ -207,7 +207,7 @@ def relay_main(conn) -> None:
     from aiosmtpd.smtp import SMTP
 
     mails: list[tuple[float, str, str, int]] = []  # (wall time, recipient, Message-ID, bytes)
-    message_id = re.compile(rb"^Message-ID:\s*(\S+)", re.M | re.I)
+    message_id = re.compile(rb"^Message-ID:\s*(\S+)", re.MULTILINE | re.IGNORECASE)
 
     class Capture:
         async def handle_DATA(self, server, session, envelope) -> str:
@@ -360,7 +360,7 @@ class Server:
 
     def memory_kib(self) -> dict[str, int]:
         status = Path(f"/proc/{self.process.pid}/status").read_text()
-        return {k: int(re.search(rf"^{k}:\s+(\d+)", status, re.M).group(1)) for k in ("VmRSS", "VmHWM")}
+        return {k: int(re.search(rf"^{k}:\s+(\d+)", status, re.MULTILINE).group(1)) for k in ("VmRSS", "VmHWM")}
 
     def stop(self, timeout: float = 60) -> int | None:
         if self.process.poll() is None:
@@ -404,8 +404,8 @@ def start_servers(count: int, url: str, data_dir: Path, fake: dict, relay_port: 
                       logs / f"{tag}{i + 1}.log") for i in range(count)]
     try:
         for server in servers:  # started together, as after a deployment
-            wait_for(lambda: server.process.poll() is not None or (server.said("serving")
-                                                                  and server.said("connected to Discord")),
+            wait_for(lambda server=server: server.process.poll() is not None or (server.said("serving")
+                                                                                and server.said("connected to Discord")),
                      180, f"server {server.node} to start")
             if server.process.poll() is not None:
                 raise RuntimeError(f"server {server.node} stopped at start:\n{server.log.read_text()[-3000:]}")
@@ -456,7 +456,7 @@ def timings(servers: list[Server], start: float) -> dict[str, Any]:
     runs = [line for s in servers for line in s.lines()
             if line.get("event") == "phase run" and line.get("outcome") == "adjudicated"]
     out: dict[str, Any] = {"phase_runs": len(runs), "by_server": dict(Counter(line.get("node") for line in runs))}
-    ended = sorted(datetime.fromisoformat(line["timestamp"].replace("Z", "+00:00")).timestamp() - start
+    ended = sorted(datetime.fromisoformat(line["timestamp"]).timestamp() - start
                    for line in runs if "timestamp" in line)
     if ended:  # when the first and the last game of the storm were adjudicated (the end of the run)
         out["first_adjudicated_s"], out["last_adjudicated_s"] = round(ended[0], 2), round(ended[-1], 2)
@@ -548,7 +548,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
         result["results_posted_s"] = round(p["last_results"] - start, 2)
         result["mailed_s"] = round(m["last"] - start, 2)
         result["posted_and_mailed_s"] = round(max(p["last_results"], m["last"]) - start, 2)
-        p = wait_for(lambda: (lambda p: p if p["archive"] >= games else None)(fake.call("progress")), timeout,
+        p = wait_for(lambda: p if (p := fake.call("progress"))["archive"] >= games else None, timeout,
                      "every archive thread posted", every=0.5)
         result["archive_posted_s"] = round(p["last_archive"] - start, 2)
         wait_for(lambda: outbox_left(url) == 0, timeout, "the whole outbox delivered", every=1.0)

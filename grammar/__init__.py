@@ -25,7 +25,9 @@ from adjudicator.vocab import Location, Power, ProvinceId
 from . import names as _names
 from .errors import AmbiguousNameError, OrderError, OrderSyntaxError, UnknownNameError
 from .message import MessageParse, ParsedLine, parse_message
-from .parser import _variant, as_phase_order, parse_order, parse_order_text
+from adjudicator.notation import as_phase_order
+
+from .parser import _variant, parse_order, parse_order_text
 from .transform import NO_POWER, with_power
 
 
@@ -59,8 +61,19 @@ def suggestions(name: str, variant: Variant | str, limit: int = 3) -> list[Provi
 
 
 __all__ = [
-    "AmbiguousNameError", "MessageParse", "NO_POWER", "OrderError",
-    "OrderSyntaxError", "ParsedLine", "UnknownNameError", "as_phase_order", "parse_message",
-    "parse_order", "parse_order_text", "resolve_power_name", "resolve_province", "suggestions",
+    "NO_POWER",
+    "AmbiguousNameError",
+    "MessageParse",
+    "OrderError",
+    "OrderSyntaxError",
+    "ParsedLine",
+    "UnknownNameError",
+    "as_phase_order",
+    "parse_message",
+    "parse_order",
+    "parse_order_text",
+    "resolve_power_name",
+    "resolve_province",
+    "suggestions",
     "with_power",
 ]

@@ -13,6 +13,8 @@ engine says why, as its result's reason.)
 
 from __future__ import annotations
 
+from typing import Any
+
 from adjudicator.errors import CrusaderError
 
 
@@ -66,7 +68,7 @@ class OrderError(CrusaderError, ValueError):
         self.line_no = line_no
         return self
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """As JSON-ready data (the CLI's ``parse --format json``)."""
         return {
             "kind": type(self).__name__,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from rapidfuzz import fuzz, process
@@ -65,7 +66,7 @@ def examples(index: NameIndex) -> Examples:
                                       if not variant.provinces[loc.province].is_sea}))
                         for pid, prov in sorted(variant.provinces.items()) if prov.is_sea), (army.province, near))
     coasts = (coasts + near)[:2] if len(coasts) < 2 else coasts[:2]
-    both = sorted((variant.army_neighbours(near[0]) & variant.army_neighbours(army.province)))
+    both = sorted(variant.army_neighbours(near[0]) & variant.army_neighbours(army.province))
     neutral = next(iter(variant.neutral_units), army)
     split = next(((pid, prov.coasts[0]) for pid, prov in sorted(variant.provinces.items()) if prov.coasts), None)
     return Examples(
@@ -178,8 +179,8 @@ def _place(index: NameIndex, words: list[str]) -> Location | None:
         return None
 
 
-def _misspelt_in(index: NameIndex, place: Location, word: str, *, after: list[str] = (),
-                 before: list[str] = ()) -> bool:
+def _misspelt_in(index: NameIndex, place: Location, word: str, *, after: Sequence[str] = (),
+                 before: Sequence[str] = ()) -> bool:
     """Is ``word`` a misspelling of the word that follows ``after`` (or comes before ``before``)
     in a spelling of ``place``'s province ("Sae" in "Norwegian Sae")?"""
     prov = index.variant.provinces[place.province]
@@ -201,7 +202,7 @@ def _not_an_order_word(index: NameIndex, word: str, begin: int, end: int, where:
                             expected=after, suggestions=tuple(keyword_suggestions(index, word.split())))
 
 
-def keyword_suggestions(index: NameIndex, words) -> list[str]:
+def keyword_suggestions(index: NameIndex, words: Iterable[str]) -> list[str]:
     """Misspelt order words among ``words``: each neither a name nor an order word, but close
     to an order word (``'move' for 'mvoe'``)."""
     out: list[str] = []

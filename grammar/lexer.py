@@ -15,7 +15,8 @@ A line is one line of text: tokens carry their columns on line 1.
 from __future__ import annotations
 
 import re
-from typing import Iterator, NamedTuple
+from typing import Any, NamedTuple
+from collections.abc import Collection, Iterator
 
 from lark.common import LexerConf
 from lark.exceptions import UnexpectedCharacters
@@ -59,7 +60,7 @@ class OrderLexer(Lexer):
         self._each = [(name, re.compile(rf"{SKIP}(?P<{name}>{patterns[name]})", flags).match) for name in order]
         self._rest = re.compile(SKIP, flags).match
 
-    def lex(self, lexer_state: LexerState, parser_state) -> Iterator[Token]:
+    def lex(self, lexer_state: LexerState, parser_state: Any) -> Iterator[Token]:   # lark's LALR parser state
         text = lexer_state.text.text       # a Line (or a TextSlice)
         states = parser_state.parse_conf.states
         stack = parser_state.state_stack
@@ -67,22 +68,31 @@ class OrderLexer(Lexer):
         while True:
             m = match(text, pos)
             if m is None or m.lastgroup not in states[stack[-1]]:
-                skipped = self._rest(text, pos).end()
+                skipped = self._skipped(text, pos)
                 if skipped == end:
                     return
                 m = self._in_context(text, pos, states[stack[-1]]) or m
                 if m is None:
-                    raise UnexpectedCharacters(text, skipped, 1, skipped + 1, state=parser_state,
-                                               allowed={t for t in states[stack[-1]] if t.isupper()})
+                    raise UnexpectedCharacters(  # type: ignore[no-untyped-call]  # (lark's exceptions are not annotated)
+                    text, skipped, 1, skipped + 1, state=parser_state,
+                    allowed={t for t in states[stack[-1]] if t.isupper()})
             kind = m.lastgroup
+            assert kind is not None, "every alternative of the pattern is a named group"
             start, pos = m.span(kind)
             yield Token(kind, m.group(kind), start, 1, start + 1, 1, pos + 1, pos)
 
-    def _in_context(self, text: str, pos: int, acceptable) -> re.Match | None:
+    def _skipped(self, text: str, pos: int) -> int:
+        """Where the text goes on after the spaces at ``pos``."""
+        rest = self._rest(text, pos)
+        assert rest is not None, "the pattern of spaces matches the empty string"
+        return rest.end()
+
+    def _in_context(self, text: str, pos: int, acceptable: Collection[str]) -> re.Match[str] | None:
         """The first terminal the parser can take that matches at ``pos``, as a match."""
         for name, match in self._each:
             if name in acceptable:
                 m = match(text, pos)
                 if m is not None:
                     return m
+        return None
         return None

@@ -17,16 +17,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 from adjudicator.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove, canonical
 
 from adjudicator.prestige.orders import Bribe
 from adjudicator.variant import Variant
+from adjudicator.notation import as_phase_order
 from adjudicator.vocab import Phase, PhaseKind, Power
 
 from .errors import OrderError, OrderSyntaxError
-from .names import find_powers, name_index
-from .parser import _variant, as_phase_order, read_line, settle_power
+from .names import NameIndex, find_powers, name_index
+from .parser import _variant, read_line, settle_power
 
 _SIGNATURE = re.compile(
     r"^(?:--\s*|_{5,}|-{3,}\s*original message\s*-{3,}|sent from my\b.*|"
@@ -76,7 +78,7 @@ class MessageParse:
         """Every error, in full, one after another."""
         return "\n\n".join(str(e) for e in self.errors)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """As JSON-ready data: the orders in canonical notation, and the errors."""
         return {
             "orders": [canonical(o) for o in self.orders],
@@ -119,7 +121,7 @@ def parse_message(text: str, variant: Variant | str, power: Power | None = None,
                 lines.append(ParsedLine(line_no, raw, error=_not_yours(index, power, header, raw, line_no)))
             continue
         try:
-            if power and current != power:
+            if power and current is not None and current != power:
                 raise _not_yours(index, power, current, raw, line_no)
             # A line's own prefix outranks a power line above it, not the message's power.
             reading = read_line(line, index)
@@ -140,14 +142,14 @@ def parse_message(text: str, variant: Variant | str, power: Power | None = None,
     return MessageParse(orders, errors, tuple(lines))
 
 
-def _not_yours(index, power: Power, other: Power, raw: str, line_no: int) -> OrderError:
+def _not_yours(index: NameIndex, power: Power, other: Power, raw: str, line_no: int) -> OrderError:
     return OrderSyntaxError(
         f"this message gives the orders of {index.power_name(power)} ({power}), "
         f"not of {index.power_name(other)} ({other})",
         expected=(f"{power}'s orders, under no other power's name",)).located(raw, line_no)
 
 
-def _power_line(line: str, index) -> Power | None:
+def _power_line(line: str, index: NameIndex) -> Power | None:
     """The power a line like ``England:`` or ``ENGLAND`` names, else ``None``.
 
     The name is the line without its spaces and one colon at the end: a letter, then at most

@@ -15,7 +15,8 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypeVar
 
 from rapidfuzz import fuzz, process
 
@@ -24,6 +25,9 @@ from adjudicator.vocab import NEUTRAL, Location, Power, ProvinceId
 
 from .errors import AmbiguousNameError, UnknownNameError
 from .lexer import WORD
+
+_Code = TypeVar("_Code", bound=str)
+"""A province id or a power code: the tables of names keep both alike."""
 
 _WORDS = re.compile(WORD).findall
 
@@ -45,7 +49,7 @@ COAST_NAMES = {"nc": "north coast", "sc": "south coast", "ec": "east coast", "wc
 _INNER_HYPHEN = re.compile(r"\w-\w").search
 
 _POWER_STOPWORDS = frozenset(
-    "the of and kingdom empire principality county caliphate sultanate duchy republic".split())
+    ["the", "of", "and", "kingdom", "empire", "principality", "county", "caliphate", "sultanate", "duchy", "republic"])
 _NEUTRAL_NAMES = (NEUTRAL, "Neutral", "Neutrals")
 
 
@@ -103,7 +107,7 @@ def name_index(variant: Variant) -> NameIndex:
     power_spellings: list[tuple[str, Power]] = []
     hyphenated: set[str] = set()
 
-    def add(table: dict[str, set[str]], found: list[tuple[str, str]], spelling: str, code: str) -> None:
+    def add(table: dict[str, set[_Code]], found: list[tuple[str, _Code]], spelling: str, code: _Code) -> None:
         key = normalize(spelling)
         if key:
             table.setdefault(key, set()).add(code)
@@ -156,8 +160,8 @@ def name_index(variant: Variant) -> NameIndex:
     )
 
 
-def _starting_with(keys: Sequence[str], table: Mapping[str, frozenset], prefix: str) -> set:
-    found: set = set()
+def _starting_with(keys: Sequence[str], table: Mapping[str, frozenset[_Code]], prefix: str) -> set[_Code]:
+    found: set[_Code] = set()
     i = bisect.bisect_left(keys, prefix)
     while i < len(keys) and keys[i].startswith(prefix):
         found |= table[keys[i]]
@@ -165,20 +169,20 @@ def _starting_with(keys: Sequence[str], table: Mapping[str, frozenset], prefix: 
     return found
 
 
-def _fuzzy(query: str, spellings: Sequence[tuple[str, str]], keys: Sequence[str], names: callable,
+def _fuzzy(query: str, spellings: Sequence[tuple[str, _Code]], keys: Sequence[str], names: Callable[[_Code], str],
            limit: int) -> tuple[str, ...]:
     """The names (deduplicated, best first) whose spellings look most like ``query``;
     ``keys`` are the spellings normalized."""
     return tuple(names(code) for code in _closest(query, spellings, keys, limit))
 
 
-def _closest(query: str, spellings: Sequence[tuple[str, str]], keys: Sequence[str], limit: int) -> list:
+def _closest(query: str, spellings: Sequence[tuple[str, _Code]], keys: Sequence[str], limit: int) -> list[_Code]:
     key = normalize(query)
     if len(key) < 2:
         return []
     matches = process.extract(key, keys, scorer=fuzz.ratio,
                               limit=limit * 4, score_cutoff=FUZZY_CUTOFF)
-    out: list = []
+    out: list[_Code] = []
     best = matches[0][1] if matches else 0
     for _, score, i in matches:
         code = spellings[i][1]
@@ -249,7 +253,8 @@ def _resolve_location(index: NameIndex, words: tuple[str, ...], coast_words: tup
     return Location(pid, None) if coast is None else _with_coast(index, pid, coast)
 
 
-def _one_province(index: NameIndex, text: str, readings) -> tuple[ProvinceId, str | None]:
+def _one_province(index: NameIndex, text: str, readings: Iterable[tuple[tuple[str, ...], str | None]]
+                  ) -> tuple[ProvinceId, str | None]:
     ambiguous: frozenset[ProvinceId] = frozenset()
     for exact_pass in (True, False):
         for name, coast in readings:
@@ -267,7 +272,7 @@ def _one_province(index: NameIndex, text: str, readings) -> tuple[ProvinceId, st
         suggestions=suggest_provinces(index, text))
 
 
-def _ambiguous(text: str, what: str, found, name_of) -> AmbiguousNameError:
+def _ambiguous(text: str, what: str, found: Iterable[_Code], name_of: Callable[[_Code], str]) -> AmbiguousNameError:
     """``'x' could be more than one province``, with each of ``found`` by name and id."""
     names = sorted(f"{name_of(key)} ({key})" for key in found)
     return AmbiguousNameError(f"{text!r} could be more than one {what}", expected=("one of " + ", ".join(names),))
@@ -352,7 +357,7 @@ def province_suggestions(index: NameIndex, text: str, limit: int = 3) -> list[Pr
             if pid not in out and len(out) < limit:
                 out.append(pid)
 
-    found, exact = province_candidates(index, text)
+    found, _exact = province_candidates(index, text)
     add(sorted(found, key=lambda p: index.province_name(p)))
     if len(out) < limit:
         add(_closest(text, index.province_spellings, index.province_spelling_keys, limit))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from importlib import resources
+from typing import TypeGuard, cast
 
 from lark import Lark, Token, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
@@ -138,7 +139,8 @@ def _parse(text: str, variant: Variant, power: Power | None, *, require_power: b
 def read_line(line: str, index: NameIndex) -> Reading:
     """Parse one line (no power settled yet). Raises :class:`OrderError` located on ``line``."""
     try:
-        return parser(index).parse(Line(index.respell(line)))
+        # the transformer builds the Reading as the line is parsed (lark types parse() as a tree's)
+        return cast(Reading, parser(index).parse(Line(index.respell(line))))
     except UnexpectedInput as exc:
         raise syntax_error(exc, line, index) from None
     except OrderError as err:
@@ -188,7 +190,7 @@ def syntax_error(exc: UnexpectedInput, line: str, index: NameIndex) -> OrderErro
     if isinstance(exc, UnexpectedCharacters):
         parser = getattr(exc, "interactive_parser", None)
         expected = parser.accepts() if parser is not None else exc.allowed
-        reason = f"{line[exc.pos_in_stream]!r} has no place in an order"
+        reason = f"{line[exc.pos_in_stream or 0]!r} has no place in an order"
     elif isinstance(exc, UnexpectedToken):
         # ``accepts`` asks the parser itself, so it is exact where LALR merged states.
         expected = exc.accepts or exc.expected
@@ -200,8 +202,9 @@ def syntax_error(exc: UnexpectedInput, line: str, index: NameIndex) -> OrderErro
     if fault is not None:
         return fault.located(line)
     label = _mistake(exc, index)
-    if _is(getattr(exc, "token", None), "NAME") and "$END" in expected and not _names_a_place(index, exc.token):
-        label = f"{str(exc.token)!r} is not part of an order: the order ends before it"     # "A ant H thanks"
+    token = getattr(exc, "token", None)
+    if _is(token, "NAME") and "$END" in expected and not _names_a_place(index, token):
+        label = f"{str(token)!r} is not part of an order: the order ends before it"     # "A ant H thanks"
     if label:
         reason = label
     if at_end:
@@ -228,7 +231,7 @@ def _name_fault(exc: UnexpectedInput, line: str, index: NameIndex, expected: set
         after = tuple(EXPECTED[t] for t in _AFTER_A_UNIT if t in expected) if i == len(stack) - 1 else ()
         if type(value) is UnitRef and type(value.location) is Unresolved:
             name = value.location.name
-            return (explain_name(index, name, name.start_pos, line=line, subject=i == order_start, after=after)
+            return (explain_name(index, name, Span.of(name).start, line=line, subject=i == order_start, after=after)
                     or value.location.error)
         if not _is(value, "NAME") or (i + 1 < len(stack) and _is(stack[i + 1], "COLON", "UNIT")):
             continue    # not a name, or a power's name ("ENG:", "English F ...")
@@ -236,13 +239,13 @@ def _name_fault(exc: UnexpectedInput, line: str, index: NameIndex, expected: set
             continue    # a power or a centre, not a unit's place: the parser's own words say it
         if _names_a_place(index, value):
             continue
-        fault = explain_name(index, value, value.start_pos, line=line, subject=i == order_start, after=after)
+        fault = explain_name(index, value, Span.of(value).start, line=line, subject=i == order_start, after=after)
         if fault is not None:
             return fault
     return None
 
 
-def _is(value, *kinds: str) -> bool:
+def _is(value: object, *kinds: str) -> TypeGuard[Token]:
     return isinstance(value, Token) and value.type in kinds
 
 
@@ -262,7 +265,8 @@ def _mistake(exc: UnexpectedInput, index: NameIndex) -> str | None:
     if not isinstance(exc, (UnexpectedToken, UnexpectedEOF)) or exc.state is None:
         return None     # a character no order has: saying which is clearer than any label
     for label, example in _example_errors(index):
-        if example.state.position == exc.state.position and example.token.type == exc.token.type:
+        if (isinstance(example, (UnexpectedToken, UnexpectedEOF)) and example.state is not None
+                and example.state.position == exc.state.position and example.token.type == exc.token.type):
             return label.format(**examples(index)._asdict())
     return None
 

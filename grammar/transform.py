@@ -11,7 +11,8 @@ line named, so that the caller can settle whose order it is.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from lark import Token, Transformer
 
@@ -39,7 +40,9 @@ class Span(NamedTuple):
 
     @classmethod
     def of(cls, token: Token) -> Span:
-        return cls(token.start_pos, token.end_pos)
+        start, end = token.start_pos, token.end_pos
+        assert start is not None and end is not None, "the parser's tokens know where they stood"
+        return cls(start, end)
 
     def error(self, error: OrderError) -> OrderError:
         error.column, error.end_column = self.start + 1, self.end + 1
@@ -54,22 +57,33 @@ class Unresolved(NamedTuple):
 
 
 def _named(value: Location | Unresolved) -> Location:
-    if type(value) is Unresolved:
+    if isinstance(value, Unresolved):
         raise value.error
     return value
 
 
-def _unit(unit: UnitRef) -> UnitRef:
+def _unit(unit: UnitRef) -> Unit:
     """``unit``, once its place and its owner are known to name something."""
-    if type(unit.location) is Unresolved:
-        raise unit.location.error
-    if type(unit.owner) is Unresolved:
-        raise unit.owner.error
-    return unit
+    location, owner = unit.location, unit.owner
+    if isinstance(location, Unresolved):
+        raise location.error
+    if isinstance(owner, Unresolved):
+        raise owner.error
+    return Unit(owner, unit.owner_span, unit.unit_type, location)
 
 
 class UnitRef(NamedTuple):
-    """A unit as the line names it: its owner (if named), type (if written) and place."""
+    """A unit as the line names it: its owner (if named), type (if written) and place, each
+    perhaps a name that names nothing (:class:`Unresolved`, reported when its order is reduced)."""
+
+    owner: Power | Unresolved | None
+    owner_span: Span | None
+    unit_type: UnitType | None
+    location: Location | Unresolved
+
+
+class Unit(NamedTuple):
+    """A :class:`UnitRef` whose owner and place name something."""
 
     owner: Power | None
     owner_span: Span | None
@@ -81,8 +95,8 @@ class Reading(NamedTuple):
     """One parsed line: the order without its power (its class and the other fields), and the
     powers the line named. :meth:`order` makes the order once its power is known."""
 
-    kind: type
-    fields: tuple
+    kind: Callable[..., Order]
+    fields: tuple[Any, ...]
     inner: Reading | None = None
     """A BRIBE's unit order, written on the same line."""
     prefix: Power | None = None
@@ -103,7 +117,7 @@ def with_power(order: Order, power: Power) -> Order:
     return replace(order, power=power)
 
 
-class OrderBuilder(Transformer):
+class OrderBuilder(Transformer[Token, Reading]):
     """Rules -> :class:`Reading`, for one variant. Raises :class:`OrderError` for a name that
     names nothing (or more than one thing), located at the name's columns."""
 
@@ -119,13 +133,14 @@ class OrderBuilder(Transformer):
     def _place(self, name: Token, coast: Token | None) -> Location | Unresolved:
         try:
             return resolve_place(self.index, name.value, None if coast is None else coast.value)
-        except UnknownNameError as err:
+        except UnknownNameError as unknown:
+            err: OrderError = unknown
             if coast is None:       # "Damietta will", "Amry Antioch": a place, and a word that is none
-                err = explain_name(self.index, name, name.start_pos) or err
-            return Unresolved(Span(name.start_pos, (coast or name).end_pos).error(err)
+                err = explain_name(self.index, name, Span.of(name).start) or err
+            return Unresolved(Span(Span.of(name).start, Span.of(coast or name).end).error(err)
                               if err.column is None else err, name)
-        except OrderError as err:
-            return Unresolved(Span(name.start_pos, (coast or name).end_pos).error(err), name)
+        except OrderError as wrong:
+            return Unresolved(Span(Span.of(name).start, Span.of(coast or name).end).error(wrong), name)
 
     def coast(self, children: list[Token]) -> Token:
         return children[1]      # "/" NAME, or "(" NAME ")"
@@ -142,7 +157,7 @@ class OrderBuilder(Transformer):
         except OrderError as err:
             raise Span.of(name).error(err) from None
 
-    def typed_unit(self, children) -> UnitRef:
+    def typed_unit(self, children: list[Any]) -> UnitRef:
         # [owner] UNIT [AT] NAME [coast]: the place is the first NAME after the unit type
         owner = children[0] if children[0].type == "NAME" else None
         at = 1 if owner is not None else 0
@@ -156,111 +171,115 @@ class OrderBuilder(Transformer):
             if len(words) == 1:
                 return UnitRef(None, None, _UNIT_TYPES[unit_type.lower()], location)
             words = words[1:]
+        power: Power | Unresolved
         try:
             power = resolve_power(self.index, " ".join(words))
-        except OrderError as err:
+        except OrderError as unknown:
+            err = unknown
             if is_order_word(words[0]):     # "move A ant to ale": a verb before the unit
                 unit = f"{unit_type.upper()[0]} {location}" if type(location) is Location else None
-                err = not_a_unit(self.index, words[0], owner.start_pos, owner.start_pos + len(words[0]),
+                start = Span.of(owner).start
+                err = not_a_unit(self.index, words[0], start, start + len(words[0]),
                                  example=unit and f"{unit} H")
             power = Unresolved(Span.of(owner).error(err) if err.column is None else err, owner)
         return UnitRef(power, Span.of(owner), _UNIT_TYPES[unit_type.lower()], location)
 
-    def bare_unit(self, children) -> UnitRef:
+    def bare_unit(self, children: list[Any]) -> UnitRef:
         return UnitRef(None, None, None, self._place(children[0], children[1] if len(children) > 1 else None))
 
     # -- unit orders ----------------------------------------------------------------
 
-    def _destination(self, children, at: int) -> tuple[Location, bool]:
+    def _destination(self, children: list[Any], at: int) -> tuple[Location, bool]:
         """The place at ``children[at]`` (with its coast after it, if written), and whether the
         order ends with VIA."""
         coast = children[at + 1] if len(children) > at + 1 and type(children[at + 1]) is Token \
             and children[at + 1].type == "NAME" else None
         return _named(self._place(children[at], coast)), children[-1].type == "VIA"
 
-    def hold(self, children) -> Reading:
+    def hold(self, children: list[Any]) -> Reading:
         u = _unit(children[0])
         return Reading(Hold, (u.unit_type, u.location), owner=u.owner, owner_span=u.owner_span)
 
-    def move(self, children) -> Reading:
+    def move(self, children: list[Any]) -> Reading:
         u = _unit(children[0])
         destination, via = self._destination(children, 2)
         return Reading(Move, (u.unit_type, u.location, destination, via),
                        owner=u.owner, owner_span=u.owner_span)
 
-    def support_hold(self, children) -> Reading:
+    def support_hold(self, children: list[Any]) -> Reading:
         u, target = _unit(children[0]), _unit(children[2])
         return Reading(SupportHold, (u.unit_type, u.location, target.unit_type, target.location),
                        owner=u.owner, owner_span=u.owner_span)
 
-    def support_move(self, children) -> Reading:
+    def support_move(self, children: list[Any]) -> Reading:
         u, target = _unit(children[0]), _unit(children[2])
         destination, _ = self._destination(children, 4)
         return Reading(SupportMove, (u.unit_type, u.location, target.unit_type, target.location, destination),
                        owner=u.owner, owner_span=u.owner_span)
 
-    def convoy(self, children) -> Reading:
+    def convoy(self, children: list[Any]) -> Reading:
         u, target = _unit(children[0]), _unit(children[2])
         destination, _ = self._destination(children, 4)
         return Reading(Convoy, (u.unit_type, u.location, target.unit_type, target.location, destination),
                        owner=u.owner, owner_span=u.owner_span)
 
-    def retreat(self, children) -> Reading:
+    def retreat(self, children: list[Any]) -> Reading:
         u = _unit(children[0])
         destination, _ = self._destination(children, 2)
         return Reading(Retreat, (u.unit_type, u.location, destination), owner=u.owner,
                        owner_span=u.owner_span)
 
-    def build(self, children) -> Reading:
+    def build(self, children: list[Any]) -> Reading:
         u = _unit(children[1] if isinstance(children[0], Token) else children[0])
         return Reading(Build, (u.unit_type, u.location), owner=u.owner, owner_span=u.owner_span)
 
-    def disband(self, children) -> Reading:
+    def disband(self, children: list[Any]) -> Reading:
         u = _unit(children[1] if isinstance(children[0], Token) else children[0])
         return Reading(Disband, (u.unit_type, u.location), owner=u.owner, owner_span=u.owner_span)
 
-    def waive(self, children) -> Reading:
+    def waive(self, children: list[Any]) -> Reading:
         return Reading(Waive, ())
 
     # -- prestige orders ------------------------------------------------------------
 
-    def bid(self, children) -> int:
+    def bid(self, children: list[Any]) -> int:
         return int(children[1])     # BID INT [PRESTIGE]
 
-    def vassal(self, children) -> Reading:
+    def vassal(self, children: list[Any]) -> Reading:
         _, u, amount = children
         u = _unit(u)
         return Reading(Vassal, (u.unit_type, u.location, amount))
 
-    def bribe(self, children) -> Reading:
+    def bribe(self, children: list[Any]) -> Reading:
         u, amount = _unit(children[1]), children[2]
         inner = children[3] if len(children) > 3 else None
         if inner is None:
             return Reading(Bribe, (u.unit_type, u.location, amount, u.owner))
         return Reading(Bribe, (u.unit_type, u.location, amount, u.owner), inner)
 
-    def seize_fief(self, children) -> Reading:
+    def seize_fief(self, children: list[Any]) -> Reading:
         return Reading(SeizeFief, (self._province(children[1]),))
 
-    def rebel(self, children) -> Reading:
+    def rebel(self, children: list[Any]) -> Reading:
         _, name, amount = children
         return Reading(Rebel, (self._province(name), amount))
 
-    def secure_loyalty(self, children) -> Reading:
+    def secure_loyalty(self, children: list[Any]) -> Reading:
         return Reading(SecureLoyalty, (children[1],))
 
-    def lend(self, children) -> Reading:
+    def lend(self, children: list[Any]) -> Reading:
         _, name, amount = children[:3]     # LEND NAME INT [PRESTIGE]
         return Reading(Lend, (self._power(name), int(amount)))
 
-    def lend_to(self, children) -> Reading:
+    def lend_to(self, children: list[Any]) -> Reading:
         amount, name = children[1], children[-1] if children[-1].type == "NAME" else children[-2]
         return Reading(Lend, (self._power(name), int(amount)))
 
     # -- the line ---------------------------------------------------------------------
 
-    def start(self, children) -> Reading:
+    def start(self, children: list[Any]) -> Reading:
         if len(children) == 1:
-            return children[0]
+            reading: Reading = children[0]
+            return reading
         prefix, _, reading = children      # NAME ":" order
         return reading._replace(prefix=self._power(prefix), prefix_span=Span.of(prefix))

@@ -109,7 +109,7 @@ def _pg_reachable() -> str | None:
             c.execute(sa.text("SELECT 1"))
         engine.dispose()
         return None
-    except Exception as exc:  # the reason goes into the skip message
+    except Exception as exc:  # noqa: BLE001 (the reason goes into the skip message)
         return f"PostgreSQL not reachable at {PG_ADMIN_URL}: {type(exc).__name__}: {str(exc).splitlines()[0]}"
 
 

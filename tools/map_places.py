@@ -325,7 +325,7 @@ class Placer:
         for p in self.order:
             if not p.centre:
                 continue
-            text, (mx, my), box = self.names[p.index]
+            _text, (_mx, my), box = self.names[p.index]
             x, y = self._cells(p, (box[0], my), 150.0, depth=2.5)
             r = CENTRE_R + DOT_CLEAR
             inner = self._inside_at(p, x - r, y) & self._inside_at(p, x + r, y) & \
@@ -340,7 +340,7 @@ class Placer:
             for b in boxes:
                 nx_, ny_ = np.clip(x, b[0], b[2]), np.clip(y, b[1], b[3])
                 hit_boxes += np.maximum(r - np.hypot(x - nx_, y - ny_), 0)
-            for q, (dx, dy) in self.dots.items():
+            for (dx, dy) in self.dots.values():
                 hit_boxes += np.maximum(2 * r - np.hypot(x - dx, y - dy), 0)
             # best: clear of all, wholly inside, just left of the name
             cost = 200.0 * hit_units + 300.0 * hit_boxes + 20.0 * ~inner + 0.2 * np.hypot(x - (box[0] - r), y - my)

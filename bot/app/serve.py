@@ -18,7 +18,8 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Callable, Protocol
+from typing import Protocol
+from collections.abc import Callable
 
 import structlog
 
@@ -38,7 +39,7 @@ log = structlog.get_logger("crusader.serve")
 
 FRONT_END_MODULES = ("bot.frontends.mail", "bot.frontends.site", "bot.frontends.discord")
 TIMER_THREADS_SQLITE, TIMER_THREADS = 1, 2  # timer runs at once (adjudications), on SQLite and on PostgreSQL
-_extra_factories: list[Callable[["App"], "FrontEnd | None"]] = []
+_extra_factories: list[Callable[[App], FrontEnd | None]] = []
 
 
 class FrontEnd(Protocol):
@@ -52,7 +53,7 @@ class FrontEnd(Protocol):
     async def stop(self) -> None: ...
 
 
-def register_front_end(factory: Callable[["App"], "FrontEnd | None"]) -> None:
+def register_front_end(factory: Callable[[App], FrontEnd | None]) -> None:
     _extra_factories.append(factory)
 
 
@@ -109,7 +110,7 @@ def build_app(settings: Settings) -> App:
     return App(settings, db, service, dispatcher)
 
 
-def _front_end_factories(wanted: str = "auto") -> list[Callable[[App], "FrontEnd | None"]]:
+def _front_end_factories(wanted: str = "auto") -> list[Callable[[App], FrontEnd | None]]:
     factories = list(_extra_factories)
     choice = {w.strip() for w in wanted.split(",") if w.strip()}
     for name in FRONT_END_MODULES:

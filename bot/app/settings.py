@@ -82,7 +82,7 @@ class Settings(BaseSettings):
             from sqlalchemy.engine import make_url
 
             return make_url(self.url).render_as_string(hide_password=True)
-        except Exception:  # an unreadable URL is shown without what may be a password
+        except Exception:  # noqa: BLE001 (an unreadable URL is shown without what may be a password)
             return self.url.split("@")[-1]
 
     @property

@@ -10,7 +10,7 @@ from __future__ import annotations
 import errno
 import socket
 from contextlib import contextmanager
-from typing import Iterator
+from collections.abc import Iterator
 
 from .errors import SetupError
 from .settings import Settings
@@ -124,7 +124,7 @@ def _shown_url(url: str) -> str:
         from sqlalchemy.engine import make_url
 
         return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # an unreadable URL is shown without what may be a password
+    except Exception:  # noqa: BLE001 (an unreadable URL is shown without what may be a password)
         return url.split("@")[-1] if "@" in url else url
 
 

@@ -17,7 +17,8 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from adjudicator.orders import canonical
 from adjudicator.variant import get_variant
@@ -30,10 +31,11 @@ from bot.store import database
 from bot.store.database import Database
 from bot.store.names import check_game_name, game_key, name_taken
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
-from bot.store.rows import ActionRow, GameRow, OrderRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
+from bot.store.rows import ActionRow, GameRow, GameStatus, OrderRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
 from bot.codec.values import order_from_json, order_to_json
 from bot.service.errors import InputError, NoSuchGameError, ServiceError
 from bot.service.press import published
+from adjudicator.variant import Variant
 
 EXPORT_FORMAT = "crusader-game"
 EXPORT_VERSION = 1
@@ -277,12 +279,12 @@ def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None, v
         for a in doc.get("actions") or ():  # (exports written before actions were kept have none)
             session.add(ActionRow(game_id=game.id, version=a["version"], phase=a["phase"], at=_time(a["at"]),
                                   actor=a["actor"], action=a["action"], details=a["details"]))
-        if game.status == "active" and game.deadline_at is not None:
+        if game.status == GameStatus.ACTIVE and game.deadline_at is not None:
             session.add(TimerRow(game_id=game.id, version=game.version, kind="deadline", due_at=game.deadline_at))
     return name
 
 
-def _read_order(text: str, variant, phase: str):
+def _read_order(text: str, variant: Variant, phase: str):
     """An order of an export, in the judge's notation, as a value."""
     orders, errors = read_orders([text], variant, Phase.parse(phase))
     if errors:

@@ -29,8 +29,8 @@ def cmd_adjudicate(args: argparse.Namespace) -> Exit:
             from bot.codec.report import result_text
 
             variant, position, adjudication, result = adjudicate_position(doc)
-            unread = [(*_whose(e["order"]), e["reason"]) for e in result["results"] if e["canonical"] is None]
-            sys.stdout.write(result_text(adjudication, variant, unread, before=position))
+            not_read = [(*_whose(e["order"]), e["reason"]) for e in result["results"] if e["canonical"] is None]
+            sys.stdout.write(result_text(adjudication, variant, not_read, before=position))
         else:
             dump(adjudicate_document(doc), pretty=args.pretty)
     except DocumentError as exc:

@@ -7,7 +7,8 @@ import json
 import re
 import sys
 from enum import IntEnum
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 
 

@@ -44,7 +44,7 @@ async def _run(action: str, config, discord_settings, token: str, guilds: tuple[
     try:
         try:
             await bot.login(token)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 (any failure to log in is explained to the operator)
             raise login_error(exc, discord_settings.api_base or DISCORD_API_BASE) from None
         if action == "sync":
             config.data_dir.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .common import CommandError, Exit, read_input, read_json
 from .shell import add_database_options, open_service, refusals_are_command_errors
+from bot.store.rows import GameStatus, PlayerStatus
 
 
 def _view_text(view, tz: str = "UTC") -> str:
@@ -16,12 +17,12 @@ def _view_text(view, tz: str = "UTC") -> str:
 
     lines = [f"{view.name}  ({view.variant}{', ' + ', '.join(view.rules) if view.rules else ''})  GM {view.gm}",
              f"  status {view.status}, phase {view.phase}, deadline {when(view.deadline_at, tz)}"]
-    for p in sorted(view.players, key=lambda p: (p.status == "waiting", p.power or "~")):
+    for p in sorted(view.players, key=lambda p: (p.status == PlayerStatus.WAITING, p.power or "~")):
         flags = ([p.status.replace("_", " ")] + (["orders in"] if p.has_orders else [])
                  + ([f"NMR x{p.nmr_count}"] if p.nmr_count else []))
-        power = p.power or ("(waiting list)" if p.status == "waiting" else "(drawn at the start)")
+        power = p.power or ("(waiting list)" if p.status == PlayerStatus.WAITING else "(drawn at the start)")
         lines.append(f"  {power}  {p.player}  ({', '.join(flags)})")
-    if view.status in ("active", "paused"):
+    if view.status in (GameStatus.ACTIVE, GameStatus.PAUSED):
         played = {p.power for p in view.players if p.power}
         unplayed = [c for c in _powers(view.variant) if c not in played]
         if unplayed:
@@ -144,7 +145,7 @@ def cmd_set(args: argparse.Namespace) -> Exit:
     service, _ = open_service(args)
     change = service.set_policy(args.name, None, changes)
     if change.changed:
-        when = "; from the next deadline" if change.game.status != "forming" else ""
+        when = "; from the next deadline" if change.game.status != GameStatus.FORMING else ""
         print(f"{change.game.name}: changed " + ", ".join(texts.SETTING_NAMES[k] for k in change.changed)
               + f" (announced to the players{when})")
     else:
@@ -186,8 +187,8 @@ def cmd_join(args: argparse.Namespace) -> Exit:
     view = service.join(args.name, args.player, args.power)
     _print(view, "text", service)
     me = next(p for p in view.players if p.player == identity(args.player))
-    if me.status == "waiting":
-        why = "the game has started" if view.status != "forming" else "every power has a player"
+    if me.status == PlayerStatus.WAITING:
+        why = "the game has started" if view.status != GameStatus.FORMING else "every power has a player"
         print(f"{me.player} is on the waiting list ({why}); 'crusader game replace' or 'assign' gives them a power")
     return Exit.OK
 
@@ -262,7 +263,7 @@ def cmd_adjudicate(args: argparse.Namespace) -> Exit:
         return Exit.FAILED
     after = service.status(before.id)
     tz = service.policy_of(after.id).timezone
-    running = after.status in ("active", "paused")
+    running = after.status in (GameStatus.ACTIVE, GameStatus.PAUSED)
     # the phase asked for, then any the judge ran at once after it (nobody had anything to decide)
     seasons = [s for s in (service.season(after.id, v) for v in range(before.version, after.version)) if s]
     for i, season in enumerate(seasons):
@@ -289,10 +290,10 @@ def cmd_vote(args: argparse.Namespace) -> Exit:
         said = "withdraws the concession" if args.withdraw else f"concedes the game to {args.to.strip().upper()}"
     me = next(p for p in view.players if p.player == service.context.identity(args.player))
     print(f"{me.player} ({me.power}) {said} in '{view.name}'")
-    if view.status == "ended":
+    if view.status == GameStatus.ENDED:
         sys.stdout.write(texts.ending(view.outcome))
     else:
-        voters = [p for p in view.players if p.power and p.status == "active"]
+        voters = [p for p in view.players if p.power and p.status == PlayerStatus.ACTIVE]
         draw = [p.power for p in voters if p.draw_vote]
         conceded = {p.power: p.concede_to for p in voters if p.concede_to}
         print(f"  for a draw: {', '.join(draw) or 'nobody yet'} (of {', '.join(p.power for p in voters)})")
@@ -408,7 +409,7 @@ def add_parser(subparsers) -> None:
     q.add_argument("name")
     _add_policy_options(q, defaults=False)
     q = cmd("list", cmd_list, "list the games", fmt=True)
-    q.add_argument("--status", choices=("forming", "active", "paused", "ended"))
+    q.add_argument("--status", choices=[s.value for s in GameStatus])
     cmd("status", cmd_status, "a game's phase, deadline and players", fmt=True).add_argument("name")
     q = cmd("join", cmd_join, "add a player (once every power has one, or the game has started: to the waiting list)")
     q.add_argument("name")

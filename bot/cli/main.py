@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import adjudicate, archive, discordbot, game, mail, parse, picture, position, serve, settings, variant
 from bot.app.errors import SetupError
@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return Exit.OK
-    except Exception as exc:  # a bug: its traceback kept in a file, one line for the user saying where
+    except Exception as exc:  # noqa: BLE001 (a bug: its traceback kept in a file, one line for the user saying where)
         print(f"crusader: internal error: {type(exc).__name__}: {exc} (a fault of the judge, not of what was "
               f"asked; {_keep_traceback()})", file=sys.stderr)
         return Exit.INTERNAL

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import SecretStr, ValidationError
 from pydantic_settings import BaseSettings
 
 from bot.app.errors import SetupError
+
+_Settings = TypeVar("_Settings", bound=BaseSettings)
 
 TITLE = "# Settings"
 INTRO = """Every setting of the judge is an environment variable; none is required. `crusader serve`,
@@ -53,7 +55,7 @@ def check() -> list[BaseSettings]:
     return out
 
 
-def read(model: type[BaseSettings], **overrides: Any) -> BaseSettings:
+def read(model: type[_Settings], **overrides: Any) -> _Settings:
     """``model`` from the environment (and ``overrides``); a :class:`SetupError` names each bad variable."""
     try:
         return model(**overrides)

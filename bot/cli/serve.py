@@ -51,7 +51,7 @@ def cmd_health(args: argparse.Namespace) -> Exit:
     except SetupError as exc:
         print(f"crusader: unhealthy: {exc}", file=sys.stderr)
         return Exit.FAILED
-    except Exception as exc:  # whatever the database says, it is the answer to "is it healthy?"
+    except Exception as exc:  # noqa: BLE001 (whatever the database says, it is the answer to "is it healthy?")
         print(f"crusader: unhealthy: the database does not answer: {type(exc).__name__}: {exc}", file=sys.stderr)
         return Exit.FAILED
     if current != heads:

@@ -14,7 +14,7 @@ import argparse
 import functools
 import sys
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from adjudicator.errors import CrusaderError
 from bot.app.errors import SetupError

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any
+from collections.abc import Iterable, Mapping
 
 from adjudicator.adjudicate import adjudicate
 from adjudicator.errors import DocumentError

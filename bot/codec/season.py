@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from adjudicator.orders import Order, canonical
 from adjudicator.position import Position

@@ -17,11 +17,12 @@ A pure function of values: the front ends (Discord, mail, the site) show orders 
 
 from __future__ import annotations
 
-from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive
+from adjudicator.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, UnitOrder,
+                                Waive)
 from adjudicator.prestige.orders import Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
 from adjudicator.turn import Duty
 from adjudicator.variant import Variant
-from adjudicator.vocab import NEUTRAL, Location, Unit, UnitType
+from adjudicator.vocab import NEUTRAL, Location, Power, Unit, UnitType
 
 COASTS = {"nc": "north coast", "sc": "south coast", "ec": "east coast", "wc": "west coast"}
 
@@ -37,7 +38,7 @@ def power_name(power: str | None, variant: Variant) -> str:
     """The power's name (``The Principality of Antioch``); the neutrals are ``the neutrals``."""
     if power == NEUTRAL:
         return "the neutrals"
-    return variant.power_name(power) if power in variant.powers else str(power)
+    return variant.power_name(Power(power)) if power is not None and power in variant.powers else str(power)
 
 
 def _unit(unit_type: UnitType | None, location: Location, variant: Variant) -> str:
@@ -50,7 +51,7 @@ def unit(u: Unit, variant: Variant) -> str:
     return _unit(u.type, u.location, variant)
 
 
-def spell(order: Order, variant: Variant) -> str:
+def spell(order: Order | UnitOrder, variant: Variant) -> str:
     """``order`` in words, without its power: ``A Paris - Burgundy``, ``A Nicaea retreats to Lydia``,
     ``Build F Acre``, ``LEND 1 prestige to The Kingdom of Jerusalem``."""
     match order:

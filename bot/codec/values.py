@@ -13,11 +13,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import typing
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from adjudicator.modules import all_order_types
 from adjudicator.orders import Order
-from adjudicator.vocab import Location, UnitType
+from adjudicator.vocab import Location, ProvinceId, UnitType
 
 ORDER_TYPES: dict[str, type] = {cls.__name__: cls for cls in all_order_types()}
 """Every order type (the classic game's and every rule module's), by the name its JSON carries."""
@@ -51,7 +52,7 @@ def order_from_json(data: dict[str, Any]) -> Order:
 
 def _location(text: str) -> Location:
     province, _, coast = text.partition("/")
-    return Location(province, coast or None)
+    return Location(ProvinceId(province), coast or None)
 
 
 def _optional(read: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -62,7 +63,7 @@ def _reader(hint: Any) -> Callable[[Any], Any]:
     """How to read a field of type ``hint`` back from its JSON."""
     args = [a for a in typing.get_args(hint) if a is not type(None)]
     if args and len(args) < len(typing.get_args(hint)):      # ``X | None``
-        return _optional(_reader(args[0] if len(args) == 1 else typing.Union[tuple(args)]))
+        return _optional(_reader(args[0] if len(args) == 1 else typing.Union[tuple(args)]))  # noqa: UP007 (built at run time)
     if hint is UnitType:
         return UnitType
     if hint is Location:

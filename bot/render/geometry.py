@@ -21,6 +21,7 @@ from adjudicator.variant import get_variant
 from adjudicator.vocab import Location, ProvinceId
 
 from .layout import WIDTH
+import itertools
 
 _CROSSING_MIN = 10.0
 """The shortest line a crossing is drawn with (picture units)."""
@@ -189,13 +190,13 @@ def build_geometry(variant_name: str) -> MapGeometry:
                             _tenth(pic(props["centre"])) if "centre" in props else None, coasts,
                             _tenth(pic(props["dislodged"])) if "dislodged" in props else None)
         for ring in rings:
-            for a, b in zip(ring, ring[1:]):
+            for a, b in itertools.pairwise(ring):
                 owner[tuple(sorted((tuple(a), tuple(b))))].append(pid)
     water_rings = _rings(doc.get("water"))
     off_rings = _rings(doc.get("off_map"))
     for tag, rings in (("~water", water_rings), ("~off", off_rings)):
         for ring in rings:
-            for a, b in zip(ring, ring[1:]):
+            for a, b in itertools.pairwise(ring):
                 owner[tuple(sorted((tuple(a), tuple(b))))].append(tag)
 
     by_pair: dict[tuple[str, ...], list] = defaultdict(list)
@@ -205,16 +206,16 @@ def build_geometry(variant_name: str) -> MapGeometry:
     borders, edge, shores, sea_edges = [], [], [], []
     for pair, segments in sorted(by_pair.items()):
         lines = [tuple(pic(p) for p in line) for line in _chains(segments)]
-        a, b = pair
-        if a.startswith("~") and b.startswith("~"):
+        one, other = pair
+        if one.startswith("~") and other.startswith("~"):
             continue
-        if b == "~water" or a == "~water":
-            province = variant.provinces[ProvinceId(b if a == "~water" else a)]
+        if other == "~water" or one == "~water":
+            province = variant.provinces[ProvinceId(other if one == "~water" else one)]
             (sea_edges if province.is_sea else shores).extend(lines)
-        elif b == "~off" or a == "~off":
+        elif other == "~off" or one == "~off":
             edge += lines
         else:
-            borders += [(ProvinceId(a), ProvinceId(b), line) for line in lines]
+            borders += [(ProvinceId(one), ProvinceId(other), line) for line in lines]
 
     crossings = []
     for a, b in doc.get("crossings", ()):
@@ -302,7 +303,7 @@ def places_for(variant_name: str) -> MapPlaces:
             found = pickle.loads(data)
             if isinstance(found, MapPlaces):
                 return found
-        except Exception:  # an entry from elsewhere or damaged: worked out afresh and written again
+        except Exception:  # noqa: BLE001, S110 (an entry from elsewhere or damaged: worked out afresh and written again)
             pass
     found = _places(variant_name)
     cache.store(name, pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))

@@ -226,12 +226,12 @@ def _draw(variant: Variant, width: int) -> MapLayers:
                                 (max(0, -at[0]), max(0, -at[1])))
     hatching = {lean: _hatching(width, height, scale, lean) for lean in (1, -1)}
     band = band_height(variant.name, width)
-    base = Image.new("RGBA", (width, height + band), palette.LEGEND_BG)
-    base.paste(ground, (0, 0))
-    base.alpha_composite(overlay, (0, 0))
-    base = base.convert("RGB")
-    ImageDraw.Draw(base).line((0, height, width, height), fill=palette.FRAME, width=max(1, round(2 * scale)))
-    return MapLayers(variant.name, width, height, band, scale, base, ground, overlay, masks, names, hatching,
+    composed = Image.new("RGBA", (width, height + band), palette.LEGEND_BG)
+    composed.paste(ground, (0, 0))
+    composed.alpha_composite(overlay, (0, 0))
+    picture = composed.convert("RGB")
+    ImageDraw.Draw(picture).line((0, height, width, height), fill=palette.FRAME, width=max(1, round(2 * scale)))
+    return MapLayers(variant.name, width, height, band, scale, picture, ground, overlay, masks, names, hatching,
                      Image.new("P", (1, 1)))
 
 
@@ -359,7 +359,7 @@ def map_layers(variant_name: str, width: int) -> MapLayers:
     if data is not None:
         try:
             return _unpack(data)
-        except Exception:  # an entry from elsewhere or damaged: drawn afresh and written again
+        except Exception:  # noqa: BLE001, S110 (an entry from elsewhere or damaged: drawn afresh and written again)
             pass
     layers = _draw(variant, width)
     layers.palette = sample_palette(variant, layers)

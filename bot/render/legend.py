@@ -14,7 +14,7 @@ kept, since the same rows and keys come back season after season.
 from __future__ import annotations
 
 import functools
-from typing import Sequence
+from collections.abc import Sequence
 
 from PIL import Image
 
@@ -148,10 +148,10 @@ def _key_lines(used: frozenset[str], scale: float) -> list[list[tuple[str, float
     """The key's symbols, line by line, each with where it starts."""
     lines: list[list[tuple[str, float]]] = [[]]
     x = MARGIN
-    for kind in KEY:
+    for kind, label in KEY.items():
         if kind not in used:
             continue
-        w = 44 + fonts.font(SMALL_SIZE * scale).getlength(KEY[kind]) / scale
+        w = 44 + fonts.font(SMALL_SIZE * scale).getlength(label) / scale
         if x + w > WIDTH - MARGIN and x > MARGIN:
             x = MARGIN
             lines.append([])
@@ -186,7 +186,7 @@ def title_block(title: str, subtitle: str, width: int) -> Image.Image:
 def row_words(variant: Variant, standing: Standing, pledges: str, adjudicated: bool) -> tuple[str, str, str, str]:
     """A power's row: its name, its centres, its units, its prestige (each with how it changed)."""
     info = variant.powers[standing.power]
-    name = info.name[4:] if info.name.startswith("The ") else info.name
+    name = info.name.removeprefix("The ")
     change = f" ({_signed(standing.centres - standing.centres_before)})" if adjudicated and \
         standing.centres != standing.centres_before else ""
     centres = f"{standing.centres} centre{'s' if standing.centres != 1 else ''}{change}"

@@ -13,6 +13,7 @@ measures it).
 from __future__ import annotations
 
 import functools
+from adjudicator.variant import Variant
 
 OKABE_ITO = {
     "black": "#000000",
@@ -52,18 +53,18 @@ nothing, a bar across, a bar upright, a slanting bar, a cross, a dot, a ring, a 
 other way."""
 
 
-def patterns(variant) -> dict:
+def patterns(variant: Variant) -> dict:
     """Each power's pattern (:data:`PATTERNS`), different for every power of the variant."""
     return {code: PATTERNS[i % len(PATTERNS)] for i, code in enumerate(variant.powers)}
 
 
-def hatch_leans(variant) -> dict:
+def hatch_leans(variant: Variant) -> dict:
     """Which way each power's hatching leans: rising to the right (1) and to the left (-1) in
     turn, in the order the map file lists the powers."""
     return {code: 1 if i % 2 == 0 else -1 for i, code in enumerate(variant.powers)}
 
 
-def power_colour(variant, power) -> str:
+def power_colour(variant: Variant, power) -> str:
     """A power's colour; neutral grey for ``NEU`` and for a power the variant does not know."""
     info = variant.powers.get(power)
     return info.colour if info is not None and info.colour else NEUTRAL

@@ -12,7 +12,7 @@ palette (made once, :func:`bot.render.layers.sample_palette`).
 from __future__ import annotations
 
 import io
-from typing import Iterable
+from collections.abc import Iterable
 
 from PIL import Image
 
@@ -50,8 +50,8 @@ def draw_map(variant: Variant, layers: MapLayers, scene: Scene, owned: Iterable[
     patterns = palette.patterns(variant)
     for mark in scene.marks:
         if isinstance(mark, Dot):
-            colour = palette.power_colour(variant, mark.owner) if mark.owner else None
-            sprites.paste(image, sprites.dot(colour, mark.changed, s), mark.at, s)
+            owner_colour = palette.power_colour(variant, mark.owner) if mark.owner else None
+            sprites.paste(image, sprites.dot(owner_colour, mark.changed, s), mark.at, s)
         elif isinstance(mark, Token):
             colour = palette.power_colour(variant, mark.power)
             pattern = "plain" if mark.power == NEUTRAL else patterns.get(mark.power, "plain")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping
+from collections.abc import Mapping
 
 from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Retreat, SupportHold, SupportMove, UnitOrder
 from adjudicator.variant import Variant
@@ -408,5 +408,18 @@ def scene(variant: Variant, geo: MapGeometry | MapPlaces, facts: Facts) -> Scene
     return Scene(marks, frozenset(lay.used))
 
 
-__all__ = ["ARROW_WIDTH", "Badge", "Dot", "HEAD_LENGTH", "Line", "Mark", "Outcome", "Ring", "Scene", "Tag", "Token",
-           "scene", "shaft_length"]
+__all__ = [
+    "ARROW_WIDTH",
+    "HEAD_LENGTH",
+    "Badge",
+    "Dot",
+    "Line",
+    "Mark",
+    "Outcome",
+    "Ring",
+    "Scene",
+    "Tag",
+    "Token",
+    "scene",
+    "shaft_length",
+]

@@ -8,7 +8,7 @@ Discord and mail front ends send the stored bytes, the archive site shows them, 
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from PIL import Image
 

@@ -16,6 +16,7 @@ from PIL import Image, ImageDraw
 
 from . import fonts, palette
 from .layout import CENTRE_R, DISLODGED_R, UNIT_R
+from adjudicator.variant import Variant
 
 SUPER = 4
 GLYPHS = {"vassal": "\u265b", "bribe": "\u00a4", "fief": "\u2691", "rebel": "\u26a1", "loyalty": "\u265c"}
@@ -243,7 +244,7 @@ def text(words: str, size: float, colour: str = palette.INK, bold: bool = False)
     return image, 1 - top
 
 
-def prepare(variant, scale: float) -> list[Sprite]:
+def prepare(variant: Variant, scale: float) -> list[Sprite]:
     """Draw the sprites a picture of ``variant`` pastes (bids' tags, which vary by amount, are
     drawn as a picture needs them); the list of them, always the same for a variant."""
     from .facts import FAILED, INVALID, PENDING, SUCCEEDED

@@ -6,7 +6,7 @@ part of the picture it covers.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import aggdraw
 from PIL import Image
@@ -14,6 +14,7 @@ from PIL import Image
 from . import palette
 from .facts import FAILED, INVALID
 from .scene import CASING, HEAD_LENGTH, HEAD_WIDTH, Line
+import itertools
 
 CROSSING_WIDTH = 3.2
 CROSSING_LENGTH = 26.0
@@ -28,7 +29,7 @@ def dashes(points: Sequence[tuple[float, float]], on: float, off: float) -> list
     out: list[list[tuple[float, float]]] = []
     piece: list[tuple[float, float]] = [points[0]]
     drawing, left = True, on
-    for a, b in zip(points, points[1:]):
+    for a, b in itertools.pairwise(points):
         length = math.dist(a, b)
         at = 0.0
         while length - at > left:

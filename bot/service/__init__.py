@@ -15,7 +15,7 @@ adjudication). Front ends call the service by the names below; each is its part'
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Callable
+from collections.abc import Callable
 
 from bot.store.database import Database
 from bot.store.rows import utcnow
@@ -145,10 +145,43 @@ class GameService:
 
 
 __all__ = [
-    "Ambiguous", "DeadlinePolicy", "GameEntry", "GameMaster", "GameService", "GameView", "InputError", "Judge", "Lobby",
-    "MAX_DURATION", "Menus", "Panel", "PanelUnit", "StalePanelError", "MIN_PHASE", "NoGameError", "NoSuchGameError", "NotAllowedError", "NotFoundError", "NotPlayingError",
-    "OrderDesk", "OrderLine", "PlayerOrders", "PlayerView", "PolicyChange", "PressDesk", "PressHistory",
-    "PressLine", "PressReceipt", "Readiness", "Routed", "ServiceError",
-    "SubmissionReport", "UnplayedPowersError", "WrongStateError", "format_duration", "parse_duration",
-    "parse_durations", "parse_moment",
+    "MAX_DURATION",
+    "MIN_PHASE",
+    "Ambiguous",
+    "DeadlinePolicy",
+    "GameEntry",
+    "GameMaster",
+    "GameService",
+    "GameView",
+    "InputError",
+    "Judge",
+    "Lobby",
+    "Menus",
+    "NoGameError",
+    "NoSuchGameError",
+    "NotAllowedError",
+    "NotFoundError",
+    "NotPlayingError",
+    "OrderDesk",
+    "OrderLine",
+    "Panel",
+    "PanelUnit",
+    "PlayerOrders",
+    "PlayerView",
+    "PolicyChange",
+    "PressDesk",
+    "PressHistory",
+    "PressLine",
+    "PressReceipt",
+    "Readiness",
+    "Routed",
+    "ServiceError",
+    "StalePanelError",
+    "SubmissionReport",
+    "UnplayedPowersError",
+    "WrongStateError",
+    "format_duration",
+    "parse_duration",
+    "parse_durations",
+    "parse_moment",
 ]

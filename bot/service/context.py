@@ -4,27 +4,27 @@ request works on and their views, the games' timers and the outbox."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Callable
+from collections.abc import Callable, Sequence
 
 from sqlmodel import Session
 
 from adjudicator.turn import to_decide
-from adjudicator.vocab import Phase, PhaseKind
+from adjudicator.vocab import Phase, PhaseKind, Power
 
 from bot.codec.documents import position_from_dict
 from bot.store import database
 from bot.store.database import Database
 from bot.store import outbox
 from bot.store.outbox import Announcement
-from bot.store.rows import ActionRow, GameRow, PlayerRow, TimerRow, utcnow
+from bot.store.rows import ActionRow, GameRow, GameStatus, PlayerRow, PlayerStatus, TimerRow, utcnow
 from . import texts
 from .errors import NoSuchGameError, NotAllowedError, NotFoundError, NotPlayingError, ServiceError, WrongStateError
 from .identities import identity
 from .policy import DeadlinePolicy
 from .views import GameView, PlayerView
 
-CIVIL_DISORDER_STATES = ("civil_disorder", "removed")
-WAITING = "waiting"  # a player on a game's waiting list: no power yet
+CIVIL_DISORDER_STATES = (PlayerStatus.CIVIL_DISORDER, PlayerStatus.REMOVED)
+WAITING = PlayerStatus.WAITING  # a player on a game's waiting list: no power yet
 
 TIMING = ("extended", "paused", "resumed", "reminder", "late")
 """The announcements that tell only when orders are due: worth delivering while no later news of
@@ -44,6 +44,13 @@ SUPERSEDES: dict[str, tuple[str, ...]] = {
 not yet delivered: the outbox drops what is left of those when it is written
 (:attr:`bot.store.outbox.Announcement.supersedes`). Results, the start, new players, civil
 disorder and the game master's notices are never dropped: they stay true of their moment."""
+
+
+def started_phase(game: GameRow) -> str:
+    """The phase ``game`` is in: only a game that has started has one."""
+    if game.phase is None:
+        raise WrongStateError(f"game '{game.name}' has not started")
+    return game.phase
 
 
 def game_not_found(session: Session, ref: str | int) -> NoSuchGameError:
@@ -95,8 +102,8 @@ class Context:
         session.delete(row)
         session.flush()
         waiting = [p for p in players if p.status == WAITING and p is not row]
-        if row.status != WAITING and game.status == "forming" and waiting:
-            waiting[0].status = "active"
+        if row.status != WAITING and game.status == GameStatus.FORMING and waiting:
+            waiting[0].status = PlayerStatus.ACTIVE
             session.add(waiting[0])
             session.flush()
 
@@ -120,7 +127,7 @@ class Context:
                 raise ServiceError(f"{power} is already played by {holder} in '{game.name}'; move or remove them first")
         if target is None:
             target = PlayerRow(game_id=game.id, player=player, joined_at=self.now())
-        target.power, target.status = power, "active"
+        target.power, target.status = power, PlayerStatus.ACTIVE
         session.add(target)
         session.flush()
         return target
@@ -130,13 +137,13 @@ class Context:
         """Has ``player`` (a row) marked the orders of the game's current phase final? (A player in
         civil disorder, or of a game not under way, is not.)"""
         return (player.ready_version is not None and player.ready_version == game.version and bool(player.power)
-                and game.status in ("active", "paused") and player.status not in CIVIL_DISORDER_STATES)
+                and game.status in (GameStatus.ACTIVE, GameStatus.PAUSED) and player.status not in CIVIL_DISORDER_STATES)
 
     def playing(self, session: Session, game: GameRow, players: list[PlayerRow], player: str) -> PlayerRow:
         """``player``'s row, when they play a power of ``game``; else :class:`NotPlayingError` saying
         what happened to them (never in it, waiting, removed, replaced)."""
         row = next((p for p in players if p.player == player), None)
-        if row is not None and row.power and row.status not in (WAITING, "removed"):
+        if row is not None and row.power and row.status not in (WAITING, PlayerStatus.REMOVED):
             return row
         raise self.not_playing(session, game, player, row)
 
@@ -147,7 +154,7 @@ class Context:
         from adjudicator.variant import get_variant
 
         def refusal(why: str, power: str | None = None) -> NotPlayingError:
-            name = get_variant(game.variant).power_name(power) if power else None
+            name = get_variant(game.variant).power_name(Power(power)) if power else None
             return NotPlayingError(game.name, player, why, power, name)
 
         if row is not None:
@@ -187,7 +194,7 @@ class Context:
             raise NotAllowedError(f"only the game master of '{game.name}' ({game.gm}) may do that")
 
     @staticmethod
-    def require_status(game: GameRow, *allowed: str) -> None:
+    def require_status(game: GameRow, *allowed: GameStatus) -> None:
         if game.status not in allowed:
             raise WrongStateError(f"game '{game.name}' is {game.status}; this needs it to be {' or '.join(allowed)}")
 
@@ -207,7 +214,7 @@ class Context:
         ordered: set[str] = set()
         centers: dict[str, int] = {}
         must: tuple[str, ...] = ()
-        if game.position is not None and game.status != "forming":
+        if game.position is not None and game.status != GameStatus.FORMING:
             ordered = {o.power for o in database.orders_of(session, game.id, game.version)}
             variant, position = position_from_dict(game.position)
             centers = dict(sorted(position.center_counts().items()))
@@ -224,7 +231,7 @@ class Context:
                 key: str | None = None) -> None:
         """End the game with ``outcome``: no more deadlines, the ending announced."""
         now = now or self.now()
-        game.status, game.outcome, game.ended_at = "ended", outcome, now
+        game.status, game.outcome, game.ended_at = GameStatus.ENDED, outcome, now
         self.arm(session, game, None, now)
         text = texts.ending(outcome)
         if self.policy(game).anonymous:  # the end reveals who played which power
@@ -257,10 +264,10 @@ class Context:
                 for before in self.policy(game).reminders_for(deadline - now)]
 
     def phase_deadline(self, game: GameRow, now: datetime) -> datetime:
-        return now + self.policy(game).length(Phase.parse(game.phase).kind)
+        return now + self.policy(game).length(Phase.parse(started_phase(game)).kind)
 
     def announce(self, session: Session, game: GameRow, kind: str, audience: str, subject: str, body: str,
-                  *, key: str | None = None, powers: list[str] = (), recipients: list[str] = (),
+                  *, key: str | None = None, powers: Sequence[str] = (), recipients: Sequence[str] = (),
                   data: dict | None = None) -> None:
         announcement = Announcement(
             key=key or f"{game.id}:{game.version}:{kind}", kind=kind, audience=audience, subject=subject, body=body,
@@ -278,31 +285,33 @@ class Context:
 
         variant, position = position_from_dict(game.position)
         standing = [order_from_json(o.order) for o in database.orders_of(session, game.id, game.version, power)]
-        left = still_to_decide(variant, position, power, standing)
+        left = still_to_decide(variant, position, Power(power), standing)
         return spelled_duty(left, variant) if left.must_decide else []
 
     def announce_decisions(self, session: Session, game: GameRow, players) -> None:
         """When a retreat or an adjustment phase begins (or a rollback brings one back): the player of
         each power that has something to decide in it is told what, and by when (kind
         ``phase_opened``, to that player alone). Powers in civil disorder are not."""
-        if game.status != "active" or Phase.parse(game.phase).kind is PhaseKind.MOVEMENT:
+        if game.status != GameStatus.ACTIVE or Phase.parse(started_phase(game)).kind is PhaseKind.MOVEMENT:
             return
+        phase = started_phase(game)
         from adjudicator.variant import get_variant
 
         variant, position = position_from_dict(game.position)
         must = to_decide(variant, position)
         tz = self.policy(game).timezone
         for p in players:
-            if p.power not in must or p.status in (*CIVIL_DISORDER_STATES, WAITING):
+            power = p.power
+            if power is None or power not in must or p.status in (*CIVIL_DISORDER_STATES, WAITING):
                 continue
-            lines = self.to_decide_lines(session, game, p.power)
+            lines = self.to_decide_lines(session, game, power)
             if not lines:
                 continue
-            name = get_variant(game.variant).power_name(p.power)
+            name = get_variant(game.variant).power_name(Power(power))
             self.announce(session, game, "phase_opened", "players",
-                          f"{game.name}: {p.power} has to decide in {game.phase}",
-                          texts.phase_opened(game.name, game.phase, name, lines, game.deadline_at, tz),
-                          key=f"{game.id}:{game.version}:phase_opened:{p.power}", powers=[p.power],
+                          f"{game.name}: {power} has to decide in {phase}",
+                          texts.phase_opened(game.name, phase, name, lines, game.deadline_at, tz),
+                          key=f"{game.id}:{game.version}:phase_opened:{power}", powers=[power],
                           recipients=[p.player])
 
     def record(self, session: Session, game: GameRow, actor: str | None, action: str, **details) -> None:

@@ -107,7 +107,7 @@ def format_duration(delta: timedelta) -> str:
 
 # -- moments ---------------------------------------------------------------------------------------
 
-_MOMENT_RE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})[ t]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(.*)", re.I)
+_MOMENT_RE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})[ t]+(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(.*)", re.IGNORECASE)
 _OFFSET_RE = re.compile(r"([+-])(\d{2}):?(\d{2})")
 _ZONE_RE = re.compile(r"[A-Za-z][A-Za-z0-9_+\-]*(?:/[A-Za-z0-9_+\-]+){0,2}")
 MOMENT_FORMS = ("a date and time, like 2031-03-01 18:00, then a time zone if it is not the game's: "
@@ -151,8 +151,8 @@ def parse_moment(text: str, default_zone: str = "UTC") -> datetime:
         hours, minutes = int(offset.group(2)), int(offset.group(3))
         if hours > 23 or minutes > 59:
             raise InputError(f"{where!r} is not a UTC offset; write it like +01:00 or -05:00")
-        tz = timezone(sign * timedelta(hours=hours, minutes=minutes))
-        return naive.replace(tzinfo=tz).astimezone(UTC)
+        fixed = timezone(sign * timedelta(hours=hours, minutes=minutes))
+        return naive.replace(tzinfo=fixed).astimezone(UTC)
     name = where or default_zone
     tz = zone(name)
     first, second_ = naive.replace(tzinfo=tz, fold=0), naive.replace(tzinfo=tz, fold=1)
@@ -167,7 +167,9 @@ def parse_moment(text: str, default_zone: str = "UTC") -> datetime:
 
 
 def _offset(moment: datetime) -> str:
-    minutes = int(moment.utcoffset().total_seconds() // 60)
+    offset = moment.utcoffset()
+    assert offset is not None, "a time with its zone has an offset"
+    minutes = int(offset.total_seconds() // 60)
     sign = "+" if minutes >= 0 else "-"
     return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"
 

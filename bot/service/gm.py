@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime, timedelta
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from adjudicator.turn import to_decide
+from adjudicator.vocab import Power
 
 from bot.codec.documents import position_from_dict
 from bot.store import database
-from bot.store.rows import GameRow, OrderRow, PlayerRow, TimerRow
+from bot.store.rows import GameRow, GameStatus, OrderRow, PlayerRow, PlayerStatus, TimerRow
 from . import texts
 from .context import WAITING, Context
 from .judge import Judge
@@ -33,9 +35,9 @@ class GameMaster:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
             self.ctx.require_gm(row, actor)
-            self.ctx.require_status(row, "active")
+            self.ctx.require_status(row, GameStatus.ACTIVE)
             remaining = (row.deadline_at - now).total_seconds() if row.deadline_at else None
-            row.status, row.paused_remaining = "paused", max(remaining, 0.0) if remaining is not None else None
+            row.status, row.paused_remaining = GameStatus.PAUSED, max(remaining, 0.0) if remaining is not None else None
             self.ctx.arm(session, row, None, now)
             self.ctx.record(session, row, actor, "pause", remaining=row.paused_remaining)
             self.ctx.announce(session, row, "paused", "public", f"{row.name}: paused",
@@ -49,10 +51,10 @@ class GameMaster:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
             self.ctx.require_gm(row, actor)
-            self.ctx.require_status(row, "paused")
+            self.ctx.require_status(row, GameStatus.PAUSED)
             remaining = row.paused_remaining
             deadline = now + timedelta(seconds=remaining) if remaining is not None else self.ctx.phase_deadline(row, now)
-            row.status, row.paused_remaining = "active", None
+            row.status, row.paused_remaining = GameStatus.ACTIVE, None
             timers = self.ctx.arm(session, row, deadline, now)
             self.ctx.record(session, row, actor, "resume", deadline=deadline.isoformat())
             self.ctx.announce(session, row, "resumed", "public", f"{row.name}: resumed",
@@ -84,7 +86,7 @@ class GameMaster:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
             self.ctx.require_gm(row, actor)
-            self.ctx.require_status(row, "active")
+            self.ctx.require_status(row, GameStatus.ACTIVE)
             deadline = deadline_of(row)
             if deadline - now > MAX_DURATION:
                 raise ServiceError(f"a deadline is at most {format_duration(MAX_DURATION)} away "
@@ -106,8 +108,8 @@ class GameMaster:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game)
             self.ctx.require_gm(row, actor)
-            self.ctx.require_status(row, "active", "paused")
-            if row.status == "paused":
+            self.ctx.require_status(row, GameStatus.ACTIVE, GameStatus.PAUSED)
+            if row.status == GameStatus.PAUSED:
                 raise WrongStateError(f"game '{row.name}' is paused; resume it first")
             self.ctx.record(session, row, actor, "adjudicate")
             game_id, version = row.id, row.version
@@ -134,7 +136,7 @@ class GameMaster:
             was = row.phase
             self.ctx.record(session, row, actor, "rollback", to=season.phase, undone=undone)
             row.position, row.phase, row.version = season.position, season.phase, row.version + 1
-            row.status, row.outcome, row.ended_at = "active", None, None
+            row.status, row.outcome, row.ended_at = GameStatus.ACTIVE, None, None
             for o in database.orders_of(session, row.id, season.version):
                 session.add(OrderRow(game_id=row.id, version=row.version, phase=o.phase, power=o.power, key=o.key,
                                      seq=o.seq, text=o.text, order=o.order, submission_id=o.submission_id,
@@ -178,21 +180,21 @@ class GameMaster:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
             self.ctx.require_gm(row, actor)
-            self.ctx.require_status(row, *(("active", "paused") if abandoned_only else ("forming", "active", "paused")))
+            self.ctx.require_status(row, *((GameStatus.ACTIVE, GameStatus.PAUSED) if abandoned_only else (GameStatus.FORMING, GameStatus.ACTIVE, GameStatus.PAUSED)))
             power = self._power_code(row, power)
             players = database.players_of(session, row.id)
             newcomer = next((p for p in players if p.player == player), None)
             target = next((p for p in players if p.power == power), None)
             old = target.player if target is not None else None
-            if abandoned_only and target is not None and target.status != "removed":
-                why = ("is in civil disorder; its player may still come back" if target.status == "civil_disorder"
+            if abandoned_only and target is not None and target.status != PlayerStatus.REMOVED:
+                why = ("is in civil disorder; its player may still come back" if target.status == PlayerStatus.CIVIL_DISORDER
                        else "has a player")
                 raise WrongStateError(f"{power} in '{row.name}' {why}: only a power nobody plays can be taken over")
-            if newcomer is not None and newcomer is target and target.status == "active":
+            if newcomer is not None and newcomer is target and target.status == PlayerStatus.ACTIVE:
                 raise ServiceError(f"{player} already plays {power} in '{row.name}'")
             self.ctx.record(session, row, actor, "take_over" if abandoned_only else "replace", power=power,
-                            player=player, previous=old, before_start=row.status == "forming")
-            if row.status == "forming":
+                            player=player, previous=old, before_start=row.status == GameStatus.FORMING)
+            if row.status == GameStatus.FORMING:
                 if target is not None:
                     session.delete(target)
                     players.remove(target)
@@ -209,12 +211,12 @@ class GameMaster:
                 session.flush()
             if target is None:
                 target = PlayerRow(game_id=row.id, player=player, power=power, joined_at=now)
-            told = old is not None and old != player and target.status != "removed"  # a removed player was told then
-            target.player, target.status, target.nmr_count, target.draw_vote = player, "active", 0, False
+            told = old is not None and old != player and target.status != PlayerStatus.REMOVED  # a removed player was told then
+            target.player, target.status, target.nmr_count, target.draw_vote = player, PlayerStatus.ACTIVE, 0, False
             target.concede_to = target.ready_version = None
             session.add(target)
             session.flush()
-            if told:
+            if told and old is not None:
                 self._tell_unseated(session, row, old, power, "replaced", now)
             if old != player:
                 self._tell_seated(session, row, player, power, now)
@@ -241,29 +243,39 @@ class GameMaster:
         Before the start (or from the waiting list) the player leaves the game, and the first
         player waiting takes the seat. Once started the power stays on the board in civil
         disorder, without a player, until :meth:`replace_player` gives it one.
+
+        ``actor`` is the game master, ``None`` (the judge's operator), or the player themself,
+        who may resign their own seat and nobody else's.
         """
         if (power is None) == (player is None):
             raise ServiceError("name the player to remove, or the power whose player it is (one of the two)")
         now = self.ctx.now()
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
-            self.ctx.require_gm(row, actor)
-            self.ctx.require_status(row, "forming", "active", "paused")
+            resigning = actor is not None and actor != row.gm
+            self.ctx.require_status(row, GameStatus.FORMING, GameStatus.ACTIVE, GameStatus.PAUSED)
             players = database.players_of(session, row.id)
-            if player is not None:
-                target = self.ctx.player(players, self.ctx.identity(player), row)
-            else:
-                target = self.ctx.power_row(players, self._power_code(row, power), row)
-            if row.status == "forming" or target.status == WAITING:
-                gone, how = (target.player, target.power), "waiting" if target.status == WAITING else "removed"
+            try:
+                if player is not None:
+                    target = self.ctx.player(players, self.ctx.identity(player), row)
+                elif power is not None:     # (one of the two, as checked above)
+                    target = self.ctx.power_row(players, self._power_code(row, power), row)
+            except ServiceError:
+                if resigning:   # a player learns nothing of other seats: only that it is not theirs
+                    self.ctx.require_gm(row, actor)
+                raise
+            if resigning and (target.player != actor or target.status == PlayerStatus.REMOVED):
+                self.ctx.require_gm(row, actor)
+            if row.status == GameStatus.FORMING or target.status == WAITING:
+                gone, how = (target.player, target.power), PlayerStatus.WAITING if target.status == WAITING else PlayerStatus.REMOVED
                 self.ctx.record(session, row, actor, "remove", power=target.power, player=target.player,
-                                waiting=how == "waiting", before_start=row.status == "forming")
+                                waiting=how == PlayerStatus.WAITING, before_start=row.status == GameStatus.FORMING)
                 self.ctx.unseat(session, row, players, target)
                 self._tell_unseated(session, row, *gone, how, now)
                 return self.ctx.view(session, row)
-            if target.status == "removed":
+            if target.status == PlayerStatus.REMOVED:
                 raise WrongStateError(f"{target.power} in '{row.name}' has no player already")
-            self._change_status(session, row, target, "removed", now, actor)
+            self._change_status(session, row, target, PlayerStatus.REMOVED, now, actor)
             view = self.ctx.view(session, row)
         return self._end_early(view)  # the power that was not ready is out of play
 
@@ -276,11 +288,11 @@ class GameMaster:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
             self.ctx.require_gm(row, actor)
-            self.ctx.require_status(row, "active", "paused")
+            self.ctx.require_status(row, GameStatus.ACTIVE, GameStatus.PAUSED)
             target = self.ctx.power_row(database.players_of(session, row.id), self._power_code(row, power), row)
-            if target.status != "active":
+            if target.status != PlayerStatus.ACTIVE:
                 raise WrongStateError(f"{target.power} in '{row.name}' is {target.status.replace('_', ' ')} already")
-            self._change_status(session, row, target, "civil_disorder", now, actor)
+            self._change_status(session, row, target, PlayerStatus.CIVIL_DISORDER, now, actor)
             view = self.ctx.view(session, row)
         return self._end_early(view)
 
@@ -291,29 +303,30 @@ class GameMaster:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
             self.ctx.require_gm(row, actor)
-            self.ctx.require_status(row, "active", "paused")
+            self.ctx.require_status(row, GameStatus.ACTIVE, GameStatus.PAUSED)
             code = self._power_code(row, power)
             target = next((p for p in database.players_of(session, row.id) if p.power == code), None)
-            if target is None or target.status == "removed":
+            if target is None or target.status == PlayerStatus.REMOVED:
                 raise WrongStateError(f"{code} in '{row.name}' has no player to bring back; give it one with replace")
-            if target.status == "active":
+            if target.status == PlayerStatus.ACTIVE:
                 raise WrongStateError(f"{code} in '{row.name}' is not in civil disorder; {target.player} plays it")
-            self._change_status(session, row, target, "active", now, actor)
+            self._change_status(session, row, target, PlayerStatus.ACTIVE, now, actor)
             return self.ctx.view(session, row)
 
-    def _change_status(self, session, row: GameRow, target: PlayerRow, status: str, now: datetime,
+    def _change_status(self, session, row: GameRow, target: PlayerRow, status: PlayerStatus, now: datetime,
                        actor: str | None = None) -> None:
-        self.ctx.record(session, row, actor, {"removed": "remove", "civil_disorder": "civil_disorder",
-                                              "active": "restore"}[status], power=target.power, player=target.player)
+        action = {PlayerStatus.REMOVED: "remove", PlayerStatus.CIVIL_DISORDER: "civil_disorder",
+                  PlayerStatus.ACTIVE: "restore"}[status]
+        self.ctx.record(session, row, actor, action, power=target.power, player=target.player)
         target.status, target.nmr_count = status, 0
         session.add(target)
-        words = {"removed": "has been removed; the power is in civil disorder",
-                 "civil_disorder": "is in civil disorder", "active": "is back in play"}[status]
+        words = {PlayerStatus.REMOVED: "has been removed; the power is in civil disorder",
+                 PlayerStatus.CIVIL_DISORDER: "is in civil disorder", PlayerStatus.ACTIVE: "is back in play"}[status]
         self.ctx.announce(session, row, status, "public", f"{row.name}: {target.power} {words}",
                        f"{target.power} ({texts.shown_player(target.player, self.ctx.hidden(row))}) {words}.\n",
                        key=self._once(row, f"{status}:{target.power}", now),
                        data={"power": target.power, "player": target.player})
-        if status == "removed":
+        if status == PlayerStatus.REMOVED:
             self._tell_unseated(session, row, target.player, target.power, "removed", now)
 
     def _tell_unseated(self, session, row: GameRow, player: str, power: str | None, how: str, now: datetime) -> None:
@@ -321,9 +334,9 @@ class GameMaster:
         ``removed``, ``replaced``, or ``waiting``: off the waiting list)."""
         from adjudicator.variant import get_variant
 
-        name = get_variant(row.variant).power_name(power) if power else "a power"
+        name = get_variant(row.variant).power_name(Power(power)) if power else "a power"
         body = (f"The game master has taken you off the waiting list of '{row.name}'.\n" if how == "waiting"
-                else texts.unseated(row.name, name, how, started=row.status != "forming"))
+                else texts.unseated(row.name, name, how, started=row.status != GameStatus.FORMING))
         self.ctx.announce(session, row, "unseated", "players", f"{row.name}: you no longer play"
                           + (f" {power}" if power and how != "waiting" else " in it"), body,
                           key=self._once(row, f"unseated:{player}", now), recipients=[player],
@@ -334,9 +347,9 @@ class GameMaster:
         to decide in the phase under way."""
         from adjudicator.variant import get_variant
 
-        started = row.status != "forming"
+        started = row.status != GameStatus.FORMING
         lines = self.ctx.to_decide_lines(session, row, power) if started else []
-        body = texts.seated(row.name, row.phase, get_variant(row.variant).power_name(power), lines, row.deadline_at,
+        body = texts.seated(row.name, row.phase, get_variant(row.variant).power_name(Power(power)), lines, row.deadline_at,
                             self.ctx.policy(row).timezone, started=started)
         self.ctx.announce(session, row, "seated", "players", f"{row.name}: you play {power}", body,
                           key=self._once(row, f"seated:{player}", now), recipients=[player],
@@ -370,7 +383,7 @@ class GameMaster:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
             self.ctx.require_gm(row, actor)
-            self.ctx.require_status(row, "forming", "active", "paused")
+            self.ctx.require_status(row, GameStatus.FORMING, GameStatus.ACTIVE, GameStatus.PAUSED)
             before = self.ctx.policy(row)
             after = before.changed(changes)
             changed = tuple(key for key in SETTINGS if getattr(before, key) != getattr(after, key))
@@ -381,14 +394,14 @@ class GameMaster:
             if changed:
                 row.policy = {**after.to_dict(), "extra": before.extra}
                 session.add(row)
-                if row.status == "active" and row.deadline_at is not None and "reminders" in changed:
-                    timers = self._rearm_reminders(session, row, now)
+                if row.status == GameStatus.ACTIVE and row.deadline_at is not None and "reminders" in changed:
+                    timers = self._rearm_reminders(session, row, row.deadline_at, now)
                 self.ctx.record(session, row, actor, "set_policy",
                                 changes={key: [_plain(getattr(before, key)), _plain(getattr(after, key))]
                                          for key in changed})
                 self.ctx.announce(session, row, "policy", "public", f"{row.name}: settings changed",
                                   texts.policy_changed(row.name, before, after, list(changed),
-                                                       running=row.status != "forming"),
+                                                       running=row.status != GameStatus.FORMING),
                                   key=self._once(row, "policy", now), data={"changed": list(changed)})
             view = self.ctx.view(session, row)
         self.ctx.notify(timers)
@@ -402,18 +415,18 @@ class GameMaster:
         game's phase adjudicated now, and the game as it then is."""
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, view.id)
-            if row.status != "active" or not self.ctx.policy(row).early or not self.judge.all_ready(session, row):
+            if row.status != GameStatus.ACTIVE or not self.ctx.policy(row).early or not self.judge.all_ready(session, row):
                 return view
             version = row.version
         self.judge.adjudicate(view.id, version, trigger="early")
         with self.ctx.db.session() as session:
             return self.ctx.view(session, self.ctx.game(session, view.id))
 
-    def _rearm_reminders(self, session, row: GameRow, now: datetime) -> list[TimerRow]:
-        """The pending deadline's reminders still to come, as the game's policy now sets them (the
-        deadline and a grace period under way are left as they are)."""
+    def _rearm_reminders(self, session, row: GameRow, deadline: datetime, now: datetime) -> list[TimerRow]:
+        """The reminders still to come of the pending ``deadline``, as the game's policy now sets them
+        (the deadline and a grace period under way are left as they are)."""
         database.cancel_timers(session, row.id, now, kinds=("reminder",))
-        timers = self.ctx.reminder_timers(row, row.deadline_at, now)
+        timers = self.ctx.reminder_timers(row, deadline, now)
         session.add_all(timers)
         session.flush()
         return timers
@@ -422,7 +435,7 @@ class GameMaster:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
             self.ctx.require_gm(row, actor)
-            self.ctx.require_status(row, "forming", "active", "paused")
+            self.ctx.require_status(row, GameStatus.FORMING, GameStatus.ACTIVE, GameStatus.PAUSED)
             self.ctx.record(session, row, actor, "end", reason=reason)
             self.ctx.finish(session, row, {"ended_by_gm": True, "reason": reason})
             return self.ctx.view(session, row)

@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
-import sqlalchemy as sa
 import structlog
 
 from adjudicator.adjudicate import adjudicate
@@ -29,9 +28,10 @@ from bot.codec.season import GivenOrder, Season, season_columns
 from bot.codec.values import order_from_json
 from bot.store import database
 from bot.store.faults import crash_point
-from bot.store.rows import GameRow, SeasonRow, TimerRow
+from bot.store.rows import GameRow, GameStatus, PlayerStatus, SeasonRow, TimerRow
 from . import texts
 from .context import CIVIL_DISORDER_STATES, Context
+from adjudicator.variant import Variant
 
 log = structlog.get_logger("crusader.judge")
 
@@ -107,9 +107,7 @@ class Judge:
         return self._after(outcome, timers, game_id, version, trigger)
 
     def _claim_timer(self, session, timer_id: int) -> bool:
-        result = session.exec(sa.update(TimerRow).where(TimerRow.id == timer_id, TimerRow.fired_at.is_(None))
-                              .values(fired_at=self.ctx.now()).execution_options(synchronize_session=False))
-        return result.rowcount == 1
+        return database.claim_timer(session, timer_id, self.ctx.now())
 
     def _missing(self, session, game: GameRow) -> tuple[list[str], dict[str, str]]:
         """Powers that must order and have not (nor said they are ready without), and who plays each."""
@@ -144,7 +142,7 @@ class Judge:
             return "busy"
         if not self._claim_timer(session, timer.id):
             return "spent"
-        if game.version != timer.version or game.status != "active":
+        if game.version != timer.version or game.status != GameStatus.ACTIVE:
             return "stale"
         if game.deadline_at is not None and game.deadline_at <= self.ctx.now():
             return "stale"  # the judge was down past the deadline: the deadline itself is due, not a reminder
@@ -183,7 +181,7 @@ class Judge:
             return "busy", []
         if timer_id is not None and not self._claim_timer(session, timer_id):
             return "stale", []
-        if game.version != version or game.status != "active":
+        if game.version != version or game.status != GameStatus.ACTIVE:
             return "stale", []
         policy = self.ctx.policy(game)
         if trigger == "deadline" and policy.grace > timedelta(0):
@@ -230,7 +228,7 @@ class Judge:
                     return None
                 game_id, version, trigger = timer.game_id, timer.version, timer.kind
             game = session.get(GameRow, game_id)
-            if game is None or game.version != version or game.status != "active":
+            if game is None or game.version != version or game.status != GameStatus.ACTIVE:
                 return None
             if limits.calendar_ends(Phase.parse(game.phase)):
                 return None
@@ -246,7 +244,7 @@ class Judge:
         _timings.picture += time.perf_counter() - adjudicated
         return _Drawn(game.id, game.version, game.position, _standing(orders), picture)
 
-    def _picture(self, game: GameRow, variant, before, adjudication) -> bytes | None:
+    def _picture(self, game: GameRow, variant: Variant, before, adjudication) -> bytes | None:
         """The season's picture (:func:`bot.render.season.season_picture`), drawn once, here, and
         stored with the season for every front end; ``None`` and a warning when it cannot be
         drawn: the results go out without it."""
@@ -341,7 +339,7 @@ class Judge:
                 nmr.append(p.power)
                 p.nmr_count += 1
                 if limit and p.nmr_count >= limit:
-                    p.status = "civil_disorder"
+                    p.status = PlayerStatus.CIVIL_DISORDER
                     disorder.append(p)
             session.add(p)
         return sorted(nmr), disorder
@@ -352,7 +350,7 @@ class Judge:
         return [{"player": p.player, "power": p.power, "status": p.status, "nmr_count": p.nmr_count,
                  "draw_vote": p.draw_vote} for p in players]
 
-    def _archive(self, session, game: GameRow, variant, position: Position, orders, snapshot: list[dict],
+    def _archive(self, session, game: GameRow, variant: Variant, position: Position, orders, snapshot: list[dict],
                  nmr: list[str], now, trigger: str, drawn: _Drawn | None = None) -> Season:
         """Adjudicate the game's phase (``position``) with the standing ``orders``, keep the season,
         move the game on a version to the next position. The picture is the one drawn ahead when

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterable
 
 from adjudicator.errors import CrusaderError
 from adjudicator.variant import UnknownVariantError, get_variant
@@ -14,7 +14,7 @@ from bot.codec.documents import DocumentError, new_game_document, position_from_
 from bot.codec.season import Season, season_from_row
 from bot.store import database
 from bot.store.names import check_game_name, name_taken
-from bot.store.rows import GameRow, PlayerRow
+from bot.store.rows import GameRow, GameStatus, PlayerRow
 from . import texts
 from .context import WAITING, Context
 from .errors import NotFoundError, ServiceError, UnplayedPowersError, WrongStateError
@@ -72,7 +72,7 @@ class Lobby:
             taken = database.game_by_name(session, name)
             if taken is not None:
                 raise ServiceError(name_taken(name, taken.name))
-            game = GameRow(name=name, variant=doc["variant"], rules=sorted(rules), gm=gm, status="forming",
+            game = GameRow(name=name, variant=doc["variant"], rules=sorted(rules), gm=gm, status=GameStatus.FORMING,
                            policy=(policy or DeadlinePolicy()).to_dict(), position=doc, phase=doc["phase"],
                            seed=seed, created_at=now)
             session.add(game)
@@ -142,7 +142,7 @@ class Lobby:
         player = self.ctx.identity(player)
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
-            self.ctx.require_status(row, "forming", "active", "paused")
+            self.ctx.require_status(row, GameStatus.FORMING, GameStatus.ACTIVE, GameStatus.PAUSED)
             power = self.power_code(row.variant, power) if power is not None else None
             players = database.players_of(session, row.id)
             mine = next((p for p in players if p.player == player), None)
@@ -151,9 +151,9 @@ class Lobby:
                 raise ServiceError(f"{player!r} {where} '{row.name}'")
             seated = [p for p in players if p.status != WAITING]
             powers = list(get_variant(row.variant).powers)
-            if row.status != "forming" or len(seated) >= len(powers):
+            if row.status != GameStatus.FORMING or len(seated) >= len(powers):
                 if power is not None:
-                    why = "has started" if row.status != "forming" else f"has a player for each of its {len(powers)} powers"
+                    why = "has started" if row.status != GameStatus.FORMING else f"has a player for each of its {len(powers)} powers"
                     raise WrongStateError(f"'{row.name}' {why}; join without a power to go on its waiting list")
                 session.add(PlayerRow(game_id=row.id, player=player, status=WAITING, joined_at=self.ctx.now()))
                 session.flush()
@@ -209,7 +209,7 @@ class Lobby:
             players = database.players_of(session, row.id)
             me = self.ctx.player(players, player, row)
             if me.status != WAITING:
-                self.ctx.require_status(row, "forming")
+                self.ctx.require_status(row, GameStatus.FORMING)
             self.ctx.unseat(session, row, players, me)
             return self.ctx.view(session, row)
 
@@ -222,7 +222,7 @@ class Lobby:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
             self.ctx.require_gm(row, actor)
-            if row.status != "forming":
+            if row.status != GameStatus.FORMING:
                 raise WrongStateError(f"'{row.name}' has started: give a power a new player with replace instead")
             self.ctx.seat(session, row, database.players_of(session, row.id), player, power)
             return self.ctx.view(session, row)
@@ -238,7 +238,7 @@ class Lobby:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
             self.ctx.require_gm(row, actor)
-            self.ctx.require_status(row, "forming")
+            self.ctx.require_status(row, GameStatus.FORMING)
             players = [p for p in database.players_of(session, row.id) if p.status != WAITING]
             if not players:
                 raise WrongStateError(f"game '{row.name}' has no players yet; players join first")
@@ -255,7 +255,7 @@ class Lobby:
                 if pl.power is None:
                     pl.power = free.pop()
                     session.add(pl)
-            row.status = "active"
+            row.status = GameStatus.ACTIVE
             self.ctx.record(session, row, actor, "start", civil_disorder=sorted(free))
             timers = self.ctx.arm(session, row, self.ctx.phase_deadline(row, now), now)
             assignments = {pl.power: pl.player for pl in players}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Sequence
+from collections.abc import Sequence
 
 from adjudicator.orders import Order, is_rule_order
 from adjudicator.turn import Duty, Verdict, choices, commands, duty, rule_choices, slot, still_to_decide
@@ -24,6 +24,7 @@ from adjudicator.vocab import PhaseKind, Unit
 from bot.codec.documents import position_from_dict
 from bot.codec.values import order_from_json
 from bot.store import database
+from bot.store.rows import GameStatus
 from .context import Context
 from .errors import ServiceError
 from .orders import OrderDesk
@@ -89,7 +90,7 @@ class Menus:
 
     def _current(self, session, game: str | int, player: str, version: int | None):
         row = self.ctx.game(session, game)
-        self.ctx.require_status(row, "active", "paused")
+        self.ctx.require_status(row, GameStatus.ACTIVE, GameStatus.PAUSED)
         me = self.ctx.playing(session, row, database.players_of(session, row.id), player)
         if version is not None and row.version != version:
             raise StalePanelError(f"This menu was for an earlier phase of '{row.name}', which has been adjudicated; "
@@ -126,7 +127,7 @@ class Menus:
         """Every order ``player``'s power may give now for the unit (or build site) in ``province``,
         its standing orders taken into account (:func:`adjudicator.turn.choices`)."""
         with self.ctx.db.session() as session:
-            row, me, variant, position, standing = self._current(session, game, player, version)
+            _row, me, variant, position, standing = self._current(session, game, player, version)
             return choices(variant, position, me.power, province, [ln.order for ln in standing])
 
     def submit_values(self, game: str | int, player: str, orders: Sequence[Order],
@@ -140,7 +141,7 @@ class Menus:
             batch = Batch(session, [game])
             phase = batch.phase(game)
             row = phase.game
-            self.ctx.require_status(row, "active", "paused")
+            self.ctx.require_status(row, GameStatus.ACTIVE, GameStatus.PAUSED)
             me = self.ctx.playing(session, row, phase.players, player)
             if version is not None and row.version != version:
                 raise StalePanelError(f"This menu was for an earlier phase of '{row.name}', which has been "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Sequence
+from collections.abc import Sequence
 
 from adjudicator.turn import duty, slot, still_to_decide, survivors
 
@@ -14,7 +14,7 @@ from bot.codec import limits
 from bot.codec.documents import position_from_dict
 from bot.codec.values import order_from_json
 from bot.store import database
-from bot.store.rows import GameRow
+from bot.store.rows import GameRow, GameStatus, PlayerStatus
 from .context import CIVIL_DISORDER_STATES, Context
 from .errors import NotAllowedError, NotPlayingError, ServiceError
 from .judge import Judge
@@ -120,7 +120,7 @@ class OrderDesk:
     def _take(self, batch: Batch, game: str | int, player: str, text: str) -> SubmissionReport:
         phase = batch.phase(game)
         row = phase.game
-        self.ctx.require_status(row, "active", "paused")
+        self.ctx.require_status(row, GameStatus.ACTIVE, GameStatus.PAUSED)
         me = self.ctx.playing(batch.session, row, phase.players, player)
         variant, position = phase.board
         lines, _ = read_message(text, variant, position, me.power, [o.order for o in phase.standing.get(me.power, [])])
@@ -144,7 +144,7 @@ class OrderDesk:
         """Withdraw the asker's standing orders for this phase (all, or the one for ``province``)."""
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
-            self.ctx.require_status(row, "active", "paused")
+            self.ctx.require_status(row, GameStatus.ACTIVE, GameStatus.PAUSED)
             me = self.ctx.playing(session, row, database.players_of(session, row.id), player)
             me.ready_version = None  # the orders change: not final any more
             session.add(me)
@@ -161,7 +161,7 @@ class OrderDesk:
         """The asker's own standing orders and prestige (nobody else's)."""
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game)
-            self.ctx.require_status(row, "active", "paused", "ended")
+            self.ctx.require_status(row, GameStatus.ACTIVE, GameStatus.PAUSED, GameStatus.ENDED)
             me = self.ctx.playing(session, row, database.players_of(session, row.id), player)
             variant, position = position_from_dict(row.position)
             orders = database.orders_of(session, row.id, row.version, me.power)
@@ -181,13 +181,13 @@ class OrderDesk:
         adjudication, the phase is adjudicated as soon as every power that must decide in it (and
         is played) is ready. Readiness counts as an answer: a power ready without orders (its units
         hold) is not late, nor reminded, nor NMR. A power with nothing to decide is refused."""
-        with self._playing(game, player) as (session, row, players, me):
+        with self._playing(game, player) as (session, row, _players, me):
             variant, position = position_from_dict(row.position)
             if ready and not duty(variant, position, me.power).must_decide:
                 raise ServiceError(f"{me.power} has nothing to decide in {row.phase}: the phase does not wait for it")
             me.ready_version = row.version if ready else None
-            if ready and me.status == "civil_disorder":  # back in play, as with orders
-                me.status, me.nmr_count = "active", 0
+            if ready and me.status == PlayerStatus.CIVIL_DISORDER:  # back in play, as with orders
+                me.status, me.nmr_count = PlayerStatus.ACTIVE, 0
             session.add(me)
             session.flush()
             standing = [order_from_json(o.order) for o in database.orders_of(session, row.id, row.version, me.power)]
@@ -197,7 +197,7 @@ class OrderDesk:
             answer = Readiness(game=view, phase=row.phase, power=me.power, ready=ready,
                                left=still_to_decide(variant, position, me.power, standing),
                                waiting_for=tuple(waiting), early=early)
-            game_id, version, active = row.id, row.version, row.status == "active"
+            game_id, version, active = row.id, row.version, row.status == GameStatus.ACTIVE
         if ready and early and active and not waiting:
             if self.judge.adjudicate(game_id, version, trigger="early") == "adjudicated":
                 with self.ctx.db.session() as session:
@@ -233,7 +233,7 @@ class OrderDesk:
         ``player``, who must play a power of it (else :class:`NotPlayingError`, saying why not)."""
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game, lock=True)
-            self.ctx.require_status(row, "active", "paused")
+            self.ctx.require_status(row, GameStatus.ACTIVE, GameStatus.PAUSED)
             players = database.players_of(session, row.id)
             yield session, row, players, self.ctx.playing(session, row, players, player)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import typing
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import timedelta
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from adjudicator.vocab import PhaseKind
 
@@ -13,7 +14,7 @@ from .durations import (MAX_DURATION, MIN_PHASE, check_phase_length, format_dura
                         zone)
 from .errors import InputError
 
-__all__ = ["DeadlinePolicy", "SETTINGS", "format_duration", "parse_duration"]
+__all__ = ["SETTINGS", "DeadlinePolicy", "format_duration", "parse_duration"]
 
 _PHASES = ("movement", "retreat", "adjustment")
 PRESS_RULES = ("full", "public", "grey", "none")

@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Sequence
+from collections.abc import Sequence
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from adjudicator.errors import CrusaderError
 from adjudicator.turn import survivors
@@ -142,7 +142,7 @@ class PressDesk:
             alive = set(survivors(variant, position))
             from_gm = player == row.gm and not any(
                 p.player == player and p.power and p.status not in (WAITING, "removed") for p in players)
-            sender = GM if from_gm else self.ctx.playing(session, row, players, player).power
+            sender = GM if from_gm else str(self.ctx.playing(session, row, players, player).power)  # (it plays one)
             if from_gm and anonymous:
                 raise NotAllowedError("the game master's press goes under the game master's name")
             if not from_gm and sender not in alive:
@@ -156,7 +156,8 @@ class PressDesk:
             if anonymous and policy.press != "grey":
                 raise NotAllowedError(f"anonymous press is allowed only under grey press; '{row.name}' has "
                                       f"{policy.press} press: send it under your power's name")
-            kind = Phase.parse(row.phase).kind
+            phase = str(row.phase)  # (a game under way is in a phase)
+            kind = Phase.parse(phase).kind
             between_players = (None if from_gm  # the game master writes to anyone, in any phase
                                else "no press between players in this game (only to the game master)"
                                if policy.press == "none"
@@ -201,12 +202,12 @@ class PressDesk:
                 targets = sorted(p for p in held if p != sender and p in alive)
             if not targets and not to_gm:
                 raise NotAllowedError("the press was not sent: " + "; ".join(f"{w}: {why}" for w, why in refused))
-            press = PressRow(game_id=row.id, version=row.version, phase=row.phase, power=sender, player=player,
+            press = PressRow(game_id=row.id, version=row.version, phase=phase, power=sender, player=player,
                              to=list(targets), broadcast=broadcast, to_gm=to_gm, anonymous=anonymous, text=body, at=now)
             session.add(press)
             session.flush()
-            subject = f"{row.name}: press in {row.phase}"
-            text_out = press_text(row.name, row.phase, variant, press)
+            subject = f"{row.name}: press in {phase}"
+            text_out = press_text(row.name, phase, variant, press)
             for power in targets:
                 self.ctx.announce(session, row, "press", "players", subject, text_out,
                                   key=f"{row.id}:press:{press.id}:{power}", powers=[power],
@@ -214,7 +215,8 @@ class PressDesk:
             if to_gm:
                 self.ctx.announce(session, row, "press", "gm", subject, text_out, key=f"{row.id}:press:{press.id}:gm",
                                   data={"press": press.id})
-            return PressReceipt(game=row.name, phase=row.phase, power=sender,
+            assert press.id is not None  # (written)
+            return PressReceipt(game=row.name, phase=phase, power=sender,
                                 sent_to=tuple(targets) + ((GM,) if to_gm else ()), broadcast=broadcast,
                                 anonymous=anonymous, refused=tuple(refused), id=press.id)
 
@@ -232,7 +234,7 @@ class PressDesk:
                 counts: dict[tuple[str, str], int] = {}
                 for p in rows:
                     counts[(p.phase, p.power)] = counts.get((p.phase, p.power), 0) + 1
-                order = {}
+                order: dict[str, int] = {}
                 for p in rows:
                     order.setdefault(p.phase, p.version)
                 volume = tuple((phase, power, n) for (phase, power), n in
@@ -297,7 +299,7 @@ def _count_since(session: Session, game_id: int, power: str, since: datetime) ->
 
 
 def _press_of(session: Session, game_id: int) -> list[PressRow]:
-    return list(session.exec(select(PressRow).where(PressRow.game_id == game_id).order_by(PressRow.id)))
+    return list(session.exec(select(PressRow).where(PressRow.game_id == game_id).order_by(col(PressRow.id))))
 
 
 def _line(p: PressRow, power: str | None) -> PressLine:

@@ -9,7 +9,7 @@ The service decides none of it.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from adjudicator.orders import Order
 from adjudicator.position import Position
@@ -33,7 +33,7 @@ def read_message(text: str, variant: Variant, position: Position, power: Power,
     submission = submit(variant, position, power, [line.order for line in lines if line.order is not None],
                         standing)
     verdicts = iter(submission.verdicts)
-    out = []
+    out: list[tuple[int, OrderLine]] = []
     for line in lines:
         written = line.text.strip()
         if line.order is None:
@@ -41,8 +41,7 @@ def read_message(text: str, variant: Variant, position: Position, power: Power,
             continue
         out.append((line.line_no, _judged(written, next(verdicts))))
     out += [(n.line_no, OrderLine(n.written, reason=n.reason)) for n in bounded.not_read]
-    out = [line for _, line in sorted(out, key=lambda pair: pair[0])]
-    return out, submission
+    return [line for _, line in sorted(out, key=lambda pair: pair[0])], submission
 
 
 def read_values(orders: Sequence[Order], variant: Variant, position: Position, power: Power,

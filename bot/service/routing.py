@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 from bot.store.names import game_key
 from .errors import NotFoundError
 from .views import GameEntry
+from bot.store.rows import GameStatus
 
 _GAME_LINE = re.compile(r"^\s*game\s*[:=]\s*(?P<name>.+?)\s*$", re.IGNORECASE)
 
-RUNNING = ("active", "paused")
+RUNNING = (GameStatus.ACTIVE, GameStatus.PAUSED)
 """The games a message of orders may be for."""
 
 

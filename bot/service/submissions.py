@@ -21,7 +21,7 @@ from adjudicator.turn import replaced
 from bot.codec.documents import position_from_dict
 from bot.codec.values import order_from_json, order_to_json
 from bot.store import database
-from bot.store.rows import GameRow
+from bot.store.rows import GameRow, PlayerStatus
 from .context import game_not_found
 from .reading import order_key
 from .views import OrderLine
@@ -41,7 +41,7 @@ class Standing:
 
 
 @dataclass
-class Phase:
+class OpenPhase:
     """A game's current phase during a batch: its row, players and every power's standing orders."""
 
     game: GameRow
@@ -69,7 +69,7 @@ class Batch:
         players: dict[int, list] = {g.id: [] for g in games}
         for row in database.player_rows(session, [g.id for g in games]):
             players[row.game_id].append(row)
-        self.phases = {g.id: Phase(g, players[g.id]) for g in games}
+        self.phases = {g.id: OpenPhase(g, players[g.id]) for g in games}
         for row in database.standing_order_rows(session, [(g.id, g.version) for g in started]):
             game = self.by_id[row.game_id]
             if row.version == game.version:
@@ -78,7 +78,7 @@ class Batch:
         self.audit: list[dict] = []
         self.deleted: set[int] = set()
 
-    def phase(self, ref: str | int) -> Phase:
+    def phase(self, ref: str | int) -> OpenPhase:
         """The game ``ref`` names (a name, or a number that is no game's name), as ``Context.game`` reads it."""
         game = self.by_name.get(ref) if isinstance(ref, str) else None
         if game is None and (isinstance(ref, int) or ref.isdigit()):
@@ -87,7 +87,7 @@ class Batch:
             raise game_not_found(self.session, ref)
         return self.phases[game.id]
 
-    def take(self, phase: Phase, player, lines: list[OrderLine], text: str, now: datetime) -> list[Standing]:
+    def take(self, phase: OpenPhase, player, lines: list[OrderLine], text: str, now: datetime) -> list[Standing]:
         """Record one message of ``player``'s (what each of its ``lines`` became); each accepted
         order takes the place of the standing orders it replaces (:func:`adjudicator.turn.replaced`,
         as the engine judged them); the power's standing orders after it. A player who had said
@@ -110,7 +110,7 @@ class Batch:
             standing.append(Standing(order_key(line.order, seq), seq, line.written, line.order, now,
                                      submission=len(self.audit) - 1))
         phase.standing[power] = standing
-        if player.status == "civil_disorder" and accepted:
+        if player.status == PlayerStatus.CIVIL_DISORDER and accepted:
             phase.reactivated.add(player.id)
         if accepted and player.ready_version is not None:
             phase.unready.add(player.id)

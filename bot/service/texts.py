@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -44,12 +45,12 @@ def unmasked(players: dict[str, str]) -> str:
 
 
 def started(game: str, variant: str, phase: str, deadline: datetime | None, assignments: dict[str, str],
-            tz: str = "UTC", unplayed: list[str] = (), *, early: bool = False, anonymous: bool = False) -> str:
+            tz: str = "UTC", unplayed: Sequence[str] = (), *, early: bool = False, anonymous: bool = False) -> str:
     lines = [f"Game '{game}' ({variant}) has started.", "", "Powers:"]
     lines += [f"  {power}: {shown_player(player, anonymous)}" for power, player in sorted(assignments.items())]
+    lines += [f"  {power}: no player (civil disorder: its units hold)" for power in unplayed]
     if anonymous:
         lines += ["", "This game is anonymous: nobody but the game master knows who plays which power until it ends."]
-    lines += [f"  {power}: no player (civil disorder: its units hold)" for power in unplayed]
     lines += ["", f"Orders for {phase_name(phase)} ({phase}) are due by {when(deadline, tz)}."]
     if early:
         lines.append(EARLY)

@@ -9,6 +9,7 @@ from adjudicator.orders import Order, canonical
 from adjudicator.results import Reason
 from adjudicator.turn import Duty
 
+from bot.store.rows import GameStatus, PlayerStatus
 from .policy import DeadlinePolicy
 
 
@@ -16,7 +17,7 @@ from .policy import DeadlinePolicy
 class PlayerView:
     player: str
     power: str | None
-    status: str
+    status: PlayerStatus
     nmr_count: int = 0
     has_orders: bool = False
     draw_vote: bool = False
@@ -34,7 +35,7 @@ class GameView:
     variant: str
     rules: tuple[str, ...]
     gm: str
-    status: str
+    status: GameStatus
     phase: str | None
     version: int
     deadline_at: datetime | None
@@ -77,7 +78,7 @@ class GameEntry:
     id: int
     name: str
     variant: str
-    status: str
+    status: GameStatus
     gm: str
     phase: str | None
     power: str | None = None

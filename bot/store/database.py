@@ -13,7 +13,8 @@ import hashlib
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterator
+from typing import Any
+from collections.abc import Callable, Collection, Iterator
 
 import sqlalchemy as sa
 from sqlalchemy.orm import defer
@@ -23,8 +24,7 @@ from sqlmodel import Session, select
 
 from . import faults
 from .names import game_key
-from .rows import (ActionRow, DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, PressRow, SeasonRow, SubmissionRow,
-                   TimerRow)
+from .rows import ActionRow, DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, PlayerStatus, PressRow, SeasonRow, SubmissionRow, TimerRow
 
 
 # -- the database handle --------------------------------------------------------------------
@@ -79,9 +79,8 @@ class Database:
     @contextmanager
     def session(self) -> Iterator[Session]:
         """A unit of work: committed when the block ends normally, rolled back otherwise."""
-        with Session(self.engine, expire_on_commit=False) as session:
-            with session.begin():
-                yield session
+        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            yield session
         faults.after_commit()
 
     def dispose(self) -> None:
@@ -194,7 +193,7 @@ def reactivate_players(session: Session, ids: Collection[int]) -> None:
     if ids:
         table = PlayerRow.__table__
         session.connection().execute(sa.update(table).where(table.c.id.in_(sorted(ids)))
-                                     .values(status="active", nmr_count=0))
+                                     .values(status=PlayerStatus.ACTIVE, nmr_count=0))
 
 
 def set_ready(session: Session, ids: Collection[int], version: int | None) -> None:
@@ -269,6 +268,14 @@ def pending_timers(session: Session, *, due_before: datetime | None = None, limi
     if limit:
         stmt = stmt.limit(limit)
     return list(session.exec(stmt))
+
+
+def claim_timer(session: Session, timer_id: int, when: datetime) -> bool:
+    """Mark the timer as fired at ``when`` if it has not fired yet: whether this call did (of two
+    servers that reach the same timer, one claims it)."""
+    result = session.exec(sa.update(TimerRow).where(TimerRow.id == timer_id, TimerRow.fired_at.is_(None))
+                          .values(fired_at=when).execution_options(synchronize_session=False))
+    return result.rowcount == 1
 
 
 def cancel_timers(session: Session, game_id: int, when: datetime, kinds: Collection[str] = ()) -> None:

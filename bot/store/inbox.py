@@ -8,10 +8,10 @@ reads what came after. Cursors only move forward.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Mapping
+from collections.abc import Mapping
 
 import sqlalchemy as sa
-from sqlmodel import Field, Session, SQLModel, select
+from sqlmodel import Field, Session, SQLModel, col, select
 
 from .rows import UTCDateTime
 
@@ -36,7 +36,7 @@ def advance(session: Session, front_end: str, handled: Mapping[str, int], now: d
     if not handled:
         return
     have = {row.conversation: row for row in session.exec(select(InboxCursorRow).where(
-        InboxCursorRow.front_end == front_end, InboxCursorRow.conversation.in_(sorted(handled))))}
+        InboxCursorRow.front_end == front_end, col(InboxCursorRow.conversation).in_(sorted(handled))))}
     for conversation, last_id in handled.items():
         row = have.get(conversation)
         if row is None:

@@ -21,14 +21,14 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 from sqlmodel import Field, Session, SQLModel, select
 
-from .rows import UTCDateTime
+from .rows import UTCDateTime, table_of
 
 
 class MailIdentityRow(SQLModel, table=True):
     __tablename__ = "mail_identity"
     __table_args__ = (sa.UniqueConstraint("game_id", "power", name="uq_mail_identity_game_power"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(sa_column=sa.Column(sa.Integer, sa.ForeignKey("game.id", ondelete="CASCADE"),
                                              nullable=False, index=True))
     power: str = Field(max_length=10)
@@ -44,7 +44,7 @@ class MailSignonFailureRow(SQLModel, table=True):
     __tablename__ = "mail_signon_failure"
     __table_args__ = (sa.Index("ix_mail_signon_failure_power", "game_id", "power", "at"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(sa_column=sa.Column(sa.Integer, sa.ForeignKey("game.id", ondelete="CASCADE"),
                                              nullable=False))
     power: str = Field(max_length=10)
@@ -92,7 +92,7 @@ def identities_of(session: Session, game_id: int) -> list[MailIdentityRow]:
 
 def record_failure(session: Session, game_id: int, power: str, source: str, at: datetime) -> None:
     """A wrong password for ``power``; failures older than a day are forgotten on the way."""
-    table = MailSignonFailureRow.__table__
+    table = table_of(MailSignonFailureRow)
     session.connection().execute(sa.delete(table).where(table.c.game_id == game_id, table.c.power == power,
                                                         table.c.at < at - timedelta(days=1)))
     session.add(MailSignonFailureRow(game_id=game_id, power=power, source=source[:254], at=at))
@@ -102,7 +102,7 @@ def failures_since(session: Session, game_id: int, power: str, since: datetime, 
                    domain: str | None = None) -> int:
     """How many wrong passwords for ``power`` since ``since`` (from ``source`` only, or from senders
     whose address ends with ``domain``, like ``@example.org``, if given)."""
-    table = MailSignonFailureRow.__table__
+    table = table_of(MailSignonFailureRow)
     stmt = sa.select(sa.func.count()).where(table.c.game_id == game_id, table.c.power == power, table.c.at >= since)
     if source is not None:
         stmt = stmt.where(table.c.source == source)
@@ -113,7 +113,7 @@ def failures_since(session: Session, game_id: int, power: str, since: datetime, 
 
 def clear_failures(session: Session, game_id: int, power: str) -> None:
     """A new password lifts the limit."""
-    table = MailSignonFailureRow.__table__
+    table = table_of(MailSignonFailureRow)
     session.connection().execute(sa.delete(table).where(table.c.game_id == game_id, table.c.power == power))
 
 
@@ -122,7 +122,7 @@ def notice(session: Session, address: str, kind: str, at: datetime, *, limit: in
     """A refusal or an alarm of ``kind`` for ``address`` at ``at``: whether it may be mailed (fewer than
     ``limit`` went there in the ``window`` before), and if so how many were held back from the address
     (of any kind) since it was last told (:func:`take_held`). Notices older than a day are forgotten."""
-    table = MailNoticeRow.__table__
+    table = table_of(MailNoticeRow)
     conn = session.connection()
     conn.execute(sa.delete(table).where(table.c.address == address, table.c.at < at - timedelta(days=1)))
     sent = conn.execute(sa.select(sa.func.count()).where(table.c.address == address, table.c.kind == kind,
@@ -136,7 +136,7 @@ def notice(session: Session, address: str, kind: str, at: datetime, *, limit: in
 
 def take_held(session: Session, address: str) -> int:
     """How many notices were held back from ``address`` since it was last told; from now on they are told."""
-    table = MailNoticeRow.__table__
+    table = table_of(MailNoticeRow)
     held = sa.and_(table.c.address == address, sa.not_(table.c.sent))
     conn = session.connection()
     count = conn.execute(sa.select(sa.func.count()).where(held)).scalar_one()
@@ -151,7 +151,7 @@ PENDING_KEPT = 5
 
 def add_pending(session: Session, address: str, token_hash: str, line: str, at: datetime, *,
                 lasts: timedelta) -> None:
-    table = MailPendingRow.__table__
+    table = table_of(MailPendingRow)
     conn = session.connection()
     conn.execute(sa.delete(table).where(table.c.at < at - lasts))
     kept = conn.execute(sa.select(table.c.id).where(table.c.address == address)
@@ -163,7 +163,7 @@ def add_pending(session: Session, address: str, token_hash: str, line: str, at: 
 
 def take_pending(session: Session, address: str, token_hash: str, since: datetime) -> str | None:
     """The command ``address`` confirms with the token hashed ``token_hash`` (gone once taken)."""
-    table = MailPendingRow.__table__
+    table = table_of(MailPendingRow)
     conn = session.connection()
     row = conn.execute(sa.select(table.c.id, table.c.line).where(
         table.c.address == address, table.c.token_hash == token_hash, table.c.at >= since)).first()

@@ -36,7 +36,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Sequence
 
 import fcntl
 import structlog
@@ -180,33 +181,6 @@ class Notifier(Protocol):
 
 
 # -- notifiers that need no front end ------------------------------------------------------------
-
-
-class RecordingNotifier:
-    """Keeps every delivery it makes in memory, as made (a repeat is kept twice): for tests and
-    the benchmark. ``recipients_of`` chooses the recipients (default: one, ``"recording"``)."""
-
-    name = "recording"
-
-    def __init__(self, recipients_of: Callable[[Announcement], Sequence[str]] | None = None, *,
-                 name: str = "recording") -> None:
-        self.name = name
-        self.recipients_of = recipients_of or (lambda a: ("recording",))
-        self.delivered: list[Announcement] = []
-        self.made: list[tuple[str, str]] = []  # (key, recipient) of every delivery made
-        self.attempts = 0
-
-    async def recipients(self, announcement: Announcement) -> Sequence[str]:
-        return tuple(self.recipients_of(announcement))
-
-    async def deliver(self, delivery: Delivery) -> Outcome:
-        self.attempts += 1
-        self.made.append((delivery.announcement.key, delivery.recipient))
-        self.delivered.append(delivery.announcement)
-        return DELIVERED
-
-    def of_kind(self, kind: str) -> list[Announcement]:
-        return [a for a in self.delivered if a.kind == kind]
 
 
 class JsonlNotifier:
@@ -564,7 +538,7 @@ class OutboxDispatcher:
             started = loop.time()
             try:
                 until, rows = await loop.run_in_executor(self._renewer, self._renew_now, hold.token, set(hold.rows))
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 (logged; the renewal is tried again)
                 log.warning("could not renew the claim on deliveries in progress", error=_short(exc))
                 continue
             hold.renewed(rows, until, started + lease - margin)

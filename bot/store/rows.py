@@ -8,6 +8,7 @@ The schema is owned by the Alembic migrations in ``bot/store/migrations``.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 import sqlalchemy as sa
@@ -40,6 +41,52 @@ class UTCDateTime(sa.types.TypeDecorator):
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
+class GameStatus(StrEnum):
+    """Where a game is in its life (stored as its value: ``game.status``)."""
+
+    FORMING = "forming"     # created; players join; not started
+    ACTIVE = "active"       # under way: deadlines run
+    PAUSED = "paused"       # under way, its clock stopped by the game master
+    ENDED = "ended"         # over: won, drawn, conceded or ended by the game master
+
+
+class PlayerStatus(StrEnum):
+    """Where a player stands in a game (stored as its value: ``player.status``)."""
+
+    ACTIVE = "active"                   # plays their power (or will be given one at the start)
+    CIVIL_DISORDER = "civil_disorder"   # missed too many deadlines: their units hold; orders bring them back
+    REMOVED = "removed"                 # taken out, or resigned: the power has no player
+    WAITING = "waiting"                 # on the waiting list: no power yet
+
+
+class StatusType(sa.types.TypeDecorator):
+    """A status stored as its string (``VARCHAR(20)``, as ever) and read back as its enum member."""
+
+    impl = sa.String(20)
+    cache_ok = True
+
+    def __init__(self, enum: type[StrEnum]) -> None:
+        super().__init__()
+        self.enum = enum
+
+    def process_bind_param(self, value: str | None, dialect) -> str | None:
+        return None if value is None else self.enum(value).value
+
+    def process_result_value(self, value: str | None, dialect) -> StrEnum | None:
+        return None if value is None else self.enum(value)
+
+
+def _status(enum: type[StrEnum], default: StrEnum, *, index: bool = False) -> Any:
+    return Field(default=default, sa_column=sa.Column(StatusType(enum), nullable=False, index=index))
+
+
+def table_of(row: type[SQLModel]) -> sa.Table:
+    """The table of a row class, for statements on the table itself (SQLModel gives every table
+    class its ``__table__``; its type does not say so)."""
+    table: sa.Table = row.__table__  # type: ignore[attr-defined]  # (set by SQLModel's metaclass)
+    return table
+
+
 def _json(**kw) -> Any:
     return Field(sa_column=sa.Column(sa.JSON, nullable=kw.pop("nullable", False)), **kw)
 
@@ -60,14 +107,14 @@ def _key_of_name(context) -> str:
 class GameRow(SQLModel, table=True):
     __tablename__ = "game"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     name: str = Field(unique=True, max_length=100)
     key: str = Field(sa_column=sa.Column(sa.String(100), nullable=False, unique=True, index=True,
                                          default=_key_of_name))
     variant: str = Field(max_length=40)
     rules: list = _json(default_factory=list)
     gm: str = Field(max_length=200)
-    status: str = Field(default="forming", max_length=20, index=True)
+    status: GameStatus = _status(GameStatus, GameStatus.FORMING, index=True)
     policy: dict = _json(default_factory=dict)
     position: dict | None = _json(nullable=True, default=None)
     phase: str | None = Field(default=None, max_length=10)
@@ -84,11 +131,11 @@ class PlayerRow(SQLModel, table=True):
     __tablename__ = "player"
     __table_args__ = (sa.UniqueConstraint("game_id", "player", name="uq_player_game_player"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(foreign_key="game.id", index=True)
     player: str = Field(max_length=200)
     power: str | None = Field(default=None, max_length=10)
-    status: str = Field(default="active", max_length=20)
+    status: PlayerStatus = _status(PlayerStatus, PlayerStatus.ACTIVE)
     nmr_count: int = 0
     draw_vote: bool = False
     concede_to: str | None = Field(default=None, max_length=10)
@@ -106,7 +153,7 @@ class ActionRow(SQLModel, table=True):
 
     __tablename__ = "gm_action"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(foreign_key="game.id", index=True)
     version: int
     phase: str | None = Field(default=None, max_length=10)
@@ -125,7 +172,7 @@ class OrderRow(SQLModel, table=True):
         sa.Index("ix_orders_game_version", "game_id", "version"),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(foreign_key="game.id")
     version: int
     phase: str = Field(max_length=10)
@@ -144,7 +191,7 @@ class SubmissionRow(SQLModel, table=True):
 
     __tablename__ = "submission"
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(foreign_key="game.id", index=True)
     version: int
     phase: str = Field(max_length=10)
@@ -162,7 +209,7 @@ class SeasonRow(SQLModel, table=True):
     __tablename__ = "season"
     __table_args__ = (sa.UniqueConstraint("game_id", "version", name="uq_season_game_version"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(foreign_key="game.id", index=True)
     version: int
     phase: str = Field(max_length=10)
@@ -185,7 +232,7 @@ class TimerRow(SQLModel, table=True):
     __tablename__ = "timer"
     __table_args__ = (sa.Index("ix_timer_pending", "fired_at", "due_at"),)
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     game_id: int = Field(foreign_key="game.id", index=True)
     version: int
     kind: str = Field(max_length=20)
@@ -205,7 +252,7 @@ class OutboxRow(SQLModel, table=True):
                  sqlite_where=sa.text("expanded_at IS NULL")),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     key: str = Field(unique=True, max_length=200)
     game_id: int | None = Field(default=None, foreign_key="game.id")
     kind: str = Field(max_length=40)
@@ -252,7 +299,7 @@ class DeliveryRow(SQLModel, table=True):
                  postgresql_where=sa.text("state = 'pending'"), sqlite_where=sa.text("state = 'pending'")),
     )
 
-    id: int | None = Field(default=None, primary_key=True)
+    id: int = Field(default=None, primary_key=True)  # (None until the row is first written)
     outbox_id: int = Field(sa_column=sa.Column(sa.Integer, sa.ForeignKey("outbox.id", ondelete="CASCADE"),
                                                nullable=False, index=True))
     game_id: int | None = None  # the outbox row's, so that one game's announcements reach a recipient in order

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import sqlalchemy as sa
 import structlog
@@ -62,7 +62,8 @@ class TimerScheduler:
 
     def _pending(self) -> list[tuple[int, datetime]]:
         with self.db.session() as session:
-            return [(t.id, t.due_at) for t in database.pending_timers(session, due_before=utcnow() + self.horizon)]
+            return [(t.id, t.due_at) for t in database.pending_timers(session, due_before=utcnow() + self.horizon)
+                    if t.id is not None]
 
     async def _poll(self) -> None:
         self._track()
@@ -84,7 +85,7 @@ class TimerScheduler:
         if self._loop is None:
             return
         for t in timers:
-            if t.due_at <= utcnow() + self.horizon:
+            if t.id is not None and t.due_at <= utcnow() + self.horizon:
                 self._loop.call_soon_threadsafe(self._add, t.id, t.due_at)
 
     def _add(self, timer_id: int, due_at: datetime) -> None:

@@ -18,7 +18,7 @@ import os
 import random
 import sys
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
 
@@ -86,7 +86,6 @@ def main() -> None:
 
     def with_raw_notifier(app):
         app.dispatcher.register(RawNotifier(path))
-        return None
 
     serve.register_front_end(with_raw_notifier)
     sys.exit(crusader(["serve"]))

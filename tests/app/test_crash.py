@@ -35,7 +35,8 @@ from bot.service import DeadlinePolicy, GameService
 from bot.store import database
 from bot.store.database import Database
 from bot.store.faults import POINTS
-from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+from bot.store.outbox import OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 
 pytestmark = pytest.mark.slow
 
@@ -89,7 +90,7 @@ def test_killed_at_any_point_of_a_deadline_run_adjudicates_and_announces_once(tm
     db = Database(pg_url)
     service = GameService(db)
     new_game(service, "crash", timedelta(seconds=3))
-    for power, (player, text) in ORDERS.items():
+    for (player, text) in ORDERS.values():
         service.submit_orders("crash", player, text)
     asyncio.run(OutboxDispatcher(db, [RecordingNotifier()]).flush())  # the start announcement is out
 
@@ -240,7 +241,7 @@ def test_postgresql_restarted_under_a_running_judge_loses_nothing(tmp_path, priv
     db.migrate()
     service = GameService(db)
     new_game(service, "restart", timedelta(seconds=8))
-    for power, (player, text) in ORDERS.items():
+    for (player, text) in ORDERS.values():
         service.submit_orders("restart", player, text)
     asyncio.run(OutboxDispatcher(db, [RecordingNotifier()]).flush())  # the start announcement is out
     db.dispose()

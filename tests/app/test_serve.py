@@ -49,7 +49,8 @@ def test_serve_adjudicates_at_the_deadline_and_stops_on_sigterm(tmp_path):
     env.update(CRUSADER_DATA_DIR=str(tmp_path / "data"), CRUSADER_LOG_FORMAT="json", CRUSADER_POLL_INTERVAL="1",
                CRUSADER_FRONT_ENDS="none")
     shell = [sys.executable, "-m", "bot.cli", "game"]
-    run = lambda *args: subprocess.run([*shell, *args], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    def run(*args):
+        return subprocess.run([*shell, *args], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     run("create", "quick", "--variant", "standard", "--gm", "gm", "--reminder", "none")
     run("join", "quick", "ed", "--power", "ENG")
     run("start", "quick", "--fill-civil-disorder")

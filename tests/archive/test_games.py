@@ -13,7 +13,8 @@ from adjudicator.vocab import Location
 from bot.archive.games import ArchiveWriter, export_game, import_game, season_report, verify_export
 from bot.cli.main import main
 from bot.service import GameService
-from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+from bot.store.outbox import OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 
 MOVES = [
     {"ed": "F lon - nth\nF edi - nwg\nA lvp - yor", "flo": "A par - bur\nA mar - spa\nF bre - mao",
@@ -41,7 +42,7 @@ def played(sqlite_db, tmp_path):
 
 
 def test_every_season_verifies_identical_after_export(played):
-    service, db = played
+    _service, db = played
     doc = json.loads(json.dumps(export_game(db, "archive")))
     checks = verify_export(doc)
     assert [c.phase for c in checks][:2] == ["S1901M", "F1901M"]
@@ -241,7 +242,7 @@ def test_what_a_kill_left_half_written_in_the_archive_is_swept_and_a_set_aside_f
               "old = Path(tempfile.mkdtemp(dir=root, prefix=temporary_prefix('h') + 'old-'));"
               "(root / 'h').mkdir(); (root / 'h' / 'page.html').write_text('x'); os.replace(root / 'h', old / 'h');"
               "os.kill(os.getpid(), signal.SIGKILL)")
-    subprocess.run([sys.executable, "-c", script, str(root)], cwd=os.path.dirname(os.path.dirname(__file__)))
+    subprocess.run([sys.executable, "-c", script, str(root)], cwd=os.path.dirname(os.path.dirname(__file__)), check=False)
     mine = root / "g" / (temporary_prefix("0002-W1901B.json") + "busy")  # this process is still writing it
     mine.write_text("")
     leftovers = sorted(p.name for p in root.rglob(".*"))

@@ -15,7 +15,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 
 
 def test_the_exit_codes_are_the_documented_ones():
-    table = dict(re.findall(r"^  \| (\d) \| (.+) \|$", DOCS.read_text(), re.M))
+    table = dict(re.findall(r"^  \| (\d) \| (.+) \|$", DOCS.read_text(), re.MULTILINE))
     assert sorted(int(code) for code in table) == sorted(Exit)
     assert (Exit.OK, Exit.FAILED, Exit.BAD_INPUT, Exit.INTERNAL) == (0, 1, 2, 3)
     assert table["3"].startswith("the judge itself failed")

@@ -17,7 +17,8 @@ from bot.frontends.discord import make_bot, refs
 from bot.frontends.discord.config import DiscordSettings
 from bot.service import GameService
 from bot.store.database import Database
-from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+from bot.store.outbox import OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 from tests.fakediscord import FakeDiscord, Interaction, payloads as P
 from tests.fakediscord.fixtures import discord_errors, fake_discord, fake_discord_http  # noqa: F401
 
@@ -106,13 +107,13 @@ class World:
 
     async def start_game(self, name: str = "tannenberg", **options) -> None:
         """The game master creates the game, the seven players join, the game master starts it."""
-        resp, text = await self.answer(self.gm, "game new", {"name": name, "variant": "standard",
+        _resp, text = await self.answer(self.gm, "game new", {"name": name, "variant": "standard",
                                                              "channel": self.results, **options})
         assert "created" in text, text
         for power, user in self.players.items():
-            resp, text = await self.answer(user, "join", {"game": name, "power": SPELLED[power]})
+            _resp, text = await self.answer(user, "join", {"game": name, "power": SPELLED[power]})
             assert "joined" in text, text
-        resp, text = await self.answer(self.gm, "game start", {"game": name})
+        _resp, text = await self.answer(self.gm, "game start", {"game": name})
         assert "active" in text, text
         await self.flush()
 
@@ -185,7 +186,7 @@ def spelled() -> dict[str, str]:
 
 
 @pytest.fixture
-def world(fake_discord, tmp_path, start):
+def world(fake_discord, tmp_path, start):  # noqa: F811 (the fixture imported above)
     """The Discord world (see :class:`World`); the service's clock stands at ``start``."""
     w = _build_world(fake_discord, tmp_path, start)
     yield w

@@ -27,7 +27,7 @@ async def test_a_bug_behind_a_slash_command_is_logged_and_the_user_gets_an_apolo
                                                                                    discord_errors):
     async with world.running():
         await world.start_game()
-        refused, text = await world.answer(world.players["FRA"], "orders show", {"game": "nothing"})
+        _refused, text = await world.answer(world.players["FRA"], "orders show", {"game": "nothing"})
         assert text != BUG_APOLOGY and "nothing" in text                # a refusal: the user's to fix
         assert discord_errors.records == []
         monkeypatch.setattr(world.service, "my_orders", _broken)

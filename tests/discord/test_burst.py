@@ -30,7 +30,7 @@ async def test_a_burst_of_dms_answers_each_sender_with_their_own_orders(powers, 
             assert not [name for name in others if name in answer], (power, answer)
         stranger = fake.bot_messages(world.stranger)[before[world.stranger.id]:]
         assert "not playing in any running game" in stranger[0]["content"]
-        for power, player in powers.items():
+        for power in powers:
             mine = world.service.my_orders("tannenberg", f"discord:{world.players[power].id}")
             assert len(mine.orders) == 2
 

@@ -86,7 +86,7 @@ def world(fake_discord: FakeDiscord):
 
 
 async def test_login_ready_and_command_sync(fake_discord: FakeDiscord, world):
-    guild, alice = world
+    guild, _alice = world
     t0 = time.perf_counter()
     async with fake_discord.run(EchoBot(guild.id, **fake_discord.client_kwargs())) as bot:
         TIMINGS["login to ready"] = time.perf_counter() - t0
@@ -118,7 +118,7 @@ async def test_wrong_token_is_a_login_failure(fake_discord: FakeDiscord):
 
 
 async def test_dm_round_trip(fake_discord: FakeDiscord, world):
-    guild, alice = world
+    _guild, alice = world
     async with fake_discord.run(EchoBot(**fake_discord.client_kwargs())) as bot:
         t0 = time.perf_counter()
         sent = await fake_discord.user_sends_dm(alice, "hello")
@@ -134,7 +134,7 @@ async def test_dm_round_trip(fake_discord: FakeDiscord, world):
 
 
 async def test_file_attachment_is_multipart(fake_discord: FakeDiscord, world):
-    guild, alice = world
+    _guild, alice = world
     async with fake_discord.run(EchoBot(**fake_discord.client_kwargs())):
         await fake_discord.user_sends_dm(alice, "map")
         reply = await fake_discord.wait_for_message(alice)
@@ -221,7 +221,7 @@ async def test_disallowed_privileged_intent(fake_discord: FakeDiscord):
 
 
 async def test_resume_after_dropped_connection(fake_discord: FakeDiscord, world):
-    guild, alice = world
+    _guild, alice = world
     async with fake_discord.run(EchoBot(**fake_discord.client_kwargs())) as bot:
         resumed = asyncio.Event()
 
@@ -246,7 +246,7 @@ async def test_resume_after_dropped_connection(fake_discord: FakeDiscord, world)
 
 
 async def test_rate_limit_429_is_honoured(fake_discord: FakeDiscord, world):
-    guild, alice = world
+    _guild, alice = world
     route = "POST /channels/{channel_id}/messages"
     async with fake_discord.run(EchoBot(**fake_discord.client_kwargs())):
         fake_discord.rate_limit(route, count=1, retry_after=0.25)

@@ -135,7 +135,7 @@ def test_the_detail_lists_every_order_with_its_outcome_a_power_to_an_embed_and_u
 
 def test_a_huge_report_is_paginated_within_discords_embed_limits():
     doc = new_game_document("standard")
-    season = _season(doc, [f"FRA: A par - bur" for _ in range(700)], game="big")
+    season = _season(doc, ["FRA: A par - bur" for _ in range(700)], game="big")
     reason = "bounced with A Munich - Burgundy (strength 1 against 1) " * 2
     season = replace(season, adjudication=replace(
         season.adjudication, results=tuple(replace(r, reason=reason) for r in season.results)))

@@ -221,7 +221,7 @@ async def test_orders_show_attaches_a_picture_of_the_askers_own_orders_for_their
         [picture] = followup["attachments"]
         assert picture["filename"] == "tannenberg-S1901M-FRA-orders.png"
         png = fake.file_bytes(picture)
-        variant, position = world.service.board("tannenberg")
+        _variant, position = world.service.board("tannenberg")
         mine = [line.order for line in world.service.my_orders("tannenberg", f"discord:{world.players['FRA'].id}").orders]
         theirs = [line.order for line in world.service.my_orders("tannenberg", f"discord:{world.players['GER'].id}").orders]
         assert png == orders_picture(get_variant("standard"), position, mine)

@@ -11,11 +11,11 @@ async def test_on_discord_a_stranger_can_neither_take_a_games_name_nor_command_i
     # the operator's game, made at the shell
     world.service.create_game("Tannenberg", "standard", f"discord:{world.gm.id}")
     async with world.running():
-        resp, text = await world.answer(world.stranger, "game new", {"name": "tannenberg", "variant": "standard"})
+        _resp, text = await world.answer(world.stranger, "game new", {"name": "tannenberg", "variant": "standard"})
         assert "there is already a game called 'Tannenberg'" in text
         for spelling in ("tannenberg", "TANNENBERG", "Tannenberg"):
-            resp, text = await world.answer(world.stranger, "game end", {"game": spelling, "reason": "mine now"})
+            _resp, text = await world.answer(world.stranger, "game end", {"game": spelling, "reason": "mine now"})
             assert text.startswith("Only the game master of 'Tannenberg'"), text
         assert world.service.status("Tannenberg").status == "forming"
-        resp, text = await world.answer(world.gm, "game end", {"game": "TANNENBERG", "reason": "done"})
+        _resp, text = await world.answer(world.gm, "game end", {"game": "TANNENBERG", "reason": "done"})
         assert world.service.status("Tannenberg").status == "ended"

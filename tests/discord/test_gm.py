@@ -20,9 +20,9 @@ async def test_game_is_shown_only_to_manage_server_and_whom_the_server_allows(wo
             await world.answer(world.stranger, "game new", {"name": "rogue", "variant": "standard"})
         manager = fake.add_user("manager")
         fake.add_member(world.guild, manager, roles=[fake.add_role(world.guild, "Mods", permissions=1 << 5)])
-        resp, text = await world.answer(manager, "game new", {"name": "managed", "variant": "standard"})
+        _resp, text = await world.answer(manager, "game new", {"name": "managed", "variant": "standard"})
         assert text == "Only holders of the game-master role (Judge) may create games."  # and the runtime check
-        resp, text = await world.answer(world.gm, "game new", {"name": "judged", "variant": "standard"})
+        _resp, text = await world.answer(world.gm, "game new", {"name": "judged", "variant": "standard"})
         assert "created" in text  # the Judge role, allowed in the server's Integrations settings
 
 
@@ -59,10 +59,10 @@ async def test_without_a_configured_role_anyone_may_create_a_game_and_masters_on
     world.settings = world.settings.model_copy(update={"gm_role": ""})
     fake_discord.allow_command(world.guild, "game", role=world.guild.everyone)
     async with world.running():
-        resp, text = await world.answer(world.stranger, "game new", {"name": "mine", "variant": "crusader"})
+        _resp, text = await world.answer(world.stranger, "game new", {"name": "mine", "variant": "crusader"})
         assert "created" in text and "prestige rules" in text
         assert world.service.entry("mine").gm == f"discord:{world.stranger.id}"
-        resp, text = await world.answer(world.gm, "game start", {"game": "mine"})
+        _resp, text = await world.answer(world.gm, "game start", {"game": "mine"})
         assert text == f"Only the game master of 'mine' (<@{world.stranger.id}>) may do that."
     world.db.dispose()
 
@@ -162,7 +162,7 @@ async def test_player_commands_map_orders_and_a_draw_by_everyone(world):
             assert "not available" in followup["content"]
         resp, text = await world.answer(world.stranger, "orders show", {"game": "tannenberg"})
         assert resp.ephemeral and text == "You are not playing in 'tannenberg'."
-        for power, user in world.players.items():
+        for user in world.players.values():
             resp, text = await world.answer(user, "draw", {"game": "tannenberg"})
         assert text == "'tannenberg' has ended in a draw."
         await world.flush()

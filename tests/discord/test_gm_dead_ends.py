@@ -13,7 +13,7 @@ from tests.fakediscord import payloads as P
 
 
 async def _forming(world, name: str = "tannenberg", **options) -> None:
-    resp, text = await world.answer(world.gm, "game new", {"name": name, "variant": "standard", **options})
+    _resp, text = await world.answer(world.gm, "game new", {"name": name, "variant": "standard", **options})
     assert "created" in text, text
 
 
@@ -154,7 +154,7 @@ async def test_a_missing_permission_is_one_warning_the_gm_told_once_and_the_retr
         notices = [t for t in world.texts_to(world.gm) if "could not post" in t and "results channel" in t]
         assert len(notices) == 1 and "attach_files" in notices[0]
         deferred = [e for e in events if e["event"] == "delivery deferred" and e["recipient"] == "results-channel"]
-        assert [e["log_level"] for e in deferred][0] == "warning" and len(deferred) >= 3
+        assert next(e["log_level"] for e in deferred) == "warning" and len(deferred) >= 3
         assert all(e["log_level"] == "info" for e in deferred[1:])  # retried, quietly
         assert not [e for e in events if e["log_level"] in ("error", "critical") or e.get("exc_info")]
         assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]

@@ -82,7 +82,7 @@ async def test_the_invite_url_is_logged_with_both_scopes_and_the_permissions(fak
 async def test_slash_commands_are_registered_once_not_on_every_start(fake, tmp_path):
     for _ in range(2):
         app, front = await start_front_end(tmp_path)
-        await fake.wait_until(lambda: front.bot.is_ready(), what="the bot to be ready")
+        await fake.wait_until(lambda front=front: front.bot.is_ready(), what="the bot to be ready")
         await front.stop()
         app.db.dispose()
     assert len(fake.requests_to(PUT_GLOBAL)) == 1

@@ -187,7 +187,7 @@ async def test_a_stale_choice_is_refused_with_the_engines_reason(world):
         assert "earlier phase" in tur.text and "F1901M" in tur.text, tur.text
         reopen = tur.menu("open")
         assert reopen["label"].startswith("Open the menu for")
-        resp = await tur.tap("open")
+        await tur.tap("open")
         assert "Fall 1901" in tur.text, tur.text
 
 
@@ -203,7 +203,7 @@ async def test_a_panel_in_the_server_is_the_players_alone(world):
         # somebody else's tap on it is refused: it is not their power
         stranger = world.stranger
         inter = await world.fake.component(stranger, fra.panel, fra.menu("unit")["custom_id"], ["par"])
-        resp, told = await settled(world.fake, inter)
+        _resp, told = await settled(world.fake, inter)
         assert told["id"] != fra.panel["id"] and told["flags"] & P.FLAG_EPHEMERAL  # a message of its own
         assert "not playing" in told["content"], told
         assert "✅ A Paris - Burgundy" in fra.text
@@ -231,10 +231,10 @@ async def test_a_whole_season_for_eight_units_by_menu_only(world, capsys):
 
     users = dict(zip(CRUSADERS, world.players.values()))
     async with world.running():
-        resp, text = await world.answer(world.gm, "game new", {"name": "Outremer", "variant": "crusader"})
+        _resp, text = await world.answer(world.gm, "game new", {"name": "Outremer", "variant": "crusader"})
         for power, user in users.items():
             await world.answer(user, "join", {"game": "Outremer", "power": power})
-        resp, text = await world.answer(world.gm, "game start", {"game": "Outremer"})
+        _resp, text = await world.answer(world.gm, "game start", {"game": "Outremer"})
         assert "is active" in text, text
         screens: list[str] = []
         with world.db.session() as session:
@@ -298,7 +298,7 @@ async def test_a_whole_season_for_eight_units_by_menu_only(world, capsys):
         # the Seldjuks type theirs: Mardin is taken, Edessa's army there dislodged
         answer = await world.dm(users["SEL"], "A meu - mar\nA jez S A meu - mar\nA bag H")
         assert "Understood (3)" in answer, answer
-        resp, text = await world.answer(world.gm, "game adjudicate", {"game": "Outremer"})
+        _resp, text = await world.answer(world.gm, "game adjudicate", {"game": "Outremer"})
         await world.flush()
         assert world.service.status("Outremer").phase == "F1101R"
 
@@ -345,7 +345,7 @@ async def _crusader_game(world) -> dict:
     await world.answer(world.gm, "game new", {"name": "Outremer", "variant": "crusader"})
     for power, user in users.items():
         await world.answer(user, "join", {"game": "Outremer", "power": power})
-    resp, text = await world.answer(world.gm, "game start", {"game": "Outremer"})
+    _resp, text = await world.answer(world.gm, "game start", {"game": "Outremer"})
     assert "is active" in text, text
     return users
 
@@ -359,7 +359,7 @@ async def test_a_choice_made_stale_by_a_typed_order_gets_the_typed_lines_reason(
         await ede.tap("unit", "A Harran (if your bid wins)")
         assert "Hold" in ede.offered("do")
         # meanwhile the player withdraws the bid: the unit is not theirs to order any more
-        resp, text = await world.answer(users["EDE"], "orders clear", {"game": "Outremer", "province": "har"})
+        _resp, text = await world.answer(users["EDE"], "orders clear", {"game": "Outremer", "province": "har"})
         assert "Withdrawn" in text, text
         await ede.tap("do", "Hold")
         typed = await world.dm(users["EDE"], "A har H")

@@ -134,7 +134,7 @@ async def test_a_year_of_press_between_discord_and_mail_under_full_grey_and_none
             await world.flush()
 
             # -- Fall 1901, grey press ---------------------------------------------------------------
-            resp, text = await world.answer(world.gm, "game settings", {"game": GAME, "press": "grey"})
+            _resp, text = await world.answer(world.gm, "game settings", {"game": GAME, "press": "grey"})
             assert "→ grey" in text, text
             answer = await by_discord("FRA", "ITA, TUR", "f1", anonymous=True)
             assert "anonymously" in answer
@@ -153,7 +153,7 @@ async def test_a_year_of_press_between_discord_and_mail_under_full_grey_and_none
             assert service.status(GAME).phase == "W1901B"
 
             # -- Winter 1901, no press -----------------------------------------------------------------
-            resp, text = await world.answer(world.gm, "game settings", {"game": GAME, "press": "none"})
+            _resp, text = await world.answer(world.gm, "game settings", {"game": GAME, "press": "none"})
             answer = await by_discord("AUS", "ENG", "x2")
             assert "no press between players" in answer
             answer = await by_mail("TUR", "RUS", "x3")

@@ -10,16 +10,14 @@ import json
 import sys
 import time
 import tracemalloc
-from datetime import timedelta
 
 import pytest
-import sqlalchemy as sa
 
 from bot.cli.main import main
-from bot.codec import limits
-from bot.service import DeadlinePolicy, GameService, ServiceError
+from bot.service import GameService, ServiceError
 from bot.store import database
-from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+from bot.store.outbox import OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 
 # Times below are this process's CPU time, which other work on the machine does not stretch: a
 # bound of 10 s where a few milliseconds are spent catches an input that costs in proportion to
@@ -56,14 +54,14 @@ def test_a_document_beyond_a_bound_is_refused_with_a_reason(capsys, text, messag
 
 
 def test_bytes_that_are_not_utf8_on_standard_input_are_refused(capsys):
-    code, out, err = crusader(capsys, "adjudicate", stdin=b'{"variant": "\xff"}')
+    code, _out, err = crusader(capsys, "adjudicate", stdin=b'{"variant": "\xff"}')
     assert code == 2 and "standard input is not UTF-8 text" in err
 
 
 def test_a_jsonl_stream_goes_on_past_a_line_it_cannot_read(capsys):
     lines = ['{"variant": "standard", "seed": ' + GIANT + "}", '["\\udc00"]', "[" * 5000,
              json.dumps({**BASE, "phase": "W9999B"}), json.dumps(BASE)]
-    code, out, err = crusader(capsys, "adjudicate", "--jsonl", stdin="\n".join(lines) + "\n")
+    code, out, _err = crusader(capsys, "adjudicate", "--jsonl", stdin="\n".join(lines) + "\n")
     rows = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and len(rows) == 5
     assert [("error" in r) for r in rows] == [True, True, True, True, False]
@@ -93,7 +91,7 @@ def test_an_order_too_long_is_one_invalid_order_among_the_others(capsys, order):
            "orders": [order, "BYZ: F nic H"]}
     tracemalloc.start()
     started = time.process_time()
-    code, out, err = crusader(capsys, "adjudicate", stdin=json.dumps(doc))
+    code, out, _err = crusader(capsys, "adjudicate", stdin=json.dumps(doc))
     took = time.process_time() - started
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
@@ -108,7 +106,7 @@ def test_an_order_too_long_is_one_invalid_order_among_the_others(capsys, order):
 def test_crusader_parse_reads_no_line_beyond_the_bound_and_says_so(capsys):
     text = "A par - bur\n" + "A mar - spa " * 1_000_000 + "\n" + "\n".join(["A bre H"] * 500)
     started = time.process_time()
-    code, out, err = crusader(capsys, "parse", "--variant", "standard", "--power", "FRA", stdin=text)
+    code, out, _err = crusader(capsys, "parse", "--variant", "standard", "--power", "FRA", stdin=text)
     assert time.process_time() - started < 10
     assert code == 1
     assert "line 2: not read: the line is 12,000,000 characters long; a line of orders has at most 300" in out
@@ -117,7 +115,7 @@ def test_crusader_parse_reads_no_line_beyond_the_bound_and_says_so(capsys):
 
 def test_the_last_year_the_notation_writes(capsys):
     for phase, following in (("S9999M", "F9999M"), ("F9999M", "W9999B")):
-        code, out, err = crusader(capsys, "adjudicate", stdin=json.dumps({**BASE, "phase": phase}))
+        code, out, _err = crusader(capsys, "adjudicate", stdin=json.dumps({**BASE, "phase": phase}))
         assert code == 0 and json.loads(out)["position"]["phase"] == following
 
 

@@ -135,7 +135,7 @@ def _blank(line: bytes) -> bool:
                           st.text(max_size=40).map(str.encode), st.binary(max_size=40)), min_size=1, max_size=4))
 def test_a_jsonl_stream_answers_every_line_within_budget(capsys, lines):
     lines = [line.replace(b"\n", b" ").replace(b"\r", b" ") for line in lines]   # any bytes, UTF-8 or not
-    (code, out, err), took, peak = measured(lambda: adjudicate(b"\n".join(lines) + b"\n", capsys, "--jsonl"))
+    (code, out, err), took, _peak = measured(lambda: adjudicate(b"\n".join(lines) + b"\n", capsys, "--jsonl"))
     assert code == 0 and "Traceback" not in err, err[:500]
     rows = [json.loads(line) for line in out.splitlines()]
     assert len(rows) == len([line for line in lines if not _blank(line)])
@@ -195,7 +195,7 @@ def test_a_hostile_duration_or_deadline_is_read_or_refused_with_a_reason_within_
 
     for read in (parse_duration, parse_moment):
         try:
-            value, took, peak = measured(lambda: read(text))
+            value, took, peak = measured(lambda read=read: read(text))
         except ServiceError as exc:  # a refusal that says what would be accepted
             assert str(exc) and len(str(exc)) < 1000
             continue

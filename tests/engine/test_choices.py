@@ -44,7 +44,7 @@ def _every_candidate(variant, position, power, province):
     that :func:`choices` must agree with."""
     kind = position.phase.kind
     locations = [loc for p in variant.provinces for loc in
-                 ((Location(p),) + tuple(l for l in variant.fleet_locations(p) if l.coast))]
+                 ((Location(p),) + tuple(c for c in variant.fleet_locations(p) if c.coast))]
     if kind is PhaseKind.RETREAT:
         gone = next((d for d in position.dislodged if d.unit.province == province), None)
         if gone is None:

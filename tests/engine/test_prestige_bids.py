@@ -103,7 +103,7 @@ def test_a_bid_below_the_minimum_is_not_spent_and_does_not_count(board, run):
 
 def test_a_vassal_bid_of_one_is_invalid(board, run):
     p = board(units=["NEU: A nwy"])
-    s, r = run(p, "FRA: VASSAL A nwy BID 1")
+    _s, r = run(p, "FRA: VASSAL A nwy BID 1")
     assert r[0].outcome is Outcome.INVALID and "minimum bid for VASSAL is 2" in r[0].reason
 
 
@@ -167,7 +167,7 @@ def test_vassal_bids_never_pool(board, run):
 
 def test_only_an_armed_neutral_can_be_taken_as_vassal(board, run):
     p = board(units=["ENG: F eng"])
-    s, r = run(p, "FRA: VASSAL F eng BID 2")
+    _s, r = run(p, "FRA: VASSAL F eng BID 2")
     assert r[0].outcome is Outcome.INVALID and "only an armed neutral" in r[0].reason
 
 
@@ -176,19 +176,19 @@ def test_only_an_armed_neutral_can_be_taken_as_vassal(board, run):
     ("A", "NEU: F nwy", "there is no army in Norway (a fleet is there); nothing spent"),
 ])
 def test_a_bid_naming_the_wrong_unit_type_says_which_unit_is_there(board, run, written, there, reason):
-    s, r = run(board(units=[there]), f"FRA: VASSAL {written} nwy BID 2")
+    _s, r = run(board(units=[there]), f"FRA: VASSAL {written} nwy BID 2")
     assert r[0].outcome is Outcome.INVALID and r[0].reason == reason
 
 
 def test_a_vassal_cannot_be_taken_again_the_same_year(board, run):
     p = board("F1907M", units=["NEU: A nwy"], vassals={"nwy": "FRA"})
-    s, r = run(p, "RUS: VASSAL A nwy BID 2")
+    _s, r = run(p, "RUS: VASSAL A nwy BID 2")
     assert r[0].outcome is Outcome.INVALID and "already the vassal of France" in r[0].reason
 
 
 def test_a_neutral_away_from_home_cannot_be_bribed(board, run):
     p = board(units=["NEU: A swe"], neutral_homes={"swe": "nwy"})
-    s, r = run(p, "RUS: BRIBE A swe BID 1 A swe H")
+    _s, r = run(p, "RUS: BRIBE A swe BID 1 A swe H")
     assert r[0].outcome is Outcome.INVALID and "rule 2.5.4" in r[0].reason
 
 
@@ -205,7 +205,7 @@ def test_a_vassal_is_bribed_as_an_enemy_unit(lords, board, run):
 
 def test_a_unit_in_its_owners_home_centre_cannot_be_bribed(board, run):
     p = board(units=["ENG: F lon"])
-    s, r = run(p, "FRA: BRIBE F lon BID 3 F lon H")
+    _s, r = run(p, "FRA: BRIBE F lon BID 3 F lon H")
     assert r[0].outcome is Outcome.INVALID and "rule 2.8.4" in r[0].reason
 
 
@@ -219,7 +219,7 @@ def test_a_bribed_unit_cannot_move_and_its_owners_order_is_void(orders, board, r
 
 def test_the_winning_bidders_separate_line_is_the_vassals_order(board, run):
     p = board(units=["NEU: A nwy"], prestige={"FRA": 3})
-    s, r = run(p, "FRA: VASSAL A nwy BID 2", "FRA: A nwy - swe")
+    s, _r = run(p, "FRA: VASSAL A nwy BID 2", "FRA: A nwy - swe")
     assert "nwy" not in s.unit_orders and 1 not in s.results       # the movement rules judge that line
     assert s.commanders["nwy"] == "FRA"
 
@@ -273,13 +273,13 @@ def test_a_starting_home_centre_may_be_seized_once_its_owner_is_eliminated(board
 
 def test_a_home_centre_cannot_rebel(board, run):
     p = board(units=["ITA: F nap"], prestige={"RUS": 5})
-    s, r = run(p, "RUS: REBEL nap BID 5")
+    _s, r = run(p, "RUS: REBEL nap BID 5")
     assert r[0].outcome is Outcome.INVALID and "home centre of Italy" in r[0].reason
 
 
 def test_a_seized_fief_cannot_rebel(board, run):
     p = board(centers={"tun": "ITA"}, homes={"ITA": ["nap", "rom", "ven", "tun"]}, prestige={"RUS": 5})
-    s, r = run(p, "RUS: REBEL tun BID 5")
+    _s, r = run(p, "RUS: REBEL tun BID 5")
     assert r[0].outcome is Outcome.INVALID
 
 
@@ -305,7 +305,7 @@ def test_secure_loyalty_is_spent_even_when_nobody_bids(board, run):
 
 def test_loyalty_bids_add_up(board, run):
     p = board(units=["ITA: F tun"], centers={"tun": "ITA"}, prestige={"RUS": 6, "ITA": 2}, start={"ITA": 2})
-    s, r = run(p, "ITA: SECURE LOYALTY BID 1", "ITA: SECURE LOYALTY BID 1", "RUS: REBEL tun BID 5")
+    _s, r = run(p, "ITA: SECURE LOYALTY BID 1", "ITA: SECURE LOYALTY BID 1", "RUS: REBEL tun BID 5")
     assert r[2].outcome is Outcome.FAILS and "minimum of 6" in r[2].reason
 
 

@@ -15,7 +15,7 @@ from adjudicator.variant import get_variant
 
 STANDARD = get_variant("standard")
 
-S, F, I = Outcome.SUCCEEDS, Outcome.FAILS, Outcome.INVALID
+S, F, I = Outcome.SUCCEEDS, Outcome.FAILS, Outcome.INVALID  # noqa: E741 (the tables' initials)
 
 EX1_CENTERS = {"swe": "RUS", "nwy": "RUS", "rum": "RUS", "spa": "FRA", "por": "FRA", "bel": "FRA", "lvp": "FRA",
                "bul": "TUR", "gre": "TUR", "den": "GER", "ser": "AUS", "hol": "NEU", "tun": "NEU"}

@@ -13,7 +13,7 @@ Use them from a test module or conftest with ``pytest_plugins = ["tests.fakedisc
 
 from __future__ import annotations
 
-from typing import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 

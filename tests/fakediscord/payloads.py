@@ -76,11 +76,11 @@ def snowflake() -> int:
 
 
 def iso_now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat()
+    return _dt.datetime.now(_dt.UTC).isoformat()
 
 
 def iso_in(seconds: float) -> str:
-    return (_dt.datetime.now(_dt.timezone.utc) + _dt.timedelta(seconds=seconds)).isoformat()
+    return (_dt.datetime.now(_dt.UTC) + _dt.timedelta(seconds=seconds)).isoformat()
 
 
 @dataclass

@@ -22,7 +22,8 @@ import time
 import zlib
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Optional, Union
+from typing import Any, Self
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 
 import aiohttp
 from aiohttp import web
@@ -40,8 +41,8 @@ HEARTBEAT_INTERVAL_MS = 41250
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
 
 Jsonable = Any
-REC: "web.RequestKey[RecordedRequest]"
-ChannelLike = Union[int, Channel, User]
+REC: web.RequestKey[RecordedRequest]
+ChannelLike = int | Channel | User
 
 
 class CommandNotShown(LookupError):
@@ -51,12 +52,12 @@ class CommandNotShown(LookupError):
 class DiscordError(Exception):
     """Raised inside a handler to answer with a Discord JSON error."""
 
-    def __init__(self, status: int, code: int, message: str, errors: Optional[dict[str, Any]] = None):
+    def __init__(self, status: int, code: int, message: str, errors: dict[str, Any] | None = None):
         super().__init__(message)
         self.status, self.code, self.message, self.errors = status, code, message, errors
 
 
-def json_response(data: Jsonable, status: int = 200, headers: Optional[dict[str, str]] = None) -> web.Response:
+def json_response(data: Jsonable, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
     """A JSON answer whose Content-Type is exactly ``application/json``, as discord.py requires."""
     resp = web.Response(body=json.dumps(data).encode(), status=status, headers=headers)
     resp.content_type = "application/json"
@@ -81,7 +82,7 @@ class RecordedRequest:
     time: float  # loop.time() when the request arrived
     json: Any = None
     form: dict[str, str] = field(default_factory=dict)
-    files: list["UploadedFile"] = field(default_factory=list)
+    files: list[UploadedFile] = field(default_factory=list)
     status: int = 0
 
 
@@ -89,7 +90,7 @@ class RecordedRequest:
 class UploadedFile:
     field: str
     filename: str
-    content_type: Optional[str]
+    content_type: str | None
     data: bytes
 
 
@@ -98,7 +99,7 @@ class InteractionResponse:
     type: int
     data: dict[str, Any]
     files: list[UploadedFile]
-    message: Optional[dict[str, Any]]
+    message: dict[str, Any] | None
     time: float
 
     @property
@@ -106,7 +107,7 @@ class InteractionResponse:
         return bool(self.data.get("flags", 0) & P.FLAG_EPHEMERAL)
 
     @property
-    def content(self) -> Optional[str]:
+    def content(self) -> str | None:
         return self.data.get("content")
 
     @property
@@ -122,10 +123,10 @@ class Interaction:
     payload: dict[str, Any]
     user: User
     channel_id: int
-    guild_id: Optional[int]
+    guild_id: int | None
     created: float
     responses: list[InteractionResponse] = field(default_factory=list)
-    original_message_id: Optional[int] = None
+    original_message_id: int | None = None
     followup_ids: list[int] = field(default_factory=list)
     edits: int = 0  # edits of @original through the interaction's webhook
 
@@ -200,13 +201,13 @@ def modal_errors_of(data: dict[str, Any]) -> dict[str, Any]:
 
 
 class GatewaySession:
-    def __init__(self, session_id: str, intents: int, shard: Optional[list[int]]):
+    def __init__(self, session_id: str, intents: int, shard: list[int] | None):
         self.session_id = session_id
         self.intents = intents
         self.shard = shard
         self.seq = 0
         self.sent: list[dict[str, Any]] = []  # every dispatch, for replay on RESUME
-        self.conn: Optional[GatewayConnection] = None
+        self.conn: GatewayConnection | None = None
         self.resumes = 0
 
 
@@ -215,7 +216,7 @@ class GatewayConnection:
         self.ws = ws
         self.path = path
         self.query = query
-        self.session: Optional[GatewaySession] = None
+        self.session: GatewaySession | None = None
         self._compressor = zlib.compressobj() if compress else None
         self._lock = asyncio.Lock()
         self.heartbeats = 0
@@ -235,7 +236,7 @@ class GatewayConnection:
 class FakeResolver(AbstractResolver):
     """Resolves Discord's host names to the fake and refuses every other host."""
 
-    def __init__(self, port: int, hosts: Iterable[str] = DISCORD_HOSTS, refused: Optional[list[str]] = None):
+    def __init__(self, port: int, hosts: Iterable[str] = DISCORD_HOSTS, refused: list[str] | None = None):
         self.port = port
         self.hosts = set(hosts)
         self.refused = refused if refused is not None else []
@@ -371,7 +372,7 @@ class FakeDiscord:
         self.route_limits = dict(ROUTE_LIMITS)
         # the clock the limits count by (None: the event loop's); a test counting requests against a
         # limit stops it, so that however slowly they come, all fall in one window
-        self.limit_clock: Optional[Callable[[], float]] = None
+        self.limit_clock: Callable[[], float] | None = None
         self.limited: Counter[str] = Counter()  # 429s answered, by bucket ("global" or "<route> <resource id>")
         self.limited_requests: list[RecordedRequest] = []
         self.global_arrivals: list[float] = []  # loop.time() of every request the global limit counted
@@ -401,22 +402,22 @@ class FakeDiscord:
 
         self.sessions: dict[str, GatewaySession] = {}
         self.connections: list[GatewayConnection] = []
-        self.gateway_log: list[tuple[str, Any, Optional[str]]] = []  # (direction, op, event name)
+        self.gateway_log: list[tuple[str, Any, str | None]] = []  # (direction, op, event name)
         self.identifies = 0
         self.resumes = 0
 
         self._rate_limits: list[_RateLimitArm] = []
-        self._tasks: set["asyncio.Future[None]"] = set()
+        self._tasks: set[asyncio.Future[None]] = set()
         self._consumed: set[int] = set()
         self._waiters: list[asyncio.Future[None]] = []
-        self._runner: Optional[web.AppRunner] = None
+        self._runner: web.AppRunner | None = None
         self._tls = True
         self.port = 0
         self._version = 0
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def start(self, *, tls: bool = True) -> "FakeDiscord":
+    async def start(self, *, tls: bool = True) -> FakeDiscord:
         self._tls = tls
         app = web.Application(middlewares=[self._middleware], client_max_size=64 * 1024 * 1024)
         self._add_routes(app.router)
@@ -443,10 +444,10 @@ class FakeDiscord:
             await self._runner.cleanup()
             self._runner = None
 
-    async def __aenter__(self) -> "FakeDiscord":
+    async def __aenter__(self) -> Self:
         return await self.start()
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
     # ------------------------------------------------------------------ wiring
@@ -496,7 +497,7 @@ class FakeDiscord:
         return {"guild_ready_timeout": 0.05}
 
     @contextlib.asynccontextmanager
-    async def run(self, client: Any, token: Optional[str] = None, *, timeout: float = WAIT) -> AsyncIterator[Any]:
+    async def run(self, client: Any, token: str | None = None, *, timeout: float = WAIT) -> AsyncIterator[Any]:
         """Start ``client`` against the fake, wait until it is ready, and close it on exit."""
         task = asyncio.create_task(client.start(token or self.token), name="fake-discord-client")
         loop = asyncio.get_running_loop()
@@ -520,13 +521,13 @@ class FakeDiscord:
 
     # ------------------------------------------------------------------ world building
 
-    def add_user(self, username: str, *, global_name: Optional[str] = None, bot: bool = False, id: Optional[int] = None) -> User:
+    def add_user(self, username: str, *, global_name: str | None = None, bot: bool = False, id: int | None = None) -> User:
         user = User(id or P.snowflake(), username, global_name=global_name, bot=bot)
         self.users[user.id] = user
         return user
 
     def add_guild(
-        self, name: str, *, owner: Optional[User] = None, text_channels: Iterable[str] = ("general",), id: Optional[int] = None
+        self, name: str, *, owner: User | None = None, text_channels: Iterable[str] = ("general",), id: int | None = None
     ) -> Guild:
         """A guild with an @everyone role, the bot as a member (with an Administrator role) and text channels."""
         gid = id or P.snowflake()
@@ -553,7 +554,7 @@ class FakeDiscord:
         )
         return role
 
-    def add_member(self, guild: Guild, user: User, *, roles: Iterable[Role] = (), nick: Optional[str] = None) -> Member:
+    def add_member(self, guild: Guild, user: User, *, roles: Iterable[Role] = (), nick: str | None = None) -> Member:
         self.users.setdefault(user.id, user)
         member = Member(user, guild.id, roles=[_id(r) for r in roles], nick=nick)
         guild.members[user.id] = member
@@ -563,7 +564,7 @@ class FakeDiscord:
         return member
 
     def add_text_channel(
-        self, guild: Guild, name: str, *, category: Optional[Channel] = None, topic: Optional[str] = None, _announce: bool = True
+        self, guild: Guild, name: str, *, category: Channel | None = None, topic: str | None = None, _announce: bool = True
     ) -> Channel:
         return self._add_guild_channel(guild, name, P.GUILD_TEXT, parent_id=category.id if category else None, topic=topic, announce=_announce)
 
@@ -583,8 +584,8 @@ class FakeDiscord:
         return self._add_guild_channel(guild, name, P.GUILD_CATEGORY)
 
     def _add_guild_channel(
-        self, guild: Guild, name: str, ctype: int, *, parent_id: Optional[int] = None, topic: Optional[str] = None,
-        overwrites: Optional[list[dict[str, Any]]] = None, announce: bool = True,
+        self, guild: Guild, name: str, ctype: int, *, parent_id: int | None = None, topic: str | None = None,
+        overwrites: list[dict[str, Any]] | None = None, announce: bool = True,
     ) -> Channel:
         position = sum(1 for cid in guild.channel_ids if self.channels[cid].type == ctype)
         channel = Channel(P.snowflake(), ctype, name=name, guild_id=guild.id, parent_id=parent_id, position=position, topic=topic)
@@ -604,7 +605,7 @@ class FakeDiscord:
                 return ch
         raise LookupError(f"no channel {name!r} in guild {guild.name!r}")
 
-    def threads(self, parent: Optional[ChannelLike] = None) -> list[Channel]:
+    def threads(self, parent: ChannelLike | None = None) -> list[Channel]:
         return [c for c in self.channels.values() if c.is_thread and (parent is None or c.parent_id == _id(parent))]
 
     def dm_channel(self, user: User) -> Channel:
@@ -621,7 +622,7 @@ class FakeDiscord:
         """The user does not accept DMs: the bot's messages to them answer 403 (code 50007)."""
         self.closed_dms.add(user.id)
 
-    def allow_command(self, guild: Guild, name: str, *, role: Optional[Role] = None, user: Optional[User] = None) -> None:
+    def allow_command(self, guild: Guild, name: str, *, role: Role | None = None, user: User | None = None) -> None:
         """What a server's admin does in Integrations: let ``role`` (or ``user``) use command ``name``
         whatever its default member permissions (``guild.everyone`` for every member)."""
         self.command_overrides.setdefault((guild.id, name), set()).add((role or user).id)
@@ -703,7 +704,7 @@ class FakeDiscord:
         """Requests whose route is ``route``, e.g. ``"POST /channels/{channel_id}/messages"``."""
         return [r for r in self.requests if r.route == route]
 
-    def commands(self, guild: Optional[Guild] = None) -> dict[str, dict[str, Any]]:
+    def commands(self, guild: Guild | None = None) -> dict[str, dict[str, Any]]:
         """The registered commands by name (global, or those of one guild)."""
         if guild is None:
             return dict(self.global_commands)
@@ -734,13 +735,13 @@ class FakeDiscord:
             self._waiters.append(fut)
             try:
                 await asyncio.wait_for(fut, min(remaining, 0.01))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     async def wait_for_message(
         self,
         channel: ChannelLike,
-        predicate: Optional[Callable[[dict[str, Any]], bool]] = None,
+        predicate: Callable[[dict[str, Any]], bool] | None = None,
         *,
         timeout: float = WAIT,
         from_bot: bool = True,
@@ -749,7 +750,7 @@ class FakeDiscord:
         sent by the bot (unless ``from_bot=False``) and matching ``predicate``."""
         cid = self._resolve_channel_id(channel)
 
-        def check() -> Optional[dict[str, Any]]:
+        def check() -> dict[str, Any] | None:
             for msg in self.messages.get(cid, []):
                 mid = int(msg["id"])
                 if mid in self._consumed:
@@ -770,32 +771,32 @@ class FakeDiscord:
         except AssertionError:
             raise AssertionError(f"timed out after {timeout}s waiting for {describe()}") from None
 
-    async def wait_for_interaction_response(self, interaction: Union[Interaction, int], *, timeout: float = WAIT) -> InteractionResponse:
+    async def wait_for_interaction_response(self, interaction: Interaction | int, *, timeout: float = WAIT) -> InteractionResponse:
         """The first callback the bot sent for ``interaction``."""
         rec = self.interactions[_id(interaction)]
         return await self.wait_until(
             lambda: rec.responses[0] if rec.responses else None, timeout=timeout, what=f"a response to interaction {rec.id}"
         )
 
-    async def wait_for_followup(self, interaction: Union[Interaction, int], index: int = 0, *, timeout: float = WAIT) -> dict[str, Any]:
+    async def wait_for_followup(self, interaction: Interaction | int, index: int = 0, *, timeout: float = WAIT) -> dict[str, Any]:
         """The ``index``-th followup message sent through the interaction's webhook."""
         rec = self.interactions[_id(interaction)]
 
-        def check() -> Optional[dict[str, Any]]:
+        def check() -> dict[str, Any] | None:
             if len(rec.followup_ids) > index:
                 return self._find_message(rec.followup_ids[index])[1]
             return None
 
         return await self.wait_until(check, timeout=timeout, what=f"followup {index} of interaction {rec.id}")
 
-    def original_response(self, interaction: Union[Interaction, int]) -> Optional[dict[str, Any]]:
+    def original_response(self, interaction: Interaction | int) -> dict[str, Any] | None:
         """The interaction's original response message as it stands now (after any edits)."""
         rec = self.interactions[_id(interaction)]
         if rec.original_message_id is None:
             return None
         return self._find_message(rec.original_message_id)[1]
 
-    async def wait_for_commands(self, guild: Optional[Guild] = None, *, timeout: float = WAIT) -> dict[str, dict[str, Any]]:
+    async def wait_for_commands(self, guild: Guild | None = None, *, timeout: float = WAIT) -> dict[str, dict[str, Any]]:
         """Wait until the bot has registered commands (globally, or for ``guild``)."""
         return await self.wait_until(lambda: self.commands(guild), timeout=timeout, what="command registration")
 
@@ -830,11 +831,11 @@ class FakeDiscord:
     # ------------------------------------------------------------------ gateway: test-facing
 
     @property
-    def session(self) -> Optional[GatewaySession]:
+    def session(self) -> GatewaySession | None:
         """The most recent gateway session."""
         return list(self.sessions.values())[-1] if self.sessions else None
 
-    async def dispatch(self, event: str, data: Union[dict[str, Any], Callable[[GatewaySession], dict[str, Any]]], intent: int = 0) -> None:
+    async def dispatch(self, event: str, data: dict[str, Any] | Callable[[GatewaySession], dict[str, Any]], intent: int = 0) -> None:
         """Send a DISPATCH to every gateway session subscribed to ``intent`` (0: always).
         A session that is disconnected buffers it; it is replayed on RESUME."""
         for session in list(self.sessions.values()):
@@ -848,7 +849,7 @@ class FakeDiscord:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
 
-        def done(t: "asyncio.Future[None]") -> None:
+        def done(t: asyncio.Future[None]) -> None:
             self._tasks.discard(t)
             if not t.cancelled() and t.exception() is not None:
                 self.server_errors.append(f"background dispatch: {t.exception()!r}")
@@ -921,7 +922,7 @@ class FakeDiscord:
         return msg
 
     def _store_user_message(
-        self, channel: Channel, user: User, content: str, attachments: Iterable[tuple[str, bytes]], guild: Optional[Guild]
+        self, channel: Channel, user: User, content: str, attachments: Iterable[tuple[str, bytes]], guild: Guild | None
     ) -> dict[str, Any]:
         mid = P.snowflake()
         atts = []
@@ -953,10 +954,10 @@ class FakeDiscord:
         self,
         user: User,
         command: str,
-        options: Optional[dict[str, Any]] = None,
+        options: dict[str, Any] | None = None,
         *,
-        guild: Optional[Guild] = None,
-        channel: Optional[Channel] = None,
+        guild: Guild | None = None,
+        channel: Channel | None = None,
         locale: str = "en-US",
     ) -> Interaction:
         """``user`` runs a registered slash command, e.g. ``slash(u, "game orders submit", {"orders": "..."})``.
@@ -970,15 +971,15 @@ class FakeDiscord:
         options: dict[str, Any],
         focused: str,
         *,
-        guild: Optional[Guild] = None,
-        channel: Optional[Channel] = None,
+        guild: Guild | None = None,
+        channel: Channel | None = None,
         locale: str = "en-US",
     ) -> Interaction:
         """``user`` types into option ``focused`` of a command: an autocomplete interaction (type 4)."""
         return await self._invoke(P.INTERACTION_AUTOCOMPLETE, user, command, options, focused, guild, channel, locale)
 
     async def component(self, user: User, message: dict[str, Any], custom_id: str,
-                        values: Optional[list[str]] = None) -> Interaction:
+                        values: list[str] | None = None) -> Interaction:
         """``user`` uses the component ``custom_id`` of ``message`` (a message the bot sent, as the
         fake holds it now): clicks a button, or picks ``values`` in a string select menu. Refused
         (AssertionError) as Discord's client would not let a user do it: a component the message
@@ -1026,7 +1027,7 @@ class FakeDiscord:
         return await self._interact(P.INTERACTION_MODAL_SUBMIT, user, data, channel, message=message)
 
     async def _interact(self, itype: int, user: User, data: dict[str, Any], channel: Channel,
-                        message: Optional[dict[str, Any]] = None) -> Interaction:
+                        message: dict[str, Any] | None = None) -> Interaction:
         guild = self.guilds[channel.guild_id] if channel.guild_id is not None else None
         iid = P.snowflake()
         token = "aW50ZXJhY3Rpb246" + hashlib.sha256(str(iid).encode()).hexdigest()
@@ -1055,7 +1056,7 @@ class FakeDiscord:
         await self.dispatch("INTERACTION_CREATE", payload)
         return rec
 
-    def _find_command(self, name: str, guild: Optional[Guild]) -> dict[str, Any]:
+    def _find_command(self, name: str, guild: Guild | None) -> dict[str, Any]:
         if guild is not None and name in self.guild_commands.get(guild.id, {}):
             return self.guild_commands[guild.id][name]
         if name in self.global_commands:
@@ -1063,8 +1064,8 @@ class FakeDiscord:
         raise LookupError(f"command {name!r} is not registered (global: {sorted(self.global_commands)})")
 
     async def _invoke(
-        self, itype: int, user: User, command: str, options: dict[str, Any], focused: Optional[str],
-        guild: Optional[Guild], channel: Optional[Channel], locale: str,
+        self, itype: int, user: User, command: str, options: dict[str, Any], focused: str | None,
+        guild: Guild | None, channel: Channel | None, locale: str,
     ) -> Interaction:
         if channel is not None and channel.guild_id is not None:
             guild = self.guilds[channel.guild_id]
@@ -1150,7 +1151,7 @@ class FakeDiscord:
         await self.dispatch("INTERACTION_CREATE", payload)
         return rec
 
-    def _option_value(self, otype: int, value: Any, guild: Optional[Guild], resolved: dict[str, dict[str, Any]]) -> Any:
+    def _option_value(self, otype: int, value: Any, guild: Guild | None, resolved: dict[str, dict[str, Any]]) -> Any:
         if otype in (P.OPT_USER, P.OPT_MENTIONABLE) and isinstance(value, (User, Member)):
             user = value.user if isinstance(value, Member) else value
             resolved.setdefault("users", {})[str(user.id)] = P.user_payload(user)
@@ -1237,14 +1238,14 @@ class FakeDiscord:
         return resp
 
     @staticmethod
-    def _route_kind(name: Optional[str], canonical: str) -> str:
+    def _route_kind(name: str | None, canonical: str) -> str:
         if name == "unknown":
             return name
         if canonical in ("/", "/resume"):
             return "gateway"
         if canonical.startswith("/attachments/"):
             return "cdn"
-        if canonical.startswith(API_PREFIX + "/interactions/") or canonical.startswith(API_PREFIX + "/webhooks/"):
+        if canonical.startswith((API_PREFIX + "/interactions/", API_PREFIX + "/webhooks/")):
             return "webhook"
         return "api"
 
@@ -1272,14 +1273,14 @@ class FakeDiscord:
         else:
             await request.read()
 
-    def _take_rate_limit(self, route: str) -> Optional[_RateLimitArm]:
+    def _take_rate_limit(self, route: str) -> _RateLimitArm | None:
         for arm in self._rate_limits:
             if arm.route == route and arm.remaining > 0:
                 arm.remaining -= 1
                 return arm
         return None
 
-    def _over_limit(self, route: str, kind: str, rec: RecordedRequest) -> "_Verdict | dict[str, str] | None":
+    def _over_limit(self, route: str, kind: str, rec: RecordedRequest) -> _Verdict | dict[str, str] | None:
         """Count a request against Discord's limits as it arrives: a :class:`_Verdict` when it is over
         one (nothing is counted then), else the headers of its route's bucket (``None``: not an API request)."""
         if kind != "api":  # interaction endpoints, the CDN and the gateway are not counted
@@ -1518,7 +1519,7 @@ class FakeDiscord:
         elif channel.is_thread and (channel.archived or channel.locked):
             raise DiscordError(400, 50083, "Thread is archived")
 
-    def _build_message_body(self, rec: RecordedRequest, channel_id: int, existing: Optional[list[dict[str, Any]]] = None) -> dict[str, Any]:
+    def _build_message_body(self, rec: RecordedRequest, channel_id: int, existing: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """Validate a create/edit body like Discord does and turn uploaded files into attachments."""
         body = dict(rec.json or {})
         content = body.get("content")
@@ -1613,7 +1614,7 @@ class FakeDiscord:
             msg["type"] = 19
         return msg
 
-    def _pings(self, content: str, allowed: Optional[dict[str, Any]], guild: Optional[Guild]) -> dict[str, Any]:
+    def _pings(self, content: str, allowed: dict[str, Any] | None, guild: Guild | None) -> dict[str, Any]:
         """Who a message notifies, as Discord decides it from the content and ``allowed_mentions``
         (absent: everything mentioned, @everyone and @here included)."""
         users, roles, everyone = P.pinged(content, allowed)
@@ -1804,7 +1805,7 @@ class FakeDiscord:
         rtype = int(body.get("type", 0))
         data = dict(body.get("data") or {})
         channel = self.channels[rec.channel_id]
-        message: Optional[dict[str, Any]] = None
+        message: dict[str, Any] | None = None
         if rtype == 8 and rec.type != P.INTERACTION_AUTOCOMPLETE:
             raise DiscordError(400, 50035, "Invalid Form Body", {"type": {"_errors": [{"code": "INTERACTION_RESPONSE_TYPE_INVALID"}]}})
         if rec.type == P.INTERACTION_AUTOCOMPLETE and rtype != 8:

@@ -8,6 +8,7 @@ import asyncio
 import smtplib
 import threading
 import time
+from typing import Self
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email import policy
@@ -194,7 +195,7 @@ class MailRig:
             self._thread.join(timeout=5)
             self.loop.close()
 
-    def __enter__(self) -> MailRig:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:

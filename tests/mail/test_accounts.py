@@ -183,7 +183,8 @@ def test_the_operator_registers_lists_and_removes_mail_players_with_crusader(tmp
     # once the mail has left, the list says so (and no longer that a password waits to be mailed)
     import asyncio
 
-    from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+    from bot.store.outbox import OutboxDispatcher
+    from tests.notifiers import RecordingNotifier
 
     asyncio.run(OutboxDispatcher(db, [RecordingNotifier(lambda a: a.direct_to("mail"), name="mail")]).flush())
     assert main(["mail", "list", "crusade1"]) == 0

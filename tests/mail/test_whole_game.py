@@ -123,9 +123,9 @@ def test_a_game_formed_started_and_played_for_a_year_by_mail_through_forgeries(r
     assert "'outremer' is paused in S1101M" in paused.text
     listed = rig.ask(PLAYERS["BYZ"], "LIST outremer")
     assert "paused; phase S1101M; the deadline is suspended until the game master resumes it" in flat(listed.text)
-    assert "paused; phase S1101M" in listed.text and re.search(r"^  BYZ\s+4 centres", listed.text, re.M), listed.text
+    assert "paused; phase S1101M" in listed.text and re.search(r"^  BYZ\s+4 centres", listed.text, re.MULTILINE), listed.text
     mine = rig.ask(PLAYERS["BYZ"], f"SIGNON BYZoutremer {secrets['BYZ']}\nLIST")
-    assert "Orders standing for BYZ" in mine.text and re.search(r"^  SEL\s+3 centres\s+must order", mine.text, re.M)
+    assert "Orders standing for BYZ" in mine.text and re.search(r"^  SEL\s+3 centres\s+must order", mine.text, re.MULTILINE)
     resumed = rig.ask(GM, gm + "RESUME\nEXTEND 24h")
     assert "'outremer' has resumed" in resumed.text and "the deadline of S1101M is now" in resumed.text
     refused = rig.ask(PLAYERS["BYZ"], f"SIGNON BYZoutremer {secrets['BYZ']}\nADJUDICATE")
@@ -145,7 +145,7 @@ def test_a_game_formed_started_and_played_for_a_year_by_mail_through_forgeries(r
     rig.flush()
     [winter] = [m for m in relay.to(PLAYERS["BYZ"]) if subject(m) == "outremer: results of F1101R"]
     builds = {}
-    for power, _count, sites in re.findall(r"^  (\w{3}) builds (\d), at (.+)$", winter.text, re.M):
+    for power, _count, sites in re.findall(r"^  (\w{3}) builds (\d), at (.+)$", winter.text, re.MULTILINE):
         first = re.split(r", | or ", sites.strip())[0]
         builds[power] = f"Build {'F' if '/' in first else 'A'} {first}"
     builds["RUM"] = "Remove A seb"
@@ -161,12 +161,12 @@ def test_a_game_formed_started_and_played_for_a_year_by_mail_through_forgeries(r
 
     # the game's record by mail
     history = rig.ask(INNOCENT, "HISTORY outremer")
-    seasons = re.findall(r"^  ([SFW]1101[MRB]) ", history.text, re.M)
+    seasons = re.findall(r"^  ([SFW]1101[MRB]) ", history.text, re.MULTILINE)
     assert seasons == ["S1101M", "S1101R", "F1101M", "F1101R", "W1101B"], history.text
-    assert re.search(r"^  W1101B\s+3\s+5\s+4\s+4\s+5\s+3\s+3 ", history.text, re.M), history.text
+    assert re.search(r"^  W1101B\s+3\s+5\s+4\s+4\s+5\s+3\s+3 ", history.text, re.MULTILINE), history.text
     summary = rig.ask(INNOCENT, "SUMMARY outremer BYZ")
     assert "BYZ The Byzantine Empire: played, 5 centre(s)" in flat(summary.text) or "BYZ" in summary.text
-    assert re.search(r"^    W1101B\s+\d+ centre\(s\)", summary.text, re.M), summary.text
+    assert re.search(r"^    W1101B\s+\d+ centre\(s\)", summary.text, re.MULTILINE), summary.text
     rules = rig.ask(INNOCENT, "GET RULES")
     assert "VASSAL" in rules.text and "BRIBE" in rules.text
     press = rig.ask(PLAYERS["FAT"], f"SIGNON FAToutremer {secrets['FAT']}\nPRESS TO JER\nA cai - sid\nENDPRESS\nSIGNOFF")

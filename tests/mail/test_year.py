@@ -117,7 +117,7 @@ def test_a_year_by_mail_with_a_dead_mailbox(rig, capsys):
     winter = fall_retreat.text
     assert "Builds and removals (W1101B):" in winter and "BYZ builds 1" in winter and "RUM removes 1" in winter
     winter_orders = {}
-    for power, count, sites in re.findall(r"^  (\w{3}) builds (\d), at (.+)$", winter, re.M):
+    for power, count, sites in re.findall(r"^  (\w{3}) builds (\d), at (.+)$", winter, re.MULTILINE):
         first = re.split(r", | or ", sites.strip())[0]
         winter_orders[power] = f"Build {'F' if '/' in first else 'A'} {first}"
     winter_orders["RUM"] = "Remove A seb"

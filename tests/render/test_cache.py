@@ -29,7 +29,7 @@ sys.stdout.buffer.write(season_picture(variant, position, adjudication))
 
 def _draw(folder: Path | None) -> bytes:
     result = subprocess.run([sys.executable, "-c", _DRAW, str(folder) if folder else "-"], cwd=ROOT,
-                            capture_output=True, timeout=300)
+                            capture_output=True, timeout=300, check=False)
     assert result.returncode == 0, result.stderr.decode()
     return result.stdout
 

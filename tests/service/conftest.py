@@ -10,7 +10,8 @@ import time_machine
 
 from bot.service import GameService
 from bot.store.database import Database
-from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+from bot.store.outbox import OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 
 
 @pytest.fixture

@@ -6,10 +6,9 @@ from __future__ import annotations
 import threading
 from datetime import timedelta
 
-import pytest
 
 from bot.archive.games import export_game
-from bot.service import (DeadlinePolicy, GameService, NoSuchGameError, NotAllowedError, NotPlayingError, ServiceError,
+from bot.service import (DeadlinePolicy, GameService, NoSuchGameError, NotPlayingError, ServiceError,
                          WrongStateError)
 from bot.store.database import Database
 
@@ -157,7 +156,7 @@ def test_batches_from_two_processes_on_postgresql_lose_no_order(make_service, pg
         try:
             for batch in plan[judge]:
                 assert not [r for r in judge.submit_many(batch) if isinstance(r, ServiceError)]
-        except Exception as exc:  # reported below
+        except Exception as exc:  # noqa: BLE001 (reported below)
             errors.append(exc)
 
     threads = [threading.Thread(target=run, args=(judge,)) for judge in (first, second)]

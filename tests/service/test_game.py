@@ -272,7 +272,7 @@ def test_grace_period_tells_the_late_powers_then_adjudicates(make_service, start
 
 
 def test_early_adjudication_once_every_power_that_must_decide_is_ready(make_service, sqlite_db, clock):
-    service, dispatcher, sink = make_service(sqlite_db)
+    service, _dispatcher, _sink = make_service(sqlite_db)
     service.create_game("early", "standard", "gm", policy=DeadlinePolicy(early=True))
     service.join("early", "ed", "ENG")
     service.join("early", "flo", "FRA")

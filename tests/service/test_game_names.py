@@ -10,7 +10,8 @@ import pytest
 from bot.archive.games import ArchiveWriter, export_game, import_game
 from bot.service import GameService, ServiceError
 from bot.store.names import check_game_name, game_key
-from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+from bot.store.outbox import OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 
 
 @pytest.mark.parametrize("a, b", [("x y", "x_y"), ("Outremer 1", "OUTREMER-1"), ("fête", "FÊTE"),

@@ -12,7 +12,8 @@ import pytest
 
 from bot.service import DeadlinePolicy, InputError, NotAllowedError, ServiceError, WrongStateError
 from bot.store import database
-from bot.store.outbox import OutboxDispatcher, RecordingNotifier
+from bot.store.outbox import OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 from tests.service.conftest import POWERS, flush, start_tannenberg
 
 POLICY = DeadlinePolicy(reminders=(timedelta(hours=24), timedelta(hours=1)), nmr_limit=2)
@@ -77,7 +78,7 @@ def test_a_later_deadline_of_a_phase_drops_the_earlier_one_and_results_stay(game
 def test_a_delivery_being_made_is_left_to_finish_and_the_rest_dropped(game, clock, sqlite_db):
     """Supersession never takes a delivery another server is making at that moment (its claim
     holds): it finishes as it would have; the others of the announcement are dropped."""
-    service, dispatcher, sink = game
+    service, dispatcher, _sink = game
     service.extend("tannenberg", None, timedelta(hours=1))
     asyncio.run(dispatcher._expand())
     now = service.now()
@@ -100,10 +101,10 @@ def test_a_reminder_due_after_its_deadline_is_not_sent(game, clock):
 
 
 def test_a_start_mailed_after_the_first_season_shows_the_opening_board(game, clock):
-    service, dispatcher, sink = game
+    service, _dispatcher, sink = game
     [started] = [a for a in sink.delivered if a.kind == "started"][:1]
     service.force_adjudicate("tannenberg", None)
-    variant, opening = service.board("tannenberg", started.data["version"])
+    _variant, opening = service.board("tannenberg", started.data["version"])
     assert str(opening.phase) == "S1901M" and str(service.board("tannenberg")[1].phase) == "F1901M"
 
 

@@ -79,6 +79,26 @@ def test_the_gm_removes_a_player_by_name_or_power_and_the_waiting_list_moves_up(
     assert "flo" not in seats(service.leave("g", "flo"))
 
 
+def test_a_player_resigns_their_own_power_and_nobody_elses(service):
+    for player in PLAYERS:
+        service.join("g", player)
+    view = service.start("g", "gm")
+    mine, theirs = seats(view)["anna"], seats(view)["ed"]
+    with pytest.raises(NotAllowedError, match="only the game master of 'g'"):
+        service.remove_player("g", "anna", theirs)
+    with pytest.raises(NotAllowedError, match="only the game master of 'g'"):
+        service.remove_player("g", "anna", player="ed")
+    with pytest.raises(NotAllowedError, match="only the game master of 'g'"):  # nothing told of other seats
+        service.remove_player("g", "anna", player="nobody")
+    with pytest.raises(NotAllowedError, match="only the game master of 'g'"):
+        service.remove_player("g", "stranger", mine)
+    assert seats(service.status("g"))["ed"] == theirs
+    view = service.remove_player("g", "anna", mine)
+    assert next(p for p in view.players if p.power == mine).status == "removed"
+    with pytest.raises(NotAllowedError, match="only the game master of 'g'"):  # no longer theirs
+        service.remove_player("g", "anna", mine)
+
+
 def test_a_game_starts_only_with_every_power_played_unless_the_gm_fills_them(service):
     service.join("g", "anna", "FRA")
     service.join("g", "ed")
@@ -89,7 +109,7 @@ def test_a_game_starts_only_with_every_power_played_unless_the_gm_fills_them(ser
     view = service.start("g", "gm", fill_civil_disorder=True)
     assert view.status == "active" and seats(view)["anna"] == "FRA" and seats(view)["ed"]
     [started] = service.sent().of_kind("started")
-    unplayed = sorted(set(["AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"]) - set(seats(view).values()))
+    unplayed = sorted({"AUS", "ENG", "FRA", "GER", "ITA", "RUS", "TUR"} - set(seats(view).values()))
     assert started.data["civil_disorder"] == unplayed
     for power in unplayed:
         assert f"{power}: no player (civil disorder" in started.body

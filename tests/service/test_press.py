@@ -10,7 +10,8 @@ import pytest
 
 from bot.service import DeadlinePolicy, InputError, NotAllowedError, NotPlayingError, WrongStateError
 from bot.service.press import history_lines, receipt_text
-from bot.store.outbox import Announcement, OutboxDispatcher, RecordingNotifier
+from bot.store.outbox import Announcement, OutboxDispatcher
+from tests.notifiers import RecordingNotifier
 from tests.service.conftest import flush
 
 PLAYERS = {"ENG": "ed", "FRA": "flo", "GER": "gus", "ITA": "ivo"}
@@ -60,7 +61,7 @@ def test_full_press_reaches_exactly_its_recipients_named_by_power_never_by_playe
 
 
 def test_recipients_refused_one_by_one_and_a_message_that_goes_nowhere_is_refused_whole(game):
-    service, dispatcher, sink = game
+    service, _dispatcher, _sink = game
     receipt = service.send_press("parley", "ed", ["FRA", "XYZ", "ENG", "RUS"], "hello")
     assert receipt.sent_to == ("FRA",)
     reasons = dict(receipt.refused)
@@ -84,7 +85,7 @@ def test_broadcast_goes_to_every_other_power_played_and_to_the_gm_when_asked(gam
 
 
 def test_public_press_allows_only_press_to_everyone_and_none_only_to_the_gm(game):
-    service, dispatcher, sink = game
+    service, _dispatcher, _sink = game
     service.set_policy("parley", "gm", {"press": "public"})
     with pytest.raises(NotAllowedError, match="public press only"):
         service.send_press("parley", "ed", "FRA", "psst")
@@ -116,7 +117,7 @@ def test_grey_press_hides_the_sender_from_every_recipient_and_only_under_grey(ga
 
 
 def test_press_in_retreats_and_adjustments_only_when_the_game_allows(game):
-    service, dispatcher, sink = game
+    service, _dispatcher, _sink = game
     service.set_policy("parley", "gm", {"press_all_phases": False})
     service.submit_orders("parley", "gus", "A mun - bur")
     service.submit_orders("parley", "flo", "A par - gas\nF bre - mao")
@@ -130,7 +131,7 @@ def test_press_in_retreats_and_adjustments_only_when_the_game_allows(game):
 
 
 def test_the_bounds_size_and_rate_each_refused_with_what_would_do(game, clock):
-    service, dispatcher, sink = game
+    service, _dispatcher, _sink = game
     with pytest.raises(InputError, match="at most 4000"):
         service.send_press("parley", "ed", "FRA", "x" * 4001)
     for i in range(5):
@@ -145,7 +146,7 @@ def test_the_bounds_size_and_rate_each_refused_with_what_would_do(game, clock):
 
 
 def test_history_by_power_keeps_each_powers_own_and_the_gm_sees_volume_and_what_was_sent_to_them(game):
-    service, dispatcher, sink = game
+    service, _dispatcher, _sink = game
     service.send_press("parley", "ed", "FRA", "private to France")
     service.send_press("parley", "gus", "ITA", "private to Italy")
     service.send_press("parley", "ivo", "GM", "to the GM alone")
@@ -162,7 +163,7 @@ def test_history_by_power_keeps_each_powers_own_and_the_gm_sees_volume_and_what_
 
 
 def test_an_eliminated_or_removed_power_sends_none_and_an_ended_game_takes_none(game):
-    service, dispatcher, sink = game
+    service, _dispatcher, _sink = game
     service.remove_player("parley", "gm", "ITA")
     with pytest.raises(NotPlayingError):
         service.send_press("parley", "ivo", "FRA", "still here?")
@@ -174,7 +175,7 @@ def test_an_eliminated_or_removed_power_sends_none_and_an_ended_game_takes_none(
 
 
 def test_published_press_at_the_end_keeps_anonymous_press_anonymous_and_the_gms_mail_private(game):
-    service, dispatcher, sink = game
+    service, _dispatcher, _sink = game
     service.set_policy("parley", "gm", {"press": "grey", "press_published": True})
     service.send_press("parley", "ed", "FRA", "signed", anonymous=False)
     service.send_press("parley", "ed", "GER", "unsigned", anonymous=True)
@@ -186,7 +187,7 @@ def test_published_press_at_the_end_keeps_anonymous_press_anonymous_and_the_gms_
 
 
 def test_whether_a_game_is_anonymous_is_chosen_before_it_starts(game):
-    service, dispatcher, sink = game
+    service, _dispatcher, _sink = game
     with pytest.raises(WrongStateError, match="before it starts"):
         service.set_policy("parley", "gm", {"anonymous": True})
 
@@ -226,7 +227,7 @@ def test_published_press_goes_on_the_archive_site_beside_the_seasons_when_the_ga
     from bot.archive.games import game_archive
     from bot.frontends.site.writer import SiteWriter
 
-    service, dispatcher, sink = game
+    service, _dispatcher, _sink = game
     service.set_policy("parley", "gm", {"press": "grey", "press_published": True})
     service.send_press("parley", "ed", "FRA", "<b>signed</b>")
     service.send_press("parley", "gus", "ALL", "unsigned", anonymous=True)
@@ -252,7 +253,7 @@ def test_the_game_master_answers_any_power_whatever_the_rules(game):
     with pytest.raises(NotAllowedError, match="under the game master's name"):
         service.send_press("parley", "gm", "FRA", "boo", anonymous=True)
     flush(dispatcher)
-    [(to, body)] = [(r, b) for r, b in _press(sink) if r == "flo"]
+    [(_to, body)] = [(r, b) for r, b in _press(sink) if r == "flo"]
     assert "from the game master to France (FRA)" in body
     gm = "\n".join(history_lines(service.press_history("parley", "gm")))
     assert "from FRA to GM" in gm and "sent to FRA:" in gm
@@ -260,7 +261,7 @@ def test_the_game_master_answers_any_power_whatever_the_rules(game):
 
 
 def test_recipients_by_code_name_or_adjective_between_commas_or_spaces(game):
-    service, dispatcher, sink = game
+    service, _dispatcher, _sink = game
     assert service.send_press("parley", "ed", "france, German", "hello").sent_to == ("FRA", "GER")
     assert service.send_press("parley", "ed", "fra ger ita", "hello").sent_to == ("FRA", "GER", "ITA")
     assert service.send_press("parley", "ed", ["Italy", "gm"], "hello").sent_to == ("ITA", "GM")

@@ -96,7 +96,7 @@ def test_a_vassal_that_dislodges_a_free_neutral_keeps_its_lord_and_the_neutral_r
     [drawn] = retreats.adjudication.implicit
     assert drawn.order.power == "NEU" and drawn.order.location.province == "har" and drawn.outcome.value == "succeeds"
     landed = drawn.order.destination.province
-    variant, position = service.board("outremer")
+    _variant, position = service.board("outremer")
     state = position.prestige
     vassal, freed = position.unit_at("har"), position.unit_at(landed)
     assert (neutral_home(state, vassal), lord_of(state, vassal)) == ("mar", "EDE")

@@ -8,7 +8,7 @@ VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "l
 
 
 class Element:
-    def __init__(self, tag: str, attrs: dict[str, str | None], parent: "Element | None" = None) -> None:
+    def __init__(self, tag: str, attrs: dict[str, str | None], parent: Element | None = None) -> None:
         self.tag, self.attrs, self.parent = tag, attrs, parent
         self.children: list[Element | str] = []
 
@@ -28,16 +28,16 @@ class Element:
             if isinstance(child, Element):
                 yield from child.iter()
 
-    def find_all(self, tag: str | None = None, *, cls: str | None = None, **attrs: str) -> list["Element"]:
+    def find_all(self, tag: str | None = None, *, cls: str | None = None, **attrs: str) -> list[Element]:
         return [e for e in self.iter() if (tag is None or e.tag == tag) and (cls is None or cls in e.classes)
                 and all(e.attrs.get(k.replace("_", "-")) == v for k, v in attrs.items())]
 
-    def find(self, tag: str | None = None, **kw) -> "Element":
+    def find(self, tag: str | None = None, **kw) -> Element:
         found = self.find_all(tag, **kw)
         assert found, f"no <{tag or '*'}> with {kw} in the page"
         return found[0]
 
-    def by_id(self, ident: str) -> "Element":
+    def by_id(self, ident: str) -> Element:
         return self.find(None, id=ident)
 
     def rows(self) -> list[list[str]]:

@@ -147,7 +147,7 @@ def test_the_map_before_is_the_stored_picture_and_the_map_after_a_picture_beside
     """The map before is the picture the judge stored with the season when it adjudicated it (the
     PNG Discord and the mail sent), not drawn again; the board after is a PNG beside the page. No
     page inlines a picture: a season's page is a few kilobytes."""
-    db, service = played
+    _db, service = played
     doc = page(site, acre.name, "S1101M.html")
     stored = service.season(acre.name, export["seasons"][0]["version"]).picture
     assert stored is not None and stored.startswith(b"\x89PNG")

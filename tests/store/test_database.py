@@ -13,7 +13,7 @@ from sqlmodel import SQLModel
 
 from bot.store import database
 from bot.store.database import Database
-from bot.store.rows import GameRow, TimerRow
+from bot.store.rows import GameRow, GameStatus, PlayerRow, PlayerStatus, TimerRow
 
 
 def _game(session, name="g") -> GameRow:
@@ -62,10 +62,32 @@ def test_times_come_back_aware_and_in_utc(db):
 
 
 def test_a_naive_time_is_refused(db):
-    with pytest.raises(sa.exc.StatementError, match="naive datetime"):
-        with db.session() as session:
-            game = _game(session)
-            session.add(TimerRow(game_id=game.id, version=0, kind="deadline", due_at=datetime(2031, 5, 1, 12, 0)))
+    with pytest.raises(sa.exc.StatementError, match="naive datetime"), db.session() as session:
+        game = _game(session)
+        session.add(TimerRow(game_id=game.id, version=0, kind="deadline", due_at=datetime(2031, 5, 1, 12, 0)))
+
+
+def test_statuses_are_stored_as_their_strings_and_read_back_as_members(db):
+    with db.session() as session:
+        game = _game(session)
+        game.status = GameStatus.PAUSED
+        session.add(PlayerRow(game_id=game.id, player="anna", status=PlayerStatus.CIVIL_DISORDER,
+                              joined_at=datetime.now(UTC)))
+        session.add(game)
+    with db.engine.connect() as connection:      # the stored values, byte for byte as before the enums
+        assert connection.execute(sa.text("SELECT status FROM game")).scalar_one() == "paused"
+        assert connection.execute(sa.text("SELECT status FROM player")).scalar_one() == "civil_disorder"
+    with db.session() as session:
+        [game] = database.all_games(session)
+        [player] = database.players_of(session, game.id)
+    assert game.status is GameStatus.PAUSED and player.status is PlayerStatus.CIVIL_DISORDER
+
+
+def test_a_status_that_is_none_of_its_enum_is_refused(db):
+    with pytest.raises(sa.exc.StatementError, match="'over' is not a valid GameStatus"), db.session() as session:
+        game = _game(session)
+        game.status = "over"
+        session.add(game)
 
 
 def test_sqlite_runs_in_wal_mode(sqlite_db):

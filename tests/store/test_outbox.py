@@ -15,9 +15,8 @@ from structlog.testing import capture_logs
 
 from bot.store import database
 from bot.store.database import Database
-from bot.store.outbox import (
-    DELIVERED, Announcement, Delivery, OutboxDispatcher, RecordingNotifier, Refused, RetryLater, outbox_row,
-)
+from bot.store.outbox import DELIVERED, Announcement, Delivery, OutboxDispatcher, Refused, RetryLater, outbox_row
+from tests.notifiers import RecordingNotifier
 from bot.store.rows import GameRow, OutboxRow
 
 T0 = datetime(2031, 3, 1, 12, 0, tzinfo=UTC)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Awaitable, Callable, Generic, TypeVar
+from typing import Generic, TypeVar
+from collections.abc import Awaitable, Callable
 
 log = logging.getLogger("crusader.discord")
 
@@ -65,7 +66,7 @@ class Batcher(Generic[T, R]):
                 for item, future in batch:
                     try:
                         [answer] = await self.run([item])
-                    except Exception as one:
+                    except Exception as one:  # noqa: BLE001 (the one item's failure goes to its own caller)
                         fail(future, one)
                     else:
                         settle(future, answer)

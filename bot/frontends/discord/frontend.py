@@ -41,7 +41,7 @@ class DiscordFrontEnd:
         self.bot.sync_record = self.app.settings.data_dir / "discord-commands.json"
         try:
             await self.bot.login(self.token)
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 (any failure to log in is explained to the operator)
             await self.bot.close()
             raise login_error(exc, self.settings.api_base or DISCORD_API_BASE) from None
         log.info("invite the bot to a server with %s", invite_url(self.bot.application_id))

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import discord
 
 from bot.store import inbox as store
-from bot.store.rows import utcnow
+from bot.store.rows import GameStatus, utcnow
 from . import refs
 from .identity import user_id
 
@@ -91,7 +91,7 @@ class Inbox:
 
     def _players(self) -> set[str]:
         service = self.bot.service
-        return {p.player for status in ("active", "paused") for view in service.games(status=status)
+        return {p.player for status in (GameStatus.ACTIVE, GameStatus.PAUSED) for view in service.games(status=status)
                 for p in view.players if user_id(p.player) is not None}
 
     async def _catch_up_with(self, uid: int | None, take) -> int:

@@ -9,11 +9,12 @@ fails gives ``None`` and a warning in the log; the answer goes without a picture
 from __future__ import annotations
 
 import logging
+from adjudicator.variant import Variant
 
 log = logging.getLogger("crusader.discord")
 
 
-def board_png(variant, position) -> bytes | None:
+def board_png(variant: Variant, position) -> bytes | None:
     try:
         from bot.render import render_png
 
@@ -23,7 +24,7 @@ def board_png(variant, position) -> bytes | None:
         return None
 
 
-def orders_png(variant, position, orders) -> bytes | None:
+def orders_png(variant: Variant, position, orders) -> bytes | None:
     """A player's own standing orders drawn on the board (:func:`bot.render.season.orders_picture`),
     for that player alone; ``None`` when it could not be drawn."""
     try:

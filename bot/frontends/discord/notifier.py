@@ -21,7 +21,7 @@ import contextvars
 import io
 import logging
 from datetime import timedelta
-from typing import Sequence
+from collections.abc import Sequence
 
 import discord
 
@@ -37,6 +37,7 @@ from .formatting import (announcement_text, chunks, file_name, pack_embeds, phas
                          results_summary)
 from .identity import mention, user_id
 from .maps import season_png
+from bot.store.rows import GameStatus
 from .menu_button import open_button
 
 log = logging.getLogger("crusader.discord")
@@ -110,7 +111,7 @@ class DiscordNotifier:
         if not self.bot.is_ready():
             try:
                 await asyncio.wait_for(self.bot.wait_until_ready(), self.ready_timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return RetryLater("not connected to Discord", after=timedelta(seconds=self.ready_timeout))
         a, recipient = delivery.announcement, delivery.recipient
         entry = await self._entry(a)
@@ -175,7 +176,7 @@ class DiscordNotifier:
         channel = await self._channel(place.get("channel"), entry, a, "results channel", RESULTS_NEEDS)
         variant = get_variant(entry.variant)
         view = await self.bot.call(self.service.status, entry.id)
-        current = view.version == a.data.get("version", -1) + 1 and view.status == "active"
+        current = view.version == a.data.get("version", -1) + 1 and view.status == GameStatus.ACTIVE
         summary = results_summary(season, variant, next_phase=view.phase if current else None,
                                   deadline=view.deadline_at if current else None, at_once=bool(a.data.get("at_once")),
                                   again=bool(a.data.get("again")))

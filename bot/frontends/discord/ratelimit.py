@@ -90,7 +90,7 @@ class SharedPace:
         loop = asyncio.get_running_loop()
         try:
             wait = await loop.run_in_executor(self._executor, self._take)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 (logged; this server keeps its own pace)
             if not self._failing:
                 log.warning("the shared pace of requests to Discord cannot be read (%s: %s); this server keeps "
                             "its own until it can", type(exc).__name__, exc)

@@ -14,6 +14,7 @@ embed footer ``ref ...``: :func:`read` still finds those, so an upgrade posts no
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 START, END = "\u2063", "\u2064"  # INVISIBLE SEPARATOR, INVISIBLE PLUS: where a reference begins and ends
@@ -52,7 +53,7 @@ def unmark(text: str) -> tuple[str, str | None]:
         return text, None
 
 
-def read(content: str, embeds: list[Any] = ()) -> str | None:
+def read(content: str, embeds: Sequence[Any] = ()) -> str | None:
     """The reference a posted message carries, if any (invisible, or as earlier versions wrote it)."""
     _, ref = unmark(content or "")
     if ref is not None:

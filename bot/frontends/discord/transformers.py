@@ -20,6 +20,7 @@ from grammar import resolve_power_name, resolve_province, suggestions
 from bot.service import GameEntry, NotFoundError, parse_duration, parse_durations
 from bot.store.names import game_key
 from .identity import player_key
+from bot.store.rows import GameStatus
 
 MAX_CHOICES = 25
 
@@ -51,7 +52,7 @@ async def _entry_for(interaction: discord.Interaction, name: str | None) -> Game
     if name:
         return await game_named(interaction, name)
     mine = await interaction.client.call(service.directory, player=player_key(interaction.user),
-                                   statuses=("active", "paused"))
+                                   statuses=(GameStatus.ACTIVE, GameStatus.PAUSED))
     return mine[0] if len(mine) == 1 else None
 
 
@@ -132,12 +133,12 @@ class ProvinceTransformer(app_commands.Transformer):
         return [app_commands.Choice(name=f"{variant.provinces[p].name} ({p})"[:100], value=p) for p in ids]
 
 
-_STATES = {"forming": "has not started yet", "active": "is under way", "paused": "is paused",
-           "ended": "is over"}
+_STATES = {GameStatus.FORMING: "has not started yet", GameStatus.ACTIVE: "is under way",
+           GameStatus.PAUSED: "is paused", GameStatus.ENDED: "is over"}
 _WHAT_INSTEAD = {
-    ("game assign", "active"): "to give one of its powers to a player now, use `/game replace`",
-    ("game assign", "paused"): "to give one of its powers to a player now, use `/game replace`",
-    ("forming",): "its game master starts it with `/game start`",
+    ("game assign", GameStatus.ACTIVE): "to give one of its powers to a player now, use `/game replace`",
+    ("game assign", GameStatus.PAUSED): "to give one of its powers to a player now, use `/game replace`",
+    (GameStatus.FORMING,): "its game master starts it with `/game start`",
 }
 """What to do instead, by command and state (or by state alone)."""
 
@@ -145,7 +146,7 @@ _WHAT_INSTEAD = {
 def wrong_state(game: GameEntry, command: str) -> str:
     """Why ``command`` cannot be used on ``game`` now: the state it is in, and what would do instead."""
     said = f"'{game.name}' {_STATES.get(game.status, game.status)}"
-    if game.status in ("active", "paused") and game.phase:
+    if game.status in (GameStatus.ACTIVE, GameStatus.PAUSED) and game.phase:
         said += f" ({game.phase})"
     instead = _WHAT_INSTEAD.get((command, game.status), _WHAT_INSTEAD.get((game.status,), ""))
     return f"{said}; /{command} is not for a game in that state" + (f": {instead}." if instead else ".")
@@ -182,9 +183,9 @@ class DurationsTransformer(app_commands.Transformer):
 
 
 Game = app_commands.Transform[GameEntry, GameTransformer]
-RunningGame = app_commands.Transform[GameEntry, GameTransformer(statuses=("active", "paused"))]
-FormingGame = app_commands.Transform[GameEntry, GameTransformer(statuses=("forming",))]
-OpenGame = app_commands.Transform[GameEntry, GameTransformer(statuses=("forming", "active", "paused"))]
+RunningGame = app_commands.Transform[GameEntry, GameTransformer(statuses=(GameStatus.ACTIVE, GameStatus.PAUSED))]
+FormingGame = app_commands.Transform[GameEntry, GameTransformer(statuses=(GameStatus.FORMING,))]
+OpenGame = app_commands.Transform[GameEntry, GameTransformer(statuses=(GameStatus.FORMING, GameStatus.ACTIVE, GameStatus.PAUSED))]
 PowerArg = app_commands.Transform[str, PowerTransformer]
 ProvinceArg = app_commands.Transform[Location, ProvinceTransformer]
 Duration = app_commands.Transform[timedelta, DurationTransformer]
@@ -197,7 +198,7 @@ async def my_game(interaction: discord.Interaction, game: GameEntry | None) -> G
     if game is not None:
         return game
     mine = await interaction.client.call(_service(interaction).directory, player=player_key(interaction.user),
-                                   statuses=("active", "paused", "forming"))
+                                   statuses=(GameStatus.ACTIVE, GameStatus.PAUSED, GameStatus.FORMING))
     if len(mine) == 1:
         return mine[0]
     if not mine:

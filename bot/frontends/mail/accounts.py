@@ -43,6 +43,7 @@ from bot.store import mail as mail_store
 from bot.store.outbox import Announcement, outbox_row
 from .addresses import AddressError, normalise
 from .passwords import check_new_password, hash_password, new_password, verify_password
+from bot.store.rows import PlayerStatus
 
 WINDOW = timedelta(hours=1)
 """How long a wrong password counts."""
@@ -124,7 +125,7 @@ def _holds(row: mail_store.MailIdentityRow, view: GameView) -> bool:
     holder = view.player_of(row.power)
     if holder is None:
         return row.player is None
-    return holder.status not in ("removed", "waiting") and row.player in (None, holder.player)
+    return holder.status not in (PlayerStatus.REMOVED, PlayerStatus.WAITING) and row.player in (None, holder.player)
 
 
 class MailAccounts:
@@ -241,7 +242,7 @@ class MailAccounts:
         with self.db.session() as session:
             rows = {r.power: r for r in mail_store.identities_of(session, a.game_id)}
             for holder in view.players:
-                if not holder.power or holder.status in ("waiting", "removed"):
+                if not holder.power or holder.status in (PlayerStatus.WAITING, PlayerStatus.REMOVED):
                     continue
                 row, address = rows.get(holder.power), address_of(holder.player)
                 if address is None:

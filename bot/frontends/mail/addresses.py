@@ -30,7 +30,7 @@ def single_address(header_value: str | None) -> str | None:
         return None
     try:
         pairs = [pair for pair in getaddresses([str(header_value)]) if pair[1]]
-    except Exception:  # a header too broken for the standard library's parser
+    except Exception:  # noqa: BLE001 (a header too broken for the standard library's parser)
         return None
     if len(pairs) != 1:
         return None

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from bot.codec.limits import MAX_LINE
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 import structlog
 
@@ -46,6 +46,7 @@ from .accounts import GM, ForeignSender, Identity, MailAccounts, SignonRefused
 from .addresses import may_reply_to
 from .commands import SIGNON_USAGE, Command
 from .reading import InboundMail
+from bot.store.rows import GameStatus, PlayerStatus
 
 log = structlog.get_logger("crusader.mail")
 
@@ -356,7 +357,7 @@ class _Session:
                                                        "LIST alone lists its games", ok=False))
             return True
         mine = (self.me is not None and self.me.power != GM and self.talk.status.id == self.me.game_id)
-        if mine and self.talk.status.status in ("active", "paused") and self.talk.status.phase:
+        if mine and self.talk.status.status in (GameStatus.ACTIVE, GameStatus.PAUSED) and self.talk.status.phase:
             self.talk.orders_picture = {"game": self.me.game_id, "name": self.me.game, "power": self.me.power,
                                         "phase": self.talk.status.phase}
         self.talk.echoes.append(Echo(command.echo, "the game's status" + (" and your orders" if mine else "")
@@ -365,14 +366,14 @@ class _Session:
 
     def _directory_list(self, command: Command) -> bool:
         """LIST before signing on: the judge's games, those forming first, with how to join them."""
-        views = [self.service.status(g.id) for g in self._games() if g.status != "ended"]
-        order = {"forming": 0, "active": 1, "paused": 2}
+        views = [self.service.status(g.id) for g in self._games() if g.status != GameStatus.ENDED]
+        order = {GameStatus.FORMING: 0, GameStatus.ACTIVE: 1, GameStatus.PAUSED: 2}
         views.sort(key=lambda v: (order.get(v.status, 3), v.name.lower()))
         lines = ["The games of this judge:" if views else "This judge has no game under way or forming now."]
         for v in views:
             powers = list(get_variant(v.variant).powers)
-            if v.status == "forming":
-                seated = [p for p in v.players if p.status != "waiting"]
+            if v.status == GameStatus.FORMING:
+                seated = [p for p in v.players if p.status != PlayerStatus.WAITING]
                 taken = {p.power for p in seated if p.power}
                 free = [c for c in powers if c not in taken]
                 lines.append(f"  {v.name} ({v.variant}): forming, {len(seated)} of {len(powers)} powers have a "
@@ -381,9 +382,9 @@ class _Session:
                                                                  f"{', '.join(free)})" if len(seated) < len(powers)
                                                                  else " (the waiting list: every power has a player)"))
             else:
-                played = {p.power for p in v.players if p.power and p.status == "active"}
+                played = {p.power for p in v.players if p.power and p.status == PlayerStatus.ACTIVE}
                 nobody = [c for c in powers if c not in {p.power for p in v.players if p.power and
-                                                          p.status != "removed"}]
+                                                          p.status != PlayerStatus.REMOVED}]
                 lines.append(f"  {v.name} ({v.variant}): {v.status}, {v.phase}, {len(played)} of {len(powers)} "
                              f"powers played; deadline {when(v.deadline_at, v.timezone)}")
                 if nobody:
@@ -406,14 +407,14 @@ class _Session:
         return True
 
     def _resign(self, command: Command) -> bool:
-        if not self._signed_on(command):
+        if not self._played(command):
             return True
         me = self.me
         try:
             status = self.service.status(me.game).status
-            if me.player is not None and status in ("active", "paused"):
+            if status in (GameStatus.ACTIVE, GameStatus.PAUSED):
                 self.service.clear_orders(me.game, me.player)  # civil disorder: its units hold
-            self.service.remove_player(me.game, None, me.power)
+            self.service.remove_player(me.game, me.player, me.power)  # as the player: only their own power
         except ServiceError as exc:
             self.talk.echoes.append(Echo(command.echo, f"not resigned: {exc}", ok=False))
             return True
@@ -439,7 +440,7 @@ class _Session:
         game, power = found
         echo = f"JOIN {game.name}" + (f" {power}" if power else "")
         try:
-            if power is not None and game.status in ("active", "paused"):
+            if power is not None and game.status in (GameStatus.ACTIVE, GameStatus.PAUSED):
                 self.service.take_over(game.name, sender, power)
                 answer = (f"you now play {power} in '{game.name}'; the judge's announcement of it brings you the "
                           f"password, and then you sign on with SIGNON {power}{game.name} <password>")
@@ -455,16 +456,16 @@ class _Session:
 
     def _joined(self, view: GameView, sender: str, power: str | None) -> str:
         me = next(p for p in view.players if p.player == sender)
-        if me.status == "waiting" and view.status != "forming":
-            played = {p.power for p in view.players if p.power and p.status != "removed"}
+        if me.status == PlayerStatus.WAITING and view.status != GameStatus.FORMING:
+            played = {p.power for p in view.players if p.power and p.status != PlayerStatus.REMOVED}
             free = [c for c in get_variant(view.variant).powers if c not in played]
             return (f"'{view.name}' is under way: you are on its waiting list, and the game master may give you a "
                     f"power. " + (f"Nobody plays {', '.join(free)}: JOIN {view.name} {free[0]} takes it over."
                                   if free else "Every power has a player now."))
-        if me.status == "waiting":
+        if me.status == PlayerStatus.WAITING:
             return (f"every power of '{view.name}' has a player: you are on its waiting list, and take the first "
                     f"seat that falls free before the start")
-        seated = sum(1 for p in view.players if p.status != "waiting")
+        seated = sum(1 for p in view.players if p.status != PlayerStatus.WAITING)
         powers = len(get_variant(view.variant).powers)
         what = f"as {power}" if power else "(your power is drawn when the game starts)"
         return (f"you have joined '{view.name}' {what}; {seated} of its {powers} powers {_has(seated)} a player. "
@@ -648,7 +649,7 @@ class _Session:
             self.talk.echoes.append(Echo(command.echo, f"{key} is already so; nothing changed"))
             return True
         self.talk.changed = True
-        later = "; from the next deadline" if change.game.status != "forming" else ""
+        later = "; from the next deadline" if change.game.status != GameStatus.FORMING else ""
         self.talk.echoes.append(Echo(command.echo, f"{key} changed{later}; every player is told the settings"))
         return True
 
@@ -669,7 +670,7 @@ class _Session:
             return True
         self.talk.changed = True
         self.talk.echoes.append(Echo(command.echo, "every surviving power voted for a draw: the game has ended"
-                                     if view.status == "ended" else
+                                     if view.status == GameStatus.ENDED else
                                      "your vote for a draw is taken back" if off else
                                      "your vote for a draw is recorded; the game ends in a draw when every "
                                      "surviving power has voted for one"))
@@ -691,7 +692,7 @@ class _Session:
             return True
         self.talk.changed = True
         self.talk.echoes.append(Echo(command.echo, "your concession is taken back" if off else
-                                     f"the game has ended: {to} wins" if view.status == "ended" else
+                                     f"the game has ended: {to} wins" if view.status == GameStatus.ENDED else
                                      f"your concession to {to} is recorded; the game ends with {to} the winner "
                                      f"when every other surviving power concedes to it"))
         return True
@@ -734,7 +735,7 @@ class _Session:
                          + f"  {when(season.adjudicated_at, view.timezone)}")
         if not seasons:
             lines.append("  (no season adjudicated yet)")
-        if view.phase and view.status in ("active", "paused"):
+        if view.phase and view.status in (GameStatus.ACTIVE, GameStatus.PAUSED):
             lines.append(f"  now: {view.phase}, {view.status}; deadline {when(view.deadline_at, view.timezone)}")
         self.talk.texts.append(lines)
         self.talk.echoes.append(Echo(command.echo, f"the {len(seasons)} season(s) of '{view.name}' are below"))
@@ -760,7 +761,7 @@ class _Session:
         lines = [f"Game '{view.name}' ({view.variant}), {view.status}; game master {view.gm}."]
         for code in ([power] if power else list(variant.powers)):
             holder = view.player_of(code)
-            state = ("no player" if holder is None else holder.status.replace("_", " ") if holder.status != "active"
+            state = ("no player" if holder is None else holder.status.replace("_", " ") if holder.status != PlayerStatus.ACTIVE
                      else "played")
             lines.append(f"  {code} {variant.power_name(code)}: {state}, {view.centers.get(code, 0)} centre(s)")
             if power:

@@ -46,7 +46,7 @@ def html_to_text(html: str) -> str:
     try:
         collector.feed(html)
         collector.close()
-    except Exception:  # html.parser is lenient; this is only a last guard
+    except Exception:  # noqa: BLE001, S110 (html.parser is lenient; this is only a last guard)
         pass
     lines = (" ".join(line.replace("\xa0", " ").split()) for line in "".join(collector.parts).split("\n"))
     return "\n".join(line for line in lines if line) + "\n"

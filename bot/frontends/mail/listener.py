@@ -154,7 +154,7 @@ class MailFrontEnd:
             self._server.close()
             try:
                 await asyncio.wait_for(self._server.wait_closed(), timeout=5)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             self._server = None
         if self.notifier in self.dispatcher.notifiers:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from email.message import MIMEPart
-from typing import Sequence
+from collections.abc import Sequence
 
 import structlog
 

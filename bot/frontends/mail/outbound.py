@@ -15,7 +15,6 @@ of a message up to its sender, then ``RSET``) finds the relay well again.
 
 from __future__ import annotations
 
-import asyncio
 from email.message import EmailMessage
 
 import aiosmtplib
@@ -55,7 +54,7 @@ class Mailer:
             if not 200 <= response.code < 300:
                 raise aiosmtplib.SMTPSenderRefused(response.code, response.message, s.address)
             await client.rset()
-        except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, aiosmtplib.SMTPException, OSError) as exc:
             self._noted(exc, probe=True)
         else:
             self._noted(None, probe=True)
@@ -63,7 +62,7 @@ class Mailer:
             if client.is_connected:
                 try:
                     await client.quit()
-                except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError):
+                except (TimeoutError, aiosmtplib.SMTPException, OSError):
                     client.close()
         return self.relay_problem
 
@@ -96,7 +95,7 @@ class Mailer:
         """Send ``message`` to ``to`` and say how it went."""
         try:
             await self.send(message, to)
-        except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, aiosmtplib.SMTPException, OSError) as exc:
             outcome = outcome_of(exc)
             self._noted(exc)
             log.warning("mail not sent", to=to, subject=str(message["Subject"]), error=f"{type(exc).__name__}: {exc}",

@@ -63,7 +63,7 @@ def send(session: _Session, command: Command) -> bool:
         return True
     if session.me.power == GM:
         sender: str | None = session.service.status(session.me.game_id).gm
-    elif session._played(command):
+    elif session._played(command) and session.me.player is not None:
         sender = session.me.player
     else:
         return True
@@ -84,10 +84,11 @@ def history(session: _Session, command: Command) -> bool:
         return session._history(command)
     if session.me is not None and session.me.power == GM:
         asker = session.service.status(session.me.game_id).gm
-    elif session._played(command):
+    elif session._played(command) and session.me is not None and session.me.player is not None:
         asker = session.me.player
     else:
         return True
+    assert session.me is not None
     try:
         found = session.service.press_history(session.me.game, asker)
     except ServiceError as exc:

@@ -64,7 +64,7 @@ def read_mail(raw: bytes, *, envelope_sender: str | None = None, max_bytes: int 
             automatic=bounce or _automatic(headers), envelope=envelope)
     try:
         msg = BytesParser(policy=policy.default).parsebytes(raw)
-    except Exception:
+    except Exception:  # noqa: BLE001 (a message too broken to parse is answered as broken)
         msg = None
     if msg is None:
         return InboundMail(envelope, "", None, "", problem=_BROKEN, automatic=bounce, envelope=envelope)
@@ -74,7 +74,7 @@ def read_mail(raw: bytes, *, envelope_sender: str | None = None, max_bytes: int 
         text, notes = _body_text(msg)
     except _Unreadable as exc:
         return InboundMail(sender, subject, message_id, "", problem=str(exc), automatic=automatic, envelope=envelope)
-    except Exception:
+    except Exception:  # noqa: BLE001 (a message too broken to read is answered as broken)
         return InboundMail(sender, subject, message_id, "", problem=_BROKEN, automatic=automatic, envelope=envelope)
     text, beyond, quoted = read_lines(text)
     if quoted:
@@ -143,7 +143,7 @@ def _headers_only(raw: bytes) -> EmailMessage:
     head = raw[: end if 0 <= end < 64_000 else 64_000]
     try:
         return BytesHeaderParser(policy=policy.default).parsebytes(head)
-    except Exception:
+    except Exception:  # noqa: BLE001 (headers too broken to parse count as none)
         return EmailMessage()
 
 
@@ -151,7 +151,7 @@ def _header(msg, name: str) -> str | None:
     try:
         value = msg.get(name)
         return None if value is None else str(value)
-    except Exception:  # a header the parser chokes on counts as absent
+    except Exception:  # noqa: BLE001 (a header the parser chokes on counts as absent)
         return None
 
 

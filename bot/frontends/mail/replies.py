@@ -18,7 +18,7 @@ from bot.codec.spelled import duty as spelled_duty
 from bot.service import GameView, PlayerOrders
 from bot.service.texts import when
 from bot.store.outbox import Announcement
-from bot.store.rows import utcnow
+from bot.store.rows import GameStatus, PlayerStatus, utcnow
 from .conversation import Conversation, help_text
 
 SIGNATURE = "-- \nCrusader Judge. Write HELP to this address for the list of commands.\n"
@@ -67,24 +67,24 @@ def _orders(orders: PlayerOrders) -> list[str]:
 
 
 def _status(view: GameView) -> list[str]:
-    if view.status == "forming":
+    if view.status == GameStatus.FORMING:
         return _forming(view)
-    deadline = ("the deadline is suspended until the game master resumes it" if view.status == "paused"
+    deadline = ("the deadline is suspended until the game master resumes it" if view.status == GameStatus.PAUSED
                 else f"deadline {when(view.deadline_at, view.timezone)}")
     out = [f"Game '{view.name}' ({view.variant}), {view.status}; phase {view.phase or '-'}; "
            f"{deadline}; game master {view.gm}."]
     for player in sorted(view.players, key=lambda p: p.power or ""):
-        if player.status == "waiting":
+        if player.status == PlayerStatus.WAITING:
             continue
         centres = view.centers.get(player.power, 0) if player.power else 0
         mark = "orders in" if player.has_orders else ("must order" if player.power in view.must_order else "")
-        state = "" if player.status == "active" else f" [{player.status.replace('_', ' ')}]"
+        state = "" if player.status == PlayerStatus.ACTIVE else f" [{player.status.replace('_', ' ')}]"
         out.append(f"  {player.power or '?':4} {centres:2} centres  {mark}{state}")
     played = {p.power for p in view.players if p.power}
     unplayed = [c for c in get_variant(view.variant).powers if c not in played]
     for power in unplayed:
         out.append(f"  {power:4} {view.centers.get(power, 0):2} centres  [no player]")
-    waiting = sum(1 for p in view.players if p.status == "waiting")
+    waiting = sum(1 for p in view.players if p.status == PlayerStatus.WAITING)
     if waiting:
         out.append(f"  {waiting} player(s) on the waiting list")
     return out + [""]
@@ -93,7 +93,7 @@ def _status(view: GameView) -> list[str]:
 def _forming(view: GameView) -> list[str]:
     """A game that has not started: who has joined (by power, not by address) and how to join."""
     powers = list(get_variant(view.variant).powers)
-    seated = [p for p in view.players if p.status != "waiting"]
+    seated = [p for p in view.players if p.status != PlayerStatus.WAITING]
     taken = sorted(p.power for p in seated if p.power)
     drawn = sum(1 for p in seated if not p.power)
     waiting = len(view.players) - len(seated)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .server import ArchiveSite
 
 
-def create_front_end(app: "App") -> "ArchiveSite | None":
+def create_front_end(app: App) -> ArchiveSite | None:
     """The archive site of ``crusader serve``; ``None`` when ``CRUSADER_ARCHIVE_PORT`` is 0."""
     from .server import ArchiveSite
 

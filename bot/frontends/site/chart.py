@@ -8,7 +8,7 @@ drawn :data:`WIDTH` units wide with its text at :data:`TEXT` units: shrunk to a 
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from xml.sax.saxutils import escape, quoteattr
 
 from adjudicator.variant import Variant

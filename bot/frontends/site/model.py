@@ -11,7 +11,8 @@ does the same for a whole game (:func:`bot.archive.games.game_archive`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from adjudicator.orders import canonical
 from adjudicator.prestige.orders import PRESTIGE_ORDER_TYPES

@@ -26,6 +26,8 @@ if connection is not None:
     _run(connection)
 else:  # ``alembic -x url=...`` from a shell
     url = context.get_x_argument(as_dictionary=True).get("url") or config.get_main_option("sqlalchemy.url")
+    if url is None:
+        raise SystemExit("name the database: alembic -x url=<database URL> ...")
     with create_engine(url).connect() as conn:
         _run(conn)
         conn.commit()

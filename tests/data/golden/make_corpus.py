@@ -396,8 +396,7 @@ def main() -> None:
     docs += odd_documents()
     docs += REFUSED
     with open(HERE / "documents.jsonl", "w", encoding="utf-8") as out:
-        for doc in docs:
-            out.write(json.dumps(doc, ensure_ascii=False) + "\n")
+        out.writelines(json.dumps(doc, ensure_ascii=False) + "\n" for doc in docs)
     print(f"{len(docs)} documents")
 
 

@@ -30,6 +30,7 @@ from ..formatting import deadline_text, file_name, phase_name, settings_lines
 from ..notifier import ARCHIVE_NEEDS, RESULTS_NEEDS
 from ..identity import player_key
 from ..transformers import Duration, Durations, FormingGame, Game, Grace, PowerArg, RunningGame
+from bot.store.rows import GameStatus, PlayerStatus
 
 VARIANTS = [app_commands.Choice(name=name, value=name) for name in variant_names()]
 # What a new game needs of its channel: its results posted there, its archive thread opened and posted in
@@ -47,7 +48,7 @@ def variant_power(game, power: str) -> str:
 def _seats(view: GameView, game) -> str:
     """Who has joined a forming game so far: how many of the powers have a player, and who waits."""
     powers = len(get_variant(game.variant).powers)
-    seated = [p for p in view.players if p.status != "waiting"]
+    seated = [p for p in view.players if p.status != PlayerStatus.WAITING]
     waiting = len(view.players) - len(seated)
     return (f"{len(seated)} of {powers} player(s)" + (f", {waiting} waiting" if waiting else "") + ".")
 
@@ -186,7 +187,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
             return
         where = (game.extra.get("discord") or {}).get("channel")
         told = f"announced in <#{where}>" if where else "announced to the players"
-        when = "; the phase under way keeps its deadline" if change.game.status != "forming" else ""
+        when = "; the phase under way keeps its deadline" if change.game.status != GameStatus.FORMING else ""
         await reply(interaction, f"Changed in '{game.name}' ({told}{when}):\n"
                     + "\n".join(f"• {SETTING_NAMES[key]}: {setting(change.before, key)} → {setting(change.after, key)}"
                                  for key in change.changed))
@@ -293,7 +294,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
         key = player_key(player) if player is not None else None
         row = view.player_of(power) if power else next((p for p in view.players if p.player == key), None)
         who = f"{variant_power(game, power)}'s player" if power else player.mention
-        if row is not None and row.status == "removed":
+        if row is not None and row.status == PlayerStatus.REMOVED:
             text = (f"{who} has been removed from '{game.name}' (told by DM); {variant_power(game, row.power)} is in "
                     "civil disorder until `/game replace` gives it a player.")
         else:
@@ -317,7 +318,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
     @is_gm()
     async def export(self, interaction: discord.Interaction, game: Game) -> None:
         doc = await self.bot.call(export_game, self.service.db, game.id)
-        if doc["game"]["status"] in ("active", "paused"):  # this phase's orders stay private until adjudicated
+        if doc["game"]["status"] in (GameStatus.ACTIVE, GameStatus.PAUSED):  # this phase's orders stay private until adjudicated
             current = doc["game"]["version"]
             doc["orders"] = []
             doc["submissions"] = [s for s in doc.get("submissions", []) if s["version"] < current]

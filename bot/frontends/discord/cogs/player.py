@@ -21,6 +21,7 @@ from ..identity import player_key
 from ..maps import board_png, orders_png
 from ..menu_button import open_button
 from ..transformers import Game, OpenGame, PowerArg, ProvinceArg, RunningGame, my_game
+from bot.store.rows import GameStatus, PlayerStatus
 
 
 class Player(commands.Cog):
@@ -115,10 +116,10 @@ class Player(commands.Cog):
     async def join(self, interaction: discord.Interaction, game: OpenGame, power: PowerArg | None = None) -> None:
         me = player_key(interaction.user)
         view = await self.bot.call(self.service.join, game.name, me, power)
-        seated = [p for p in view.players if p.status != "waiting"]
-        if any(p.player == me and p.status == "waiting" for p in view.players):
+        seated = [p for p in view.players if p.status != PlayerStatus.WAITING]
+        if any(p.player == me and p.status == PlayerStatus.WAITING for p in view.players):
             waiting = len(view.players) - len(seated)
-            why = "is under way" if view.status != "forming" else "has a player for every power"
+            why = "is under way" if view.status != GameStatus.FORMING else "has a player for every power"
             text = (f"'{view.name}' {why}: {interaction.user.mention} is on its waiting list ({waiting} waiting); "
                     "the game master may give you a power.")
         else:
@@ -152,7 +153,7 @@ class Player(commands.Cog):
         view = await self.bot.call(self.service.concede, entry.name, player_key(interaction.user),
                                    None if withdraw else to)
         variant = get_variant(entry.variant)
-        if view.status == "ended":
+        if view.status == GameStatus.ENDED:
             text = f"{ending(view.outcome).strip()} ('{view.name}')"
         elif withdraw:
             text = f"Your concession in '{view.name}' is withdrawn."
@@ -167,7 +168,7 @@ class Player(commands.Cog):
     async def draw(self, interaction: discord.Interaction, game: RunningGame | None = None, vote: bool = True) -> None:
         entry = await my_game(interaction, game)
         view = await self.bot.call(self.service.vote_draw, entry.name, player_key(interaction.user), vote)
-        if view.status == "ended":
+        if view.status == GameStatus.ENDED:
             text = f"'{view.name}' has ended in a draw."
         else:
             text = f"Your draw vote in '{view.name}' is {'recorded' if vote else 'withdrawn'}."

@@ -10,15 +10,26 @@ Revises: delivery_0001
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 import sqlalchemy as sa
 from alembic import op
-
-from bot.store.names import game_key
 
 revision = 'game_key_0001'
 down_revision = 'delivery_0001'
 branch_labels = None
 depends_on = None
+
+
+_SEPARATORS = re.compile(r"[\W_]+")
+
+
+def game_key(name: str) -> str:
+    """The key of a game name as ``bot.store.names.game_key`` made it when this migration was
+    written (a copy, frozen: the migration does what it did then, whatever that function becomes)."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return _SEPARATORS.sub("-", folded).strip("-")
 
 
 def upgrade() -> None:
