@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from collections.abc import Sequence
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from adjudicator.errors import CrusaderError
 from adjudicator.turn import survivors
@@ -148,7 +148,7 @@ class PressDesk:
             if not from_gm and sender not in alive:
                 raise NotAllowedError(f"{sender} has been eliminated from '{row.name}': it sends no press")
             if policy.press_per_hour and not from_gm:
-                recent = _count_since(session, row.id, sender, now - RATE_WINDOW)
+                recent = database.press_count_since(session, row.id, sender, now - RATE_WINDOW)
                 if recent >= policy.press_per_hour:
                     raise NotAllowedError(f"{sender} has sent {recent} messages of press in '{row.name}' in the last "
                                           f"hour, as many as the game allows ({policy.press_per_hour} an hour); "
@@ -227,7 +227,7 @@ class PressDesk:
         with self.ctx.db.session() as session:
             row = self.ctx.game(session, game)
             players = database.players_of(session, row.id)
-            rows = _press_of(session, row.id)
+            rows = database.press_of(session, row.id)
             mine = next((p for p in players if p.player == asker and p.power and p.status not in (WAITING, "removed")),
                         None)
             if mine is None and asker == row.gm:
@@ -260,7 +260,7 @@ def published(session: Session, game: GameRow) -> tuple[PressLine, ...] | None:
     oldest first; ``None`` while it is under way or when it keeps its press private."""
     if game.status != "ended" or not DeadlinePolicy.from_dict(game.policy).press_published:
         return None
-    return tuple(_public_line(p) for p in _press_of(session, game.id) if p.to)
+    return tuple(_public_line(p) for p in database.press_of(session, game.id) if p.to)
 
 
 def press_text(game: str, phase: str, variant, press: PressRow) -> str:
@@ -291,15 +291,6 @@ def _power(variant, word: str) -> str | None:
         return resolve_power_name(word.strip(), variant)
     except CrusaderError:
         return None
-
-
-def _count_since(session: Session, game_id: int, power: str, since: datetime) -> int:
-    stmt = select(PressRow.id).where(PressRow.game_id == game_id, PressRow.power == power, PressRow.at >= since)
-    return len(list(session.exec(stmt)))
-
-
-def _press_of(session: Session, game_id: int) -> list[PressRow]:
-    return list(session.exec(select(PressRow).where(PressRow.game_id == game_id).order_by(col(PressRow.id))))
 
 
 def _line(p: PressRow, power: str | None) -> PressLine:

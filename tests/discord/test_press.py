@@ -58,7 +58,7 @@ async def test_refusals_under_the_press_rules_are_answered_clearly(world):
         assert "only under grey press" in text
         resp, text = await world.answer(world.gm, "game settings", {"game": "tannenberg", "press": "public"})
         assert "press: none (no press between players) → public" in text
-        resp, text = await world.answer(world.players["ENG"], "press send", {"to": "ALL, GM", "text": "hello all"})
+        _resp, text = await world.answer(world.players["ENG"], "press send", {"to": "ALL, GM", "text": "hello all"})
         assert "to everyone and the game master" in text
         _resp, text = await world.answer(world.gm, "press send", {"game": "tannenberg", "to": "ENG", "text": "noted"})
         assert "as the game master" in text

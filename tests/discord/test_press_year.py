@@ -109,7 +109,7 @@ async def test_a_year_of_press_between_discord_and_mail_under_full_grey_and_none
             for power, address in BY_MAIL.items():
                 service.join(GAME, address, power)
                 mail.front.accounts.register(GAME, None, power, address=address, password=f"pw-{power}")
-            resp, text = await world.answer(world.gm, "game start", {"game": GAME})
+            _resp, text = await world.answer(world.gm, "game start", {"game": GAME})
             assert "active" in text, text
             await world.flush()
 
