@@ -12,7 +12,7 @@ async def test_press_reaches_exactly_its_recipients_by_dm_and_nowhere_else(world
     fake = world.fake
     async with world.running():
         await world.start_game()
-        _resp, text = await world.answer(world.players["ENG"], "press send",
+        _, text = await world.answer(world.players["ENG"], "press send",
                                         {"to": "FRA, ger, XYZ",
                                          "text": f"Let us share the Low Countries. @everyone <@{world.gm.id}>"})
         assert "Press sent in 'tannenberg' (S1901M) to FRA, GER, as ENG." in text
@@ -42,7 +42,7 @@ async def test_the_dm_form_grey_press_and_history(world, visible):
         [eng] = _press_dms(world, "ENG")
         assert "an anonymous power" in eng and "France" not in eng and "FRA" not in eng
         assert not _press_dms(world, "RUS")
-        _resp, text = await world.answer(world.players["ENG"], "press history", {})
+        _, text = await world.answer(world.players["ENG"], "press history", {})
         assert "from an anonymous power to ENG, GER" in text and "Beware of the Russian." in text
         assert "signed this time" not in text
         answer = await world.dm("FRA", "press history")
@@ -52,17 +52,17 @@ async def test_the_dm_form_grey_press_and_history(world, visible):
 async def test_refusals_under_the_press_rules_are_answered_clearly(world):
     async with world.running():
         await world.start_game(press="none")
-        resp, text = await world.answer(world.players["ENG"], "press send", {"to": "FRA", "text": "hello"})
+        _, text = await world.answer(world.players["ENG"], "press send", {"to": "FRA", "text": "hello"})
         assert "no press between players" in text
-        resp, text = await world.answer(world.players["ENG"], "press send", {"to": "FRA", "text": "hi", "anonymous": True})
+        _, text = await world.answer(world.players["ENG"], "press send", {"to": "FRA", "text": "hi", "anonymous": True})
         assert "only under grey press" in text
-        resp, text = await world.answer(world.gm, "game settings", {"game": "tannenberg", "press": "public"})
+        _, text = await world.answer(world.gm, "game settings", {"game": "tannenberg", "press": "public"})
         assert "press: none (no press between players) → public" in text
-        _resp, text = await world.answer(world.players["ENG"], "press send", {"to": "ALL, GM", "text": "hello all"})
+        _, text = await world.answer(world.players["ENG"], "press send", {"to": "ALL, GM", "text": "hello all"})
         assert "to everyone and the game master" in text
-        _resp, text = await world.answer(world.gm, "press send", {"game": "tannenberg", "to": "ENG", "text": "noted"})
+        _, text = await world.answer(world.gm, "press send", {"game": "tannenberg", "to": "ENG", "text": "noted"})
         assert "as the game master" in text
-        _resp, text = await world.answer(world.gm, "press history", {"game": "tannenberg"})
+        _, text = await world.answer(world.gm, "press history", {"game": "tannenberg"})
         assert "The game master's press in 'tannenberg'" in text and "hello all" in text and "sent to ENG" in text
         assert "S1901M ENG: 1" in text
 
@@ -82,7 +82,7 @@ async def test_an_anonymous_game_names_no_player_in_its_channel_or_status(world,
     fake = world.fake
     async with world.running():
         await world.start_game(anonymous=True)
-        _resp, text = await world.answer(world.players["ENG"], "status", {"game": "tannenberg"})
+        _, text = await world.answer(world.players["ENG"], "status", {"game": "tannenberg"})
         await world.answer(world.gm, "game replace", {"game": "tannenberg", "power": "ITA", "player": world.stranger})
         await world.flush()
         posted = [visible(m["content"]) for m in fake.bot_messages(world.results)]

@@ -99,17 +99,17 @@ async def test_a_year_of_press_between_discord_and_mail_under_full_grey_and_none
     async with world.running():
         await mail.start()
         try:
-            resp, text = await world.answer(world.gm, "game new", {"name": GAME, "variant": "standard",
+            _, text = await world.answer(world.gm, "game new", {"name": GAME, "variant": "standard",
                                                                   "channel": world.results, "nmr_limit": 0,
                                                                   "press": "full"})
             assert "created" in text, text
             for power in ON_DISCORD:
-                resp, text = await world.answer(world.user(power), "join", {"game": GAME, "power": SPELLED[power]})
+                _, text = await world.answer(world.user(power), "join", {"game": GAME, "power": SPELLED[power]})
                 assert "joined" in text, text
             for power, address in BY_MAIL.items():
                 service.join(GAME, address, power)
                 mail.front.accounts.register(GAME, None, power, address=address, password=f"pw-{power}")
-            _resp, text = await world.answer(world.gm, "game start", {"game": GAME})
+            _, text = await world.answer(world.gm, "game start", {"game": GAME})
             assert "active" in text, text
             await world.flush()
 
@@ -134,7 +134,7 @@ async def test_a_year_of_press_between_discord_and_mail_under_full_grey_and_none
             await world.flush()
 
             # -- Fall 1901, grey press ---------------------------------------------------------------
-            _resp, text = await world.answer(world.gm, "game settings", {"game": GAME, "press": "grey"})
+            _, text = await world.answer(world.gm, "game settings", {"game": GAME, "press": "grey"})
             assert "→ grey" in text, text
             answer = await by_discord("FRA", "ITA, TUR", "f1", anonymous=True)
             assert "anonymously" in answer
@@ -153,7 +153,7 @@ async def test_a_year_of_press_between_discord_and_mail_under_full_grey_and_none
             assert service.status(GAME).phase == "W1901B"
 
             # -- Winter 1901, no press -----------------------------------------------------------------
-            _resp, text = await world.answer(world.gm, "game settings", {"game": GAME, "press": "none"})
+            _, text = await world.answer(world.gm, "game settings", {"game": GAME, "press": "none"})
             answer = await by_discord("AUS", "ENG", "x2")
             assert "no press between players" in answer
             answer = await by_mail("TUR", "RUS", "x3")
