@@ -10,16 +10,18 @@
    phase only if some power has a build it can make or a unit to remove. A power with neither
    units nor centres is eliminated.
 
-Rule modules plug in through :mod:`.hooks`. ``events`` is plain JSON-ready data: ``dislodged``,
-``standoffs``, ``annihilated`` (with ``by``, the power that ordered the dislodging move),
-``disbanded``, ``centers`` (changes of owner), ``built``, ``removed``, ``eliminated``, ``victory``.
+Rule modules plug in through :mod:`.hooks`. ``events`` is an :class:`~.events.Events` value:
+dislodgements, standoffs, annihilations (with the power that ordered the dislodging move),
+disbands, changes of owner, builds, removals, eliminations, victory, and the rule module's own.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from dataclasses import replace
+from typing import Mapping, Sequence
 
 from .adjustment import allowance, resolve_adjustments
+from .events import Annihilation, CentreChange, Events
 from .hooks import MovementSetup, RuleHooks
 from .modules import rules_for
 from .movement import resolve_movement
@@ -125,10 +127,8 @@ def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
     implicit: list[OrderResult] = []
     _collect(results, implicit, chosen, outcome.results)
 
-    events: dict[str, Any] = dict(setup.events)
-    events["dislodged"] = [{"unit": str(d.unit), "from": d.attacker_from, "by_convoy": d.by_convoy}
-                           for d in outcome.dislodged]
-    events["standoffs"] = sorted(outcome.standoffs)
+    events = Events(MOVEMENT, dislodged=tuple(outcome.dislodged), standoffs=tuple(sorted(outcome.standoffs)),
+                    rule=setup.events)
     after = pos.with_changes(units=outcome.units, dislodged=outcome.dislodged, standoffs=outcome.standoffs,
                              phase=pos.phase.retreat())
     keep, annihilated = [], []
@@ -139,16 +139,17 @@ def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
                 keep.append(d)
             else:
                 annihilated.append((d.unit, outcome.dislodged_by.get(d.unit.province)))
-                events.setdefault("annihilated", []).append(
-                    {"unit": str(d.unit), "by": outcome.dislodged_by[d.unit.province]})
+        if annihilated:
+            events = replace(events, annihilated=tuple(Annihilation(u, by) for u, by in annihilated))
     moved = {pos.unit_at(p).location: loc for p, loc in outcome.moved.items()}
     after = hooks.units_moved(variant, after, moved, annihilated)
     if keep:
         nxt = after.with_changes(dislodged=tuple(keep))
     else:
-        nxt = _season_over(variant, after.with_changes(dislodged=(), standoffs=(), phase=pos.phase), hooks, events)
-    return Adjudication(results=tuple(results), position=_eliminate(variant, nxt, events),
-                        implicit=tuple(implicit), events=events)
+        nxt, events = _season_over(variant, after.with_changes(dislodged=(), standoffs=(), phase=pos.phase), hooks,
+                                   events)
+    nxt, events = _eliminate(variant, nxt, events)
+    return Adjudication(results=tuple(results), position=nxt, implicit=tuple(implicit), events=events)
 
 
 # -- retreats -----------------------------------------------------------------------------------
@@ -162,42 +163,38 @@ def _retreats(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
     outcome = resolve_retreats(variant, position, unit_orders)
     implicit: list[OrderResult] = []
     _collect(results, implicit, chosen, outcome.results)
-    events: dict[str, Any] = dict(setup.events)
-    events["disbanded"] = [str(u) for u in outcome.disbanded]
+    events = Events(RETREAT, disbanded=tuple(outcome.disbanded), rule=setup.events)
     after = position.with_changes(units=outcome.units, dislodged=(), standoffs=())
     moved = {r.order.location: r.order.destination for r in outcome.results.values()
              if isinstance(r.order, Retreat) and r.outcome is SUCCEEDS}
     after = hooks.units_moved(variant, after, moved, ())
-    nxt = _season_over(variant, after, hooks, events)
-    return Adjudication(results=tuple(results), position=_eliminate(variant, nxt, events),
-                        implicit=tuple(implicit), events=events)
+    nxt, events = _eliminate(variant, *_season_over(variant, after, hooks, events))
+    return Adjudication(results=tuple(results), position=nxt, implicit=tuple(implicit), events=events)
 
 
 # -- the turn of the season and the year --------------------------------------------------------
 
 
-def _season_over(variant, position: Position, hooks: RuleHooks, events: dict) -> Position:
+def _season_over(variant, position: Position, hooks: RuleHooks, events: Events) -> tuple[Position, Events]:
     """The position after a season's movement (and retreats): spring -> fall, fall -> winter."""
     if position.phase.season is not FALL:
-        return position.with_changes(phase=position.phase.next_movement())
+        return position.with_changes(phase=position.phase.next_movement()), events
     owners = dict(position.supply_centers)
     centres = variant.supply_centers
     capture_owner = hooks.capture_owner
+    changes = []
     for unit in position.units:
         p = unit.location.province
         if p not in centres:
             continue
         new = capture_owner(variant, position, unit)
         if new is not None and owners.get(p) != new:
-            events.setdefault("centers", []).append({"province": p, "from": owners.get(p, NEUTRAL), "to": new})
+            changes.append(CentreChange(p, owners.get(p, NEUTRAL), new))
             owners[p] = new
-    position, more = hooks.new_year(variant, position.with_changes(supply_centers=owners))
-    events.update(more)
-    won = winners(variant, position)
-    if won:
-        events["victory"] = list(won)
+    position, year = hooks.new_year(variant, position.with_changes(supply_centers=owners))
+    events = replace(events, centres=tuple(changes), rule_year=year, victory=winners(variant, position))
     due = any(allowance(position, power, hooks.home_centers(variant, position, power)) for power in variant.powers)
-    return position.with_changes(phase=position.phase.adjustment() if due else position.phase.next_movement())
+    return position.with_changes(phase=position.phase.adjustment() if due else position.phase.next_movement()), events
 
 
 def winners(variant, position: Position) -> tuple[Power, ...]:
@@ -214,17 +211,17 @@ def winners_among(variant, owners: Mapping[ProvinceId, Power]) -> tuple[Power, .
     return tuple(sorted(p for p, n in counts.items() if p != NEUTRAL and n >= variant.victory_centers))
 
 
-def _eliminate(variant, position: Position, events: dict) -> Position:
+def _eliminate(variant, position: Position, events: Events) -> tuple[Position, Events]:
     """The position with every power that has neither units nor centres now eliminated."""
     owners = set(position.supply_centers.values())
     if owners.issuperset(variant.powers):       # every power owns a centre: none is out
-        return position
+        return position, events
     alive = owners.union([u.power for u in position.units])
     out = [p for p in variant.powers if p not in position.eliminated and p not in alive]
     if not out:
-        return position
-    events["eliminated"] = sorted(out)
-    return position.with_changes(eliminated=position.eliminated | set(out))
+        return position, events
+    return (position.with_changes(eliminated=position.eliminated | set(out)),
+            replace(events, eliminated=tuple(sorted(out))))
 
 
 # -- adjustments --------------------------------------------------------------------------------
@@ -244,7 +241,7 @@ def _adjustments(variant, position: Position, orders: tuple, hooks: RuleHooks) -
     for i, (order, result, reason) in outcome.results.items():
         results[i] = OrderResult(order, result, reason)
     implicit = [OrderResult(order, result, reason) for order, result, reason in outcome.implicit]
-    events: dict[str, Any] = {"built": [str(u) for u in outcome.built], "removed": [str(u) for u in outcome.removed]}
-    nxt = position.with_changes(units=outcome.units, phase=position.phase.next_movement())
-    return Adjudication(results=tuple(results), position=_eliminate(variant, nxt, events),
-                        implicit=tuple(implicit), events=events)
+    events = Events(PhaseKind.ADJUSTMENT, built=tuple(outcome.built), removed=tuple(outcome.removed))
+    nxt, events = _eliminate(variant, position.with_changes(units=outcome.units, phase=position.phase.next_movement()),
+                             events)
+    return Adjudication(results=tuple(results), position=nxt, implicit=tuple(implicit), events=events)

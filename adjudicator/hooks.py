@@ -25,10 +25,11 @@ position whose ``rules`` name the module; the classic rules go through the same 
 - ``retreat_options(variant, position, dislodgement, options)`` -> the subset of ``options``
   (province -> reachable locations) the unit may really retreat to (a vassal's leash).
 - ``home_centers(variant, position, power)``: where ``power`` may build.
-- ``new_year(variant, position)`` -> ``(position, events)``: once a year, after the fall
-  (after supply centres changed owner, before the adjustment phase is decided or skipped).
+- ``new_year(variant, position)`` -> ``(position, year)``: once a year, after the fall
+  (after supply centres changed owner, before the adjustment phase is decided or skipped);
+  ``year`` is the module's own value of what the end of the year did (``Events.rule_year``), or None.
 - ``after_phase(variant, before, adjudication)`` -> adjudication: last look at every phase's
-  result (events carry ``annihilated`` with the power that ordered the dislodging move).
+  result (``events.annihilated`` names the power that ordered each dislodging move).
 - ``supplied_by(variant, adjudication, result)`` -> why the judge gave the order of ``result``
   (one of ``adjudication.implicit``) when the rule module gave it: ``bribe`` (the order written
   with a winning BRIBE), ``neutral`` (a neutral unit nobody commands), ``random`` (its retreat
@@ -57,7 +58,7 @@ The questions asked before a phase is played (:mod:`adjudicator.turn`):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 from collections.abc import Mapping, Sequence
 
 from .orders import Order, RuleOrder, UnitOrder, any_rule_order, is_rule_order
@@ -75,7 +76,8 @@ class MovementSetup:
     results: Mapping[int, OrderResult] = field(default_factory=dict)
     unit_orders: Mapping[ProvinceId, tuple[int | None, UnitOrder]] = field(default_factory=dict)
     commander: Mapping[ProvinceId, Power] = field(default_factory=dict)
-    events: dict[str, Any] = field(default_factory=dict)
+    events: object | None = None
+    """The module's own value of what it settled (``Events.rule``), or None."""
 
 
 class RuleHooks(Protocol):
@@ -94,7 +96,7 @@ class RuleHooks(Protocol):
 
     def home_centers(self, variant: Variant, position: Position, power: Power) -> Sequence[ProvinceId]: ...
 
-    def new_year(self, variant: Variant, position: Position) -> tuple[Position, dict[str, Any]]: ...
+    def new_year(self, variant: Variant, position: Position) -> tuple[Position, object | None]: ...
 
     def after_phase(self, variant: Variant, before: Position, adjudication: Adjudication) -> Adjudication: ...
 
@@ -150,8 +152,8 @@ class ClassicRules:
     def home_centers(self, variant: Variant, position: Position, power: Power) -> Sequence[ProvinceId]:
         return variant.home_centers(power)
 
-    def new_year(self, variant: Variant, position: Position) -> tuple[Position, dict[str, Any]]:
-        return position, {}
+    def new_year(self, variant: Variant, position: Position) -> tuple[Position, object | None]:
+        return position, None
 
     def after_phase(self, variant: Variant, before: Position, adjudication: Adjudication) -> Adjudication:
         return adjudication

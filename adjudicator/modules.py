@@ -43,7 +43,13 @@ class RuleModule:
     :class:`~adjudicator.errors.DocumentError` for a bad one), ``write_state(position)`` gives
     its keys of the position's document. ``order_types``: its own orders; ``notation``: a
     reader for each of them, by its first word, in the judge's notation
-    (:data:`adjudicator.notation.Reader`).
+    (:data:`adjudicator.notation.Reader`). ``write_events(rule)`` and ``write_year(year)``: the
+    result document's ``events`` keys of its values in :class:`~adjudicator.events.Events`
+    (``rule``, ``rule_year``); ``read_events(variant, doc)`` reads both back. ``order_kind(order)``:
+    what one of its orders is, for the words of its outcome: ``bid`` (won or lost), ``loan`` (lent
+    or not), ``pledge`` (a promise that holds for the season), else ``order``.
+    ``standing(position)``: the module's own column of the standings, per power (prestige), named
+    ``standing_name``.
     """
 
     name: str
@@ -54,6 +60,12 @@ class RuleModule:
     write_state: Callable[[Any], dict[str, Any]] | None = None
     order_types: tuple[type, ...] = ()
     notation: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    write_events: Callable[[object | None], dict[str, Any]] | None = None
+    write_year: Callable[[object | None], dict[str, Any]] | None = None
+    read_events: Callable[[Any, Mapping[str, Any]], tuple[object | None, object | None]] | None = None
+    order_kind: Callable[[Any], str] | None = None
+    standing: Callable[[Any], Mapping[str, int]] | None = None
+    standing_name: str = ""
 
 
 _REGISTERED: dict[str, RuleModule] = {}
@@ -98,6 +110,25 @@ def all_rule_modules() -> tuple[RuleModule, ...]:
 def all_order_types() -> tuple[type, ...]:
     """The classic game's order types and every rule module's."""
     return CLASSIC_ORDER_TYPES + tuple(t for module in all_rule_modules() for t in module.order_types)
+
+
+def order_kind(order: Any) -> str:
+    """What ``order`` is: ``unit`` for the classic game's orders, else its rule module's word
+    (:attr:`RuleModule.order_kind`: ``bid``, ``loan``, ``pledge``), ``order`` when it has none."""
+    if type(order) in CLASSIC_ORDER_TYPES:
+        return "unit"
+    module = _REGISTERED.get(getattr(order, "rule_module", ""))
+    return module.order_kind(order) if module is not None and module.order_kind is not None else "order"
+
+
+def standing_column(position: Position) -> tuple[str, Mapping[str, int]] | None:
+    """The standings column ``position``'s rule module adds (its name, and each power's number:
+    prestige), or None."""
+    modules = _modules_of(position.rules)
+    module = modules[0] if modules else None
+    if module is None or module.standing is None:
+        return None
+    return module.standing_name, module.standing(position)
 
 
 def rules_for(position: Position) -> RuleHooks:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import Any, final
+from dataclasses import dataclass
+from typing import final
 
+from .events import Events
 from .orders import Order
 from .position import Position
 
@@ -53,11 +54,11 @@ class Adjudication:
     """The results of one phase, in the order the orders were given, and the next position.
 
     ``orders`` carries the result of every order given; ``implicit`` those the judge supplied
-    (units without orders hold; civil-disorder disbands). ``events`` holds anything else worth
-    reporting (dislodgements, annihilations, ownership changes, prestige ledger), as plain data.
+    (units without orders hold; civil-disorder disbands). ``events`` holds what else happened
+    (dislodgements, annihilations, ownership changes, the rule module's own), as values.
     """
 
     results: tuple[OrderResult, ...]
     position: Position
-    implicit: tuple[OrderResult, ...] = ()
-    events: dict[str, Any] = field(default_factory=dict)
+    implicit: tuple[OrderResult, ...]
+    events: Events

@@ -25,6 +25,8 @@ import random
 from dataclasses import dataclass, field, replace
 
 from adjudicator.adjudicate import adjudicate
+from adjudicator.events import Events
+from adjudicator.prestige.events import PrestigeEvents, PrestigeYear
 from adjudicator.opening import starting_position
 from adjudicator.position import Position
 from adjudicator.prestige.neutrals import within_leash
@@ -35,6 +37,7 @@ from adjudicator.turn import commands, game_over, submit, to_decide
 from adjudicator.variant import get_variant
 from adjudicator.vocab import NEUTRAL, PhaseKind, Season
 from bot.codec.documents import position_from_dict, position_to_dict
+from bot.codec.events import events_from_json, events_to_json
 from tests.random_play import Style, random_orders
 
 MOVEMENT, RETREAT, ADJUSTMENT = PhaseKind.MOVEMENT, PhaseKind.RETREAT, PhaseKind.ADJUSTMENT
@@ -77,7 +80,7 @@ def play_soak_game(seed: int, *, variant_name: str = "crusader", years: int = 30
         if position.phase.kind is not MOVEMENT and not to_decide(variant, position):
             record.skipped += 1
         position = adjudication.position
-    record.winner = tuple(adjudication.events.get("victory", ())) if record.phases else ()
+    record.winner = adjudication.events.victory if record.phases else ()
     record.last_phase = str(position.phase)
     return record
 
@@ -113,10 +116,14 @@ def check_phase(variant, before: Position, orders, accepted, hung, adjudication,
     doc = json.loads(json.dumps(position_to_dict(after, variant)))
     _, back = position_from_dict(doc)
     assert back == after, f"{where}: the next position does not read back"
+    written = json.loads(json.dumps(events_to_json(events, after.rules)))
+    assert events_from_json(written, before.phase.kind, variant, after.rules) == events, \
+        f"{where}: the events do not read back"
 
-    gone = (len(events.get("annihilated", ())) + len(events.get("disbanded", ())) + len(events.get("removed", ()))
-            + len((events.get("prestige_year") or {}).get("disbanded", ())))
-    made = len(events.get("built", ()))
+    year = events.rule_year if isinstance(events.rule_year, PrestigeYear) else None
+    gone = (len(events.annihilated) + len(events.disbanded) + len(events.removed)
+            + len(year.disbanded if year is not None else ()))
+    made = len(events.built)
     assert len(after.units) + len(after.dislodged) == len(before.units) + len(before.dislodged) + made - gone, \
         f"{where}: units lost or made up"
 
@@ -186,20 +193,20 @@ def _neutrals_keep_their_homes(before: Position, adjudication, where: str) -> No
             assert kept, f"{where}: {unit} did not move and its home changed"
 
 
-def _bribes_hold(variant, before: Position, after: Position, events: dict, pending: dict, where: str) -> dict:
+def _bribes_hold(variant, before: Position, after: Position, events: Events, pending: dict, where: str) -> dict:
     """A bribed unit does not move, and one standing in a centre at the end of autumn captures
     nothing (2.5.6, 2.8.5): the centre keeps its owner (or turns neutral, if it rebelled). When
     some unit was dislodged, the season ends with the retreats: the units go on being watched."""
     watch = dict(pending)       # province -> (the bribed unit, the centre's owner before the season)
     if before.phase.kind is MOVEMENT:
-        dislodged = {d["unit"] for d in events.get("dislodged", ())}
-        for province in events.get("bribed", {}):
+        dislodged = {d.unit for d in events.dislodged}
+        for province in (events.rule.bribed if isinstance(events.rule, PrestigeEvents) else {}):
             unit = before.unit_at(province)
-            if str(unit) not in dislodged:
+            if unit not in dislodged:
                 watch[province] = (unit, before.supply_centers.get(province))
-    disbanded = set((events.get("prestige_year") or {}).get("disbanded", ()))
+    disbanded = set(events.rule_year.disbanded if isinstance(events.rule_year, PrestigeYear) else ())
     for province, (unit, _) in watch.items():
-        assert after.unit_at(province) == unit or str(unit) in disbanded, f"{where}: the bribed {unit} moved"
+        assert after.unit_at(province) == unit or unit in disbanded, f"{where}: the bribed {unit} moved"
     if after.phase.kind is RETREAT:
         return watch
     if before.phase.season is Season.FALL:

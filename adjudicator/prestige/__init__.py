@@ -18,13 +18,16 @@ Every decision taken where the rules text is silent is in ``docs/rules.md``.
 from ..modules import RuleModule, register
 from . import codec, notation
 from .bids import Settlement, settle
-from .orders import PRESTIGE_ORDER_TYPES
+from .orders import PRESTIGE_ORDER_TYPES, order_kind
 from .rules import PrestigeRules
-from .state import STARTING_PRESTIGE, initial_state
+from .state import STARTING_PRESTIGE, initial_state, state_of
 from .winter import new_year, ranking_award
 
 MODULE = register(RuleModule(name="prestige", hooks=PrestigeRules(), initial_state=initial_state, keys=codec.KEYS,
                              read_state=codec.read_state, write_state=codec.write_state,
-                             order_types=PRESTIGE_ORDER_TYPES, notation=notation.HEADS))
+                             order_types=PRESTIGE_ORDER_TYPES, notation=notation.HEADS,
+                             write_events=codec.write_events, write_year=codec.write_year,
+                             read_events=codec.read_events, order_kind=order_kind,
+                             standing=lambda position: state_of(position).prestige, standing_name="prestige"))
 
 __all__ = ["STARTING_PRESTIGE", "Settlement", "initial_state", "new_year", "ranking_award", "settle"]

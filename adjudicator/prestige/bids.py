@@ -33,6 +33,7 @@ from ..vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, Season, Uni
 from .checks import BRIBE_MINIMUM, REBEL_BASE, Checks, order_cost
 from .neutrals import default_order, leash_reason, within_leash
 from .state import lord_of, neutral_home, state_of
+from .events import Account, Spending
 
 UNIT_ORDER_TYPES = (Hold, Move, SupportHold, SupportMove, Convoy)
 
@@ -54,7 +55,7 @@ class Settlement:
     commanders: Mapping[ProvinceId, Power]
     bribed: Mapping[ProvinceId, Power] = field(default_factory=dict)
     rebellions: tuple[ProvinceId, ...] = ()
-    ledger: dict = field(default_factory=dict)
+    ledger: Mapping[Power, Account] = field(default_factory=dict)
 
 
 @dataclass
@@ -113,8 +114,7 @@ class _Settler(Checks):
             return self.finish({}, pos, {}, (), {})
 
         self.balance = {p: state.prestige.get(p, 0) for p in self.variant.powers}
-        self.ledger = {p: {"start": self.balance[p], "received": 0, "spent": [], "left": 0}
-                       for p in self.variant.powers if self.in_game(p)}
+        start = {p: self.balance[p] for p in self.variant.powers if self.in_game(p)}
         # 1. loans, against each lender's own balance
         received: dict[Power, int] = defaultdict(int)
         for i, o in indexed:
@@ -126,7 +126,6 @@ class _Settler(Checks):
                     claim.reason = f"{o.amount} prestige lent to {self.pw(o.to)}"
         for p, n in received.items():
             self.balance[p] += n
-            self.ledger[p]["received"] += n
         # 2. everything else, top down
         for i, o in indexed:
             if not isinstance(o, Lend):
@@ -153,17 +152,18 @@ class _Settler(Checks):
         for c in self.claims:
             if c.reserved and not c.spent:
                 self.balance[c.order.power] += c.cost
+        spent: dict[Power, list[Spending]] = defaultdict(list)
         for c in self.claims:
             if c.reserved and c.spent:
-                self.ledger[c.order.power]["spent"].append({"order": str(c.order), "amount": c.cost})
-        for p in self.ledger:
-            self.ledger[p]["left"] = self.balance[p]
-        new_state = replace(state_of(pos), prestige={p: self.balance[p] for p in self.ledger},
+                spent[c.order.power].append(Spending(c.order, c.cost))
+        ledger = {p: Account(start=n, received=received.get(p, 0), spent=tuple(spent.get(p, ())), left=self.balance[p])
+                  for p, n in start.items()}
+        new_state = replace(state_of(pos), prestige={p: self.balance[p] for p in ledger},
                             vassals=vassals, home_centers=homes, bribed=bribed)
         pos = pos.with_changes(prestige=new_state)
         for c in self.claims:
             self.results[c.index] = OrderResult(c.order, c.outcome, c.reason)
-        return self.finish(bribed, pos, bribe_orders, tuple(rebellions), self.ledger)
+        return self.finish(bribed, pos, bribe_orders, tuple(rebellions), ledger)
 
     def reserve(self, index: int, order: Order) -> _Claim:
         claim = _Claim(index, order, order_cost(order))
@@ -390,7 +390,7 @@ class _Settler(Checks):
     # -- who commands what ----------------------------------------------------------------
 
     def finish(self, bribed: Mapping[ProvinceId, Power], pos: Position, bribe_orders: Mapping[ProvinceId, UnitOrder],
-               rebellions: tuple[ProvinceId, ...], ledger: dict) -> Settlement:
+               rebellions: tuple[ProvinceId, ...], ledger: Mapping[Power, Account]) -> Settlement:
         state = state_of(pos)
         commanders: dict[ProvinceId, Power] = {}
         for unit in pos.units:

@@ -16,8 +16,11 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..fields import MAX_NUMBER, an_object, expect, power, province, whole_number
+from ..notation import read_order, read_unit
 from ..position import Position
-from ..vocab import NEUTRAL
+from ..variant import Variant
+from ..vocab import NEUTRAL, Power
+from .events import Account, PrestigeEvents, PrestigeYear, Spending
 from .state import PrestigeState, initial_state, lord_of, neutral_home, vassals_by_home, vassals_from_homes
 
 KEYS = frozenset({"prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations",
@@ -105,3 +108,72 @@ def write_state(position: Position) -> dict[str, Any]:
     if state.bribed:
         doc["bribed"] = dict(sorted(state.bribed.items()))
     return doc
+
+
+# -- its part of a result document's events ---------------------------------------------------
+
+EVENT_KEYS = ("prestige", "rebellions", "bribed", "vassals")
+"""The result document's ``events`` keys of a movement phase's :class:`~.events.PrestigeEvents`;
+``prestige_year`` is the end of the year's :class:`~.events.PrestigeYear`."""
+
+
+def write_events(rule: object | None) -> dict[str, Any]:
+    """The ``events`` keys of a movement phase's prestige events, in the order documents write them."""
+    if not isinstance(rule, PrestigeEvents):
+        return {}
+    doc: dict[str, Any] = {"prestige": {
+        p: {"start": a.start, "received": a.received,
+            "spent": [{"order": str(s.order), "amount": s.amount} for s in a.spent], "left": a.left}
+        for p, a in rule.ledger.items()}}
+    if rule.rebellions:
+        doc["rebellions"] = list(rule.rebellions)
+    if rule.bribed:
+        doc["bribed"] = dict(rule.bribed)
+    if rule.vassals:
+        doc["vassals"] = dict(rule.vassals)
+    return doc
+
+
+def write_year(year: object | None) -> dict[str, Any]:
+    """The ``prestige_year`` key of the end of a year."""
+    if not isinstance(year, PrestigeYear):
+        return {}
+    doc: dict[str, Any] = {"centers": dict(year.centres), "award": dict(year.award),
+                           "annihilations": dict(year.annihilations), "prestige": dict(year.prestige),
+                           "disbanded": [str(u) for u in year.disbanded]}
+    if year.fiefs_lost:
+        doc["fiefs_lost"] = {p: list(c) for p, c in year.fiefs_lost.items()}
+    return {"prestige_year": doc}
+
+
+def read_events(variant: Variant, doc: Mapping[str, Any]) -> tuple[PrestigeEvents | None, PrestigeYear | None]:
+    """The prestige events a result document's ``events`` give (what :func:`write_events` and
+    :func:`write_year` wrote)."""
+    rule = None
+    if "prestige" in doc:
+        ledger = {}
+        for code, a in an_object(doc, "prestige").items():
+            p = power(variant, code, "events.prestige")
+            spent = tuple(Spending(read_order(f"{p}: {s['order']}", variant), whole_number(s["amount"], "amount"))
+                          for s in a["spent"])
+            ledger[p] = Account(start=a["start"], received=a["received"], spent=spent, left=a["left"])
+        rule = PrestigeEvents(ledger=ledger,
+                              rebellions=tuple(province(variant, c, "events.rebellions")
+                                               for c in doc.get("rebellions") or ()),
+                              bribed={province(variant, c, "events.bribed"): power(variant, b, "events.bribed")
+                                      for c, b in an_object(doc, "bribed").items()},
+                              vassals={province(variant, c, "events.vassals"): power(variant, b, "events.vassals")
+                                       for c, b in an_object(doc, "vassals").items()})
+    year = None
+    if "prestige_year" in doc:
+        y = an_object(doc, "prestige_year")
+
+        def counts(key: str) -> dict[Power, int]:
+            return {power(variant, c, key): int(n) for c, n in an_object(y, key).items()}
+
+        year = PrestigeYear(centres=counts("centers"), award=counts("award"), annihilations=counts("annihilations"),
+                            prestige=counts("prestige"),
+                            disbanded=tuple(read_unit(u, variant) for u in y.get("disbanded") or ()),
+                            fiefs_lost={power(variant, c, "fiefs_lost"): tuple(ps)
+                                        for c, ps in an_object(y, "fiefs_lost").items()})
+    return rule, year

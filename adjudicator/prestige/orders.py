@@ -123,3 +123,13 @@ class Lend(RuleOrder):
 
 
 PRESTIGE_ORDER_TYPES = (Vassal, Bribe, SeizeFief, Rebel, SecureLoyalty, Lend)
+
+
+def order_kind(order: object) -> str:
+    """What a prestige order is, for the words of its outcome: VASSAL, BRIBE, SEIZE FIEF and REBEL
+    are ``bid``s (won or lost, rule 2.4.2), LEND a ``loan``, SECURE LOYALTY a ``pledge``."""
+    if isinstance(order, Lend):
+        return "loan"
+    if isinstance(order, SecureLoyalty):
+        return "pledge"
+    return "bid" if isinstance(order, PRESTIGE_ORDER_TYPES) else "order"

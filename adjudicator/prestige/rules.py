@@ -10,7 +10,7 @@ their lord, bribed units for nobody), when a unit retreats (the vassal's leash),
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from ..hooks import MovementSetup, owners_command
 from ..orders import Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, format_unit
@@ -22,6 +22,7 @@ from ..validate import Board, check, retreat_options
 from ..vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, Unit, UnitType
 from . import winter
 from .bids import UNIT_ORDER_TYPES, pool_key, is_spending_phase, settle
+from .events import PrestigeEvents, PrestigeYear
 from .checks import Checks, affordability_notes
 from .neutrals import leash_reason, random_retreats, within_leash
 from .state import lord_of, neutral_home, state_of, vassal_homes, with_state
@@ -36,16 +37,11 @@ class PrestigeRules:
 
     def before_movement(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
         s = settle(variant, position, orders)
-        events: dict[str, Any] = {"prestige": s.ledger}
-        if s.rebellions:
-            events["rebellions"] = list(s.rebellions)
-        if s.bribed:
-            events["bribed"] = dict(sorted(s.bribed.items()))
         before, after = state_of(position), state_of(s.position)
         new = {neutral_home(after, s.position.unit_at(loc.province)): p for loc, p in after.vassals.items()
                if before.vassals.get(loc) != p}
-        if new:
-            events["vassals"] = dict(sorted(new.items()))
+        events = PrestigeEvents(ledger=s.ledger, rebellions=tuple(s.rebellions), bribed=dict(sorted(s.bribed.items())),
+                                vassals=dict(sorted(new.items())))
         results, unit_orders = self._bribed_orders_checked(variant, s, orders)
         return MovementSetup(position=s.position, results=results, unit_orders=unit_orders,
                              commander=s.commanders, events=events)
@@ -171,13 +167,11 @@ class PrestigeRules:
         state = state_of(position)
         return state.home_centers.get(power, variant.home_centers(power))
 
-    def new_year(self, variant, position: Position) -> tuple[Position, dict[str, Any]]:
+    def new_year(self, variant, position: Position) -> tuple[Position, PrestigeYear]:
         """Lost fiefs, homeless neutrals, the recalculation (decisions 10, 11, 16, 19, 22)."""
         position, lost = drop_lost_fiefs(variant, position)
-        position, event = winter.new_year(variant, position)
-        if lost:
-            event["fiefs_lost"] = lost
-        return position, {"prestige_year": event}
+        position, year = winter.new_year(variant, position)
+        return position, replace(year, fiefs_lost=lost) if lost else year
 
     def after_phase(self, variant, before: Position, adjudication: Adjudication) -> Adjudication:
         """Bribes last one movement phase (and its retreats): forget them after."""
@@ -282,7 +276,8 @@ class PrestigeRules:
         order = result.order
         if order.power == NEUTRAL:
             return "random" if isinstance(order, (Retreat, Disband)) else "neutral"
-        if adjudication.events.get("bribed", {}).get(order.location.province) == order.power:
+        rule = adjudication.events.rule
+        if isinstance(rule, PrestigeEvents) and rule.bribed.get(order.location.province) == order.power:
             return "bribe"
         return None
 
@@ -312,7 +307,7 @@ def _bribe_order(order: Order, standing: Sequence[Order]) -> Reason | None:
                   str(replace(bribe, order=order)))
 
 
-def drop_lost_fiefs(variant, position: Position) -> tuple[Position, dict[str, list[str]]]:
+def drop_lost_fiefs(variant, position: Position) -> tuple[Position, dict[Power, tuple[ProvinceId, ...]]]:
     """A seized fief another power now owns is no home centre any more (2.6.3; decision 19)."""
     state = state_of(position)
     homes, lost = {}, {}
@@ -320,7 +315,7 @@ def drop_lost_fiefs(variant, position: Position) -> tuple[Position, dict[str, li
         starting = set(variant.home_centers(power))
         keep = tuple(c for c in centres if c in starting or position.supply_centers.get(c) == power)
         if len(keep) != len(centres):
-            lost[power] = [c for c in centres if c not in keep]
+            lost[power] = tuple(c for c in centres if c not in keep)
         homes[power] = keep
     if not lost:
         return position, {}

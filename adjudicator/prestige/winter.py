@@ -11,6 +11,7 @@ from typing import Iterable, Mapping
 from ..position import Position
 from ..vocab import NEUTRAL, Power, Unit
 from .state import neutral_home, state_of, with_state
+from .events import PrestigeYear
 
 LARGEST, NEXT_THREE, REST = 3, 2, 1
 
@@ -65,11 +66,10 @@ def homeless_neutrals(variant, position: Position) -> list[Unit]:
     return out
 
 
-def new_year(variant, position: Position) -> tuple[Position, dict]:
+def new_year(variant, position: Position) -> tuple[Position, PrestigeYear]:
     """The winter step: homeless neutrals disbanded, prestige recalculated, vassals released.
 
-    Returns the new position and an event record ``{"award", "annihilations", "prestige",
-    "disbanded"}`` (plain data).
+    Returns the new position and what the year's end did (:class:`~.events.PrestigeYear`).
     """
     state = state_of(position)
     gone = homeless_neutrals(variant, position)
@@ -84,14 +84,10 @@ def new_year(variant, position: Position) -> tuple[Position, dict]:
     prestige = {p: max(0, award[p] + state.annihilations.get(p, 0)) for p in in_game}  # 2.3.6: floor 0
     position = with_state(position, prestige=prestige, prestige_start=dict(prestige), neutral_homes=homes,
                           vassals={}, annihilations={}, bribed={})
-    event = {
-        "centers": dict(sorted(counts.items())),
-        "award": dict(sorted(award.items())),
-        "annihilations": {p: n for p, n in sorted(state.annihilations.items()) if n},
-        "prestige": dict(sorted(prestige.items())),
-        "disbanded": [str(u) for u in gone],
-    }
-    return position, event
+    year = PrestigeYear(centres=dict(sorted(counts.items())), award=dict(sorted(award.items())),
+                        annihilations={p: n for p, n in sorted(state.annihilations.items()) if n},
+                        prestige=dict(sorted(prestige.items())), disbanded=tuple(gone))
+    return position, year
 
 
 def supply_center_count(position: Position, powers: Iterable[Power]) -> dict[Power, int]:

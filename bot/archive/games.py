@@ -25,7 +25,7 @@ from adjudicator.variant import get_variant
 from adjudicator.vocab import Phase
 
 from bot.codec.documents import read_orders
-from bot.codec.report import result_text
+from bot.service.report import phase_report, report_text
 from bot.codec.season import Season, season_columns, season_document, season_from_document, season_from_row
 from bot.store import database
 from bot.store.database import Database
@@ -54,10 +54,9 @@ def _time(text: str | None) -> datetime | None:
 
 def season_report(game: str, season: Season) -> str:
     """One season as the e-mail judges print it: orders with results, then the board after."""
-    out = [f"Game '{game}', {season.phase}: results", "=" * 60, ""]
-    out.append(result_text(season.adjudication, season.variant, before=season.position).rstrip("\n"))
-    if season.nmr:
-        out += ["", "No orders received from: " + ", ".join(season.nmr) + "."]
+    report = phase_report(season.adjudication, season.variant, season.position, nmr=season.nmr,
+                          title=f"Game '{game}', {season.phase.long_name} ({season.phase}): results")
+    out = [report_text(report).rstrip("\n")]
     after = season.after
     units: dict[str, list[str]] = {}
     for unit in after.units:
@@ -69,20 +68,6 @@ def season_report(game: str, season: Season) -> str:
     if changed:
         out += ["", "Supply centres changed from the start:"]
         out += [f"  {prov}: {owner}" for prov, owner in changed]
-    if after.prestige is not None:
-        out += ["", "Prestige:"] + [f"  {p}: {n}" for p, n in sorted(after.prestige.prestige.items())]
-    ledger = season.events.get("prestige")
-    if isinstance(ledger, dict) and ledger:
-        out += ["", "Prestige ledger:"]
-        for power, entry in sorted(ledger.items()):
-            if not isinstance(entry, dict):
-                out.append(f"  {power}: {json.dumps(entry, ensure_ascii=False)}")
-                continue
-            spent = entry.get("spent") or []
-            detail = "; ".join(f"{s.get('order')} {s.get('amount')}" for s in spent if isinstance(s, dict))
-            out.append(f"  {power}: start {entry.get('start')}, received {entry.get('received')}, "
-                       f"spent {sum(s.get('amount', 0) for s in spent if isinstance(s, dict))}"
-                       f"{' (' + detail + ')' if detail else ''}, left {entry.get('left')}")
     out += ["", f"Seed: {season.seed}", ""]
     return "\n".join(out)
 

@@ -26,11 +26,14 @@ def cmd_adjudicate(args: argparse.Namespace) -> Exit:
     doc = load_json(read_input(args.file))
     try:
         if args.format == "text":
-            from bot.codec.report import result_text
+            from bot.service.report import phase_report, report_text
 
             variant, position, adjudication, result = adjudicate_position(doc)
             not_read = [(*_whose(e["order"]), e["reason"]) for e in result["results"] if e["canonical"] is None]
-            sys.stdout.write(result_text(adjudication, variant, not_read, before=position))
+            after = adjudication.position.phase
+            report = phase_report(adjudication, variant, position, unread=not_read,
+                                  next_phase=f"Next phase: {after.long_name} ({after})")
+            sys.stdout.write(report_text(report))
         else:
             dump(adjudicate_document(doc), pretty=args.pretty)
     except DocumentError as exc:

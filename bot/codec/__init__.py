@@ -1,2 +1,2 @@
-"""The command-line contract's documents: positions and results as JSON (:mod:`~bot.codec.documents`)
-and a result document as readable text (:mod:`~bot.codec.report`)."""
+"""The command-line contract's documents: positions and results as JSON (:mod:`~bot.codec.documents`,
+a phase's events: :mod:`~bot.codec.events`), seasons as the tables and exports keep them."""

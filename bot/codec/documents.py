@@ -27,6 +27,7 @@ from adjudicator.variant import UnknownVariantError, Variant, get_variant
 from adjudicator.vocab import NEUTRAL, Location, Phase, PhaseKind, Power, ProvinceId, Unit, UnitType
 
 from . import limits
+from .events import events_to_json
 
 CORE_KEYS = frozenset({"variant", "rules", "phase", "units", "dislodged", "standoffs", "supply_centers", "orders",
                        "eliminated"})
@@ -222,8 +223,9 @@ def result_to_dict(adjudication: Adjudication, order_texts: Iterable[str], parse
     if adjudication.implicit:
         doc["implicit"] = [{"canonical": canonical(r.order), "result": r.outcome.value, "reason": r.reason}
                            for r in adjudication.implicit]
-    if adjudication.events:
-        doc["events"] = adjudication.events
+    events = events_to_json(adjudication.events, adjudication.position.rules)
+    if events:
+        doc["events"] = events
     return doc
 
 

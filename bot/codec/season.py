@@ -26,8 +26,10 @@ from adjudicator.orders import Order, canonical
 from adjudicator.position import Position
 from adjudicator.results import Adjudication, OrderResult, Outcome
 from adjudicator.variant import Variant
-from adjudicator.vocab import Phase, Power
+from adjudicator.events import Events
+from adjudicator.vocab import Phase, PhaseKind, Power
 
+from .events import events_from_json, events_to_json
 from .documents import DocumentError, position_from_dict, position_to_dict, read_orders, result_to_dict
 from .values import order_from_json, order_to_json
 
@@ -82,7 +84,7 @@ class Season:
         return self.adjudication.results
 
     @property
-    def events(self) -> Mapping[str, Any]:
+    def events(self) -> Events:
         return self.adjudication.events
 
     @property
@@ -106,14 +108,16 @@ def adjudication_to_json(adjudication: Adjudication, variant: Variant) -> dict[s
     """An adjudication as the tables keep it: results as values, the next position as its document."""
     return {"results": [_result_to_json(r) for r in adjudication.results],
             "implicit": [_result_to_json(r) for r in adjudication.implicit],
-            "events": adjudication.events,
+            "events": events_to_json(adjudication.events, adjudication.position.rules),
             "position": position_to_dict(adjudication.position, variant)}
 
 
-def adjudication_from_json(data: Mapping[str, Any]) -> Adjudication:
-    _, after = position_from_dict(_board(data["position"]))
+def adjudication_from_json(data: Mapping[str, Any], kind: PhaseKind) -> Adjudication:
+    """The adjudication :func:`adjudication_to_json` wrote for a phase of kind ``kind``."""
+    variant, after = position_from_dict(_board(data["position"]))
     return Adjudication(results=tuple(_result_from_json(r) for r in data["results"]), position=after,
-                        implicit=tuple(_result_from_json(r) for r in data["implicit"]), events=data["events"])
+                        implicit=tuple(_result_from_json(r) for r in data["implicit"]),
+                        events=events_from_json(data["events"], kind, variant, after.rules))
 
 
 def _given_to_json(given: GivenOrder) -> dict[str, Any]:
@@ -141,7 +145,7 @@ def season_from_row(row: Any, game: str) -> Season:
     variant, before = position_from_dict(_board(row.position))
     return Season(game=game, version=row.version, variant=variant, position=before,
                   orders=tuple(_given_from_json(o) for o in row.orders),
-                  adjudication=adjudication_from_json(row.result), nmr=tuple(row.nmr),
+                  adjudication=adjudication_from_json(row.result, before.phase.kind), nmr=tuple(row.nmr),
                   players=tuple(row.players), seed=row.seed, deadline_at=row.deadline_at,
                   adjudicated_at=row.adjudicated_at, adjudicated_by=row.adjudicated_by,
                   picture=getattr(row, "picture", None))
@@ -178,7 +182,7 @@ def season_from_document(doc: Mapping[str, Any], game: str) -> Season:
                                     result.get("implicit", []))]
     _, after = position_from_dict(_board(result["position"]))
     adjudication = Adjudication(results=tuple(results), position=after, implicit=tuple(implicit),
-                                events=result.get("events", {}))
+                                events=events_from_json(result.get("events", {}), phase.kind, variant, after.rules))
     return Season(game=game, version=doc["version"], variant=variant, position=before,
                   orders=tuple(GivenOrder(o["power"], o["text"], order, o["key"], o["seq"], _time(o["submitted_at"]))
                                for o, order in zip(doc["orders"], given)),

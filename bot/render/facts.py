@@ -14,12 +14,13 @@ from typing import Mapping, Sequence
 
 from adjudicator.orders import Order, UnitOrder
 from adjudicator.position import Position
+from adjudicator.prestige.events import PrestigeEvents
 from adjudicator.prestige.orders import Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
 from adjudicator.prestige.state import lord_of
 from adjudicator.results import Adjudication, Outcome
 from adjudicator.turn import supplied_by
 from adjudicator.variant import Variant
-from adjudicator.vocab import NEUTRAL, PhaseKind, Power, ProvinceId, Unit
+from adjudicator.vocab import NEUTRAL, PhaseKind, Power, ProvinceId
 
 SUCCEEDED, FAILED, INVALID, PENDING = "succeeded", "failed", "invalid", ""
 """How an order is drawn: carried out, failed, could not be given, not adjudicated yet."""
@@ -180,8 +181,8 @@ def season_facts(variant: Variant, before: Position, adjudication: Adjudication)
     dislodged: frozenset[ProvinceId] = frozenset()
     bribed: dict[ProvinceId, Power] = {}
     if before.phase.kind is PhaseKind.MOVEMENT:
-        dislodged = frozenset(Unit.parse(d["unit"]).province for d in events.get("dislodged") or ())
-        bribed = {ProvinceId(p): Power(b) for p, b in (events.get("bribed") or {}).items()}
+        dislodged = frozenset(d.unit.province for d in events.dislodged)
+        bribed = dict(events.rule.bribed) if isinstance(events.rule, PrestigeEvents) else {}
     return Facts(before, dict(after.supply_centers), tuple(drawn), tuple(bids), tuple(pledges), dislodged,
                  _lords(before, won_vassals), bribed, _standings(variant, before, after), adjudicated=True)
 

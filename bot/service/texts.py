@@ -8,10 +8,10 @@ from zoneinfo import ZoneInfo
 
 from adjudicator.vocab import Phase
 
-from bot.codec.report import result_text
 from bot.codec.season import Season
 
 from .durations import format_duration
+from .report import Report, phase_report, report_text
 
 
 def when(moment: datetime | None, tz: str = "UTC") -> str:
@@ -68,23 +68,29 @@ def results(season: Season, next_phase: str | None, deadline: datetime | None, o
             tz: str = "UTC", *, again: bool = False) -> str:
     """The results post of a phase (and, when nobody had anything to decide in it, that it did not
     wait; ``again``: that it was adjudicated before and rolled back since)."""
+    return report_text(season_results(season, next_phase, when(deadline, tz) if deadline else None, outcome,
+                                      again=again))
+
+
+def season_results(season: Season, next_phase: str | None, due: str | None, outcome: dict | None, *,
+                   again: bool = False) -> Report:
+    """The results report of a season (:mod:`bot.service.report`): ``due``, the deadline of the
+    next phase in words; ``outcome``, how the game ended, if it did."""
     phase = str(season.phase)
-    lines = [f"Diplomacy results for {phase_name(phase)} ({phase}) in game '{season.game}'.", ""]
-    if again:
-        lines += [AGAIN, ""]
+    notices = [AGAIN] if again else []
     if season.at_once:
-        lines += ["No power had anything to decide in this phase: it was adjudicated at once.", ""]
-    lines.append(result_text(season.adjudication, season.variant, before=season.position).rstrip("\n"))
-    if season.nmr:
-        lines += ["", "No orders received from: " + ", ".join(season.nmr) + "."]
-    lines.append("")
+        notices.append("No power had anything to decide in this phase: it was adjudicated at once.")
     if outcome:
-        lines.append(ending(outcome).rstrip("\n"))
-    elif next_phase and deadline is None:
-        lines.append(f"The next phase is {phase_name(next_phase)} ({next_phase}).")
+        following = ending(outcome).rstrip("\n")
+    elif next_phase and due is None:
+        following = f"The next phase is {phase_name(next_phase)} ({next_phase})."
     elif next_phase:
-        lines.append(f"The next phase is {phase_name(next_phase)} ({next_phase}); orders are due by {when(deadline, tz)}.")
-    return "\n".join(lines) + "\n"
+        following = f"The next phase is {phase_name(next_phase)} ({next_phase}); orders are due by {due}."
+    else:
+        following = ""
+    return phase_report(season.adjudication, season.variant, season.position, nmr=season.nmr, notices=notices,
+                        next_phase=following,
+                        title=f"Diplomacy results for {phase_name(phase)} ({phase}) in game '{season.game}'")
 
 
 CALENDAR_ENDS = ("the calendar has run out: W9999B is the last phase the judge can write (years have four "

@@ -76,7 +76,7 @@ def test_import_restores_the_whole_game(played):
 def test_season_report_reads_like_a_judge(played):
     service, _ = played
     text = season_report("archive", service.season("archive", 0))
-    assert "S1901M" in text and "ENG:" in text and "F lon - nth" in text
+    assert "S1901M" in text and "England (ENG):" in text and "F London - North Sea — succeeds" in text
     assert "Units after the phase:" in text and "Seed: " in text
 
 
@@ -169,7 +169,8 @@ def test_an_outremer_game_keeps_bids_private_and_archives_the_prestige_ledger(sq
     doc = export_game(sqlite_db, "outremer")
     assert all(c.identical for c in verify_export(doc))
     text = season_report("outremer", service.season("outremer", 0))
-    assert "Prestige ledger:" in text and "ANT: start 2" in text and "SECURE LOYALTY BID 1 1" in text
+    assert "Prestige:\n  The Principality of Antioch (ANT): had 2, spent 1, 1 left" in text
+    assert "SECURE LOYALTY BID 1 — secured, 1 spent: loyalty secured" in text
 
 
 def test_the_games_seed_drives_the_prestige_rules(sqlite_db):

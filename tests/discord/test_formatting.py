@@ -90,17 +90,20 @@ def test_the_summary_fits_one_screen_changes_bids_every_powers_centres_units_and
     [embed] = results_summary(_spring(), CRUSADER, next_phase="F1101M", deadline=None)
     summary = embed.description
     assert embed.title == "outremer: Spring 1101 Movement (S1101M)"
-    assert "Dislodged: NEU A Phrygia (attacked from Iconium)" in summary
-    assert "Vassal: Aleppo → ANT" in summary
-    assert "ANT: VASSAL A Aleppo BID 2 — won, 2 spent" in summary
-    assert "JER: VASSAL A Aleppo BID 1 — invalid: the minimum bid for VASSAL is 2" in summary
-    assert "FAT: LEND 1 prestige to The Kingdom of Jerusalem — won, 1 spent" in summary
+    assert "Dislodged: A Phrygia (neutral), attacked from Iconium" in summary
+    assert "Vassal: the neutral army of Aleppo obeys The Principality of Antioch until the year's end" in summary
+    assert "ANT: VASSAL A Aleppo BID 2 — won, 2 spent: The Principality of Antioch takes A Aleppo as vassal" in summary
+    assert "JER: VASSAL A Aleppo BID 1 — invalid, nothing spent: the minimum bid for VASSAL is 2" in summary
+    # a loan is no bid: lent, never "won"
+    assert "FAT: LEND 1 prestige to The Kingdom of Jerusalem — lent, 1 spent" in summary and "Bids" not in summary
+    assert "The Principality of Antioch (ANT): had 2, spent 2, 0 left" in summary
     # every power, even those nothing happened to: centres, units, prestige left this year
     assert "**Centres · units · prestige left for 1101**" in summary
-    assert "ANT The Principality of Antioch: 3 · 3 · 0" in summary
-    assert "SEL The Seldjuks of the East: 3 · 3 · 2" in summary
+    assert "The Principality of Antioch (ANT): 3 · 3 · 0" in summary
+    assert "The Seldjuks of the East (SEL): 3 · 3 · 2" in summary
     assert summary.count(" · ") >= 14
-    assert "No orders from: SEL" in summary and "Next: Fall 1101 Movement (F1101M)" in summary
+    assert "No orders from: The Seldjuks of the East (SEL)" in summary
+    assert summary.count("Fall 1101 Movement") == 1 and "Next: Fall 1101 Movement (F1101M)" in summary
     assert "Held" not in summary and "no order given" not in summary  # the orders are in the archive
     assert len(summary) < 1500
 
@@ -114,22 +117,26 @@ def test_the_year_end_says_who_changed_hands_the_award_and_prestige_for_next_yea
     retreat = _season(fall_doc, ["BYZ: A nic - lyd"], version=2)
     [embed] = results_summary(retreat, CRUSADER, next_phase="W1101B", deadline=None)
     summary = embed.description
-    assert "Retreated: BYZ A Nicaea retreats to Lydia" in summary
-    assert "Nicaea: BYZ → RUM" in summary
-    assert "**The end of 1101**" in summary and "Prestige awarded by centres: ANT 2, BYZ 2" in summary
+    assert "Retreated: A Nicaea (The Byzantine Empire) to Lydia" in summary and "retreats to" not in summary
+    assert "Nicaea: The Byzantine Empire → The Seldjuks of Rum" in summary
+    assert "**The end of 1101**" in summary
+    assert "The Seldjuks of Rum (RUM): 3 prestige for 1102 — 3 for 5 centres by rank (rule 2.3.1)" in summary
     assert "**Centres · units · prestige for 1102**" in summary
-    assert "RUM The Seldjuks of Rum: 5 (+1) · 4 · 3" in summary and "BYZ The Byzantine Empire: 3 (-1) · 4 · 2" in summary
+    assert "The Seldjuks of Rum (RUM): 5 (+1) · 4 · 3" in summary
+    assert "The Byzantine Empire (BYZ): 3 (-1) · 4 · 2" in summary
 
 
 def test_the_detail_lists_every_order_with_its_outcome_a_power_to_an_embed_and_units_left_holding_on_one_line():
     embeds = results_detail(_spring(), CRUSADER)
     by_title = {e.title: e.description for e in embeds}
-    assert "❌ A Antioch - Shaizar — bounced" in by_title["The Principality of Antioch"]
-    assert "✅ A Iconium - Phrygia" in by_title["The Seldjuks of Rum"]
-    assert "⛔ VASSAL A Aleppo BID 1 — the minimum bid" in by_title["The Kingdom of Jerusalem"]
+    assert "❌ A Antioch - Shaizar — fails: bounced" in by_title["The Principality of Antioch (ANT)"]
+    assert "✅ held, no order given: F Lattakieh, A Tarsus, A Aleppo (vassal)" in by_title["The Principality of Antioch (ANT)"]
+    assert "✅ A Iconium - Phrygia — succeeds" in by_title["The Seldjuks of Rum (RUM)"]
+    assert "⛔ VASSAL A Aleppo BID 1 — invalid, nothing spent: the minimum bid" in by_title["The Kingdom of Jerusalem (JER)"]
     neutral = by_title["Neutral units"]
-    assert neutral.count("Held, nobody commands them:") == 1 and "A Melitene" in neutral and "F Tyre" in neutral
-    assert "no order given" not in neutral and "A Phrygia H (neutral, nobody commands it) — dislodged" in neutral
+    assert neutral.count("held, nobody commands them:") == 1 and "A Melitene" in neutral and "F Tyre" in neutral
+    assert "no order given" not in neutral
+    assert "A Phrygia H — fails (neutral, nobody commands it): dislodged" in neutral
     assert list(by_title)[-1] == "Neutral units"
 
 
@@ -217,6 +224,6 @@ def test_a_unit_with_nowhere_to_retreat_is_reported_destroyed_and_who_did_it():
                                                                 "ENG: A pic", "AUS: A bur"]}
     season = _season(doc, ["GER: A hol - bel", "GER: A ruh S A hol - bel"], game="lowlands")
     summary = "\n".join(summary_lines(season, STANDARD, next_phase=None, deadline=None))
-    assert "Destroyed, nowhere to retreat: FRA A Belgium by GER" in summary
-    assert "Dislodged: FRA A Belgium (attacked from Holland)" in summary
-    assert "FRA France: " in summary and " · 0" in summary.split("FRA France: ")[1].splitlines()[0]
+    assert "Destroyed: A Belgium (France), dislodged with nowhere to retreat (by Germany)" in summary
+    assert "Dislodged:" not in summary     # destroyed, said once
+    assert "France (FRA): " in summary and " · 0" in summary.split("France (FRA): ")[1].splitlines()[0]

@@ -125,9 +125,9 @@ async def test_reminders_go_only_to_players_missing_orders_then_the_deadline_adj
         [post] = [m for m in fake.bot_messages(world.results) if m["embeds"]]  # the season: one message
         [summary] = post["embeds"]
         assert summary["title"] == "tannenberg: Spring 1901 Movement (S1901M)"
-        assert "FRA France: 5 (+2) · 3" not in summary["description"]  # centres change hands in the fall only
-        assert "FRA France: 3 · 3" in summary["description"] and "AUS Austria: 3 · 3" in summary["description"]
-        assert "No orders from: AUS, ITA, RUS, TUR" in summary["description"]
+        assert "France (FRA): 5 (+2) · 3" not in summary["description"]  # centres change hands in the fall only
+        assert "France (FRA): 3 · 3" in summary["description"] and "Austria (AUS): 3 · 3" in summary["description"]
+        assert "No orders from: Austria (AUS), Italy (ITA), Russia (RUS), Turkey (TUR)" in summary["description"]
         assert "Next: Fall 1901 Movement (F1901M)" in summary["description"]
         next_deadline = int((start + timedelta(hours=96)).timestamp())
         assert f"<t:{next_deadline}:R>" in summary["description"]
@@ -138,13 +138,13 @@ async def test_reminders_go_only_to_players_missing_orders_then_the_deadline_adj
         [thread] = fake.threads(world.results)
         [archived] = [m for m in fake.bot_messages(thread) if m["attachments"]]
         by_title = {e["title"]: e["description"] for e in archived["embeds"]}
-        assert "✅ A Paris - Burgundy" not in by_title["France"]  # Paris and Munich both went for Burgundy
-        assert "❌ A Paris - Burgundy" in by_title["France"] and "❌ A Munich - Burgundy" in by_title["Germany"]
-        assert "✅ A Marseilles - Spain" in by_title["France"]
-        assert "✅ F Kiel - Denmark" in by_title["Germany"]
-        assert "Held, no order given: A Vienna, A Budapest, F Trieste" in by_title["Austria"]
+        assert "✅ A Paris - Burgundy" not in by_title["France (FRA)"]  # Paris and Munich both went for Burgundy
+        assert "❌ A Paris - Burgundy" in by_title["France (FRA)"] and "❌ A Munich - Burgundy" in by_title["Germany (GER)"]
+        assert "✅ A Marseilles - Spain" in by_title["France (FRA)"]
+        assert "✅ F Kiel - Denmark" in by_title["Germany (GER)"]
+        assert "held, no order given: A Vienna, A Budapest, F Trieste" in by_title["Austria (AUS)"]
         report = fake.file_bytes(archived["attachments"][0]).decode()
-        assert "S1901M" in report and "FRA:\n" in report and "  A mar - spa" in report
+        assert "S1901M" in report and "France (FRA):\n" in report and "  A Marseilles - Spain — succeeds" in report
         assert archived["attachments"][0]["filename"] == "0000-S1901M.txt"
         posts = [post, archived]
         # each message within Discord's limits (the fake refuses anything larger)
@@ -191,14 +191,15 @@ async def test_a_crusader_game_with_prestige_bids_by_dm_and_results_that_say_who
         await world.flush()
         [post] = [m for m in fake.bot_messages(world.results) if m["embeds"]]
         summary = post["embeds"][0]["description"]
-        assert "**Bids**" in summary and "ANT: VASSAL A Aleppo BID 2 — won, 2 spent" in summary
+        assert "**Prestige orders**" in summary and "ANT: VASSAL A Aleppo BID 2 — won, 2 spent" in summary
         assert "JER: BRIBE A Aleppo BID 1 — lost" in summary
-        assert "Vassal: Aleppo → ANT" in summary
+        assert "Vassal: the neutral army of Aleppo obeys The Principality of Antioch" in summary
         assert "**Centres · units · prestige left for 1101**" in summary
-        assert "ANT The Principality of Antioch: 3 · 3 · 0" in summary and "BYZ The Byzantine Empire: 4 · 4 · 2" in summary
+        assert "The Principality of Antioch (ANT): 3 · 3 · 0" in summary
+        assert "The Byzantine Empire (BYZ): 4 · 4 · 2" in summary
         [thread] = fake.threads(world.results)
         by_title = {e["title"]: e["description"] for m in fake.bot_messages(thread) for e in m["embeds"]}
-        assert "takes A Aleppo as vassal" in by_title["The Principality of Antioch"]
+        assert "takes A Aleppo as vassal" in by_title["The Principality of Antioch (ANT)"]
 
 
 async def test_orders_show_attaches_a_picture_of_the_askers_own_orders_for_their_eyes_only(world):

@@ -125,7 +125,7 @@ async def test_a_game_masters_year_with_slash_commands_only(world, caplog, monke
             assert world.clock.now == world.service.status("Outremer").deadline_at - timedelta(hours=48)  # early
             spring = season_posts()[before]["embeds"][0]
             assert spring["title"] == "Outremer: Spring 1101 Movement (S1101M)"
-            assert "Vassal: Aleppo → ANT" in spring["description"] and "No orders from" not in spring["description"]
+            assert "Vassal: the neutral army of Aleppo obeys The Principality of Antioch" in spring["description"] and "No orders from" not in spring["description"]
 
             # -- a setting changed on the way: from the next phase -----------------------------------------
             resp, text = await world.answer(gm, "game settings", {"game": "Outremer", "movement": "36h"})
@@ -182,7 +182,7 @@ async def test_a_game_masters_year_with_slash_commands_only(world, caplog, monke
             assert "Every power was ready: F1101M has been adjudicated" in text
             assert world.service.status("Outremer").phase == "F1101R"
             fall = season_posts()[-1]["embeds"][0]["description"]
-            assert "Dislodged: BYZ A Nicaea (attacked from Phrygia)" in fall
+            assert "Dislodged: A Nicaea (The Byzantine Empire), attacked from Phrygia" in fall
 
             # -- the retreat: Byzantium is told at once, reminded halfway through the day ---------------------
             opened = [t for t in dms(users["BYZ"]) if "has begun" in t]
@@ -219,7 +219,7 @@ async def test_a_game_masters_year_with_slash_commands_only(world, caplog, monke
             text = await ready_all(sorted(winter))
             assert world.service.status("Outremer").phase == "S1102M"
             post = season_posts()[-1]["embeds"][0]
-            assert "Built: ANT A Antioch" in post["description"] and "Removed: BYZ A Lydia" in post["description"]
+            assert "Built: A Antioch (The Principality of Antioch)" in post["description"] and "Removed: A Lydia (The Byzantine Empire)" in post["description"]
             assert "36h" not in post["description"]  # (the deadline is a timestamp)
             assert world.service.status("Outremer").deadline_at == world.clock.now + timedelta(hours=36)
 

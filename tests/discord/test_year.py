@@ -61,13 +61,14 @@ async def test_a_year_of_outremer_on_discord(world, caplog, ref_of, visible, mon
             assert post["embeds"][0]["title"] == "Outremer: Spring 1101 Movement (S1101M)"
             assert post["attachments"][0]["filename"] == "Outremer-S1101M.png"
             assert "ANT: VASSAL A Aleppo BID 2 — won, 2 spent" in summary and "JER: BRIBE A Aleppo BID 1 — lost" in summary
-            assert "Vassal: Aleppo → ANT" in summary and "Dislodged: NEU A Phrygia (attacked from Iconium)" in summary
+            assert "Vassal: the neutral army of Aleppo obeys The Principality of Antioch" in summary
+            assert "Dislodged: A Phrygia (neutral), attacked from Iconium" in summary
             assert "**Centres · units · prestige left for 1101**" in summary
             for power in CRUSADERS:
-                assert f"\n{power} " in summary  # every power, its centres, units and prestige
+                assert f" ({power}): " in summary  # every power, its centres, units and prestige
             at_once = season_posts()[-1]["embeds"][0]
             assert at_once["title"] == "Outremer: Spring 1101 Retreat (S1101R)"
-            assert "adjudicated at once" in at_once["description"] and "Retreated: NEU A Phrygia" in at_once["description"]
+            assert "adjudicated at once" in at_once["description"] and "Retreated: A Phrygia (neutral) to " in at_once["description"]
 
             # -- autumn: the vassal ordered, a power dislodged ----------------------------------
             answer = await world.dm(users["ANT"], "A ant - sha\nA ale S A ant - sha\nA tar H\nF lat H")
@@ -81,8 +82,8 @@ async def test_a_year_of_outremer_on_discord(world, caplog, ref_of, visible, mon
             assert "✅ F Smyrna H (replaces F Smyrna - Myra)" in answer
             post = await deadline(48)
             summary = post["embeds"][0]["description"]
-            assert "Dislodged: BYZ A Nicaea (attacked from Phrygia)" in summary
-            assert "Dislodged: NEU A Shaizar (attacked from Antioch)" in summary
+            assert "Dislodged: A Nicaea (The Byzantine Empire), attacked from Phrygia" in summary
+            assert "Dislodged: A Shaizar (neutral), attacked from Antioch" in summary
             assert "Next: Fall 1101 Retreat (F1101R)" in summary
 
             # -- the retreat, and the year's end ---------------------------------------------------
@@ -94,15 +95,16 @@ async def test_a_year_of_outremer_on_discord(world, caplog, ref_of, visible, mon
             assert "To decide" not in answer            # ordered: nothing is left to decide
             post = await deadline(24)
             summary = post["embeds"][0]["description"]
-            assert "Retreated: BYZ A Nicaea retreats to Lydia" in summary
-            assert "Shaizar: NEU → ANT" in summary and "Nicaea: BYZ → RUM" in summary
-            assert "Retreated: NEU A Shaizar retreats to Syrian Desert" in summary
+            assert "Retreated: A Nicaea (The Byzantine Empire) to Lydia" in summary
+            assert "Shaizar: neutral → The Principality of Antioch" in summary and "Nicaea: The Byzantine Empire → The Seldjuks of Rum" in summary
+            assert "Retreated: A Shaizar (neutral) to Syrian Desert" in summary
             assert "**The end of 1101**" in summary
-            assert "Neutral units disbanded away from home: NEU A Syrian Desert" in summary
-            assert "Prestige awarded by centres: ANT 2," in summary
+            assert "Disbanded: A Syrian Desert (neutral), away from home and in no supply centre" in summary
+            assert "The Principality of Antioch (ANT): 2 prestige for 1102 — 2 for 4 centres by rank (rule 2.3.1)" \
+                in summary
             assert "**Centres · units · prestige for 1102**" in summary
-            assert "RUM The Seldjuks of Rum: 5 (+1) · 4 · 3" in summary
-            assert "ANT The Principality of Antioch: 4 (+1) · 3 · 2" in summary
+            assert "The Seldjuks of Rum (RUM): 5 (+1) · 4 · 3" in summary
+            assert "The Principality of Antioch (ANT): 4 (+1) · 3 · 2" in summary
 
             # -- winter: builds and a disband -------------------------------------------------------
             world.clock.advance(timedelta(hours=23))  # the reminder an hour before the deadline
@@ -118,8 +120,8 @@ async def test_a_year_of_outremer_on_discord(world, caplog, ref_of, visible, mon
             assert "✅ Disband A Lydia" in await world.dm(users["BYZ"], "disband A lyd")
             post = await deadline(1)
             summary = post["embeds"][0]["description"]
-            assert "Built: RUM A Iconium" in summary and "Built: ANT A Antioch" in summary
-            assert "Removed: BYZ A Lydia" in summary
+            assert "Built: A Iconium (The Seldjuks of Rum)" in summary and "Built: A Antioch (The Principality of Antioch)" in summary
+            assert "Removed: A Lydia (The Byzantine Empire)" in summary
             assert "Next: Spring 1102 Movement (S1102M)" in summary
             assert world.service.status("Outremer").phase == "S1102M"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from adjudicator.events import Annihilation, CentreChange
+
 from adjudicator.adjudicate import adjudicate
 from adjudicator.movement import resolve_movement
 from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Retreat, SupportHold, SupportMove, Waive
@@ -156,19 +158,19 @@ def test_a_dislodgement_makes_a_retreat_phase():
     assert str(nxt.phase) == "S1901R"
     assert nxt.dislodged == (Dislodgement(Unit.parse("ITA: A gal"), ProvinceId("vie")),)
     assert nxt.standoffs == {"boh"}
-    assert adj.events["dislodged"] == [{"unit": "ITA: A gal", "from": "vie", "by_convoy": False}]
+    assert adj.events.dislodged == (Dislodgement(Unit.parse("ITA: A gal"), "vie", False),)
     retreat = adjudicate(V, nxt, [Retreat(Power("ITA"), A, loc("gal"), loc("boh"))])
     assert retreat.results[0].outcome is Outcome.INVALID
     assert str(retreat.position.phase) == "F1901M"
     assert retreat.position.unit_at(ProvinceId("gal")) is not None   # the Austrian army
-    assert retreat.events["disbanded"] == ["ITA: A gal"]
+    assert retreat.events.disbanded == (Unit.parse("ITA: A gal"),)
 
 
 def test_a_unit_with_nowhere_to_go_is_annihilated_at_once():
     pos = board("F1901M", "RUS: F con", "RUS: F bla", "TUR: F ank", "TUR: A arm", "TUR: A smy")
     orders = [SupportMove(Power("RUS"), F, loc("con"), F, loc("bla"), loc("ank")), move("RUS", F, "bla", "ank")]
     adj = adjudicate(V, pos, orders)
-    assert adj.events["annihilated"] == [{"unit": "TUR: F ank", "by": "RUS"}]
+    assert adj.events.annihilated == (Annihilation(Unit.parse("TUR: F ank"), "RUS"),)
     assert adj.position.phase.kind.value != "R"
     assert adj.position.supply_centers[ProvinceId("ank")] == "RUS"
 
@@ -177,7 +179,7 @@ def test_fall_changes_owners_then_builds():
     pos = starting_position(V).with_changes(phase=Phase.parse("F1901M"))
     adj = adjudicate(V, pos, [move("FRA", A, "par", "bur"), move("FRA", F, "bre", "mao"),
                               move("GER", F, "kie", "den")])
-    assert {"province": "den", "from": "NEU", "to": "GER"} in adj.events["centers"]
+    assert CentreChange("den", "NEU", "GER") in adj.events.centres
     assert str(adj.position.phase) == "W1901B"
     assert adj.position.supply_centers[ProvinceId("den")] == "GER"
 
@@ -185,7 +187,7 @@ def test_fall_changes_owners_then_builds():
 def test_winter_is_skipped_when_nobody_can_adjust():
     adj = adjudicate(V, starting_position(V).with_changes(phase=Phase.parse("F1901M")), [])
     assert str(adj.position.phase) == "S1902M"
-    assert "centers" not in adj.events
+    assert adj.events.centres == ()
 
 
 def test_builds_waives_and_civil_disorder():
@@ -199,7 +201,7 @@ def test_builds_waives_and_civil_disorder():
     assert adj.results[1].reason == "say which unit to build: A mun build or F mun build"
     assert [str(r.order) for r in adj.implicit] == []     # France: 3 centres, 3 units
     assert str(adj.position.phase) == "S1902M"
-    assert adj.events["built"] == ["GER: A kie"]
+    assert adj.events.built == (Unit.parse("GER: A kie"),)
 
 
 def test_civil_disorder_removes_the_farthest_unit():
@@ -215,11 +217,11 @@ def test_a_power_without_units_or_centres_is_eliminated():
     adj = adjudicate(V, pos, [Disband(Power("FRA"), A, loc("par"))])
     assert adj.results[0].outcome is Outcome.SUCCEEDS
     assert "FRA" in adj.position.eliminated
-    assert adj.events["eliminated"] == ["FRA"]
+    assert adj.events.eliminated == ("FRA",)
 
 
 def test_victory():
     owners = {c: "FRA" for c in sorted(V.supply_centers)[:18]}
     pos = board("F1910M", "FRA: A par", centers=owners)
     adj = adjudicate(V, pos, [])
-    assert adj.events["victory"] == ["FRA"]
+    assert adj.events.victory == ("FRA",)

@@ -18,7 +18,7 @@ import pytest
 
 from adjudicator.adjudicate import adjudicate
 from adjudicator.orders import Disband, Order
-from adjudicator.position import Dislodgement, Position
+from adjudicator.position import Position
 from adjudicator.results import Adjudication, Outcome
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Phase, Power, ProvinceId, Unit
@@ -100,10 +100,8 @@ def _main(data: dict, phase: str = "S1901M") -> tuple[Adjudication, list[str]]:
 def _retreat(data: dict) -> list[str]:
     main, wrong = _main(data["preceding_main_phase"])
     after = main.position
-    dislodged = tuple(Dislodgement(read_unit(d["unit"]), ProvinceId(d["from"]), d["by_convoy"])
-                      for d in main.events["dislodged"])
     position = Position("standard", Phase.parse("S1901R"), after.units, after.supply_centers,
-                        dislodged=dislodged, standoffs=frozenset(main.events["standoffs"]))
+                        dislodged=main.events.dislodged, standoffs=frozenset(main.events.standoffs))
     lines = order_lines(data)
     orders = [read_order(text, STANDARD, position.phase) for text, _ in lines]
     adjudication = adjudicate(STANDARD, position, orders)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from adjudicator.prestige.events import Account, Spending
+
 import pytest
 
 from adjudicator.prestige import settle
@@ -63,8 +65,7 @@ def test_a_loan_arrives_before_any_other_order_and_can_be_spent_at_once(board, r
     s, r = run(p, "ENG: VASSAL A nwy BID 2", "RUS: LEND ENG 3")
     assert r[0].outcome is Outcome.SUCCEEDS and r[1].outcome is Outcome.SUCCEEDS
     assert left(s)["ENG"] == 2 and left(s)["RUS"] == 0
-    assert s.ledger["ENG"] == {"start": 1, "received": 3, "left": 2,
-                               "spent": [{"order": "VASSAL A nwy BID 2", "amount": 2}]}
+    assert s.ledger["ENG"] == Account(start=1, received=3, spent=(Spending(s.results[0].order, 2),), left=2)
 
 
 def test_a_loan_received_cannot_be_lent_on_the_same_turn(board, run):

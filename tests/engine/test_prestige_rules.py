@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from adjudicator.events import Annihilation
+from adjudicator.prestige.events import Account, Spending
+from adjudicator.vocab import Unit
+
 import pytest
 
 from adjudicator.adjudicate import adjudicate
@@ -32,7 +36,7 @@ def test_annihilation_by_a_vassal_scores_for_its_lord(board, play):
     p = board("S1907M", units=["NEU: A hol", "ENG: A bel", "ENG: F nth", "GER: A kie", "GER: A ruh"],
               centers={"bel": "ENG"}, prestige={"GER": 2})
     adj = play(p, "ENG: A bel - hol", "ENG: F nth S A bel - hol")
-    assert adj.events["annihilated"] == [{"unit": "NEU: A hol", "by": "ENG"}]
+    assert adj.events.annihilated == (Annihilation(Unit.parse("NEU: A hol"), "ENG"),)
     assert adj.position.prestige.annihilations == {"ENG": 1}      # a neutral nobody commands loses nothing
 
 
@@ -40,7 +44,7 @@ def test_annihilation_of_a_vassal_costs_its_lord_and_the_mover_gains_even_via_a_
     p = board("S1907M", units=["NEU: A hol", "NEU: A bel", "ENG: F nth", *BOXED_HOL[:1], "GER: A ruh"],
               vassals={"hol": "GER", "bel": "FRA"})
     adj = play(p, "FRA: A bel - hol", "ENG: F nth S A bel - hol")
-    assert adj.events["annihilated"] == [{"unit": "NEU: A hol", "by": "FRA"}]
+    assert adj.events.annihilated == (Annihilation(Unit.parse("NEU: A hol"), "FRA"),)
     assert adj.position.prestige.annihilations == {"FRA": 1, "GER": -1}
 
 
@@ -58,8 +62,8 @@ def test_annihilation_counts_at_the_next_winter(board, play):
     adj = play(p, "ENG: A bel - hol", "ENG: F nth S A bel - hol")
     state = adj.position.prestige
     assert state.annihilations == {}                      # spent by the recalculation
-    assert adj.events["prestige_year"]["annihilations"] == {"ENG": 1, "GER": -1}
-    assert state.prestige["ENG"] == adj.events["prestige_year"]["award"]["ENG"] + 1
+    assert adj.events.rule_year.annihilations == {"ENG": 1, "GER": -1}
+    assert state.prestige["ENG"] == adj.events.rule_year.award["ENG"] + 1
 
 
 # -- decision 15: the vassal's leash when it retreats, and its captures ------------------------
@@ -79,7 +83,7 @@ def test_a_vassal_may_retreat_only_within_its_leash_else_it_is_annihilated(board
     # With Norway taken, nothing is left within the leash.
     p2 = p.with_changes(units=p.units + tuple(board(units=["ENG: A nwy"]).units))
     adj = play(p2, "RUS: A fin - swe", "RUS: F bot S A fin - swe")
-    assert adj.events["annihilated"] == [{"unit": "NEU: A swe", "by": "RUS"}]
+    assert adj.events.annihilated == (Annihilation(Unit.parse("NEU: A swe"), "RUS"),)
     assert adj.position.prestige.annihilations == {"RUS": 1, "FRA": -1}
 
 
@@ -102,7 +106,7 @@ def test_a_homeless_neutral_is_disbanded_at_the_winter_adjustment(board, play):
     p = board("F1907M", units=["NEU: A fin", "NEU: A den", "RUS: A stp", "ENG: A swe"],
               neutral_homes={"fin": "swe", "den": "hol"})
     adj = play(p, "ENG: A swe H")
-    assert adj.events["prestige_year"]["disbanded"] == ["NEU: A fin"]     # bounced off Sweden, not in a centre
+    assert adj.events.rule_year.disbanded == (Unit.parse("NEU: A fin"),)     # bounced off Sweden, not in a centre
     assert adj.position.unit_at("fin") is None and adj.position.unit_at("den").power == "NEU"
     assert adj.position.supply_centers["den"] == "NEU"
 
@@ -243,9 +247,10 @@ def test_a_bribed_unit_supports_an_attack_on_its_owner(board, play):
 def test_the_prestige_ledger_is_in_the_events(board, play):
     p = board(units=["NEU: A nwy"], prestige={"FRA": 3, "RUS": 2})
     adj = play(p, "RUS: LEND FRA 1", "FRA: VASSAL A nwy BID 4")
-    assert adj.events["prestige"]["FRA"] == {"start": 3, "received": 1, "left": 0,
-                                             "spent": [{"order": "VASSAL A nwy BID 4", "amount": 4}]}
-    assert adj.events["prestige"]["RUS"]["spent"] == [{"order": "LEND FRA 1", "amount": 1}]
+    [lend, vassal] = [r.order for r in adj.results]
+    assert adj.events.rule.ledger["FRA"] == Account(start=3, received=1, spent=(Spending(vassal, 4),), left=0)
+    assert adj.events.rule.ledger["RUS"].spent == (Spending(lend, 1),)
+    assert adj.events.rule.spent_on(vassal) == 4 and adj.events.rule.spent_on(lend) == 1
 
 
 # -- decision 24: victory counts only centres owned directly ---------------------------------------
@@ -256,10 +261,10 @@ def test_victory_counts_only_directly_owned_centres(board, play):
     p = board("F1907M", units=["NEU: A nwy", "FRA: F nth", "FRA: A par"], centers=seventeen,
               vassals={"nwy": "FRA"})
     adj = play(p, "FRA: F nth - nwy")
-    assert "victory" not in adj.events and adj.position.supply_centers["nwy"] == "NEU"
+    assert adj.events.victory == () and adj.position.supply_centers["nwy"] == "NEU"
     p = board("F1907M", units=["FRA: F nth", "FRA: A par"], centers=seventeen)
     adj = play(p, "FRA: F nth - nwy")
-    assert adj.events["victory"] == ["FRA"]
+    assert adj.events.victory == ("FRA",)
 
 
 def test_a_move_written_with_a_bribe_is_refused_and_the_unit_holds():
@@ -282,7 +287,7 @@ def test_an_annihilated_neutral_away_from_home_leaves_no_home_behind(board, play
     p = board("S1907M", units=["NEU: A swe", "RUS: A fin", "RUS: F bot", "ENG: A nwy", "GER: A den", "GER: F bal"],
               neutral_homes={"swe": "nwy"})
     adj = play(p, "RUS: A fin - swe", "RUS: F bot S A fin - swe")
-    assert adj.events["annihilated"] == [{"unit": "NEU: A swe", "by": "RUS"}]
+    assert adj.events.annihilated == (Annihilation(Unit.parse("NEU: A swe"), "RUS"),)
     assert dict(adj.position.prestige.neutral_homes) == {}
     _, again = position_from_dict(position_to_dict(adj.position, STANDARD))
     assert again == adj.position

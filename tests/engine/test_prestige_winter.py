@@ -29,7 +29,7 @@ def test_eliminated_powers_get_nothing(board):
     p = board("W1907B", units=[], eliminated=("TUR",),
               centers={"ank": "RUS", "con": "RUS", "smy": "RUS"})
     q, event = new_year(STANDARD, p)
-    assert "TUR" not in q.prestige.prestige and "TUR" not in event["award"]
+    assert "TUR" not in q.prestige.prestige and "TUR" not in event.award
     assert q.prestige.prestige["RUS"] == 3
 
 
@@ -49,7 +49,7 @@ def test_annihilations_are_added_with_a_floor_of_zero(board):
     assert q.prestige.prestige["ENG"] == 0          # 2 - 5, floor 0 (2.3.6)
     assert q.prestige.prestige["GER"] == 1
     assert q.prestige.annihilations == {}
-    assert event["annihilations"] == {"ENG": -5, "GER": -1, "RUS": 2}
+    assert event.annihilations == {"ENG": -5, "GER": -1, "RUS": 2}
 
 
 def test_unspent_prestige_loans_and_vassals_vanish_in_winter(board):
@@ -64,7 +64,7 @@ def test_a_vassals_home_centre_does_not_count_for_its_lord(board):
     p = board("W1907B", units=["NEU: A nwy"], vassals={"nwy": "FRA"},
               centers={"bel": "FRA", "spa": "FRA", "por": "FRA"})
     q, event = new_year(STANDARD, p)
-    assert event["centers"]["FRA"] == 6 and q.prestige.prestige["FRA"] == 3
+    assert event.centres["FRA"] == 6 and q.prestige.prestige["FRA"] == 3
 
 
 def test_homeless_neutrals_are_disbanded_unless_in_a_supply_centre_or_released_from_vassaldom(board):
@@ -72,6 +72,6 @@ def test_homeless_neutrals_are_disbanded_unless_in_a_supply_centre_or_released_f
               neutral_homes={"fin": "swe", "den": "hol", "ska": "nwy"}, vassals={"nwy": "FRA"})
     assert [str(u) for u in homeless_neutrals(STANDARD, p)] == ["NEU: A fin"]
     q, event = new_year(STANDARD, p)
-    assert event["disbanded"] == ["NEU: A fin"]
+    assert [str(u) for u in event.disbanded] == ["NEU: A fin"]
     assert q.unit_at("fin") is None
     assert {str(k): v for k, v in q.prestige.neutral_homes.items()} == {"den": "hol", "ska": "nwy"}

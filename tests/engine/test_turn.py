@@ -304,7 +304,7 @@ def test_victory_is_one_rule_for_the_adjudication_and_for_the_service(board, ord
     p = board("F1907M", units=["FRA: F nth", "FRA: A par"], centers=seventeen)
     assert winners(STANDARD, p) == () and not game_over(STANDARD, p)
     adj = adjudicate(STANDARD, p, orders("FRA: F nth - nwy"))
-    assert adj.events["victory"] == list(winners(STANDARD, adj.position)) == ["FRA"]
+    assert adj.events.victory == winners(STANDARD, adj.position) == ("FRA",)
     assert game_over(STANDARD, adj.position)
     assert "FRA" in survivors(STANDARD, adj.position)
 

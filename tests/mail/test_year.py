@@ -136,7 +136,7 @@ def test_a_year_by_mail_with_a_dead_mailbox(rig, capsys):
     deadline(24)
     assert service.status("outremer").phase == "S1102M"
     [built] = [m for m in relay.to(PLAYERS["ANT"]) if subject(m) == "outremer: results of W1101B"]
-    assert "A cae disband" in built.text and "A seb disband" not in built.text
+    assert "Disband A Caesarea" in built.text and "Disband A Sebastea" not in built.text
 
     # every live player read every announcement once; the dead mailbox was tried once for each
     public = ["outremer: the game has started", "outremer: results of S1101M", "outremer: results of S1101R",

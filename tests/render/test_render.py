@@ -246,7 +246,7 @@ def test_a_season_with_bids_shows_prestige_after_it_and_the_bribed_units(crusade
     after = season.adjudication.position.prestige.prestige
     assert {s.power: s.prestige for s in facts.standings} == dict(after)
     assert {s.power: s.prestige_before for s in facts.standings} == dict(season.position.prestige.prestige)
-    bribed = season.adjudication.events.get("bribed") or {}
+    bribed = season.adjudication.events.rule.bribed
     badges = [b for b in marks(crusader, facts, Badge) if b.kind == "bribe"]
     assert len(badges) == len(bribed)
     tags = marks(crusader, facts, Tag)

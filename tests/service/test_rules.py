@@ -96,13 +96,13 @@ def test_a_vassal_that_dislodges_a_free_neutral_keeps_its_lord_and_the_neutral_r
     [drawn] = retreats.adjudication.implicit
     assert drawn.order.power == "NEU" and drawn.order.location.province == "har" and drawn.outcome.value == "succeeds"
     landed = drawn.order.destination.province
-    _variant, position = service.board("outremer")
+    variant, position = service.board("outremer")
     state = position.prestige
     vassal, freed = position.unit_at("har"), position.unit_at(landed)
     assert (neutral_home(state, vassal), lord_of(state, vassal)) == ("mar", "EDE")
     assert (neutral_home(state, freed), lord_of(state, freed)) == ("har", None)
     results = sink.of_kind("results")[-1]
-    assert "S1101R" in results.subject and f"A har - {landed}" in results.body
+    assert "S1101R" in results.subject and f"A Harran retreats to {variant.provinces[landed].name}" in results.body
 
     mine = service.my_orders("outremer", "edda")
     assert {c.unit.province for c in mine.duty.units if c.by == "vassal"} == {"har"}
@@ -195,14 +195,16 @@ def test_the_units_to_remove_are_named_with_those_civil_disorder_would_take():
 def test_the_report_marks_a_bribed_units_order_and_names_the_neutrals_that_held_once(board, orders):
     from adjudicator.adjudicate import adjudicate
     from adjudicator.variant import get_variant
-    from bot.codec.report import result_text
+    from bot.service.report import phase_report, report_text
 
     standard = get_variant("standard")
     p = board("S1907M", units=["NEU: A hol", "NEU: A nwy", "NEU: A swe", "FRA: A bel", "GER: A mun"],
               prestige={"FRA": 3})
-    text = result_text(adjudicate(standard, p, orders("FRA: BRIBE A hol BID 1 A hol S A bel", "FRA: A bel H")),
-                       standard)
-    assert "  A hol S A bel  (the order written with the BRIBE): support given" in text
-    assert "NEU:\n  held, nobody commands them: A nwy, A swe\n" in text
-    assert "  A mun H  (no order given): holds" in text
+    adjudication = adjudicate(standard, p, orders("FRA: BRIBE A hol BID 1 A hol S A bel", "FRA: A bel H"))
+    text = report_text(phase_report(adjudication, standard, p))
+    assert "  A Holland S A Belgium (bribed, neutral) — succeeds (the order written with the BRIBE)\n" in text
+    assert "  BRIBE A Holland BID 1, then A Holland S A Belgium — won, 1 spent: " in text
+    assert "Neutral units:\n  held, nobody commands them: A Norway, A Sweden\n" in text
+    assert "Germany (GER):\n  held, no order given: A Munich\n" in text
     assert text.count("no order given") == 1
+    assert "Bribed: the unit in Holland obeys France this season" in text

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 import pytest
 import time_machine
 
+from adjudicator.prestige.events import PrestigeEvents, PrestigeYear
 from adjudicator.orders import Hold, Move
 from adjudicator.position import Position
 from adjudicator.prestige.neutrals import within_leash
@@ -93,11 +94,13 @@ def check_season(variant: Variant, season: Season, faults: list[str]) -> None:
         faults.append(f"{where}: the next position does not read back as written")
 
     # no unit lost or duplicated
-    gone = Counter(a["unit"] for a in events.get("annihilated", []))
-    gone.update(events.get("disbanded", []))
-    gone.update((events.get("prestige_year") or {}).get("disbanded", []))     # homeless neutrals, in winter
-    gone.update(events.get("removed", []))
-    came = Counter(events.get("built", []))
+    rule = events.rule if isinstance(events.rule, PrestigeEvents) else PrestigeEvents()
+    year = events.rule_year.disbanded if isinstance(events.rule_year, PrestigeYear) else ()
+    gone = Counter(str(a.unit) for a in events.annihilated)
+    gone.update(str(u) for u in events.disbanded)
+    gone.update(str(u) for u in year)     # homeless neutrals, in winter
+    gone.update(str(u) for u in events.removed)
+    came = Counter(str(u) for u in events.built)
     was = Counter(str(u) for u in _all_units(before))
     now = Counter(str(u) for u in _all_units(after))
     provinces = Counter(u.province for u in after.units)
@@ -111,7 +114,7 @@ def check_season(variant: Variant, season: Season, faults: list[str]) -> None:
     if count(_all_units(after)) != count(_all_units(before)) - lost + new:
         faults.append(f"{where}: {count(_all_units(before))} units, {lost} gone and {new} new by the events, "
                       f"yet {count(_all_units(after))} ({sorted(was - now)} gone, {sorted(now - was)} new)")
-    elif not events.get("rebellions"):   # (a rebellion makes a power's unit neutral)
+    elif not rule.rebellions:   # (a rebellion makes a power's unit neutral)
         for p in (*variant.powers, NEUTRAL):
             if count(_all_units(after), p) != count(_all_units(before), p) - count(gone.elements(), p) \
                     + count(came.elements(), p):
@@ -140,19 +143,19 @@ def check_season(variant: Variant, season: Season, faults: list[str]) -> None:
 
     # bribed units never move, and capture nothing
     if before.phase.kind is PhaseKind.MOVEMENT:
-        for province in (events.get("bribed") or {}):
+        for province in rule.bribed:
             unit = before.unit_at(province)
             still = after.unit_at(province)
             dislodged = any(d.unit.province == province for d in after.dislodged)
-            annihilated = any(a["unit"] == str(unit) for a in events.get("annihilated", []))
+            annihilated = any(a.unit == unit for a in events.annihilated)
             if unit is not None and still != unit and not dislodged and not annihilated:
                 faults.append(f"{where}: the bribed unit {unit} moved (now {still})")
-    bribed = dict(before.prestige.bribed if before.prestige is not None else {}) | dict(events.get("bribed") or {})
-    for change in events.get("centers", []):
-        unit = before.unit_at(change["province"])
-        if change["province"] in bribed and unit is not None and after.unit_at(change["province"]) == unit \
-                and change["to"] == unit.power:
-            faults.append(f"{where}: the bribed unit {unit} captured {change['province']}")
+    bribed = dict(before.prestige.bribed if before.prestige is not None else {}) | dict(rule.bribed)
+    for change in events.centres:
+        unit = before.unit_at(change.province)
+        if change.province in bribed and unit is not None and after.unit_at(change.province) == unit \
+                and change.after == unit.power:
+            faults.append(f"{where}: the bribed unit {unit} captured {change.province}")
 
 
 # -- a game ---------------------------------------------------------------------------------------

@@ -125,7 +125,7 @@ def test_a_season_page_in_chromium_with_a_screenshot(acre, parse_html, server, b
     assert orders["JER: VASSAL F tyr BID 2"] == "succeeds" and orders["FAT: A cai - sid"] == "fails"
     assert orders["FAT: BRIBE F tyr BID 1 F tyr S F acr"] == "fails"
     bids = {r[1]: (r[2], r[3]) for r in dom.by_id("bids").rows()}
-    assert bids["VASSAL F tyr BID 2"] == ("won", "2")
+    assert bids["VASSAL F tyr BID 2"] == ("won, 2 spent", "2")
     assert dom.by_id("map-before").find("img").attrs["src"] == "S1101M.png"  # the picture stored with the season
     assert dom.by_id("map-after").find("img").attrs["src"] == "S1101M-after.png"
 

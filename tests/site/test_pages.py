@@ -132,15 +132,17 @@ def test_a_season_page_shows_every_order_with_its_outcome_and_reason(page, acre,
 def test_the_bids_say_who_won_what_and_what_each_spent(page, acre, site):
     spring = page(site, acre.name, "S1101M.html")
     bids = {(r[0], r[1]): (r[2], int(r[3])) for r in spring.by_id("bids").rows()}
-    assert bids == {("BYZ", "BRIBE A phr BID 1"): ("won", 1), ("FAT", "BRIBE F tyr BID 1 F tyr S F acr"): ("failed", 0),
-                    ("JER", "VASSAL F tyr BID 2"): ("won", 2)}
-    won = spring.by_id("won").text()
-    assert "Tyre: vassal: JER" in won and "Phrygia: bribed for the season: BYZ" in won
+    assert bids == {("BYZ", "BRIBE A phr BID 1"): ("won, 1 spent", 1),
+                    ("FAT", "BRIBE F tyr BID 1 F tyr S F acr"): ("lost, nothing spent", 0),
+                    ("JER", "VASSAL F tyr BID 2"): ("won, 2 spent", 2)}
+    won = spring.by_id("results-prestige").text()     # the results report's own words, as mail and Discord
+    assert "Vassal: the neutral army of Tyre obeys The Kingdom of Jerusalem until the year's end" in won
+    assert "Bribed: the unit in Phrygia obeys The Byzantine Empire this season" in won
     ledger = {r[0]: r for r in spring.by_id("ledger").rows()}
     assert ledger["JER"][1:4] == ["2", "0", "2"] and ledger["JER"][-1] == "0"
     assert ledger["FAT"][3] == "0" and ledger["FAT"][-1] == "2"
     fall = page(site, acre.name, "F1101M.html")
-    assert fall.by_id("no-bids").text() == "No bids this season."
+    assert fall.by_id("no-bids").text() == "No prestige orders this season."
 
 
 def test_the_map_before_is_the_stored_picture_and_the_map_after_a_picture_beside_it(page, acre, site, played, export):

@@ -13,22 +13,17 @@ from typing import Iterable
 
 import discord
 
-from adjudicator.notation import read_unit
-from adjudicator.orders import Hold, Retreat
-from adjudicator.prestige.orders import PRESTIGE_ORDER_TYPES
-from adjudicator.position import Position
 from adjudicator.results import Outcome
-from adjudicator.turn import supplied_by
 from adjudicator.variant import Variant
-from adjudicator.vocab import NEUTRAL, Location, Phase, PhaseKind
+from adjudicator.vocab import Phase, PhaseKind
 
-from bot.codec.report import SUPPLIED
 from bot.codec.season import Season
 from bot.codec.spelled import duty as spelled_duty
-from bot.codec.spelled import place, spell
+from bot.codec.spelled import spell
 from bot.codec.spelled import unit as spelled_unit
 
 from bot.service import GameView, NotPlayingError, OrderLine, PlayerOrders, Readiness, SubmissionReport
+from bot.service.report import Report, phase_report, report_lines
 from bot.service.texts import AGAIN, SETTING_NAMES, setting, shown_player, when
 from .identity import mention, mentionify
 
@@ -329,10 +324,10 @@ def status_text(view: GameView, variant: Variant) -> str:
 
 def results_summary(season: Season, variant: Variant, *, next_phase: str | None, deadline: datetime | None,
                     at_once: bool = False, again: bool = False) -> list[discord.Embed]:
-    """The season in one screen: what changed, who won which bid, every power's centres and units
-    (and prestige), who is out, what comes next. Usually one embed; more only when Discord's limits
-    force it. Every order with its outcome is in :func:`results_detail`. ``again``: adjudicated
-    before, and rolled back since."""
+    """The season in one screen, from its results report (:mod:`bot.service.report`): what changed,
+    every prestige order with its outcome, the year's prestige, the standings, who is out, what
+    comes next. Usually one embed; more only when Discord's limits force it. Every order with its
+    outcome is in :func:`results_detail`. ``again``: adjudicated before, and rolled back since."""
     title = f"{season.game}: {phase_name(str(season.phase))}" + (" (adjudicated again)" if again else "")
     lines = summary_lines(season, variant, next_phase=next_phase, deadline=deadline, at_once=at_once, again=again)
     return _split_embed(title[:TITLE_LIMIT], lines, None)
@@ -340,171 +335,27 @@ def results_summary(season: Season, variant: Variant, *, next_phase: str | None,
 
 def summary_lines(season: Season, variant: Variant, *, next_phase: str | None, deadline: datetime | None,
                   at_once: bool = False, again: bool = False) -> list[str]:
-    phase, events, before, after = season.phase, season.events, season.position, season.after
-    code = _codes(variant)
-    out: list[str] = []
-    if again:
-        out.append(f"*{AGAIN}*")
+    report = _report(season, next_phase, deadline, at_once=at_once, again=again)
+    return [line for line in report_lines(report, "**{}**", every_order=False) if line]
+
+
+def _report(season: Season, next_phase: str | None, deadline: datetime | None, *, at_once: bool = False,
+            again: bool = False) -> Report:
+    notices = [f"*{AGAIN}*"] if again else []
     if at_once:
-        out.append("No power had anything to decide in this phase: it was adjudicated at once.")
-
-    changes = _changes(season, variant, phase, events, code)
-    if changes:
-        out.append("**What changed**")
-        out += changes
-    bids = _bids(season, variant, phase)
-    if bids:
-        out.append("**Bids**")
-        out += bids
-    year = events.get("prestige_year")
-    if year:
-        out.append(f"**The end of {phase.year}**")
-        out += _year_end(year, variant, phase, code)
-
-    out.append(_standings_header(after, phase, year))
-    out += _standings(before, after, variant)
-    if events.get("eliminated"):
-        out.append("**Out of the game**: " + ", ".join(_name(p, variant) for p in events["eliminated"]))
-    if events.get("victory"):
-        out.append("**Victory**: " + ", ".join(_name(p, variant) for p in events["victory"]))
-    if season.nmr:
-        out.append("No orders from: " + ", ".join(season.nmr))
-    if next_phase:
-        out.append(f"Next: {phase_name(next_phase)}, orders due {deadline_text(deadline)}")
-    return out
-
-
-def _codes(variant: Variant):
-    return lambda unit_text: _unit_words(unit_text, variant)
-
-
-def _unit_words(unit_text: str, variant: Variant) -> str:
-    """``BYZ: A nic`` -> ``BYZ A Nicaea``."""
-    try:
-        u = read_unit(unit_text, variant)
-    except ValueError:
-        return long_order(unit_text, variant)
-    return f"{u.power} {spelled_unit(u, variant)}"
-
-
-def _name(power: str, variant: Variant) -> str:
-    return f"{variant.power_name(power)} ({power})" if power in variant.powers else power
-
-
-def _changes(season: Season, variant: Variant, phase: Phase, events: dict, code) -> list[str]:
-    out = []
-    for d in events.get("dislodged") or []:
-        out.append(f"Dislodged: {code(d['unit'])} (attacked from {place(Location(d['from']), variant)})")
-    for a in events.get("annihilated") or []:
-        by = f" by {a['by']}" if a.get("by") else ""
-        out.append(f"Destroyed, nowhere to retreat: {code(a['unit'])}{by}")
-    if phase.kind is PhaseKind.RETREAT:
-        for r in season.results + season.adjudication.implicit:
-            if r.succeeded and isinstance(r.order, Retreat):
-                out.append(f"Retreated: {r.order.power} {spell(r.order, variant)}")
-    for unit in events.get("disbanded") or []:
-        out.append(f"Disbanded: {code(unit)}")
-    for unit in events.get("built") or []:
-        out.append(f"Built: {code(unit)}")
-    for unit in events.get("removed") or []:
-        out.append(f"Removed: {code(unit)}")
-    for c in events.get("centers") or []:
-        out.append(f"{place(Location(c['province']), variant)}: {c['from']} → {c['to']}")
-    for label, key in (("Vassal", "vassals"), ("Bribed", "bribed")):
-        for province, lord in (events.get(key) or {}).items():
-            out.append(f"{label}: {place(Location(province), variant)} → {lord}")
-    if events.get("rebellions"):
-        out.append("Rebellions: " + ", ".join(place(Location(p), variant) for p in events["rebellions"]))
-    return out
-
-
-def _bids(season: Season, variant: Variant, phase: Phase) -> list[str]:
-    """Who won which bid (every prestige order), what it cost, why a bid lost."""
-    spent: dict[tuple[str, str], int] = {}
-    for power, ledger in (season.events.get("prestige") or {}).items():
-        for item in ledger.get("spent") or []:
-            spent[(power, item["order"])] = spent.get((power, item["order"]), 0) + item["amount"]
-    out = []
-    for r in season.results:
-        if not isinstance(r.order, PRESTIGE_ORDER_TYPES):
-            continue
-        power = r.order.power
-        cost = spent.get((power, str(r.order)), 0)
-        if r.succeeded:
-            verdict = "won" + (f", {cost} spent" if cost else "")
-        else:
-            verdict = ("lost" if r.outcome is Outcome.FAILS else "invalid") + (f", {cost} spent" if cost else "")
-            verdict += f": {r.reason}" if r.reason else ""
-        out.append(f"{power}: {spell(r.order, variant)} — {verdict}")
-    return out
-
-
-def _year_end(year: dict, variant: Variant, phase: Phase, code) -> list[str]:
-    out = []
-    if year.get("disbanded"):
-        out.append("Neutral units disbanded away from home: " + ", ".join(code(u) for u in year["disbanded"]))
-    annihilations = year.get("annihilations") or {}
-    if annihilations:
-        out.append("Prestige for annihilations: " + ", ".join(f"{p} {n:+d}" for p, n in annihilations.items()))
-    if year.get("award"):
-        out.append("Prestige awarded by centres: " + ", ".join(f"{p} {n}" for p, n in year["award"].items()))
-    return out
-
-
-def _standings_header(after: Position, phase: Phase, year: dict | None) -> str:
-    if after.prestige is None:
-        return "**Centres · units**"
-    if year or phase.kind is PhaseKind.ADJUSTMENT:
-        return f"**Centres · units · prestige for {phase.year + 1}**"
-    return f"**Centres · units · prestige left for {phase.year}**"
-
-
-def _standings(before: Position, after: Position, variant: Variant) -> list[str]:
-    """A line per power still in the game: centres (with the change), units, prestige."""
-    was, now = before.center_counts(), after.center_counts()
-    prestige = after.prestige.prestige if after.prestige is not None else None
-    out = []
-    for power in variant.powers:
-        centres, units = now.get(power, 0), len(after.units_of(power))
-        if power in after.eliminated or not (centres or units or was.get(power)):
-            continue
-        delta = centres - was.get(power, 0)
-        change = f" ({delta:+d})" if delta else ""
-        line = f"{power} {variant.power_name(power)}: {centres}{change} · {units}"
-        if prestige is not None:
-            line += f" · {prestige.get(power, 0)}"
-        out.append(line)
-    return out
+        notices.append("No power had anything to decide in this phase: it was adjudicated at once.")
+    following = f"Next: {phase_name(next_phase)}, orders due {deadline_text(deadline)}" if next_phase else ""
+    return phase_report(season.adjudication, season.variant, season.position, nmr=season.nmr, notices=notices,
+                        next_phase=following)
 
 
 def results_detail(season: Season, variant: Variant, colours: bool = True) -> list[discord.Embed]:
-    """Every order of the season with its outcome and reason, an embed per power (for the archive);
-    the units nobody ordered that simply held are named on one line."""
-    by_power: dict[str, list[str]] = {}
-    held: dict[str, list[str]] = {}
-    for r in season.results:
-        words = spell(r.order, variant)
-        line = f"{MARK[r.outcome]} {words}"
-        if r.reason and r.reason not in words:  # "retreats to Lydia" says nothing more
-            line += f" — {r.reason}"
-        by_power.setdefault(r.order.power, []).append(line)
-    for r in season.adjudication.implicit:
-        words = spell(r.order, variant)
-        why = supplied_by(variant, season.adjudication, r)
-        if isinstance(r.order, Hold) and r.succeeded and why != "bribe":
-            held.setdefault(r.order.power, []).append(words.removesuffix(" H"))
-            continue
-        line = f"▫️ {words} ({SUPPLIED[why]})" + (
-            f" — {r.reason}" if r.reason and r.reason not in words else "")
-        by_power.setdefault(r.order.power, []).append(line)
-    for power, units in held.items():
-        label = "Held, nobody commands them" if power == NEUTRAL else "Held, no order given"
-        by_power.setdefault(power, []).append(f"▫️ {label}: " + ", ".join(units))
+    """Every order of the season with its outcome and reason, an embed per power (for the archive),
+    from its results report; the units that simply held are named on one line."""
     embeds = []
-    for power in sorted(by_power, key=lambda p: (p == NEUTRAL, p)):
-        colour = _colour(variant, power) if colours else None
-        name = variant.power_name(power) if power in variant.powers else ("Neutral units" if power == NEUTRAL else power)
-        embeds += _split_embed(name, by_power[power], colour)
+    for group in _report(season, None, None).orders:
+        colour = _colour(variant, group.power) if colours else None
+        embeds += _split_embed(group.name, [f"{MARK[line.outcome]} {line.text}" for line in group.lines], colour)
     return embeds
 
 

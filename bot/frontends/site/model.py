@@ -10,12 +10,13 @@ does the same for a whole game (:func:`bot.archive.games.game_archive`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from collections.abc import Mapping
 
-from adjudicator.orders import canonical
-from adjudicator.prestige.orders import PRESTIGE_ORDER_TYPES
+from adjudicator.orders import canonical, is_rule_order
+from adjudicator.events import Events
+from adjudicator.prestige.events import PrestigeEvents
 from adjudicator.position import Position
 from adjudicator.results import Adjudication, OrderResult
 from adjudicator.turn import supplied_by
@@ -23,9 +24,9 @@ from adjudicator.variant import Variant
 from adjudicator.vocab import NEUTRAL, Phase, Power
 
 from bot.codec.documents import position_from_dict
-from bot.codec.report import SUPPLIED
 from bot.archive.games import GameArchive
 from bot.codec.season import Season
+from bot.service.report import SUPPLIED, order_outcome
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ class Bid:
     outcome: str
     reason: str
     spent: int
+    verdict: str = ""
+    """The outcome as the results report words it (``won, 2 spent``, ``lent, 1 spent``, ``secured``...)."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,7 @@ class SeasonRecord:
     ledger: tuple[LedgerLine, ...]
     nmr: tuple[str, ...]
     seed: int
-    events: Mapping[str, Any] = field(default_factory=dict)
+    events: Events
     adjudicated_at: str | None = None
     picture: bytes | None = None
     """The season's picture as the judge drew it when it adjudicated the season and stored it (the
@@ -115,18 +118,6 @@ class SeasonRecord:
         for line in self.orders:
             by_power.setdefault(line.power, []).append(line)
         return sorted(by_power.items(), key=lambda item: (item[0] == NEUTRAL, item[0]))  # neutrals last
-
-    def year_end(self) -> dict[str, Any]:
-        """What the year's end changed (after a fall or a winter): centres that changed hands
-        (province, from, to), neutrals disbanded, the prestige award and prestige after it."""
-        events = self.events
-        year = events.get("prestige_year") if isinstance(events.get("prestige_year"), Mapping) else {}
-        names = self.variant.provinces
-        centres = [(names[c["province"]].name if c.get("province") in names else c.get("province"),
-                    c.get("from"), c.get("to")) for c in events.get("centers") or () if isinstance(c, Mapping)]
-        return {"centres": centres, "disbanded": list(year.get("disbanded") or ()),
-                "award": dict(year.get("award") or {}), "prestige": dict(year.get("prestige") or {}),
-                "fiefs_lost": year.get("fiefs_lost") or []}
 
 
 @dataclass(frozen=True)
@@ -170,7 +161,7 @@ class GameRecord:
 def season_record(season: Season) -> SeasonRecord:
     """The :class:`SeasonRecord` of one season: its orders in rows, its bids and prestige ledger."""
     events = season.events
-    ledger_doc = events.get("prestige") if isinstance(events.get("prestige"), Mapping) else {}
+    rule = events.rule if isinstance(events.rule, PrestigeEvents) else None
     lines: list[SeasonOrder] = []
     results: list[OrderResult] = []
     bids: list[Bid] = []
@@ -178,19 +169,18 @@ def season_record(season: Season) -> SeasonRecord:
         order, power = result.order, result.order.power
         lines.append(SeasonOrder(power, given.written, canonical(order), result.outcome.value, result.reason))
         results.append(result)
-        if isinstance(order, PRESTIGE_ORDER_TYPES):
-            spent = sum(s.get("amount", 0) for s in (ledger_doc.get(power) or {}).get("spent", [])
-                        if s.get("order") == str(order))
-            bids.append(Bid(power, str(order), result.outcome.value, result.reason, spent))
+        if is_rule_order(order):
+            spent = rule.spent_on(order) if rule is not None else 0
+            verdict = order_outcome(result, season.variant, season.position, events).verdict
+            bids.append(Bid(power, str(order), result.outcome.value, result.reason, spent, verdict))
     for result in season.adjudication.implicit:
         # listed on the page, not drawn: a unit nobody ordered gets no ring on the map
         lines.append(SeasonOrder(result.order.power, "", canonical(result.order), result.outcome.value,
                                  result.reason, implicit=True,
                                  supplied=SUPPLIED[supplied_by(season.variant, season.adjudication, result)]))
     ledger = tuple(
-        LedgerLine(power, int(d.get("start", 0)), int(d.get("received", 0)),
-                   tuple((s.get("order", ""), int(s.get("amount", 0))) for s in d.get("spent", [])), int(d.get("left", 0)))
-        for power, d in sorted(ledger_doc.items()) if isinstance(d, Mapping))
+        LedgerLine(power, a.start, a.received, tuple((str(s.order), s.amount) for s in a.spent), a.left)
+        for power, a in sorted(rule.ledger.items())) if rule is not None else ()
     return SeasonRecord(phase=season.phase, version=season.version, variant=season.variant, before=season.position,
                         after=season.after, orders=tuple(lines), results=tuple(results), bids=tuple(bids),
                         ledger=ledger, nmr=tuple(season.nmr), seed=season.seed, events=events,

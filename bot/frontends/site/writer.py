@@ -37,6 +37,7 @@ from adjudicator.vocab import Phase
 from bot.archive.games import GameArchive, temporary_prefix, write_atomically
 from bot.store.names import game_key
 from bot.render import DEFAULT_SIZE
+from bot.service.report import Report, phase_report
 from .chart import centre_chart
 from .model import GameRecord, SeasonRecord, game_record
 from .pictures import after_png, before_png, board_png, png_size
@@ -105,16 +106,10 @@ def _powers(record: GameRecord) -> list[dict[str, str]]:
     return [{"code": code, "name": info.name, "colour": info.colour} for code, info in record.variant.powers.items()]
 
 
-def _won(season) -> list[tuple[str, str]]:
-    """What the bids of a season decided, in words: vassals taken, units bribed, rebellions."""
-    names = season.variant.provinces
-    events = season.events
-    out = [(f"{names[p].name if p in names else p}: vassal", power) for p, power in (events.get("vassals") or {}).items()
-           if any(b.power == power and b.outcome == "succeeds" and b.order.startswith("VASSAL") for b in season.bids)]
-    out += [(f"{names[p].name if p in names else p}: bribed for the season", power)
-            for p, power in (events.get("bribed") or {}).items()]
-    out += [(f"{names[p].name if p in names else p}: rebellion", "") for p in events.get("rebellions") or ()]
-    return out
+def _report(season: SeasonRecord) -> Report:
+    """The season's results report (:mod:`bot.service.report`), as the mail and Discord give it."""
+    assert season.adjudication is not None
+    return phase_report(season.adjudication, season.variant, season.before, nmr=season.nmr)
 
 
 def _picture_names(season: SeasonRecord) -> tuple[str, str]:
@@ -150,7 +145,7 @@ class SiteWriter:
         return self.env.get_template("season.html.j2").render(
             game_name=record.name, season=season, previous=previous, next=following, before=before, after=after,
             has_prestige=season.before.prestige is not None, powers=_powers(record),
-            dislodged=season.events.get("dislodged") or [], won=_won(season), year_end=season.year_end(),
+            results=[s for s in _report(season).sections if s.key != "standings"],
             power_name=season.variant.power_name, written_at=_when(season.adjudicated_at))
 
     def game_page(self, record: GameRecord, board: tuple[int, int] | None = None) -> str:
