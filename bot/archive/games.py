@@ -34,6 +34,7 @@ from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
 from bot.store.rows import ActionRow, GameRow, GameStatus, OrderRow, PlayerRow, SeasonRow, SubmissionRow, TimerRow
 from bot.codec.values import order_from_json, order_to_json
 from bot.service.errors import InputError, NoSuchGameError, ServiceError
+from bot.service.press import published
 from adjudicator.variant import Variant
 
 EXPORT_FORMAT = "crusader-game"
@@ -157,6 +158,9 @@ class GameArchive:
     orders: tuple[Mapping[str, Any], ...]
     submissions: tuple[Mapping[str, Any], ...]
     actions: tuple[Mapping[str, Any], ...] = ()
+    press: tuple[Mapping[str, Any], ...] = ()
+    """The press the game publishes (an ended game whose settings say so: :func:`bot.service.press.published`);
+    shown on the archive site, not part of an export."""
 
 
 def game_archive(db: Database, ref: str | int, *, record: bool = True) -> GameArchive:
@@ -188,7 +192,9 @@ def game_archive(db: Database, ref: str | int, *, record: bool = True) -> GameAr
                               for s in (database.submissions_of(session, game.id) if record else ())),
             actions=tuple({"at": _iso(a.at), "version": a.version, "phase": a.phase, "actor": a.actor,
                            "action": a.action, "details": a.details}
-                          for a in (database.actions_of(session, game.id) if record else ())))
+                          for a in (database.actions_of(session, game.id) if record else ())),
+            press=tuple({"phase": p.phase, "at": _iso(p.at), "from": p.sender, "to": list(p.to),
+                         "broadcast": p.broadcast, "text": p.text} for p in published(session, game) or ()))
 
 
 def export_game(db: Database, ref: str | int) -> dict[str, Any]:

@@ -71,6 +71,9 @@ def _policy(args: argparse.Namespace) -> dict:
         kw["early"] = args.early
     if args.timezone:
         kw["timezone"] = args.timezone
+    for key in ("press", "press_all_phases", "press_published", "press_max_chars", "press_per_hour", "anonymous"):
+        if getattr(args, key, None) is not None:
+            kw[key] = getattr(args, key)
     return kw
 
 
@@ -93,6 +96,20 @@ def _add_policy_options(q: argparse.ArgumentParser, *, defaults: bool) -> None:
                        "at the deadline only)")
     q.add_argument("--timezone", help="the game's time zone (IANA, e.g. Europe/Paris" + ("; default UTC" if defaults
                    else "") + "): how announcements show deadlines, and the zone of 'deadline --at' without one")
+    q.add_argument("--press", choices=("full", "public", "grey", "none"),
+                   help="what players may say to each other through the judge: full (private and to everyone), "
+                   "public (to everyone only), grey (as full, and anonymously), none (only to the game master)"
+                   + (" (default full)" if defaults else ""))
+    flag = {"action": "store_true", "default": None} if defaults else {"action": argparse.BooleanOptionalAction}
+    q.add_argument("--press-all-phases", **flag, help="press flows in retreat and adjustment phases too"
+                   + (" (the default; see game set --no-press-all-phases)" if defaults else ""))
+    q.add_argument("--press-published", **flag, help="the game's press goes on its archive site when the game ends")
+    q.add_argument("--press-max-chars", type=int, help="the longest message of press, in characters"
+                   + (" (default 4000)" if defaults else ""))
+    q.add_argument("--press-per-hour", type=int, help="messages of press one power may send in an hour (0: no bound)"
+                   + (" (default 30)" if defaults else ""))
+    q.add_argument("--anonymous", **flag, help="nobody but the game master learns who plays which power until the "
+                   "game ends (chosen before the start)")
 
 
 @refusals_are_command_errors
@@ -123,7 +140,8 @@ def cmd_set(args: argparse.Namespace) -> Exit:
     changes = _policy(args)
     if not changes:
         raise CommandError("say what to change: --movement, --retreat, --adjustment, --grace, --reminder, "
-                           "--nmr-limit, --early or --no-early, --timezone")
+                           "--nmr-limit, --early or --no-early, --timezone, --press, --press-all-phases, "
+                           "--press-published, --press-max-chars, --press-per-hour, --anonymous")
     service, _ = open_service(args)
     change = service.set_policy(args.name, None, changes)
     if change.changed:

@@ -28,6 +28,7 @@ from .judge import Judge
 from .lobby import Lobby
 from .menus import Menus, Panel, PanelUnit, StalePanelError
 from .orders import OrderDesk
+from .press import PressDesk, PressHistory, PressLine, PressReceipt
 from .policy import DeadlinePolicy
 from .routing import Ambiguous, NoGameError, Routed
 from .views import (GameEntry, GameView, OrderLine, PlayerOrders, PlayerView, PolicyChange, Readiness,
@@ -63,6 +64,7 @@ class GameService:
         self.orders = OrderDesk(self.context, self.lobby, self.judge)
         self.menus = Menus(self.context, self.orders)
         self.gm = GameMaster(self.context, self.judge)
+        self.press = PressDesk(self.context)
 
     @property
     def db(self) -> Database:
@@ -132,6 +134,10 @@ class GameService:
     restore_player = _Part("gm")
     end_game = _Part("gm")
     set_policy = _Part("gm")
+    # press between the players
+    send_press = _Part("press")
+    press_history = _Part("press")
+    published_press = _Part("press")
     # the clock: timers, deadlines, adjudication
     fire_due = _Part("judge")
     fire_timer = _Part("judge")
@@ -163,6 +169,10 @@ __all__ = [
     "PlayerOrders",
     "PlayerView",
     "PolicyChange",
+    "PressDesk",
+    "PressHistory",
+    "PressLine",
+    "PressReceipt",
     "Readiness",
     "Routed",
     "ServiceError",

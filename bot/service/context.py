@@ -202,6 +202,11 @@ class Context:
     def policy(game: GameRow) -> DeadlinePolicy:
         return DeadlinePolicy.from_dict(game.policy)
 
+    def hidden(self, game: GameRow) -> bool:
+        """Whether who plays which power in ``game`` is hidden from its players (an anonymous game
+        until it ends)."""
+        return game.status != "ended" and self.policy(game).anonymous
+
     # -- views -----------------------------------------------------------------------------
 
     def view(self, session: Session, game: GameRow) -> GameView:
@@ -220,7 +225,7 @@ class Context:
         return GameView(id=game.id, name=game.name, variant=game.variant, rules=tuple(game.rules), gm=game.gm,
                         status=game.status, phase=game.phase, version=game.version, deadline_at=game.deadline_at,
                         players=views, centers=centers, must_order=must, outcome=game.outcome,
-                        timezone=policy.timezone, early=policy.early)
+                        timezone=policy.timezone, early=policy.early, anonymous=self.hidden(game))
 
     def finish(self, session, game: GameRow, outcome: dict, *, now: datetime | None = None,
                 key: str | None = None) -> None:
@@ -228,7 +233,12 @@ class Context:
         now = now or self.now()
         game.status, game.outcome, game.ended_at = GameStatus.ENDED, outcome, now
         self.arm(session, game, None, now)
-        self.announce(session, game, "ended", "public", f"{game.name}: the game is over", texts.ending(outcome),
+        text = texts.ending(outcome)
+        if self.policy(game).anonymous:  # the end reveals who played which power
+            players = {p.power: p.player for p in database.players_of(session, game.id)
+                       if p.power and p.status != WAITING}
+            text += texts.unmasked(players)
+        self.announce(session, game, "ended", "public", f"{game.name}: the game is over", text,
                        key=key, data={"outcome": outcome})
         session.add(game)
 

@@ -220,7 +220,10 @@ class GameMaster:
                 self._tell_unseated(session, row, old, power, "replaced", now)
             if old != player:
                 self._tell_seated(session, row, player, power, now)
-            text = (f"{player} plays {power} again.\n" if old == player else
+            hidden = self.ctx.hidden(row)
+            text = (f"{power} has its player back.\n" if hidden and old == player else
+                    f"{player} plays {power} again.\n" if old == player else
+                    f"{power} has a new player.\n" if hidden else
                     f"{power} is now played by {player}{f' (was {old})' if old else ' (it had no player)'}.\n")
             self.ctx.announce(session, row, "replaced", "public", f"{row.name}: {power} has a new player", text,
                            key=self._once(row, f"replaced:{power}", now),
@@ -320,7 +323,7 @@ class GameMaster:
         words = {PlayerStatus.REMOVED: "has been removed; the power is in civil disorder",
                  PlayerStatus.CIVIL_DISORDER: "is in civil disorder", PlayerStatus.ACTIVE: "is back in play"}[status]
         self.ctx.announce(session, row, status, "public", f"{row.name}: {target.power} {words}",
-                       f"{target.power} ({target.player}) {words}.\n",
+                       f"{target.power} ({texts.shown_player(target.player, self.ctx.hidden(row))}) {words}.\n",
                        key=self._once(row, f"{status}:{target.power}", now),
                        data={"power": target.power, "player": target.player})
         if status == PlayerStatus.REMOVED:
@@ -384,6 +387,9 @@ class GameMaster:
             before = self.ctx.policy(row)
             after = before.changed(changes)
             changed = tuple(key for key in SETTINGS if getattr(before, key) != getattr(after, key))
+            if "anonymous" in changed and row.status != "forming":
+                raise WrongStateError(f"whether '{row.name}' is anonymous is chosen before it starts: its players "
+                                      "have been named (or hidden) since")
             timers = []
             if changed:
                 row.policy = {**after.to_dict(), "extra": before.extra}

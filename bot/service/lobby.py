@@ -262,7 +262,7 @@ class Lobby:
             self.ctx.announce(session, row, "started", "public", f"{row.name}: the game has started",
                            texts.started(row.name, row.variant, row.phase, row.deadline_at, assignments,
                                          self.ctx.policy(row).timezone, unplayed=sorted(free),
-                                         early=self.ctx.policy(row).early),
+                                         early=self.ctx.policy(row).early, anonymous=self.ctx.hidden(row)),
                            data={"assignments": assignments, "civil_disorder": sorted(free), "version": row.version})
             view = self.ctx.view(session, row)
         self.ctx.notify(timers)

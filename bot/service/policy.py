@@ -17,6 +17,12 @@ from .errors import InputError
 __all__ = ["SETTINGS", "DeadlinePolicy", "format_duration", "parse_duration"]
 
 _PHASES = ("movement", "retreat", "adjustment")
+PRESS_RULES = ("full", "public", "grey", "none")
+"""What players may say to each other through the judge (:mod:`bot.service.press`): ``full`` private
+press to any set of powers and press to everyone, ``public`` only press to everyone, ``grey`` as
+``full`` and a sender may stay anonymous, ``none`` no press between players. Press to the game
+master is always allowed."""
+MAX_PRESS_CHARS = 20000
 _LENGTHS = (*_PHASES, "grace")  # stored as seconds
 
 
@@ -28,6 +34,12 @@ class DeadlinePolicy:
     ``early`` adjudicates as soon as every power that must decide has marked its orders final (ready).
     ``reminders`` come that long before a deadline (:meth:`reminders_for`: in a phase shorter than
     one, halfway through it instead).
+    ``press`` (:data:`PRESS_RULES`) is what players may say to each other; ``press_all_phases``
+    lets press flow in retreat and adjustment phases (off: in movement phases only);
+    ``press_published`` puts the game's press (not that to the game master) on its archive site
+    when the game ends; ``press_max_chars`` bounds one message, ``press_per_hour`` the messages
+    one power sends in an hour (0: no bound). ``anonymous``: nobody but the game master learns who
+    plays which power until the game ends.
     ``timezone`` (an IANA name) is how announcements show deadlines, next to UTC, and the zone of
     a deadline the game master writes without one; times are always stored in UTC. A phase lasts
     :data:`~bot.service.durations.MIN_PHASE` to :data:`~bot.service.durations.MAX_DURATION`.
@@ -41,6 +53,12 @@ class DeadlinePolicy:
     nmr_limit: int = 2
     early: bool = False
     timezone: str = "UTC"
+    press: str = "full"
+    press_all_phases: bool = True
+    press_published: bool = False
+    press_max_chars: int = 4000
+    press_per_hour: int = 30
+    anonymous: bool = False
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
@@ -54,6 +72,12 @@ class DeadlinePolicy:
             if not timedelta(0) < before <= MAX_DURATION:
                 raise InputError(f"a reminder comes 1s to {format_duration(MAX_DURATION)} before the deadline, "
                                  f"not {format_duration(before)}")
+        if self.press not in PRESS_RULES:
+            raise InputError(f"press is one of {', '.join(PRESS_RULES)}, not {str(self.press)[:20]!r}")
+        if not 1 <= self.press_max_chars <= MAX_PRESS_CHARS:
+            raise InputError(f"press_max_chars is 1 to {MAX_PRESS_CHARS} characters, not {self.press_max_chars}")
+        if not 0 <= self.press_per_hour <= 1000:
+            raise InputError(f"press_per_hour is 0 (no bound) to 1000 messages, not {self.press_per_hour}")
         if not 0 <= self.nmr_limit <= 1000:
             raise InputError(f"the NMR limit is a number of phases from 0 (never) to 1000, not {self.nmr_limit}")
 
@@ -118,12 +142,15 @@ class DeadlinePolicy:
                 kw[key] = min(max(timedelta(seconds=float(d[key])), low), MAX_DURATION)
         if "reminders" in d:
             kw["reminders"] = tuple(sorted((timedelta(seconds=float(r)) for r in d["reminders"]), reverse=True))
-        if "nmr_limit" in d:
-            kw["nmr_limit"] = int(d["nmr_limit"])
-        if "early" in d:
-            kw["early"] = bool(d["early"])
-        if "timezone" in d:
-            kw["timezone"] = str(d["timezone"])
+        for key in ("nmr_limit", "press_max_chars", "press_per_hour"):
+            if key in d:
+                kw[key] = int(d[key])
+        for key in ("early", "press_all_phases", "press_published", "anonymous"):
+            if key in d:
+                kw[key] = bool(d[key])
+        for key in ("timezone", "press"):
+            if key in d:
+                kw[key] = str(d[key])
         if "extra" in d:
             kw["extra"] = dict(d["extra"])
         return cls(**kw)
@@ -131,13 +158,15 @@ class DeadlinePolicy:
 
 SETTINGS = tuple(f.name for f in fields(DeadlinePolicy) if f.name != "extra")
 """What a game master may set (:meth:`DeadlinePolicy.changed`); ``extra`` is the front ends' own."""
+PRESS_SETTINGS = ("press", "press_all_phases", "press_published", "press_max_chars", "press_per_hour", "anonymous")
 _KINDS = {timedelta: "a duration", int: "a whole number", bool: "on or off (True or False)", str: "a name"}
 
 
 SETTING_WORDS = {"movement": "movement", "retreat": "retreat", "retreats": "retreat", "adjustment": "adjustment",
                  "adjustments": "adjustment", "builds": "adjustment", "grace": "grace", "reminder": "reminders",
                  "reminders": "reminders", "nmr": "nmr_limit", "nmr_limit": "nmr_limit", "nmr-limit": "nmr_limit",
-                 "nmrlimit": "nmr_limit", "early": "early", "timezone": "timezone", "zone": "timezone", "tz": "timezone"}
+                 "nmrlimit": "nmr_limit", "early": "early", "timezone": "timezone", "zone": "timezone", "tz": "timezone",
+                 **{key: key for key in PRESS_SETTINGS}, **{key.replace("_", "-"): key for key in PRESS_SETTINGS}}
 """How a game master may write a setting's name in a message (``SET movement 48h``)."""
 
 
@@ -147,7 +176,7 @@ def read_setting(name: str, text: str) -> tuple[str, Any]:
     key = SETTING_WORDS.get(name.strip().lower())
     if key is None:
         raise InputError(f"{name[:30]!r} is not a setting; the settings are movement, retreat, adjustment, grace, "
-                         f"reminders, nmr_limit, early and timezone")
+                         f"reminders, nmr_limit, early, timezone, {', '.join(PRESS_SETTINGS)}")
     text = text.strip()
     try:
         if key in ("movement", "retreat", "adjustment"):
@@ -158,13 +187,15 @@ def read_setting(name: str, text: str) -> tuple[str, Any]:
             return key, parse_durations(text, what="a reminder")
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    if key == "nmr_limit":
+    if key in ("nmr_limit", "press_max_chars", "press_per_hour"):
         if not text.isdigit():
-            raise InputError(f"nmr_limit is a whole number of phases (0: never), not {text[:20]!r}")
+            raise InputError(f"{key} is a whole number, not {text[:20]!r}")
         return key, int(text)
-    if key == "early":
+    if key in ("early", "press_all_phases", "press_published", "anonymous"):
         words = {"on": True, "yes": True, "true": True, "off": False, "no": False, "false": False}
         if text.lower() not in words:
-            raise InputError(f"early is on or off, not {text[:20]!r}")
+            raise InputError(f"{key} is on or off, not {text[:20]!r}")
         return key, words[text.lower()]
+    if key == "press":
+        return key, text.lower()
     return key, text

@@ -29,11 +29,28 @@ def phase_name(phase: str | None) -> str:
     return Phase.parse(phase).long_name if phase else "-"
 
 
+HIDDEN_PLAYER = "a player (this game is anonymous)"
+
+
+def shown_player(player: str, anonymous: bool) -> str:
+    """A player as the other players may read them: their name, or in an anonymous game (until it
+    ends) no name at all. Every text that names a player to others goes through here."""
+    return HIDDEN_PLAYER if anonymous else player
+
+
+def unmasked(players: dict[str, str]) -> str:
+    """At the end of an anonymous game: who played which power (the last player of each)."""
+    return "\nThe game was anonymous; its players were:\n" + "".join(
+        f"  {power}: {player}\n" for power, player in sorted(players.items()))
+
+
 def started(game: str, variant: str, phase: str, deadline: datetime | None, assignments: dict[str, str],
-            tz: str = "UTC", unplayed: Sequence[str] = (), *, early: bool = False) -> str:
+            tz: str = "UTC", unplayed: Sequence[str] = (), *, early: bool = False, anonymous: bool = False) -> str:
     lines = [f"Game '{game}' ({variant}) has started.", "", "Powers:"]
-    lines += [f"  {power}: {player}" for power, player in sorted(assignments.items())]
+    lines += [f"  {power}: {shown_player(player, anonymous)}" for power, player in sorted(assignments.items())]
     lines += [f"  {power}: no player (civil disorder: its units hold)" for power in unplayed]
+    if anonymous:
+        lines += ["", "This game is anonymous: nobody but the game master knows who plays which power until it ends."]
     lines += ["", f"Orders for {phase_name(phase)} ({phase}) are due by {when(deadline, tz)}."]
     if early:
         lines.append(EARLY)
@@ -140,7 +157,10 @@ def late(game: str, phase: str, deadline: datetime | None, powers: list[str], tz
 
 SETTING_NAMES = {"movement": "movement phases", "retreat": "retreat phases", "adjustment": "adjustment phases",
                  "grace": "grace after a missed deadline", "reminders": "reminders before the deadline",
-                 "nmr_limit": "NMR limit", "early": "early adjudication", "timezone": "time zone"}
+                 "nmr_limit": "NMR limit", "early": "early adjudication", "timezone": "time zone",
+                 "press": "press", "press_all_phases": "press in retreat and adjustment phases",
+                 "press_published": "press published at the game's end", "press_max_chars": "longest press message",
+                 "press_per_hour": "press messages per power and hour", "anonymous": "anonymous game"}
 """What each setting of a game's policy is called in announcements and answers."""
 
 
@@ -160,7 +180,25 @@ def setting(policy, key: str) -> str:
                 else "off (at the deadline)")
     if key == "timezone":
         return value
+    if key == "press":
+        return PRESS_WORDS.get(value, value)
+    if key in ("press_all_phases", "press_published"):
+        return "yes" if value else "no"
+    if key == "press_max_chars":
+        return f"{value} characters"
+    if key == "press_per_hour":
+        return str(value) if value else "no bound"
+    if key == "anonymous":
+        return ("yes (nobody but the game master knows who plays which power until the game ends)" if value
+                else "no")
     return format_duration(value)
+
+
+PRESS_WORDS = {"full": "full (private press to any powers, and press to everyone)",
+               "public": "public (press to everyone only)",
+               "grey": "grey (as full, and a sender may stay anonymous)",
+               "none": "none (no press between players)"}
+"""The press rules (:data:`bot.service.policy.PRESS_RULES`) in words; press to the game master is always allowed."""
 
 
 def settings(policy) -> list[str]:
@@ -173,7 +211,9 @@ def policy_changed(game: str, before, after, changed: list[str], *, running: boo
     and all of them as they now are."""
     lines = [f"The game master has changed the settings of '{game}':"]
     lines += [f"  {SETTING_NAMES[key]}: {setting(before, key)} -> {setting(after, key)}" for key in changed]
-    if running:
+    if running and any(key in changed for key in ("press", "press_all_phases", "press_max_chars", "press_per_hour")):
+        lines += ["", "The press settings apply at once."]
+    if running and any(not key.startswith("press") for key in changed):
         lines += ["", "This phase keeps its deadline; the new lengths count from the next phase. Grace, the NMR "
                       "limit and early adjudication apply from this phase's deadline, and the reminders still to "
                       "come in this phase follow the new times."]

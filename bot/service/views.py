@@ -47,6 +47,9 @@ class GameView:
     """The game's time zone (its policy's): how its deadlines are shown, next to UTC."""
     early: bool = False
     """Early adjudication (its policy's): a phase ends once every power that must decide is ready."""
+    anonymous: bool = False
+    """Who plays which power is hidden from the players (its policy's ``anonymous``, until the game
+    ends): show the players' names through :func:`~bot.service.texts.shown_player`."""
 
     def player_of(self, power: str) -> PlayerView | None:
         return next((p for p in self.players if p.power == power), None)

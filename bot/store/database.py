@@ -20,11 +20,11 @@ import sqlalchemy as sa
 from sqlalchemy.orm import defer
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from . import faults
 from .names import game_key
-from .rows import ActionRow, DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, PlayerStatus, SeasonRow, SubmissionRow, TimerRow
+from .rows import ActionRow, DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, PlayerStatus, PressRow, SeasonRow, SubmissionRow, TimerRow
 
 
 # -- the database handle --------------------------------------------------------------------
@@ -601,7 +601,7 @@ def take_turn(session: Session, name: str, interval: float, burst: float) -> flo
 
 
 def delete_game(session: Session, game_id: int) -> None:
-    for table in (DeliveryRow, OrderRow, SubmissionRow, SeasonRow, TimerRow, OutboxRow, PlayerRow, ActionRow):
+    for table in (DeliveryRow, OrderRow, SubmissionRow, SeasonRow, TimerRow, OutboxRow, PlayerRow, ActionRow, PressRow):
         session.exec(sa.delete(table).where(table.game_id == game_id))
     session.exec(sa.delete(GameRow).where(GameRow.id == game_id))
 
@@ -627,3 +627,15 @@ def site_columns(session: Session, game_id: int | None = None) -> tuple[
     for row in connection.execute(query if game_id is None else query.where(season.c.game_id == game_id)):
         versions.setdefault(row.game_id, []).append(row.version)
     return games, players, versions
+
+
+def press_count_since(session: Session, game_id: int, power: str, since: datetime) -> int:
+    """How many messages of press ``power`` sent in the game since ``since`` (its hourly bound)."""
+    stmt = select(sa.func.count()).select_from(PressRow).where(
+        PressRow.game_id == game_id, PressRow.power == power, PressRow.at >= since)
+    return int(session.exec(stmt).one())
+
+
+def press_of(session: Session, game_id: int) -> list[PressRow]:
+    """A game's press, oldest first."""
+    return list(session.exec(select(PressRow).where(PressRow.game_id == game_id).order_by(col(PressRow.id))))

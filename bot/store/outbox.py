@@ -184,7 +184,8 @@ class Notifier(Protocol):
 
 
 class JsonlNotifier:
-    """Appends each announcement as one JSON line to a file (for scripts that follow the judge).
+    """Appends each announcement as one JSON line to a file (for scripts that follow the judge):
+    all but the answers to one player and press.
 
     Every delivery appends (the file is a raw record); a delivery in doubt first looks for its
     key in the file, so that a server killed after writing the line does not write it twice. A
@@ -199,7 +200,8 @@ class JsonlNotifier:
         self.path.touch(exist_ok=True)
 
     async def recipients(self, announcement: Announcement) -> Sequence[str]:
-        return () if announcement.audience == "direct" else (self.name,)
+        # (a player's answers and the press between players are theirs alone)
+        return () if announcement.audience == "direct" or announcement.kind == "press" else (self.name,)
 
     async def deliver(self, delivery: Delivery) -> Outcome:
         await asyncio.to_thread(self._append, delivery)

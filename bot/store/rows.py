@@ -316,6 +316,29 @@ class DeliveryRow(SQLModel, table=True):
     queue_head: bool = Field(default=False, sa_column_kwargs={"server_default": sa.false()})
 
 
+class PressRow(SQLModel, table=True):
+    """One message of press (:mod:`bot.service.press`): sent by ``power`` in a phase, to ``to`` (the
+    powers it reached), to everyone (``broadcast``), to the game master (``to_gm``), anonymous or
+    not. ``player`` is who sent it, never shown to other players."""
+
+    __tablename__ = "press"
+    __table_args__ = (sa.Index("ix_press_game_power_at", "game_id", "power", "at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(sa_column=sa.Column(sa.Integer, sa.ForeignKey("game.id", ondelete="CASCADE"),
+                                             nullable=False, index=True))
+    version: int
+    phase: str = Field(max_length=10)
+    power: str = Field(max_length=10)
+    player: str = Field(max_length=200)
+    to: list = _json(default_factory=list)
+    broadcast: bool = False
+    to_gm: bool = False
+    anonymous: bool = False
+    text: str = Field(sa_type=sa.Text)
+    at: datetime = _when()
+
+
 class PaceRow(SQLModel, table=True):
     """Turns at an outside service shared by every server on the database (Discord's global rate
     limit: :mod:`bot.frontends.discord.ratelimit`): the next free turn of ``name``, in seconds

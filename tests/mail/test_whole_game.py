@@ -170,7 +170,7 @@ def test_a_game_formed_started_and_played_for_a_year_by_mail_through_forgeries(r
     rules = rig.ask(INNOCENT, "GET RULES")
     assert "VASSAL" in rules.text and "BRIBE" in rules.text
     press = rig.ask(PLAYERS["FAT"], f"SIGNON FAToutremer {secrets['FAT']}\nPRESS TO JER\nA cai - sid\nENDPRESS\nSIGNOFF")
-    assert "press is not available on this judge yet" in press.text and "accepted" not in press.text
+    assert "Press sent in 'outremer'" in press.text and "accepted" not in press.text  # its text is never orders
     other = rig.ask(PLAYERS["FAT"], "WHOGAME outremer")
     assert "WHOGAME is a command of other e-mail judges that this judge does not have" in flat(other.text)
 

@@ -30,7 +30,8 @@ log = logging.getLogger("crusader.discord")
 T = TypeVar("T")
 
 EXTENSIONS = ("bot.frontends.discord.cogs.orders", "bot.frontends.discord.cogs.player", "bot.frontends.discord.cogs.gm",
-              "bot.frontends.discord.cogs.announce", "bot.frontends.discord.panel")
+              "bot.frontends.discord.cogs.announce", "bot.frontends.discord.panel",
+              "bot.frontends.discord.cogs.press")
 
 
 BUG_APOLOGY = ("Sorry: something went wrong on the judge's side (not in what you wrote); it has been logged "

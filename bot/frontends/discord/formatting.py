@@ -24,7 +24,7 @@ from bot.codec.spelled import unit as spelled_unit
 
 from bot.service import GameView, NotPlayingError, OrderLine, PlayerOrders, Readiness, SubmissionReport
 from bot.service.report import Report, phase_report, report_lines
-from bot.service.texts import AGAIN, SETTING_NAMES, setting, when
+from bot.service.texts import AGAIN, SETTING_NAMES, setting, shown_player, when
 from .identity import mention, mentionify
 
 CONTENT_LIMIT = 2000
@@ -305,11 +305,12 @@ def status_text(view: GameView, variant: Variant) -> str:
         name = variant.power_name(p.power) if p.power else "(power to be drawn)"
         extra = f" · {view.centers.get(p.power, 0)} centres" if view.centers and p.power else ""
         status = f" · {p.status.replace('_', ' ')}" if p.status != "active" else ""
-        who = "no player" if p.status == "removed" else mention(p.player)
+        who = "no player" if p.status == "removed" else mention(shown_player(p.player, view.anonymous))
         out.append(f"{mark} {name}: {who}{extra}{status}{label}")
     waiting = [p for p in view.players if p.status == "waiting"]
     if waiting:
-        out.append("Waiting list: " + ", ".join(mention(p.player) for p in waiting))
+        out.append("Waiting list: " + (f"{len(waiting)} player(s)" if view.anonymous
+                                       else ", ".join(mention(p.player) for p in waiting)))
     if view.outcome:
         if view.outcome.get("winner"):
             out.append(f"Won by {view.outcome['winner']}.")

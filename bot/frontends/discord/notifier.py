@@ -123,7 +123,9 @@ class DiscordNotifier:
             elif user_id(recipient) is None:
                 return Refused(f"{recipient!r} is not a Discord user")
             else:
-                text = announcement_text(a.body, a.data) + await self._to_decide(a, recipient)
+                # press is the players' own words, shown as written (no pings: the client allows none)
+                text = (a.body if a.kind == "press"
+                        else announcement_text(a.body, a.data) + await self._to_decide(a, recipient))
                 menu = open_button(entry.name) if entry is not None and a.kind in MENU_KINDS else None
                 await self._post_text(await self._dm(user_id(recipient)), a.key, text, view=menu)
         except DeliveryDeferred as exc:

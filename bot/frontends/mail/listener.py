@@ -20,6 +20,7 @@ from bot.service import GameService
 from bot.store.outbox import OutboxDispatcher
 from .accounts import MailAccounts
 from .config import MailSettings
+from . import press  # noqa: F401  (plugs PRESS, BROADCAST and HISTORY PRESS into the table of commands)
 from .conversation import Conversation, MailJudge
 from .notifier import MailNotifier
 from .outbound import Mailer

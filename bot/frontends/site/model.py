@@ -134,6 +134,9 @@ class GameRecord:
     """The board as it stands now (the game's position)."""
     players: tuple[Mapping[str, Any], ...] = ()
     """The game's players: power, status, missed deadlines in a row (who plays is not shown)."""
+    press: tuple[Mapping[str, Any], ...] = ()
+    """The press the game published at its end (``phase``, ``at``, ``from``: a power or ``None``
+    for anonymous press, ``to``, ``broadcast``, ``text``), oldest first; none while it is under way."""
 
     @property
     def has_prestige(self) -> bool:
@@ -201,4 +204,5 @@ def game_record(archive: GameArchive) -> GameRecord:
                     for p in archive.players if p.get("power"))
     return GameRecord(name=game["name"], variant=variant,
                       status=game.get("status", ""), phase=game.get("phase"), outcome=game.get("outcome"),
-                      start=start, seasons=seasons, current=current, players=players)
+                      start=start, seasons=seasons, current=current, players=players,
+                      press=tuple(getattr(archive, "press", ())))

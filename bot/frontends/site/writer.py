@@ -8,6 +8,7 @@ Layout under the site's root::
     <game>/<phase>.png         its map before: the orders and their outcomes (the stored picture)
     <game>/<phase>-after.png   the board it left
     <game>/board.png           the board as it stands now
+    <game>/press.html          the press between its players, when the game published it at its end
     <game>/game.json           the game's line in the site index
 
 Every file is written atomically (a temporary file renamed over the old one), so a reader never
@@ -53,6 +54,7 @@ SUMMARY = "game.json"
 
 _SEASON_FILE = re.compile(r"^[A-Z]\d+[A-Z](\.html|\.png|-after\.png|-before\.svg|-after\.svg)$")
 BOARD = "board.png"
+PRESS = "press.html"
 _OUTCOME_WORDS = {"succeeds": "succeeded", "fails": "failed", "invalid": "invalid"}
 _FILE_MODE, _DIR_MODE = 0o644, 0o755
 
@@ -194,6 +196,16 @@ class SiteWriter:
             centre_history=history, prestige_history=record.prestige_history(), start_prestige=start_prestige,
             powers=_powers(record), written_at=self._now(), board=picture, current=current, players=players)
 
+    def press_page(self, record: GameRecord) -> str:
+        """The press a game published at its end, by phase (anonymous press stays anonymous)."""
+        phases: list[tuple[str, list]] = []
+        for line in record.press:
+            if not phases or phases[-1][0] != line["phase"]:
+                phases.append((line["phase"], []))
+            phases[-1][1].append(line)
+        return self.env.get_template("press.html.j2").render(
+            game=record, phases=phases, phase_name=_phase_name, written_at=self._now(), when=_when)
+
     def index_page(self, games: list[dict[str, Any]]) -> str:
         return self.env.get_template("site_index.html.j2").render(games=games, written_at=self._now())
 
@@ -278,6 +290,10 @@ class SiteWriter:
         for stale in folder.iterdir():
             if _SEASON_FILE.match(stale.name) and stale.name not in keep:
                 stale.unlink(missing_ok=True)
+        if record.press:
+            write_file(folder / PRESS, self.press_page(record))
+        else:
+            (folder / PRESS).unlink(missing_ok=True)
         board_key = self._board_key(record)
         board_size: tuple[int, int] | None = None
         if board_key is None:

@@ -22,6 +22,7 @@ from adjudicator.variant import get_variant, variant_names
 
 from bot.archive.games import export_game
 from bot.service import DeadlinePolicy, GameView, ServiceError, UnplayedPowersError, parse_moment
+from bot.service.policy import MAX_PRESS_CHARS, PRESS_RULES
 from bot.service.texts import SETTING_NAMES, setting
 from ..checks import acting_gm, is_gm
 from ..client import reply
@@ -65,7 +66,14 @@ SETTINGS_HELP = {
     "nmr_limit": "Phases in a row without orders before a power goes into civil disorder (0: never)",
     "early": "End a phase as soon as every power that must decide is ready (/ready)",
     "timezone": "The game's time zone (an IANA name like Europe/Paris): how dates and times are read",
+    "press": "What players may say to each other: full, public (to everyone only), grey (may be anonymous), none",
+    "press_all_phases": "Press flows in retreat and adjustment phases too (off: in movement phases only)",
+    "press_published": "Put the game's press on its archive site when the game ends",
+    "press_max_chars": "The longest message of press, in characters",
+    "press_per_hour": "Messages of press one power may send in an hour (0: no bound)",
+    "anonymous": "Nobody but the game master knows who plays which power until the end (before the start only)",
 }
+PRESS_CHOICES = [app_commands.Choice(name=rule, value=rule) for rule in PRESS_RULES]
 """Every setting of a game (:data:`bot.service.policy.SETTINGS`) as ``/game new`` and ``/game settings``
 describe it: the two commands take the same settings, and ``crusader game set`` too."""
 
@@ -96,14 +104,18 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
     @app_commands.describe(name="The game's name", variant="The map", channel="Where results go (default: here)",
                            prestige="Add the prestige rules to a map played without them (crusader always has them)",
                            **SETTINGS_HELP)
-    @app_commands.choices(variant=VARIANTS)
+    @app_commands.choices(variant=VARIANTS, press=PRESS_CHOICES)
     @is_gm(new_game=True)
     async def new(self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 100], variant: str,
                   channel: discord.TextChannel | None = None, movement: Duration | None = None,
                   retreat: Duration | None = None, adjustment: Duration | None = None,
                   timezone: app_commands.Range[str, 1, 64] | None = None, prestige: bool | None = None,
                   grace: Grace | None = None, reminders: Durations | None = None,
-                  nmr_limit: app_commands.Range[int, 0, 1000] | None = None, early: bool | None = None) -> None:
+                  nmr_limit: app_commands.Range[int, 0, 1000] | None = None, early: bool | None = None,
+                  press: str | None = None, press_all_phases: bool | None = None, press_published: bool | None = None,
+                  press_max_chars: app_commands.Range[int, 1, MAX_PRESS_CHARS] | None = None,
+                  press_per_hour: app_commands.Range[int, 0, 1000] | None = None,
+                  anonymous: bool | None = None) -> None:
         target = channel or interaction.channel
         if not isinstance(target, discord.TextChannel):
             raise ServiceError("results need a text channel: run /game new in one, or give the channel option")
@@ -119,7 +131,10 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
         rules = ("prestige",) if prestige and "prestige" not in own else ()
         policy = DeadlinePolicy().changed(_changes(movement=movement, retreat=retreat, adjustment=adjustment,
                                                    grace=grace, reminders=reminders, nmr_limit=nmr_limit,
-                                                   early=early, timezone=timezone))
+                                                   early=early, timezone=timezone, press=press,
+                                                   press_all_phases=press_all_phases, press_published=press_published,
+                                                   press_max_chars=press_max_chars, press_per_hour=press_per_hour,
+                                                   anonymous=anonymous))
         # the name and the rest are checked before anything is made: a refused game leaves no thread behind
         await self.bot.call(self.service.check_new_game, name, variant, rules)
         await interaction.response.defer()
@@ -145,14 +160,21 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
     @app_commands.command(name="settings", description="The game's settings; give any of them to change it "
                                                         "(from the next deadline)")
     @app_commands.describe(**SETTINGS_HELP)
+    @app_commands.choices(press=PRESS_CHOICES)
     @is_gm()
     async def settings(self, interaction: discord.Interaction, game: Game, movement: Duration | None = None,
                        retreat: Duration | None = None, adjustment: Duration | None = None,
                        grace: Grace | None = None, reminders: Durations | None = None,
                        nmr_limit: app_commands.Range[int, 0, 1000] | None = None, early: bool | None = None,
-                       timezone: app_commands.Range[str, 1, 64] | None = None) -> None:
+                       timezone: app_commands.Range[str, 1, 64] | None = None, press: str | None = None,
+                       press_all_phases: bool | None = None, press_published: bool | None = None,
+                       press_max_chars: app_commands.Range[int, 1, MAX_PRESS_CHARS] | None = None,
+                       press_per_hour: app_commands.Range[int, 0, 1000] | None = None,
+                       anonymous: bool | None = None) -> None:
         changes = _changes(movement=movement, retreat=retreat, adjustment=adjustment, grace=grace,
-                           reminders=reminders, nmr_limit=nmr_limit, early=early, timezone=timezone)
+                           reminders=reminders, nmr_limit=nmr_limit, early=early, timezone=timezone, press=press,
+                           press_all_phases=press_all_phases, press_published=press_published,
+                           press_max_chars=press_max_chars, press_per_hour=press_per_hour, anonymous=anonymous)
         if not changes:
             policy = await self.bot.call(self.service.policy_of, game.name)
             await reply(interaction, f"Settings of '{game.name}' (give any of them to change it):\n"
@@ -241,10 +263,10 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
     @app_commands.describe(power="The power", player="Its new player")
     @is_gm()
     async def replace(self, interaction: discord.Interaction, game: Game, power: PowerArg, player: discord.User) -> None:
-        await self.bot.call(self.service.replace_player, game.name, acting_gm(interaction, game), power,
-                                player_key(player))
+        view = await self.bot.call(self.service.replace_player, game.name, acting_gm(interaction, game), power,
+                                   player_key(player))
         await self._act(interaction, f"{get_variant(game.variant).power_name(power)} in '{game.name}' is now played "
-                                     f"by {player.mention}.", player=player)
+                                     f"by {player.mention}.", player=player, public=not view.anonymous)
 
     @app_commands.command(name="assign", description="Before the start: give a player a power, move them to "
                                                      "another, or leave theirs to be drawn")
@@ -256,7 +278,8 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
         view = await self.bot.call(self.service.assign, game.name, acting_gm(interaction, game), player_key(player),
                                    power)
         what = f"plays {get_variant(game.variant).power_name(power)}" if power else "has a power drawn at the start"
-        await self._act(interaction, f"{player.mention} {what} in '{game.name}'. {_seats(view, game)}", player=player)
+        await self._act(interaction, f"{player.mention} {what} in '{game.name}'. {_seats(view, game)}", player=player,
+                        public=not view.anonymous)  # in an anonymous game, for the game master alone
 
     @app_commands.command(name="kick", description="Remove a player: before the start they leave the game; after, "
                                                    "their power goes into civil disorder")
@@ -276,7 +299,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
                     "civil disorder until `/game replace` gives it a player.")
         else:
             text = f"{who} is out of '{game.name}' (told by DM). {_seats(view, game)}"
-        await self._act(interaction, text)
+        await self._act(interaction, text, public=not view.anonymous)
 
     @app_commands.command(name="restore", description="Bring a power back from civil disorder: its player plays again")
     @is_gm()

@@ -80,7 +80,14 @@ class Orders(commands.Cog):
             await message.channel.send(stale)
             self.bot.inbox.handled(message)
             return
+        press = self.bot.get_cog("Press")
         try:
+            said = await self.bot.call(press.take_dm, player, message.content) if press is not None else None
+            if said is not None:  # press ("press to ANT: ..."), not orders
+                await message.channel.send(said)
+                self.bot.kick_outbox()
+                self.bot.inbox.handled(message)
+                return
             outcome = await self.desk((player, message.content, None))
         except Exception:   # a bug, never the player's fault: logged with its traceback, the player told so
             log.exception("a message of orders not taken", player=player)
@@ -97,7 +104,12 @@ class Orders(commands.Cog):
 
     def stale(self, player: str, text: str, written_at) -> str | None:
         """Why a message read back at start is not carried out (written for a phase adjudicated
-        since), or ``None``."""
+        since), or ``None``. Press is not bound to a phase: it is sent whenever it is read."""
+        from bot.service.routing import split_game_line
+        from .press import read_press_dm
+
+        if read_press_dm(split_game_line(text)[1]) is not None:
+            return None
         try:
             found = self.service.route(player, text)
         except ServiceError:

@@ -127,7 +127,7 @@ class Player(commands.Cog):
             powers = len(get_variant(game.variant).powers)
             text = (f"{interaction.user.mention} joined '{view.name}'{as_power}; "
                     f"{len(seated)} of {powers} player(s) so far.")
-        await reply(interaction, text, ephemeral=False)
+        await reply(interaction, text, ephemeral=view.anonymous)  # an anonymous game names nobody
 
     @app_commands.command(name="ready", description="Say your orders for this phase are final (or, ready:False, "
                                                      "that they are not)")
