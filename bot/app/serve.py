@@ -16,6 +16,7 @@ import gc
 import importlib
 import importlib.util
 import signal
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -144,7 +145,8 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     is logged, and ``crusader health`` reports it (:mod:`bot.app.status`)."""
     # A crash in a C extension (SIGSEGV, SIGABRT) prints every thread's Python stack to stderr,
     # the log's stream, instead of ending the process without a word.
-    faulthandler.enable()
+    if sys.__stderr__ is not None and not faulthandler.is_enabled():
+        faulthandler.enable(sys.__stderr__)
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
