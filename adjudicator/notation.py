@@ -7,10 +7,16 @@
 Beside the order grammar (``grammar``), which reads every notation a player may write, this is
 the one reader of the canonical short notation, as python-chess keeps ``Move.from_uci`` beside
 ``parse_san``: a few tables of the variant (its power codes, the location ids and the unit types),
-and the order's shape read word by word. Anything that is not exactly what the judge writes
-(other spacing, capitals in an id, a name for an id, an unknown id) is refused with
-:class:`NotationError`; a caller that may be given other notations (a position document) then
-asks the grammar.
+and the order's shape read word by word. The notation is read in any case: ``ENG: A LON - NTH``
+(MILA's ``diplomacy`` package writes its orders so) and ``eng: a lon - nth`` are the same order
+as ``ENG: A lon - nth``. The text as the judge writes it is read first; only when that fails is
+each word folded to its canonical case (:attr:`Tables.fold`: an id to lower case, a word of the
+notation to its own case, any other word to capitals, as a power's code and a rule module's
+words are) and the words read again; a word that is both a power's code and an id (``ENG`` and
+the English Channel's ``eng``) is read as the id, then as the code. Anything else that is not what the judge
+writes (other spacing, a name for an id, an unknown id) is refused with :class:`NotationError`;
+a caller that may be given other notations (a position document, a player's line) then asks the
+grammar.
 
 - :func:`read_order`: ``"ENG: F nth C A lon - nwy"``, ``"RUS: BRIBE TUR A rum BID 1 A rum H"``.
 - :func:`read_unit`: ``"ENG: F stp/nc"``.
@@ -21,6 +27,7 @@ asks the grammar.
 from __future__ import annotations
 
 import functools
+import itertools
 from typing import NamedTuple
 from collections.abc import Callable
 
@@ -47,10 +54,17 @@ class Tables(NamedTuple):
     provinces: frozenset[ProvinceId]
     units: dict[str, Unit]
     """``str(unit)`` -> unit, for every unit that may stand on the map."""
+    fold: dict[str, str]
+    """A word in lower case -> the word as the notation writes it, for every id and every word
+    of the notation written in lower case or as one capital (``lon`` -> ``lon``, ``a`` -> ``A``,
+    ``eng`` -> ``eng``); a word not here is written in capitals (a power's code, ``BID``)."""
+    codes_too: frozenset[str]
+    """The ids that are also a power's code (``eng`` on the classic map), in lower case."""
 
 
 UNIT_TYPES = {"A": UnitType.ARMY, "F": UnitType.FLEET}
 _WORDS = frozenset({"A", "F", "H", "S", "C", "-", "via", "convoy", "disband", "build", "waive"})
+_WORD_CASE = {word.lower(): word for word in _WORDS}
 """The words of the notation in lower case: a province id spelled like one is left to the
 grammar. (A rule module's words are in capitals, which no id is.)"""
 
@@ -72,19 +86,28 @@ def _tables(variant: Variant) -> Tables:
                 for power in owners:
                     unit = Unit(power, unit_type, location)
                     units[str(unit)] = unit
+    fold = {**{key: key for key in locations}, **_WORD_CASE}
     return Tables(frozenset(owners), frozenset(variant.powers), locations,
-                   frozenset(loc.province for loc in locations.values()), units)
+                   frozenset(loc.province for loc in locations.values()), units, fold,
+                  frozenset(code.lower() for code in owners if code.lower() in locations))
 
 
 def read_unit(text: str, variant: Variant) -> Unit:
-    """The unit ``str(unit)`` wrote (``"ENG: F stp/nc"``), one that may stand where it is.
+    """The unit ``str(unit)`` wrote (``"ENG: F stp/nc"``, in any case: ``"ENG: F STP/NC"``), one
+    that may stand where it is.
 
     Raises :class:`NotationError` for any other text.
     """
-    try:
-        return _tables(variant).units[text]
-    except (KeyError, TypeError):
-        raise NotationError(f"not a unit as the judge writes it (like 'ENG: F lon'): {text!r}") from None
+    units = _tables(variant).units
+    if text.__class__ is str:
+        unit = units.get(text)
+        if unit is None:  # the same notation in another case?
+            power, sep, rest = text.partition(": ")
+            unit_type, space, where = rest.partition(" ")
+            unit = units.get(f"{power.upper()}: {unit_type.upper()} {where.lower()}") if sep and space else None
+        if unit is not None:
+            return unit
+    raise NotationError(f"not a unit as the judge writes it (like 'ENG: F lon'): {text!r}")
 
 
 def read_order(text: str, variant: Variant, *, phase: Phase | PhaseKind | None = None) -> Order:
@@ -94,17 +117,49 @@ def read_order(text: str, variant: Variant, *, phase: Phase | PhaseKind | None =
     Raises :class:`NotationError` for any other text.
     """
     tables = _tables(variant)
-    try:
-        power, sep, body = text.partition(": ") if text.__class__ is str else ("", "", "")
-        if sep and power in tables.powers:
-            words = body.split(" ")
-            reader: Reader = _heads().get(words[0], unit_order)
-            order = reader(tables, Power(power), words)
-            if order is not None:
-                return as_phase_order(order, phase) if phase is not None else order
-    except (KeyError, IndexError, ValueError):
-        pass
+    power, sep, body = text.partition(": ") if text.__class__ is str else ("", "", "")
+    if sep:
+        words = body.split(" ")
+        order = _read_words(tables, power, words)
+        if order is None:  # the same notation in another case?
+            order = _read_folded(tables, power, words)
+        if order is not None:
+            return as_phase_order(order, phase) if phase is not None else order
     raise NotationError(f"not an order as the judge writes it (like 'ENG: F nth - nwy'): {text!r}")
+
+
+def _read_folded(tables: Tables, power: str, words: list[str]) -> Order | None:
+    """The order ``words`` write in the canonical notation in another case than the judge's: each
+    word folded to its case (:attr:`Tables.fold`), and a word that is both an id and a power's code
+    (``ENG``, ``eng``) read as the one and then, if the order cannot be read so, as the other."""
+    fold, given, power = tables.fold.get, power, power.upper()
+    folded = [fold(word.lower()) or word.upper() for word in words]
+    order = _read_words(tables, power, folded) if folded != words or power != given else None
+    if order is None:
+        both = [i for i, word in enumerate(folded) if word in tables.codes_too][:_MOST_BOTH]
+        for choice in itertools.islice(itertools.product((False, True), repeat=len(both)), 1, None):
+            for i, code in zip(both, choice):
+                folded[i] = folded[i].upper() if code else folded[i].lower()
+            order = _read_words(tables, power, folded)
+            if order is not None:
+                break
+    return order
+
+
+_MOST_BOTH = 4
+"""At most this many words of an order that are both an id and a code are tried both ways."""
+
+
+def _read_words(tables: Tables, power: str, words: list[str]) -> Order | None:
+    """The order of ``power`` that ``words`` (the text after ``"ENG: "``, split at each space)
+    write in the canonical notation, its case as the judge writes it; ``None`` if not one."""
+    if power not in tables.powers:
+        return None
+    try:
+        reader: Reader = _heads().get(words[0], unit_order)
+        return reader(tables, Power(power), words)
+    except (KeyError, IndexError, ValueError):
+        return None
 
 
 def as_phase_order(order: Order, phase: Phase | PhaseKind) -> Order:

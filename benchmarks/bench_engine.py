@@ -13,7 +13,8 @@ position document with its orders. Then, in the same run:
   this judge's notation (``ENG: A lon - nth``, read by its strict reader, as the documents it
   writes and the service's stored orders are);
 - ``pipeline_mila``: the same with the orders as MILA's engine writes them (``ENG: A LON - NTH``,
-  ``A LON - BEL VIA``), which only the players' grammar reads;
+  ``A LON - BEL VIA``): the same notation in capitals, read by the strict reader in any case
+  (MILA's ``VIA`` alone, the canonical ``via convoy``, by the players' grammar);
 - ``adjudicate``: this judge's adjudication alone (orders already parsed).
 
 Each is the median of several rounds over all phases, every measure run once per round, one
@@ -121,7 +122,7 @@ def _medians(measures: dict, repeat: int) -> dict[str, float]:
 MEASURES = {"mila_both": "diplomacy 1.1.2: set_orders + process", "mila_process": "diplomacy 1.1.2: process",
             "pipeline": "Crusader Judge: whole pipeline (JSON, parse, validate, adjudicate, JSON), "
                         "orders in the judge's notation",
-            "pipeline_mila": "Crusader Judge: whole pipeline, orders in MILA's notation (read by the grammar)",
+            "pipeline_mila": "Crusader Judge: whole pipeline, orders in MILA's notation (in capitals)",
             "adjudicate": "Crusader Judge: adjudicate"}
 
 
@@ -184,7 +185,7 @@ def main() -> None:
     n_phases = len(records)
     n_orders = sum(len(r["doc"]["orders"]) for r in records)
 
-    # The documents as MILA's engine writes the orders (``A LON - NTH``: read by the players' grammar),
+    # The documents as MILA's engine writes the orders (``A LON - NTH``: the canonical notation in capitals),
     # and as this judge writes them (``ENG: A lon - nth``: read by its strict reader), as the
     # service's stored orders and a judge's own result documents are.
     variant = get_variant("standard")

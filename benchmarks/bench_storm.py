@@ -339,11 +339,11 @@ def free_port() -> int:
 class Server:
     """One ``crusader serve`` process, its log (JSON lines) in a file."""
 
-    def __init__(self, node: str, env: dict[str, str], log: Path) -> None:
+    def __init__(self, node: str, env: dict[str, str], log: Path, tree: Path = ROOT) -> None:
         self.node, self.log = node, log
         self.out = log.open("w")  # ``crusader serve`` (the command's module, whichever virtualenv runs this)
         self.process = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve"], env=env, stdout=self.out,
-                                        stderr=subprocess.STDOUT, cwd=str(ROOT))
+                                        stderr=subprocess.STDOUT, cwd=str(tree))
 
     def lines(self) -> list[dict[str, Any]]:
         out = []
@@ -399,9 +399,9 @@ def wait_for(check, timeout: float, what: str, every: float = 0.25):
 
 
 def start_servers(count: int, url: str, data_dir: Path, fake: dict, relay_port: int, site: bool,
-                  logs: Path, tag: str = "s") -> list[Server]:
+                  logs: Path, tag: str = "s", tree: Path = ROOT) -> list[Server]:
     servers = [Server(f"{tag}{i + 1}", server_env(url, data_dir, f"{tag}{i + 1}", fake, relay_port, site),
-                      logs / f"{tag}{i + 1}.log") for i in range(count)]
+                      logs / f"{tag}{i + 1}.log", tree) for i in range(count)]
     try:
         for server in servers:  # started together, as after a deployment
             wait_for(lambda server=server: server.process.poll() is not None or (server.said("serving")
@@ -416,13 +416,59 @@ def start_servers(count: int, url: str, data_dir: Path, fake: dict, relay_port: 
     return servers
 
 
+def site_caught_up(server: Server) -> bool:
+    """Whether the server has written the archive pages of every game (in the background since it
+    started; before, before it served)."""
+    return any(line.get("event") == "archive pages brought up to date"
+               or (line.get("event") == "archive site" and "games" in line) for line in server.lines())
+
+
 def sampler(server: Server, directory: Path) -> subprocess.Popen:
     """py-spy (``pip install py-spy``) sampling ``server`` until stopped: its stacks, collapsed, in
-    ``directory/<node>.txt`` (every thread, idle ones left out)."""
+    ``directory/<node>.txt`` (only the thread holding the interpreter: where its CPU goes)."""
     directory.mkdir(parents=True, exist_ok=True)
-    return subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid), "--format", "raw", "--rate", "20",
-                             "--output", str(directory / f"{server.node}.txt")],
+    return subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid), "--format", "raw", "--rate", "50",
+                             "--gil", "--output", str(directory / f"{server.node}.txt")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+PARTS = (  # the part of a phase closing a sampled stack belongs to: the first whose frame it has
+    ("site", ("bot/frontends/site/",)),
+    ("mail", ("bot/frontends/mail/",)),
+    ("discord", ("bot/frontends/discord/", "discord/", "aiohttp/")),
+    ("archive", ("ArchiveWriter",)),
+    ("outbox", ("bot/store/outbox.py",)),
+    ("picture", ("bot/render/",)),
+    ("adjudication", ("adjudicator/",)),
+    ("storage", ("bot/service/judge.py", "bot/service/")),
+)
+
+
+def phase_parts(stacks: Path) -> Counter:
+    """Samples of ``stacks`` (py-spy's raw format) by part of a phase closing (:data:`PARTS`;
+    ``other``: the event loop, logging, the scheduler)."""
+    out: Counter = Counter()
+    for line in stacks.read_text(errors="replace").splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        part = next((name for name, keys in PARTS if any(key in stack for key in keys)), "other")
+        out[part] += int(count)
+    return out
+
+
+def phase_costs(profile: Path, servers: list[str], cpu_s: dict[str, float], games: int) -> dict[str, float]:
+    """The servers' CPU time per phase closing, in ms, shared out among the parts as their samples are."""
+    samples: Counter = Counter()
+    for node in servers:
+        path = profile / f"{node}.txt"
+        if path.is_file():
+            samples += phase_parts(path)
+    total = sum(samples.values())
+    if not total or not games:
+        return {}
+    per_phase = 1000 * sum(cpu_s.values()) / games
+    return {part: round(per_phase * n / total, 1) for part, n in samples.most_common()} | {"all": round(per_phase, 1)}
 
 
 def armed_timer_bytes(count: int = 5000) -> float:
@@ -491,7 +537,7 @@ def outbox_left(url: str) -> int:
 
 
 def storm(url: str, games: int, servers_count: int, site: bool, lead: float, baseline: bool, tmp: Path,
-          timeout: float, profile: Path | None = None) -> dict[str, Any]:
+          timeout: float, profile: Path | None = None, tree: Path = ROOT, restart: bool = False) -> dict[str, Any]:
     logs = tmp / "logs"
     logs.mkdir()
     result: dict[str, Any] = {"games": games, "servers": servers_count,
@@ -519,9 +565,18 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
             session.exec(sa.delete(TimerRow).where(TimerRow.kind != "deadline"))
         data_dir = tmp / "data"
         started_at = time.time()
-        running = start_servers(servers_count, url, data_dir, fake.info, relay.info["port"], site, logs)
+        running = start_servers(servers_count, url, data_dir, fake.info, relay.info["port"], site, logs, tree=tree)
         ready_at = time.time()
         result["servers_ready_s"] = round(ready_at - started_at, 1)
+        if restart:  # what an operator's restart costs: the same servers stopped and started again
+            if site:  # once the archive site has caught up with every game
+                wait_for(lambda: all(site_caught_up(s) for s in running), 600, "the archive site to catch up")
+            for server in running:
+                server.stop()
+            started_at = time.time()
+            running = start_servers(servers_count, url, data_dir, fake.info, relay.info["port"], site, logs, "r",
+                                    tree=tree)
+            result["servers_restarted_s"] = round(time.time() - started_at, 1)
         # every deadline at one instant, ``lead`` seconds after the servers are ready (however long
         # they took to start): their next sweep arms it
         at = datetime.now(UTC) + timedelta(seconds=lead)
@@ -571,6 +626,8 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
             p.send_signal(signal.SIGINT)
             p.wait(60)
         result["logs"] = log_problems(running)
+        if profile:
+            result["phase_closing_cpu_ms"] = phase_costs(profile, [s.node for s in running], result["cpu_s"], games)
         _ = done
     finally:
         for p in profilers:
@@ -610,7 +667,8 @@ def summarise_discord(record: dict[str, Any], games: int) -> dict[str, Any]:
 def report(r: dict[str, Any]) -> str:
     d, e = r["discord"], r.get("engine", {})
     lines = [
-        f"{r['games']} games, {r['servers']} server(s) on {r['database']}, site {'on' if r['site'] else 'off'}; "
+        f"{r['games']} games, {r['servers']} server(s) on {r['database']}, servers ready in {r['servers_ready_s']} s"
+        + (f" (started again in {r['servers_restarted_s']} s)" if "servers_restarted_s" in r else "") + f", site {'on' if r['site'] else 'off'}; "
         f"load {r['load_at_start'][0]:.1f} at the start, {r['load_at_end'][0]:.1f} at the end",
         f"  posted and mailed: {r['posted_and_mailed_s']} s (results posted {r['results_posted_s']} s, mailed "
         f"{r['mailed_s']} s); archive threads {r['archive_posted_s']} s; whole outbox {r['outbox_delivered_s']} s; "
@@ -638,6 +696,8 @@ def report(r: dict[str, Any]) -> str:
                      f"{r['games']} games armed: {r['memory_per_game_kib']} KiB a game")
     if "armed_timer_bytes" in r:
         lines.append(f"  an armed timer: {r['armed_timer_bytes']:.0f} bytes")
+    if r.get("phase_closing_cpu_ms"):
+        lines.append(f"  a phase closing, CPU ms by part (py-spy samples of the servers): {r['phase_closing_cpu_ms']}")
     lines.append(f"  logs: {r['logs']}")
     return "\n".join(lines)
 
@@ -657,6 +717,12 @@ def main(argv=None) -> int:
     parser.add_argument("--keep", type=Path, help="keep the servers' logs in this directory")
     parser.add_argument("--profile", type=Path, help="sample each server with py-spy from the start of the storm to "
                                                       "the last delivery; the stacks in this directory")
+    parser.add_argument("--tree", type=Path, default=ROOT,
+                        help="run the servers of this source tree (another version of the judge, e.g. main "
+                             "'git archive'd into a directory), measured the same way")
+    parser.add_argument("--restart", action="store_true",
+                        help="stop the servers once started and start them again: the start-up of a server "
+                             "whose games' archive pages are written already")
     args = parser.parse_args(argv)
     servers = args.servers or (2 if args.database else 1)
     with tempfile.TemporaryDirectory(prefix="crusader-storm-") as tmp:
@@ -665,10 +731,10 @@ def main(argv=None) -> int:
             if args.database:
                 with scratch_database(args.database) as url:
                     result = storm(url, args.games, servers, args.site, args.lead, args.baseline, tmp, args.timeout,
-                                   args.profile)
+                                   args.profile, args.tree, args.restart)
             else:
                 result = storm(f"sqlite:///{tmp / 'storm.db'}", args.games, servers, args.site, args.lead,
-                               args.baseline, tmp, args.timeout, args.profile)
+                               args.baseline, tmp, args.timeout, args.profile, args.tree, args.restart)
         finally:
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)

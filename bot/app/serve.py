@@ -11,6 +11,7 @@ calling :func:`register_front_end`. Front ends register their notifiers on ``app
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import gc
 import importlib
 import importlib.util
@@ -141,6 +142,9 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     """Run the judge until ``stop`` is set (SIGTERM, SIGINT). A front end that cannot start (a port in
     use, a Discord token refused) stops it at once with a :class:`SetupError`; one that fails later
     is logged, and ``crusader health`` reports it (:mod:`bot.app.status`)."""
+    # A crash in a C extension (SIGSEGV, SIGABRT) prints every thread's Python stack to stderr,
+    # the log's stream, instead of ending the process without a word.
+    faulthandler.enable()
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

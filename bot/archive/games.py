@@ -159,8 +159,11 @@ class GameArchive:
     actions: tuple[Mapping[str, Any], ...] = ()
 
 
-def game_archive(db: Database, ref: str | int) -> GameArchive:
-    """The game ``ref`` (its name, or number) as :class:`GameArchive`; :class:`NoSuchGameError` when there is none."""
+def game_archive(db: Database, ref: str | int, *, record: bool = True) -> GameArchive:
+    """The game ``ref`` (its name, or number) as :class:`GameArchive`; :class:`NoSuchGameError` when there is none.
+
+    ``record=False``: without its standing orders, its audit log and its game masters' actions
+    (what the archive site, which shows the seasons, does not read)."""
     with db.session() as session:
         game = database.game_by_name(session, str(ref)) or (session.get(GameRow, int(ref))
                                                             if str(ref).isdigit() else None)
@@ -179,12 +182,13 @@ def game_archive(db: Database, ref: str | int) -> GameArchive:
             orders=tuple({"version": o.version, "phase": o.phase, "power": o.power, "key": o.key, "seq": o.seq,
                           "text": o.text, "canonical": canonical(order_from_json(o.order)),
                           "submitted_at": _iso(o.submitted_at)}
-                         for o in database.orders_of(session, game.id, game.version)),
+                         for o in (database.orders_of(session, game.id, game.version) if record else ())),
             submissions=tuple({"version": s.version, "phase": s.phase, "power": s.power, "player": s.player,
                                "text": s.text, "accepted": s.accepted, "rejected": s.rejected, "at": _iso(s.at)}
-                              for s in database.submissions_of(session, game.id)),
+                              for s in (database.submissions_of(session, game.id) if record else ())),
             actions=tuple({"at": _iso(a.at), "version": a.version, "phase": a.phase, "actor": a.actor,
-                           "action": a.action, "details": a.details} for a in database.actions_of(session, game.id)))
+                           "action": a.action, "details": a.details}
+                          for a in (database.actions_of(session, game.id) if record else ())))
 
 
 def export_game(db: Database, ref: str | int) -> dict[str, Any]:

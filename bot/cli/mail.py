@@ -111,7 +111,7 @@ def cmd_test(args: argparse.Namespace) -> Exit:
     from bot.frontends.mail.config import MailSettings
     from bot.frontends.mail.outbound import Mailer
     from bot.frontends.mail.replies import announcement_message
-    from bot.store.outbox import Delivered
+    from bot.store.outbox import Delivered, Outcome
 
     from .reference import read
 
@@ -135,7 +135,14 @@ def cmd_test(args: argparse.Namespace) -> Exit:
     body = TEST_BODY.format(relay=mailer.relay, address=mail.address, domain=mail.address.rpartition("@")[2])
     message = announcement_message(mail.address, to, "Crusader Judge: a test of the mail loop", body,
                                    auto="no")
-    outcome = asyncio.run(mailer.deliver(message, to))
+
+    async def send_once() -> Outcome:
+        try:
+            return await mailer.deliver(message, to)
+        finally:
+            await mailer.close()
+
+    outcome = asyncio.run(send_once())
     if not isinstance(outcome, Delivered):
         raise CommandError(f"the test message to {to} was not sent: {outcome.reason}", Exit.FAILED)
     print(f"a test message went to {to}; reply to it from there: the judge's answer (its list of commands) "

@@ -604,3 +604,26 @@ def delete_game(session: Session, game_id: int) -> None:
     for table in (DeliveryRow, OrderRow, SubmissionRow, SeasonRow, TimerRow, OutboxRow, PlayerRow, ActionRow):
         session.exec(sa.delete(table).where(table.game_id == game_id))
     session.exec(sa.delete(GameRow).where(GameRow.id == game_id))
+
+
+def site_columns(session: Session, game_id: int | None = None) -> tuple[
+        list[dict[str, Any]], dict[int, list[dict[str, Any]]], dict[int, list[int]]]:
+    """What the archive site's pages of each game (or of game ``game_id``) show, in three queries
+    whatever the number of games: each game's id, name, status, phase, outcome and position; its
+    players' power, status and missed deadlines (by game, in the order they joined); the versions
+    of its seasons (by game)."""
+    game, player, season = GameRow.__table__, PlayerRow.__table__, SeasonRow.__table__
+    connection = session.connection()
+    games = [dict(row._mapping) for row in connection.execute(
+        sa.select(game.c.id, game.c.name, game.c.status, game.c.phase, game.c.outcome, game.c.position)
+        .where(sa.true() if game_id is None else game.c.id == game_id).order_by(game.c.id))]
+    players: dict[int, list[dict[str, Any]]] = {}
+    query = sa.select(player.c.game_id, player.c.power, player.c.status, player.c.nmr_count).order_by(player.c.id)
+    for row in connection.execute(query if game_id is None else query.where(player.c.game_id == game_id)):
+        players.setdefault(row.game_id, []).append({"power": row.power, "status": row.status,
+                                                    "nmr_count": row.nmr_count})
+    versions: dict[int, list[int]] = {}
+    query = sa.select(season.c.game_id, season.c.version)
+    for row in connection.execute(query if game_id is None else query.where(season.c.game_id == game_id)):
+        versions.setdefault(row.game_id, []).append(row.version)
+    return games, players, versions

@@ -364,6 +364,8 @@ class OutboxDispatcher:
         self._closed_up_to = 0  # where the last look for announcements left open stopped
         self._kicked: asyncio.Task | None = None
         self._renewer = ThreadPoolExecutor(1, thread_name_prefix="outbox-renewal")
+        self._to_record: list[tuple[_Claimed, str, Outcome, asyncio.Future]] = []
+        self._recording: asyncio.Task | None = None
         for notifier in notifiers or []:
             self.register(notifier)
 
@@ -568,35 +570,71 @@ class OutboxDispatcher:
                 hold.flying.pop(c.row_id, None)
         if isinstance(outcome, Delivered):
             crash_point("after_announce")
-        await self._retrying(self._record, c, hold.token, outcome)
+        await self._record_soon(c, hold.token, outcome)
         return outcome
 
+    async def _record_soon(self, c: _Claimed, token: str, outcome: Outcome) -> None:
+        """Record a delivery made, with the others made meanwhile: the outcomes that come while a
+        transaction of records is being written are written together in the next one (a group
+        commit: no record waits for more than the one before it, and a storm of deliveries costs
+        a transaction per batch, not per delivery)."""
+        done = asyncio.get_running_loop().create_future()
+        self._to_record.append((c, token, outcome, done))
+        if self._recording is None or self._recording.done():
+            self._recording = asyncio.ensure_future(self._record_waiting())
+        await asyncio.shield(done)  # a delivery stopped meanwhile leaves its record to be written
+
+    async def _record_waiting(self) -> None:
+        while self._to_record:
+            batch, self._to_record = self._to_record, []
+            try:
+                await self._retrying(self._record_many, [item[:3] for item in batch])
+            finally:
+                for *_, done in batch:
+                    if not done.done():
+                        done.set_result(None)
+
+    def _record_many(self, items: list[tuple[_Claimed, str, Outcome]]) -> None:
+        """Record deliveries made, in one transaction."""
+        with self.db.session() as session:
+            done: set[int] = set()  # the announcements of the deliveries done: closed if they were their last
+            lost = [(c, self._record_in(session, c, token, outcome, done)) for c, token, outcome in items]
+            database.close_announcements(session, done, self.clock())
+        for c, kept in lost:
+            if not kept:
+                log.warning("claim on a delivery lost while making it (held longer than the lease)",
+                            key=c.delivery.announcement.key, notifier=c.notifier.name,
+                            recipient=c.delivery.recipient)
+
     def _record(self, c: _Claimed, token: str, outcome: Outcome) -> None:
+        """Record one delivery made, in a transaction of its own."""
+        self._record_many([(c, token, outcome)])
+
+    def _record_in(self, session, c: _Claimed, token: str, outcome: Outcome, done: set[int]) -> bool:
+        """Record a delivery made in ``session``; whether the claim on it still held. Its
+        announcement is added to ``done`` when the delivery is (delivered or refused for good)."""
         now = self.clock()
         a, recipient = c.delivery.announcement, c.delivery.recipient
         if isinstance(outcome, RetryLater) and now - c.first_tried_at >= self.give_up_after:
             outcome = Refused(f"still not delivered after {c.delivery.attempt} attempts since "
                               f"{c.first_tried_at:%Y-%m-%d %H:%M} UTC: {outcome.reason}")
-        with self.db.session() as session:
-            if isinstance(outcome, Delivered):
-                kept = database.finish_delivery(session, c.row_id, token, now, state="delivered")
-            elif isinstance(outcome, RetryLater):
-                wait = outcome.after if outcome.after is not None else self._backoff(c.delivery.attempt)
-                kept = database.finish_delivery(session, c.row_id, token, now, state="pending", due_at=now + wait,
-                                                reason=outcome.reason)
-                # the first deferral is worth a warning; the retries that follow say nothing new
-                (log.warning if c.delivery.attempt <= 1 else log.info)(
-                    "delivery deferred", key=a.key, notifier=c.notifier.name, recipient=recipient,
-                    attempt=c.delivery.attempt, reason=outcome.reason, retry_in=wait.total_seconds())
-            else:
-                kept = database.finish_delivery(session, c.row_id, token, now, state="refused", reason=outcome.reason)
-                if kept:
-                    self._tell_gm(session, c, outcome.reason, now)
-            if kept and not isinstance(outcome, RetryLater):
-                database.close_announcements(session, {c.outbox_id}, now)  # its last delivery: done, with it
-        if not kept:
-            log.warning("claim on a delivery lost while making it (held longer than the lease)", key=a.key,
-                        notifier=c.notifier.name, recipient=recipient)
+        if isinstance(outcome, Delivered):
+            kept = database.finish_delivery(session, c.row_id, token, now, state="delivered")
+        elif isinstance(outcome, RetryLater):
+            wait = outcome.after if outcome.after is not None else self._backoff(c.delivery.attempt)
+            kept = database.finish_delivery(session, c.row_id, token, now, state="pending", due_at=now + wait,
+                                            reason=outcome.reason)
+            # the first deferral is worth a warning; the retries that follow say nothing new
+            (log.warning if c.delivery.attempt <= 1 else log.info)(
+                "delivery deferred", key=a.key, notifier=c.notifier.name, recipient=recipient,
+                attempt=c.delivery.attempt, reason=outcome.reason, retry_in=wait.total_seconds())
+        else:
+            kept = database.finish_delivery(session, c.row_id, token, now, state="refused", reason=outcome.reason)
+            if kept:
+                self._tell_gm(session, c, outcome.reason, now)
+        if kept and not isinstance(outcome, RetryLater):
+            done.add(c.outbox_id)
+        return kept
 
     def _tell_gm(self, session, c: _Claimed, reason: str, now: datetime) -> None:
         a, recipient, via = c.delivery.announcement, c.delivery.recipient, c.notifier.name

@@ -131,7 +131,9 @@ class Servers:
         code = self.processes[i].poll()
         if code is None:
             return False
-        assert code == -signal.SIGKILL and self.self_kill[i], f"server{i} stopped by itself ({code})"
+        if not (code == -signal.SIGKILL and self.self_kill[i]):
+            tail = (self.tmp_path / f"server{i}.log").read_bytes()[-4000:].decode(errors="replace")
+            raise AssertionError(f"server{i} stopped by itself ({code}); the end of its log:\n{tail}")
         self.kills["by itself, after a commit or at a named point"] += 1
         self.start(i, death)
         return True

@@ -1,5 +1,6 @@
 """The strict reader of the judge's own notation: it reads back every order ``canonical(order)``
-writes and every unit ``str(unit)`` writes, and refuses anything written otherwise."""
+writes and every unit ``str(unit)`` writes, in any case (``ENG: A LON - NTH``, as MILA's
+``diplomacy`` package writes it, is ``ENG: A lon - nth``), and refuses anything written otherwise."""
 
 from __future__ import annotations
 
@@ -86,9 +87,9 @@ def test_the_notation_itself(text):
 
 @pytest.mark.parametrize("text", [
     "ENG:A lon - bel", "ENG:  A lon - bel", "ENG: A lon  - bel", "ENG: A lon - bel ", " ENG: A lon - bel",
-    "ENG: A LON - BEL", "ENG: a lon - bel", "eng: A lon - bel", "England: A lon - bel", "ENG: A London - bel",
+    "England: A lon - bel", "ENG: A London - bel", "ENG: A LON - BEL VIA",
     "ENG: A lon -> bel", "ENG: A lon to bel", "ENG: A lon - bel via", "ENG: A lon - bel by convoy",
-    "ENG: A lon H.", "ENG: A lon h", "ENG: A lon holds", "ENG: A lon", "ENG: A lon - ", "ENG: A xyz H",
+    "ENG: A lon H.", "ENG: A lon holds", "ENG: A lon", "ENG: A lon - ", "ENG: A xyz H",
     "ENG: A spa(nc) H", "ENG: F lon/nc H", "ENG: F spa/xc H", "ENG: A lon S A yor - ", "ENG: A lon S",
     "ENG: F nth C A lon", "ENG: F nth C A lon - nwy H", "ENG: A lon R yor", "ENG: build A lon",
     "ENG: A lon build now", "ENG: waive build", "ENG: VASSAL A lon BID", "ENG: VASSAL A lon BID 02",
@@ -112,9 +113,42 @@ def test_what_is_no_text_is_refused(value):
 
 def test_its_errors_are_the_projects_and_value_errors():
     with pytest.raises(CrusaderError):
-        read_order("ENG: A LON H", STANDARD)
-    with pytest.raises(ValueError, match="'ENG: A LON H'"):
-        read_order("ENG: A LON H", STANDARD)
+        read_order("ENG: A LON HOLDS", STANDARD)
+    with pytest.raises(ValueError, match="'ENG: A LON HOLDS'"):
+        read_order("ENG: A LON HOLDS", STANDARD)
+
+
+def _recased(text: str, how: str, rnd) -> str:
+    if how == "upper":
+        return text.upper()
+    if how == "lower":
+        return text.lower()
+    return "".join(c.upper() if rnd.random() < 0.5 else c.lower() for c in text)
+
+
+@settings(max_examples=600, deadline=None)
+@given(orders, st.sampled_from(["upper", "lower", "mixed"]), st.randoms(use_true_random=False))
+def test_every_order_reads_back_from_its_canonical_text_in_any_case(order, how, rnd):
+    # MILA's capitals (``ENG: F ENG - NTH``) and any other case: one notation, one reader
+    assert read_order(_recased(canonical(order), how, rnd), STANDARD) == order
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("ENG: A LON - NTH", "ENG: A lon - nth"), ("ENG: F ENG - NTH", "ENG: F eng - nth"),
+    ("eng: a lon s a yor - nth", "ENG: A lon S A yor - nth"), ("RUS: F STP/SC - BOT", "RUS: F stp/sc - bot"),
+    ("ENG: F NTH C A LON - NWY", "ENG: F nth C A lon - nwy"), ("ENG: A LON - NWY VIA CONVOY",
+                                                              "ENG: A lon - nwy via convoy"),
+    ("ENG: BRIBE ENG F ENG BID 1", "ENG: BRIBE ENG F eng BID 1"), ("fra: lend eng 3", "FRA: LEND ENG 3"),
+    ("ENG: Waive", "ENG: waive"), ("ENG: F LON BUILD", "ENG: F lon build"),
+])
+def test_the_notation_in_another_case(text, expected):
+    assert canonical(read_order(text, STANDARD)) == expected
+
+
+def test_a_crusader_code_that_is_also_a_province_reads_both_ways():
+    crusader = get_variant("crusader")
+    assert canonical(read_order("jer: lend ant 1", crusader)) == "JER: LEND ANT 1"
+    assert canonical(read_order("ANT: A ANT H", crusader)) == "ANT: A ant H"
 
 
 @pytest.mark.parametrize("name", ["standard", "crusader"])
@@ -132,7 +166,12 @@ def test_every_unit_that_may_stand_reads_back(name):
     assert count > 500
 
 
-@pytest.mark.parametrize("text", ["ENG: F lon ", "ENG:F lon", "ENG: f lon", "ENG: F LON", "ENG: F spa",
+@pytest.mark.parametrize("text", ["ENG: f lon", "ENG: F LON", "eng: f LON", "ENG: F STP/NC"])
+def test_a_unit_reads_in_any_case(text):
+    assert str(read_unit(text, STANDARD)) == f"ENG: {text[5].upper()} {text[7:].lower()}"
+
+
+@pytest.mark.parametrize("text", ["ENG: F lon ", "ENG:F lon", "ENG: F spa",
                                   "ENG: F spa(nc)", "ENG: A nth", "ENG: F mun", "XYZ: A lon", "ENG: A lon/nc"])
 def test_other_units_are_refused(text):
     with pytest.raises(NotationError):

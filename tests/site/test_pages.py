@@ -371,3 +371,54 @@ def test_the_site_index_follows_the_last_game_by_itself(acre, tmp_path):
 
     asyncio.run(two())
     db.dispose()
+
+
+def _files(root: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(root)): (p.stat().st_ino, p.stat().st_mtime_ns) for p in root.rglob("*") if p.is_file()}
+
+
+def test_a_server_starting_again_writes_no_page_of_a_game_already_current(acre, tmp_path):
+    db, _ = acre.played(tmp_path / "judge.db")
+    root = tmp_path / "site"
+    assert SiteNotifier(db, SiteWriter(root)).update_all() == 1
+    before = _files(root)
+    assert {"index.html", f"{acre.name}/index.html", f"{acre.name}/board.png"} <= set(before)
+
+    assert SiteNotifier(db, SiteWriter(root)).update_all() == 1  # the next start: nothing changed
+    assert _files(root) == before
+
+    # a player missing a deadline shows on the game's page: that page is written again, the
+    # pages of the seasons are not, and the board (unchanged) is not drawn again
+    with db.engine.begin() as c:
+        c.exec_driver_sql("UPDATE player SET nmr_count = nmr_count + 1 WHERE power = 'RUM'")
+    assert SiteNotifier(db, SiteWriter(root)).update_all() == 1
+    after = _files(root)
+    changed = {name for name in after if after[name] != before.get(name)}
+    assert changed == {f"{acre.name}/index.html", f"{acre.name}/game.json", "index.html"}
+    db.dispose()
+
+
+def test_the_board_of_a_game_between_two_seasons_is_the_picture_its_last_season_left(acre, tmp_path):
+    db, service = acre.played(tmp_path / "judge.db")
+    root = tmp_path / "site"
+    acre.play(service, *acre.next_season)
+    SiteWriter(root).write_game(game_archive(db, acre.name))
+    folder = root / acre.name
+    assert (folder / "board.png").read_bytes() == (folder / "S1102M-after.png").read_bytes()
+    assert 'src="board.png"' in (folder / "index.html").read_text()
+    db.dispose()
+
+
+def test_pages_written_by_another_version_of_the_site_are_written_again(acre, tmp_path):
+    db, _ = acre.played(tmp_path / "judge.db")
+    root = tmp_path / "site"
+    SiteNotifier(db, SiteWriter(root)).update_all()
+    summary = root / acre.name / "game.json"
+    data = json.loads(summary.read_text())
+    summary.write_text(json.dumps({**data, "format": "another"}))
+    spring = root / acre.name / "S1101M.html"
+    first = spring.stat().st_mtime_ns, spring.stat().st_ino
+    SiteNotifier(db, SiteWriter(root)).update_all()
+    assert (spring.stat().st_mtime_ns, spring.stat().st_ino) != first
+    assert json.loads(summary.read_text())["format"] == data["format"]
+    db.dispose()

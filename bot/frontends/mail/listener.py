@@ -158,3 +158,4 @@ class MailFrontEnd:
             self._server = None
         if self.notifier in self.dispatcher.notifiers:
             self.dispatcher.notifiers.remove(self.notifier)
+        await self.mailer.close()

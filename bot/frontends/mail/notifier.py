@@ -44,6 +44,9 @@ from .replies import announcement_message, picture_part
 log = structlog.get_logger("crusader.mail")
 
 PICTURED = ("results", "started")
+PICTURES_KEPT = 16
+"""Announcements whose attachment is kept for their next addresses (a picture is about 190 kB
+written out: the outbox delivers the mails of a few announcements at a time)."""
 
 
 class MailNotifier:
@@ -58,7 +61,7 @@ class MailNotifier:
         self.attach_maps = attach_maps
         self.archive_url = archive_url.rstrip("/") if archive_url else None
         """The archive site's public address (``CRUSADER_ARCHIVE_URL``): results link the season's page."""
-        self._pictures: dict[str, MIMEPart | None] = {}  # the last few attached, by announcement key
+        self._pictures: dict[str, asyncio.Future] = {}  # the last few attached (MIMEPart | None), by announcement key
         self._boards: dict[str, str] = {}  # the last few boards written out, by announcement key
 
     async def recipients(self, announcement: Announcement) -> Sequence[str]:
@@ -202,22 +205,27 @@ class MailNotifier:
         """The picture for ``announcement`` as an attachment, made once for all its addresses."""
         if not self.attach_maps:
             return None
-        if announcement.key not in self._pictures:
-            wanted = announcement.data.get("orders_picture") if announcement.kind == "reply" else None
-            board = announcement.data.get("board_picture") if announcement.kind == "reply" else None
-            name = (f"{wanted['name']}-{wanted['phase']}-{wanted['power']}-orders.png" if wanted
-                    else f"{board['name']}-{board['phase']}.png" if board
-                    else f"{announcement.game}-{announcement.data.get('phase')}.png")  # the phase the picture shows
-            try:
-                png = await asyncio.to_thread(self._draw, announcement)
-                picture = picture_part(png, name) if png else None
-            except Exception:
-                log.exception("map picture not drawn; the mail goes without it", key=announcement.key)
-                picture = None
-            while len(self._pictures) >= 8:
+        kept = self._pictures.get(announcement.key)
+        if kept is None or kept.get_loop() is not asyncio.get_running_loop():
+            # the mails of an announcement are delivered at the same time: the first makes the
+            # picture, the others wait for it (not each its own)
+            self._pictures[announcement.key] = asyncio.ensure_future(self._attachment(announcement))
+            while len(self._pictures) > PICTURES_KEPT:
                 self._pictures.pop(next(iter(self._pictures)))
-            self._pictures[announcement.key] = picture
-        return self._pictures[announcement.key]
+        return await asyncio.shield(self._pictures[announcement.key])
+
+    async def _attachment(self, announcement: Announcement) -> MIMEPart | None:
+        wanted = announcement.data.get("orders_picture") if announcement.kind == "reply" else None
+        board = announcement.data.get("board_picture") if announcement.kind == "reply" else None
+        name = (f"{wanted['name']}-{wanted['phase']}-{wanted['power']}-orders.png" if wanted
+                else f"{board['name']}-{board['phase']}.png" if board
+                else f"{announcement.game}-{announcement.data.get('phase')}.png")  # the phase the picture shows
+        try:
+            png = await asyncio.to_thread(self._draw, announcement)
+            return await asyncio.to_thread(picture_part, png, name) if png else None
+        except Exception:
+            log.exception("map picture not drawn; the mail goes without it", key=announcement.key)
+            return None
 
     def _orders_picture(self, wanted: dict) -> bytes | None:
         """A power's standing orders drawn on the board, while the game is still in the phase the

@@ -1,9 +1,10 @@
 """The archive site in ``crusader serve``: kept up to date from the announcements, served over HTTP.
 
 :class:`SiteNotifier` rewrites a game's pages when the judge announces its results (and when a
-game starts, ends or is rolled back). :class:`ArchiveSite` is the front end: at start it brings
-every game's pages up to date, then serves the directory with aiohttp on
-``CRUSADER_ARCHIVE_HOST``:``CRUSADER_ARCHIVE_PORT`` (127.0.0.1:8080 unless set).
+game starts, ends or is rolled back). :class:`ArchiveSite` is the front end: it serves the
+directory with aiohttp on ``CRUSADER_ARCHIVE_HOST``:``CRUSADER_ARCHIVE_PORT`` (127.0.0.1:8080
+unless set), and from its start brings up to date, in the background, the pages of every game
+that changed while the server was away (none, when it was stopped and started again).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from bot.archive.games import game_archive, sweep_temporary
 from bot.store import database
 from bot.store.database import Database
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
-from .writer import SiteWriter
+from .writer import SiteWriter, site_state
 
 log = structlog.get_logger("crusader.site")
 
@@ -84,25 +85,59 @@ class SiteNotifier:
                 log.exception("archive index not written")
             self._indexed = asyncio.get_running_loop().time()
 
-    def update(self, game_id: int, *, index: bool = True) -> None:
+    def update(self, game_id: int, *, index: bool = True, state: tuple[str, str] | None = None) -> bool:
+        """Bring a game's pages up to date; whether any was written. ``state``: the game's name and
+        :func:`~.writer.site_state`, when read already."""
+        state = state or game_states(self.db, game_id).get(game_id)
+        if state is not None and self.writer.is_current(*state):
+            return False  # its pages show what it is now: nothing to write
         try:
-            archive = game_archive(self.db, game_id)
+            archive = game_archive(self.db, game_id, record=False)  # the seasons: what the pages show
         except ValueError:
             if index:
                 self.writer.write_index()
-            return  # deleted since
+            return True  # deleted since
         self.writer.write_game(archive, index=index)
+        return True
+
+    async def catch_up(self) -> int:
+        """:meth:`update_all` one game at a time, each in turn with the deliveries (a server starts
+        serving at once; the pages of a thousand games written meanwhile hold up no results)."""
+        await asyncio.to_thread(sweep_temporary, self.writer.root)
+        states = await asyncio.to_thread(game_states, self.db)
+        written = 0
+        for game_id, state in states.items():
+            async with self._lock:
+                try:
+                    written += await asyncio.to_thread(self.update, game_id, index=False, state=state)
+                except Exception:
+                    log.exception("archive pages not written", game=state[0])
+        async with self._lock:
+            if written or not (self.writer.root / "index.html").is_file():
+                await asyncio.to_thread(self.writer.write_index)
+                self._indexed = asyncio.get_running_loop().time()
+        log.info("archive pages brought up to date", games=len(states), written=written)
+        return len(states)
 
     def update_all(self) -> int:
         """Bring every game's pages up to date (at start-up), after removing what writes
-        interrupted by a kill left behind; the number of games."""
+        interrupted by a kill left behind; the number of games. A game whose pages are current is
+        not written again, and the site's index only if some game was, or it is missing."""
         sweep_temporary(self.writer.root)
-        with self.db.session() as session:
-            ids = [g.id for g in database.all_games(session)]
-        for game_id in ids:
-            self.update(game_id, index=False)
-        self.writer.write_index()
-        return len(ids)
+        states = game_states(self.db)
+        written = sum(self.update(game_id, index=False, state=state) for game_id, state in states.items())
+        if written or not (self.writer.root / "index.html").is_file():
+            self.writer.write_index()
+        log.info("archive pages brought up to date", games=len(states), written=written)
+        return len(states)
+
+
+def game_states(db: Database, game_id: int | None = None) -> dict[int, tuple[str, str]]:
+    """Each game's name and :func:`~.writer.site_state` (or only game ``game_id``'s), read from the
+    few columns the pages show, in three queries whatever the number of games."""
+    with db.session() as session:
+        games, players, versions = database.site_columns(session, game_id)
+    return {g["id"]: (g["name"], site_state(g, players.get(g["id"], ()), versions.get(g["id"], ()))) for g in games}
 
 
 _NOT_FOUND = ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title></head>"
@@ -154,9 +189,9 @@ class ArchiveSite:
         self.host, self.port = host, port
         self.notifier = SiteNotifier(db, SiteWriter(self.root))
         self._runner: web.AppRunner | None = None
+        self._catch_up: asyncio.Task | None = None
 
     async def start(self) -> None:
-        games = await asyncio.to_thread(self.notifier.update_all)
         self._runner = web.AppRunner(site_app(self.root), access_log=None)
         await self._runner.setup()
         try:
@@ -168,9 +203,16 @@ class ArchiveSite:
             self._runner = None
             raise listen_error(exc, "the archive site", self.host, self.port, "CRUSADER_ARCHIVE_HOST",
                                "CRUSADER_ARCHIVE_PORT", off=" (or 0 to turn the site off)") from None
-        log.info("archive site", url=f"http://{self.host}:{self.port}/", directory=str(self.root), games=games)
+        log.info("archive site", url=f"http://{self.host}:{self.port}/", directory=str(self.root))
+        # the pages of games changed while the server was away (or written by another version of
+        # it), brought up to date while it serves
+        self._catch_up = asyncio.get_running_loop().create_task(self.notifier.catch_up(), name="archive-catch-up")
 
     async def stop(self) -> None:
+        if self._catch_up is not None:
+            self._catch_up.cancel()
+            await asyncio.gather(self._catch_up, return_exceptions=True)
+            self._catch_up = None
         await self.notifier.settle()
         if self._runner is not None:
             await self._runner.cleanup()

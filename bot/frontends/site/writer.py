@@ -12,13 +12,19 @@ Layout under the site's root::
 
 Every file is written atomically (a temporary file renamed over the old one), so a reader never
 sees half a page. A season page is written once, when its season is archived (again only if it
-is rolled back and adjudicated anew); the index pages are rewritten each time. A whole game can
-also be built afresh in a temporary directory that is then renamed into place.
+is rolled back and adjudicated anew). A game's page and its board are written when what they
+show changes: the game's summary keeps the digest of what its pages were written from
+(:func:`site_state`: the game's status, phase, outcome and board, its players and the versions of
+its seasons, and the site's own templates and code), so that a game whose digest is unchanged is
+not written again, at start-up or when its announcement is delivered twice. The board of a game
+is the picture of the board its last season left whenever it is that board (drawn once). A whole
+game can also be built afresh in a temporary directory that is then renamed into place.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import re
@@ -27,13 +33,14 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import jinja2
 
 from adjudicator.vocab import Phase
 
 from bot.archive.games import GameArchive, temporary_prefix, write_atomically
+from bot.codec.documents import position_to_dict
 from bot.store.names import game_key
 from bot.render import DEFAULT_SIZE
 from bot.service.report import Report, phase_report
@@ -48,6 +55,34 @@ _SEASON_FILE = re.compile(r"^[A-Z]\d+[A-Z](\.html|\.png|-after\.png|-before\.svg
 BOARD = "board.png"
 _OUTCOME_WORDS = {"succeeds": "succeeded", "fails": "failed", "invalid": "invalid"}
 _FILE_MODE, _DIR_MODE = 0o644, 0o755
+
+
+@functools.cache
+def site_format() -> str:
+    """A digest of what writes the pages (the templates and this module): pages written by another
+    version of them are not current."""
+    digest = hashlib.sha256()
+    here = Path(__file__).parent
+    for path in sorted([*(here / "templates").glob("*"), *here.glob("*.py")]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def site_state(game: Mapping[str, Any], players: Iterable[Mapping[str, Any]], versions: Iterable[int]) -> str:
+    """The digest of what a game's pages show: ``game`` (its ``status``, ``phase``, ``outcome`` and
+    ``position``, as :class:`~bot.archive.games.GameArchive` gives them), its ``players`` (their
+    ``power``, ``status`` and ``nmr_count``) and the ``versions`` of its seasons. The same for the
+    same game, whether read whole or only these columns (:func:`bot.frontends.site.server.game_states`)."""
+    text = json.dumps([site_format(), game.get("name"), game.get("status"), game.get("phase"), game.get("outcome"),
+                       game.get("position"), [(p.get("power"), p.get("status"), p.get("nmr_count"))
+                                              for p in players if p.get("power")], sorted(versions)],
+                      sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def archive_state(archive: GameArchive) -> str:
+    """:func:`site_state` of a game read whole."""
+    return site_state(archive.game, archive.players, (s.version for s in archive.seasons))
 
 
 def game_slug(name: str) -> str:
@@ -129,6 +164,7 @@ class SiteWriter:
         self.map_size = map_size
         self.clock = clock
         self.env = environment()
+        self._read: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}  # summaries read, by slug
 
     # -- pages ------------------------------------------------------------------------------
 
@@ -174,10 +210,22 @@ class SiteWriter:
         caller writes it once after several games) the site index are rewritten.
         """
         record = game_record(archive)
-        self._write_game_into(self.root / game_slug(record.name), record, rewrite=rewrite)
+        self._write_game_into(self.root / game_slug(record.name), record, rewrite=rewrite,
+                              state=archive_state(archive))
         if index:
             self.write_index()
         return record
+
+    def is_current(self, name: str, state: str) -> bool:
+        """Whether the pages of the game ``name`` were written from what has the digest ``state``
+        (:func:`site_state`), and are all there."""
+        folder = self.root / game_slug(name)
+        summary = self._summary(folder)
+        if summary.get("state") != state or summary.get("format") != site_format():
+            return False
+        pages = summary.get("pages") or {}
+        names = [*(f"{slug}.html" for slug in pages), "index.html", *((BOARD,) if summary.get("board") else ())]
+        return all((folder / name).is_file() for name in names)
 
     def build_game(self, archive: GameArchive) -> GameRecord:
         """Write a game's pages afresh in a temporary directory and rename it into place."""
@@ -188,7 +236,7 @@ class SiteWriter:
         fresh = Path(tempfile.mkdtemp(dir=self.root, prefix=temporary_prefix(slug) + "new-"))
         try:
             os.chmod(fresh, _DIR_MODE)
-            self._write_game_into(fresh, record, rewrite=True)
+            self._write_game_into(fresh, record, rewrite=True, state=archive_state(archive))
             if target.exists():
                 old = Path(tempfile.mkdtemp(dir=self.root, prefix=temporary_prefix(slug) + "old-"))
                 os.replace(target, old / slug)
@@ -202,11 +250,15 @@ class SiteWriter:
         self.write_index()
         return record
 
-    def _write_game_into(self, folder: Path, record: GameRecord, *, rewrite: bool) -> None:
+    def _write_game_into(self, folder: Path, record: GameRecord, *, rewrite: bool, state: str | None = None) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        written = self._pages_written(folder)
+        summary = self._summary(folder)
+        written = dict(summary.get("pages") or {})
+        if summary.get("format") != site_format():
+            rewrite = True  # written by another version of the pages
         keep = set()
         last = len(record.seasons) - 1
+        last_after: bytes | None = None  # the board the last season left, when drawn now
         for i, season in enumerate(record.seasons):
             path = folder / f"{season.slug}.html"
             names = _picture_names(season)
@@ -221,42 +273,72 @@ class SiteWriter:
                 for name, data in zip(names, pictures):
                     write_file(folder / name, data)
                 write_file(path, self.season_page(record, i, tuple(png_size(p) for p in pictures)))
+                if i == last:
+                    last_after = pictures[1]
         for stale in folder.iterdir():
             if _SEASON_FILE.match(stale.name) and stale.name not in keep:
                 stale.unlink(missing_ok=True)
-        board = board_png(record, size=self.map_size)
-        if board is not None:
-            write_file(folder / BOARD, board)
-        else:
+        board_key = self._board_key(record)
+        board_size: tuple[int, int] | None = None
+        if board_key is None:
             (folder / BOARD).unlink(missing_ok=True)
-        write_file(folder / "index.html", self.game_page(record, png_size(board) if board is not None else None))
-        summary = {"name": record.name, "slug": game_slug(record.name),
-                   "variant": record.variant.name, "variant_title": record.variant.title, "status": record.status,
-                   "phase": record.phase, "phase_name": _phase_name(record.phase), "seasons": len(record.seasons),
-                   "outcome": outcome_text(record.outcome),
-                   "pages": {season.slug: season.version for season in record.seasons}}
-        write_file(folder / SUMMARY, json.dumps(summary, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+        elif not rewrite and summary.get("board") == board_key and (folder / BOARD).is_file():
+            board_size = tuple(summary.get("board_size") or ()) or None  # as written: not drawn again
+        if board_key is not None and board_size is None:
+            # the board a game stands at is, between two seasons, the one its last season left
+            board = (last_after if last_after is not None and record.current == record.seasons[-1].after
+                     else board_png(record, size=self.map_size))
+            if board is not None:
+                write_file(folder / BOARD, board)
+                board_size = png_size(board)
+        write_file(folder / "index.html", self.game_page(record, board_size))
+        out = {"name": record.name, "slug": game_slug(record.name),
+               "variant": record.variant.name, "variant_title": record.variant.title, "status": record.status,
+               "phase": record.phase, "phase_name": _phase_name(record.phase), "seasons": len(record.seasons),
+               "outcome": outcome_text(record.outcome),
+               "pages": {season.slug: season.version for season in record.seasons},
+               "format": site_format(), "state": state, "board": board_key,
+               "board_size": list(board_size) if board_size else None}
+        write_file(folder / SUMMARY, json.dumps(out, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+
+    def _board_key(self, record: GameRecord) -> str | None:
+        """What the board picture is drawn from (``None``: the game has no board to show)."""
+        if record.current is None:
+            return None
+        text = json.dumps([record.name, self.map_size, position_to_dict(record.current, record.variant)],
+                          sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     @staticmethod
-    def _pages_written(folder: Path) -> dict[str, int]:
+    def _summary(folder: Path) -> dict[str, Any]:
         try:
-            return dict(json.loads((folder / SUMMARY).read_text(encoding="utf-8")).get("pages") or {})
-        except (OSError, ValueError, AttributeError):
+            summary = json.loads((folder / SUMMARY).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
             return {}
+        return summary if isinstance(summary, dict) else {}
 
     def games(self) -> list[dict[str, Any]]:
-        """The games written under the root, from their summaries, by name."""
-        out = []
+        """The games written under the root, from their summaries, by name (a summary read again
+        only when its file has changed since it was last read)."""
+        out, seen = [], {}
         if self.root.is_dir():
             for path in sorted(self.root.glob(f"*/{SUMMARY}")):
                 if path.parent.name.startswith("."):
                     continue
                 try:
-                    summary = json.loads(path.read_text(encoding="utf-8"))
+                    stat = path.stat()
+                    stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+                    kept = self._read.get(path.parent.name)
+                    if kept is not None and kept[0] == stamp:
+                        summary = kept[1]
+                    else:
+                        summary = json.loads(path.read_text(encoding="utf-8"))
+                        summary["slug"] = path.parent.name
                 except (OSError, ValueError):
                     continue
-                summary["slug"] = path.parent.name
+                seen[path.parent.name] = (stamp, summary)
                 out.append(summary)
+        self._read = seen
         return sorted(out, key=lambda g: g.get("name", "").lower())
 
     def write_index(self) -> None:
