@@ -18,26 +18,30 @@ disbands, changes of owner, builds, removals, eliminations, victory, and the rul
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence, cast
 
 from .adjustment import allowance, resolve_adjustments
 from .events import Annihilation, CentreChange, Events
 from .hooks import MovementSetup, RuleHooks
 from .modules import rules_for
 from .movement import resolve_movement
-from .orders import Order, Retreat, is_rule_order
+from .orders import (Build, Convoy, Disband, Hold, Move, MovementOrder, Order, Retreat, RuleOrder, SupportHold, SupportMove,
+                     Waive, is_rule_order)
 from .position import Position, units_by_province
 from .results import Adjudication, OrderResult, Outcome, Reason
 from .retreat import resolve_retreats
 from .validate import Board, check, retreat_options
+from .variant import Variant
 from .vocab import NEUTRAL, PhaseKind, Power, ProvinceId, Season
 
 SUCCEEDS, FAILS, INVALID = Outcome.SUCCEEDS, Outcome.FAILS, Outcome.INVALID
 MOVEMENT, RETREAT = PhaseKind.MOVEMENT, PhaseKind.RETREAT
 FALL = Season.FALL
 
+_UnitOrder = Hold | Move | SupportHold | SupportMove | Convoy | Retreat | Disband | Build
 
-def adjudicate(variant, position: Position, orders: Sequence[Order]) -> Adjudication:
+
+def adjudicate(variant: Variant, position: Position, orders: Sequence[Order]) -> Adjudication:
     """Adjudicate ``position``'s phase with ``orders`` (in the order given) and make the next position."""
     orders = tuple(orders)
     hooks = rules_for(position)
@@ -51,7 +55,8 @@ def adjudicate(variant, position: Position, orders: Sequence[Order]) -> Adjudica
     return hooks.after_phase(variant, position, adjudication)
 
 
-def _board(variant, position: Position, hooks: RuleHooks, commander=None) -> Board:
+def _board(variant: Variant, position: Position, hooks: RuleHooks,
+           commander: Mapping[ProvinceId, Power] | None = None) -> Board:
     return Board(variant, position, commander, hooks)
 
 
@@ -59,16 +64,18 @@ def _check(board: Board, order: Order) -> tuple[Order | None, Reason | None]:
     """:func:`check`, with a rule module's orders (settled by the module in the phases where it
     does, never here) refused with the module's reason."""
     if is_rule_order(order):
-        refusal, _ = board.hooks.order_check(board.variant, board.position, order, ())
-        return None, refusal
+        checked = board.hooks.order_check(board.variant, board.position, order, ())
+        assert checked is not None      # a rule order exists only where its module checks it
+        return None, checked[0]
     return check(board, order)
 
 
-def _choose(board: Board, candidates, results: list) -> tuple[dict[ProvinceId, int | None], dict[ProvinceId, Order]]:
+def _choose(board: Board, candidates: Iterable[tuple[int | None, Order]], results: list[OrderResult | None]
+            ) -> tuple[dict[ProvinceId, int | None], dict[ProvinceId, _UnitOrder]]:
     """Check each (index, order); the last legal order to a unit replaces earlier ones.
     Returns the index of each unit's order (None for the judge's own) and each unit's order."""
     chosen: dict[ProvinceId, int | None] = {}
-    orders: dict[ProvinceId, Order] = {}
+    orders: dict[ProvinceId, _UnitOrder] = {}
     checks = board.checks     # the phase's own order types (never a rule module's): checked at once
     for i, order in candidates:
         checker = checks.get(type(order))
@@ -77,6 +84,7 @@ def _choose(board: Board, candidates, results: list) -> tuple[dict[ProvinceId, i
             if i is not None:
                 results[i] = OrderResult(order, INVALID, why.text)
             continue
+        assert understood is not None and not isinstance(understood, (Waive, RuleOrder))  # accepted: a unit's order
         key = understood.location.province
         if key in chosen:
             j, earlier = chosen[key], orders[key]
@@ -88,23 +96,32 @@ def _choose(board: Board, candidates, results: list) -> tuple[dict[ProvinceId, i
     return chosen, orders
 
 
-def _start(setup: MovementSetup, orders: tuple) -> tuple[list, list]:
+def _start(setup: MovementSetup, orders: tuple[Order, ...]
+           ) -> tuple[list[OrderResult | None], list[tuple[int | None, Order]]]:
     """The results the rule module decided (by index, ``None`` elsewhere), and the unit orders
     left to check: the module's own orders for its units first, then every other line given."""
     results: list[OrderResult | None] = [None] * len(orders)
     if not setup.results and not setup.unit_orders:
-        return results, list(enumerate(orders))
+        return results, list[tuple[int | None, Order]](enumerate(orders))
     for i, r in setup.results.items():
         results[i] = r
     if not setup.unit_orders:
         return results, [(i, o) for i, o in enumerate(orders) if results[i] is None]
-    fixed = {i: o for i, o in setup.unit_orders.values() if i is not None}
-    candidates = [(None, o) for i, o in setup.unit_orders.values() if i is None]
+    # The module's unit orders are the engine's own order values (UnitOrder is their common base).
+    module_orders = [(i, cast(_UnitOrder, o)) for i, o in setup.unit_orders.values()]
+    fixed = {i: o for i, o in module_orders if i is not None}
+    candidates: list[tuple[int | None, Order]] = [(None, o) for i, o in module_orders if i is None]
     candidates += [(i, fixed.get(i, o)) for i, o in enumerate(orders) if results[i] is None]
     return results, candidates
 
 
-def _collect(results: list, implicit: list, chosen, outcomes: Mapping[ProvinceId, OrderResult]) -> None:
+def _all(results: list[OrderResult | None]) -> tuple[OrderResult, ...]:
+    """The results once every order has one."""
+    return tuple(cast(list[OrderResult], results))
+
+
+def _collect(results: list[OrderResult | None], implicit: list[OrderResult], chosen: Mapping[ProvinceId, int | None],
+             outcomes: Mapping[ProvinceId, OrderResult]) -> None:
     """Each unit's result, at the index of its order (or with the judge's implicit orders)."""
     for p, result in outcomes.items():
         i = chosen.get(p)
@@ -117,13 +134,15 @@ def _collect(results: list, implicit: list, chosen, outcomes: Mapping[ProvinceId
 # -- movement ---------------------------------------------------------------------------------
 
 
-def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> Adjudication:
+def _movement(variant: Variant, position: Position, orders: tuple[Order, ...], hooks: RuleHooks) -> Adjudication:
     setup = hooks.before_movement(variant, position, orders)
     pos = setup.position
     results, candidates = _start(setup, orders)
     board = _board(variant, pos, hooks, setup.commander)
     chosen, unit_orders = _choose(board, candidates, results)
-    outcome = resolve_movement(variant, units_by_province(pos), unit_orders, setup.commander)
+    # the movement phase's checks accept movement orders only
+    outcome = resolve_movement(variant, units_by_province(pos), cast(Mapping[ProvinceId, MovementOrder], unit_orders),
+                               setup.commander)
     implicit: list[OrderResult] = []
     _collect(results, implicit, chosen, outcome.results)
 
@@ -141,7 +160,8 @@ def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
                 annihilated.append((d.unit, outcome.dislodged_by.get(d.unit.province)))
         if annihilated:
             events = replace(events, annihilated=tuple(Annihilation(u, by) for u, by in annihilated))
-    moved = {pos.unit_at(p).location: loc for p, loc in outcome.moved.items()}
+    index = units_by_province(pos)
+    moved = {index[p].location: loc for p, loc in outcome.moved.items()}
     after = hooks.units_moved(variant, after, moved, annihilated)
     if keep:
         nxt = after.with_changes(dislodged=tuple(keep))
@@ -149,18 +169,19 @@ def _movement(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
         nxt, events = _season_over(variant, after.with_changes(dislodged=(), standoffs=(), phase=pos.phase), hooks,
                                    events)
     nxt, events = _eliminate(variant, nxt, events)
-    return Adjudication(results=tuple(results), position=nxt, implicit=tuple(implicit), events=events)
+    return Adjudication(results=_all(results), position=nxt, implicit=tuple(implicit), events=events)
 
 
 # -- retreats -----------------------------------------------------------------------------------
 
 
-def _retreats(variant, position: Position, orders: tuple, hooks: RuleHooks) -> Adjudication:
+def _retreats(variant: Variant, position: Position, orders: tuple[Order, ...], hooks: RuleHooks) -> Adjudication:
     setup = hooks.before_retreats(variant, position, orders)
     position = setup.position
     results, candidates = _start(setup, orders)
     chosen, unit_orders = _choose(_board(variant, position, hooks, setup.commander), candidates, results)
-    outcome = resolve_retreats(variant, position, unit_orders)
+    # the retreat phase's checks accept retreats and disbands only
+    outcome = resolve_retreats(variant, position, cast(Mapping[ProvinceId, Retreat | Disband], unit_orders))
     implicit: list[OrderResult] = []
     _collect(results, implicit, chosen, outcome.results)
     events = Events(RETREAT, disbanded=tuple(outcome.disbanded), rule=setup.events)
@@ -169,13 +190,13 @@ def _retreats(variant, position: Position, orders: tuple, hooks: RuleHooks) -> A
              if isinstance(r.order, Retreat) and r.outcome is SUCCEEDS}
     after = hooks.units_moved(variant, after, moved, ())
     nxt, events = _eliminate(variant, *_season_over(variant, after, hooks, events))
-    return Adjudication(results=tuple(results), position=nxt, implicit=tuple(implicit), events=events)
+    return Adjudication(results=_all(results), position=nxt, implicit=tuple(implicit), events=events)
 
 
 # -- the turn of the season and the year --------------------------------------------------------
 
 
-def _season_over(variant, position: Position, hooks: RuleHooks, events: Events) -> tuple[Position, Events]:
+def _season_over(variant: Variant, position: Position, hooks: RuleHooks, events: Events) -> tuple[Position, Events]:
     """The position after a season's movement (and retreats): spring -> fall, fall -> winter."""
     if position.phase.season is not FALL:
         return position.with_changes(phase=position.phase.next_movement()), events
@@ -197,13 +218,13 @@ def _season_over(variant, position: Position, hooks: RuleHooks, events: Events) 
     return position.with_changes(phase=position.phase.adjustment() if due else position.phase.next_movement()), events
 
 
-def winners(variant, position: Position) -> tuple[Power, ...]:
+def winners(variant: Variant, position: Position) -> tuple[Power, ...]:
     """The powers that own enough supply centres to win (rule 1.2: centres owned directly; a
     vassal's home stays neutral), in the order of their codes."""
     return winners_among(variant, position.supply_centers)
 
 
-def winners_among(variant, owners: Mapping[ProvinceId, Power]) -> tuple[Power, ...]:
+def winners_among(variant: Variant, owners: Mapping[ProvinceId, Power]) -> tuple[Power, ...]:
     """:func:`winners` of the supply centres' ``owners`` (province -> power, ``NEU`` for neutral)."""
     counts: dict[Power, int] = {}
     for owner in owners.values():
@@ -211,7 +232,7 @@ def winners_among(variant, owners: Mapping[ProvinceId, Power]) -> tuple[Power, .
     return tuple(sorted(p for p, n in counts.items() if p != NEUTRAL and n >= variant.victory_centers))
 
 
-def _eliminate(variant, position: Position, events: Events) -> tuple[Position, Events]:
+def _eliminate(variant: Variant, position: Position, events: Events) -> tuple[Position, Events]:
     """The position with every power that has neither units nor centres now eliminated."""
     owners = set(position.supply_centers.values())
     if owners.issuperset(variant.powers):       # every power owns a centre: none is out
@@ -227,16 +248,16 @@ def _eliminate(variant, position: Position, events: Events) -> tuple[Position, E
 # -- adjustments --------------------------------------------------------------------------------
 
 
-def _adjustments(variant, position: Position, orders: tuple, hooks: RuleHooks) -> Adjudication:
+def _adjustments(variant: Variant, position: Position, orders: tuple[Order, ...], hooks: RuleHooks) -> Adjudication:
     results: list[OrderResult | None] = [None] * len(orders)
     board = _board(variant, position, hooks)
-    legal = []      # every legal order counts, in the order given (a repeated one fails, DATC 6.I.7, 6.J.2)
+    legal: list[tuple[int, Build | Disband | Waive]] = []      # every legal order counts, in the order given (a repeated one fails, DATC 6.I.7, 6.J.2)
     for i, order in enumerate(orders):
         understood, why = _check(board, order)
         if why is not None:
             results[i] = OrderResult(order, INVALID, why.text)
         else:
-            legal.append((i, understood))
+            legal.append((i, cast(Build | Disband | Waive, understood)))  # the adjustment checks accept no other
     outcome = resolve_adjustments(variant, position, legal)
     for i, (order, result, reason) in outcome.results.items():
         results[i] = OrderResult(order, result, reason)
@@ -244,4 +265,4 @@ def _adjustments(variant, position: Position, orders: tuple, hooks: RuleHooks) -
     events = Events(PhaseKind.ADJUSTMENT, built=tuple(outcome.built), removed=tuple(outcome.removed))
     nxt, events = _eliminate(variant, position.with_changes(units=outcome.units, phase=position.phase.next_movement()),
                              events)
-    return Adjudication(results=tuple(results), position=nxt, implicit=tuple(implicit), events=events)
+    return Adjudication(results=_all(results), position=nxt, implicit=tuple(implicit), events=events)

@@ -23,6 +23,7 @@ from .errors import CrusaderError
 from .hooks import CLASSIC, RuleHooks
 from .orders import CLASSIC_ORDER_TYPES
 from .position import Position
+from .vocab import Power
 
 _PACKAGES = {"prestige": "adjudicator.prestige"}
 """Where each known rule module lives: the package that registers it when imported."""
@@ -64,7 +65,7 @@ class RuleModule:
     write_year: Callable[[object | None], dict[str, Any]] | None = None
     read_events: Callable[[Any, Mapping[str, Any]], tuple[object | None, object | None]] | None = None
     order_kind: Callable[[Any], str] | None = None
-    standing: Callable[[Any], Mapping[str, int]] | None = None
+    standing: Callable[[Any], Mapping[Power, int]] | None = None
     standing_name: str = ""
 
 
@@ -121,7 +122,7 @@ def order_kind(order: Any) -> str:
     return module.order_kind(order) if module is not None and module.order_kind is not None else "order"
 
 
-def standing_column(position: Position) -> tuple[str, Mapping[str, int]] | None:
+def standing_column(position: Position) -> tuple[str, Mapping[Power, int]] | None:
     """The standings column ``position``'s rule module adds (its name, and each power's number:
     prestige), or None."""
     modules = _modules_of(position.rules)

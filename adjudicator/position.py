@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from .vocab import NEUTRAL, Phase, Power, ProvinceId, Unit
 
 
-def _frozen(mapping: Mapping | None) -> Mapping:
+def _frozen(mapping: Mapping[Any, Any] | None) -> Mapping[Any, Any]:
     return MappingProxyType(dict(mapping or {}))
 
 
@@ -42,6 +42,8 @@ class Position:
     rules: frozenset[str] = frozenset()
     eliminated: frozenset[Power] = frozenset()
     prestige: Any = None
+    if TYPE_CHECKING:       # set by __init__ beside the fields, never a field itself
+        _index: dict[ProvinceId, Unit] = dataclasses.field(init=False, repr=False, compare=False)
 
     def __init__(self, variant: str, phase: Phase, units: Iterable[Unit], supply_centers: Mapping[ProvinceId, Power],
                  dislodged: Iterable[Dislodgement] = (), standoffs: Iterable[ProvinceId] = frozenset(),
@@ -55,12 +57,12 @@ class Position:
                              eliminated=frozenset(eliminated), prestige=prestige, _index=_unit_index(units))
 
     def unit_at(self, province: ProvinceId) -> Unit | None:
-        return self._index.get(province)  # type: ignore[attr-defined]
+        return self._index.get(province)
 
     @property
     def unit_index(self) -> Mapping[ProvinceId, Unit]:
         """Each unit by its province, in the order of ``units`` (read-only)."""
-        return MappingProxyType(self._index)  # type: ignore[attr-defined]
+        return MappingProxyType(self._index)
 
     def units_of(self, power: Power) -> list[Unit]:
         return [u for u in self.units if u.power == power]
@@ -75,7 +77,7 @@ class Position:
                 counts[owner] = counts.get(owner, 0) + 1
         return counts
 
-    def with_changes(self, **changes) -> Position:
+    def with_changes(self, **changes: Any) -> Position:
         """A copy with ``changes`` (field name -> value), checked as the constructor checks them."""
         if not _FIELD_NAMES.issuperset(changes):
             return replace(self, **changes)     # raises the usual TypeError for the unknown name
@@ -93,7 +95,7 @@ class Position:
 def units_by_province(position: Position) -> Mapping[ProvinceId, Unit]:
     """``position.unit_index`` without the read-only view: the position's own index, for the
     engine's checks and resolver, which read it on every order and never change it."""
-    return position._index  # type: ignore[attr-defined]
+    return position._index
 
 
 def _unit_index(units: tuple[Unit, ...]) -> dict[ProvinceId, Unit]:
@@ -111,6 +113,6 @@ def _unit_index(units: tuple[Unit, ...]) -> dict[ProvinceId, Unit]:
 
 
 # How each field of a Position is stored, whatever iterable or mapping it was given as.
-_NORMALISE = {"units": tuple, "dislodged": tuple, "standoffs": frozenset, "rules": frozenset,
+_NORMALISE: dict[str, Callable[[Any], object]] = {"units": tuple, "dislodged": tuple, "standoffs": frozenset, "rules": frozenset,
               "eliminated": frozenset, "supply_centers": _frozen}
 _FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(Position))

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Sequence
+from typing import Any, Generic, Iterable, Iterator, Mapping, Sequence, TypeVar, cast
 
-from ..orders import Convoy, Hold, Move, Order, SupportHold, SupportMove, UnitOrder
+from ..orders import Convoy, Hold, Move, MovementOrder, Order, SupportHold, SupportMove, UnitOrder
 
-from .orders import PRESTIGE_ORDER_TYPES, Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
-from ..position import Position
+from .orders import PRESTIGE_ORDER_TYPES, Bribe, Lend, PrestigeOrder, Rebel, SecureLoyalty, SeizeFief, Vassal
+from ..position import Position, units_by_province
+from ..variant import Variant
 from ..results import OrderResult, Outcome
 from ..vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, Season, Unit
 from .checks import BRIBE_MINIMUM, REBEL_BASE, Checks, order_cost
@@ -58,10 +59,14 @@ class Settlement:
     ledger: Mapping[Power, Account] = field(default_factory=dict)
 
 
+_O = TypeVar("_O", bound=PrestigeOrder)
+_Bid = TypeVar("_Bid", Vassal, Bribe)
+
+
 @dataclass
-class _Claim:
+class _Claim(Generic[_O]):
     index: int
-    order: Order
+    order: _O
     cost: int
     reason: str = ""          # why it is invalid or unaffordable, when it is
     reserved: bool = False
@@ -75,7 +80,7 @@ def is_spending_phase(position: Position) -> bool:
     return phase.kind is PhaseKind.MOVEMENT and phase.season in (Season.SPRING, Season.FALL)
 
 
-def _target(order: Order) -> tuple | None:
+def _target(order: PrestigeOrder) -> tuple[str, Power, ProvinceId] | None:
     """What a bid is for, per power: a power bids once per unit or centre and kind."""
     if isinstance(order, (Vassal, Bribe)):
         return (type(order).__name__, order.power, order.location.province)
@@ -86,20 +91,20 @@ def _target(order: Order) -> tuple | None:
 
 def pool_key(order: UnitOrder) -> UnitOrder:
     """An order with its giver and unit types left out: pooled bribes compare by this."""
-    changes: dict = {"power": NEUTRAL, "unit_type": None}
+    changes: dict[str, Any] = {"power": NEUTRAL, "unit_type": None}
     if hasattr(order, "target_type"):
         changes["target_type"] = None
     return replace(order, **changes)
 
 
 class _Settler(Checks):
-    def __init__(self, variant, position: Position, orders: Sequence[Order]):
+    def __init__(self, variant: Variant, position: Position, orders: Sequence[Order]) -> None:
         super().__init__(variant, position)
         self.orders = list(orders)
         self.results: dict[int, OrderResult] = {}
-        self.claims: list[_Claim] = []
+        self.claims: list[_Claim[PrestigeOrder]] = []
         self.rebel_targets = {o.province for o in orders if isinstance(o, Rebel)}
-        self.seen: set[tuple] = set()
+        self.seen: set[tuple[str, Power, ProvinceId]] = set()
         self.stopped: set[tuple[Power, bool]] = set()
 
     # -- the run ------------------------------------------------------------------------
@@ -142,12 +147,11 @@ class _Settler(Checks):
                 self.settle_claim(c, True, Outcome.SUCCEEDS,
                                   f"loyalty secured: bribes and rebellions against {self.pw(c.order.power)} "
                                   f"cost {total} more this turn")
-        pos, rebellions = self.settle_rebels([c for c in live if isinstance(c.order, Rebel)], pos)
+        pos, rebellions = self.settle_rebels(_of_kind(live, Rebel), pos)
         vassals = dict(state.vassals)
-        self.settle_vassals([c for c in live if isinstance(c.order, Vassal)], pos, rebellions, vassals)
-        bribed, bribe_orders = self.settle_bribes([c for c in live if isinstance(c.order, Bribe)], pos,
-                                                  rebellions, vassals)
-        homes = self.settle_fiefs([c for c in live if isinstance(c.order, SeizeFief)], rebellions)
+        self.settle_vassals(_of_kind(live, Vassal), pos, rebellions, vassals)
+        bribed, bribe_orders = self.settle_bribes(_of_kind(live, Bribe), pos, rebellions, vassals)
+        homes = self.settle_fiefs(_of_kind(live, SeizeFief), rebellions)
         # 4. the prestige that was only reserved goes back
         for c in self.claims:
             if c.reserved and not c.spent:
@@ -165,11 +169,11 @@ class _Settler(Checks):
             self.results[c.index] = OrderResult(c.order, c.outcome, c.reason)
         return self.finish(bribed, pos, bribe_orders, tuple(rebellions), ledger)
 
-    def reserve(self, index: int, order: Order) -> _Claim:
-        claim = _Claim(index, order, order_cost(order))
+    def reserve(self, index: int, order: PrestigeOrder) -> _Claim[PrestigeOrder]:
+        claim: _Claim[PrestigeOrder] = _Claim(index, order, order_cost(order))
         self.claims.append(claim)
-        why = self.reason(order, self.rebel_targets)
-        why = None if why is None else why.text
+        refusal = self.reason(order, self.rebel_targets)
+        why = None if refusal is None else refusal.text
         key = _target(order)
         if why is None and key is not None:
             if key in self.seen:
@@ -194,7 +198,7 @@ class _Settler(Checks):
         return claim
 
     @staticmethod
-    def settle_claim(claim: _Claim, spent: bool, outcome: Outcome, reason: str) -> None:
+    def settle_claim(claim: _Claim[Any], spent: bool, outcome: Outcome, reason: str) -> None:
         claim.spent, claim.outcome = spent, outcome
         tail = f"{claim.cost} prestige spent" if spent else "nothing spent"
         claim.reason = f"{reason}; {tail}"
@@ -202,7 +206,7 @@ class _Settler(Checks):
     def minimum_words(self, base: int, owner: Power) -> tuple[int, str]:
         return self.minimum(base, owner, self.loyalty.get(owner, 0))
 
-    def pool_words(self, claims: list[_Claim]) -> str:
+    def pool_words(self, claims: Sequence[_Claim[Any]]) -> str:
         if len(claims) == 1:
             return f"{claims[0].cost} bid"
         parts = " and ".join(f"{self.pw(c.order.power)} {c.cost}" for c in claims)
@@ -210,8 +214,8 @@ class _Settler(Checks):
 
     # -- rebellion (2.7) ------------------------------------------------------------------
 
-    def settle_rebels(self, claims: list[_Claim], pos: Position) -> tuple[Position, list[ProvinceId]]:
-        by_centre: dict[ProvinceId, list[_Claim]] = defaultdict(list)
+    def settle_rebels(self, claims: list[_Claim[Rebel]], pos: Position) -> tuple[Position, list[ProvinceId]]:
+        by_centre: dict[ProvinceId, list[_Claim[Rebel]]] = defaultdict(list)
         for c in claims:
             by_centre[c.order.province].append(c)       # decision 14: REBEL bids always pool
         rebellions: list[ProvinceId] = []
@@ -240,15 +244,16 @@ class _Settler(Checks):
 
     # -- vassaldom (2.4) ------------------------------------------------------------------
 
-    def wasted_on_rebel(self, c: _Claim, prov: ProvinceId) -> None:
+    def wasted_on_rebel(self, c: _Claim[Any], prov: ProvinceId) -> None:
         self.settle_claim(c, True, Outcome.FAILS,
                           f"{self.pv(prov)} rebelled this turn: it cannot be taken as vassal or bribed in the same "
                           f"turn (rule 2.7.4)")
 
-    def claims_by_unit(self, claims: list[_Claim], rebellions: list[ProvinceId]):
+    def claims_by_unit(self, claims: list[_Claim[_Bid]], rebellions: list[ProvinceId]
+                       ) -> Iterator[tuple[ProvinceId, list[_Claim[_Bid]]]]:
         """The VASSAL or BRIBE claims on each unit, in order; those on a unit whose centre
         rebels this turn are wasted (2.7.4) and not given."""
-        by_unit: dict[ProvinceId, list[_Claim]] = defaultdict(list)
+        by_unit: dict[ProvinceId, list[_Claim[_Bid]]] = defaultdict(list)
         for c in claims:
             by_unit[c.order.location.province].append(c)
         for prov, group in by_unit.items():
@@ -258,7 +263,7 @@ class _Settler(Checks):
                 continue
             yield prov, group
 
-    def settle_vassals(self, claims: list[_Claim], pos: Position, rebellions: list[ProvinceId],
+    def settle_vassals(self, claims: list[_Claim[Vassal]], pos: Position, rebellions: list[ProvinceId],
                        vassals: dict[Location, Power]) -> None:
         for prov, group in self.claims_by_unit(claims, rebellions):
             unit = pos.unit_at(prov)
@@ -273,7 +278,7 @@ class _Settler(Checks):
             if winners:
                 vassals[unit.location] = winners[0].order.power
 
-    def contest(self, group: list[_Claim], prize: str, thing: str) -> None:
+    def contest(self, group: list[_Claim[Vassal]], prize: str, thing: str) -> None:
         """Sealed single bids: the highest wins; equal highest: nobody; all spent (2.4.2)."""
         top = max(c.cost for c in group)
         best = [c for c in group if c.cost == top]
@@ -297,23 +302,23 @@ class _Settler(Checks):
 
     # -- bribes (2.5, 2.8) ----------------------------------------------------------------
 
-    def bribe_order(self, claim: _Claim) -> UnitOrder:
+    def bribe_order(self, claim: _Claim[Bribe]) -> UnitOrder:
         """The order a briber gives the unit: on the BRIBE line, else its own line for it, else hold."""
-        o: Bribe = claim.order
+        o = claim.order
         if o.order is not None:
             return o.order
         for other in self.orders:
             if isinstance(other, UNIT_ORDER_TYPES) and other.power == o.power and other.province == o.location.province:
                 return other
-        unit = self.position.unit_at(o.location.province)
+        unit = units_by_province(self.position)[o.location.province]     # a valid bid's unit
         return Hold(o.power, unit.type, unit.location)
 
-    def settle_bribes(self, claims: list[_Claim], pos: Position, rebellions: list[ProvinceId],
-                      vassals: Mapping[Location, Power]) -> tuple[dict[ProvinceId, Power], dict]:
+    def settle_bribes(self, claims: list[_Claim[Bribe]], pos: Position, rebellions: list[ProvinceId],
+                      vassals: Mapping[Location, Power]) -> tuple[dict[ProvinceId, Power], dict[ProvinceId, UnitOrder]]:
         bribed: dict[ProvinceId, Power] = {}
         chosen: dict[ProvinceId, UnitOrder] = {}
         for prov, group in self.claims_by_unit(claims, rebellions):
-            unit = pos.unit_at(prov)
+            unit = units_by_province(pos)[prov]     # a valid bid's unit (a rebellion leaves it there)
             if unit.power == NEUTRAL:
                 controller = vassals.get(unit.location)
             else:
@@ -328,7 +333,7 @@ class _Settler(Checks):
             group = [c for c in group if c.order.power != controller]
             if not group:
                 continue
-            pools: dict[UnitOrder, list[_Claim]] = defaultdict(list)
+            pools: dict[UnitOrder, list[_Claim[Bribe]]] = defaultdict(list)
             for c in group:
                 pools[pool_key(self.bribe_order(c))].append(c)   # decision 14: same order, same pool
             totals = {k: sum(c.cost for c in v) for k, v in pools.items()}
@@ -373,7 +378,7 @@ class _Settler(Checks):
 
     # -- fiefs (2.6) ----------------------------------------------------------------------
 
-    def settle_fiefs(self, claims: list[_Claim], rebellions: list[ProvinceId]) -> dict[Power, tuple]:
+    def settle_fiefs(self, claims: list[_Claim[SeizeFief]], rebellions: list[ProvinceId]) -> dict[Power, tuple[ProvinceId, ...]]:
         homes = {p: tuple(h) for p, h in self.state.home_centers.items()}
         for c in claims:
             prov, power = c.order.province, c.order.power
@@ -393,13 +398,13 @@ class _Settler(Checks):
                rebellions: tuple[ProvinceId, ...], ledger: Mapping[Power, Account]) -> Settlement:
         state = state_of(pos)
         commanders: dict[ProvinceId, Power] = {}
-        for unit in pos.units:
-            if unit.province in bribed:
-                commanders[unit.province] = bribed[unit.province]
-            elif unit.power == NEUTRAL:
-                commanders[unit.province] = lord_of(state, unit) or NEUTRAL
+        for u in pos.units:
+            if u.province in bribed:
+                commanders[u.province] = bribed[u.province]
+            elif u.power == NEUTRAL:
+                commanders[u.province] = lord_of(state, u) or NEUTRAL
             else:
-                commanders[unit.province] = unit.power
+                commanders[u.province] = u.power
         lost_bids: dict[tuple[Power, ProvinceId], str] = {}
         for c in self.claims:
             if isinstance(c.order, (Vassal, Bribe)) and c.outcome is not Outcome.SUCCEEDS:
@@ -452,8 +457,9 @@ class _Settler(Checks):
         return Settlement(position=pos, results=self.results, unit_orders=unit_orders, commanders=commanders,
                           bribed=dict(bribed), rebellions=rebellions, ledger=ledger)
 
-    def void(self, o: UnitOrder, unit: Unit, owner: Power, commander: Power, bribed, rebellions,
-             lost_bids, bribe_orders) -> OrderResult:
+    def void(self, o: MovementOrder, unit: Unit, owner: Power, commander: Power, bribed: Mapping[ProvinceId, Power],
+             rebellions: Sequence[ProvinceId], lost_bids: Mapping[tuple[Power, ProvinceId], str],
+             bribe_orders: Mapping[ProvinceId, UnitOrder]) -> OrderResult:
         """The result of an order for a unit its giver does not command this season."""
         words = self.unit_words(unit)
         if unit.province in bribed and pool_key(o) == pool_key(bribe_orders[unit.province]):
@@ -473,6 +479,11 @@ class _Settler(Checks):
                                                f"({who} does); this order is void")
 
 
-def settle(variant, position: Position, orders: Sequence[Order]) -> Settlement:
+def _of_kind(claims: Iterable[_Claim[PrestigeOrder]], kind: type[_O]) -> list[_Claim[_O]]:
+    """The claims whose order is a ``kind``."""
+    return [cast("_Claim[_O]", c) for c in claims if isinstance(c.order, kind)]
+
+
+def settle(variant: Variant, position: Position, orders: Sequence[Order]) -> Settlement:
     """Settle the prestige orders of ``position``'s phase among ``orders`` (all orders given)."""
     return _Settler(variant, position, orders).run()

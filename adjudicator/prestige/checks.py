@@ -15,8 +15,9 @@ from typing import Collection, Sequence
 
 from ..orders import Order
 
-from .orders import PRESTIGE_ORDER_TYPES, Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
-from ..position import Position
+from .orders import PRESTIGE_ORDER_TYPES, Bribe, Lend, PrestigeOrder, Rebel, SecureLoyalty, SeizeFief, Vassal
+from ..position import Position, units_by_province
+from ..variant import Variant
 from ..results import Reason
 from ..vocab import NEUTRAL, Power, ProvinceId, Unit
 from .state import is_home_center, lord_of, neutral_home, state_of
@@ -30,7 +31,7 @@ SEIZE_FIEF_COST = 2     # 2.6.1
 class Checks:
     """The static checks of prestige orders in one position, and the words they use."""
 
-    def __init__(self, variant, position: Position):
+    def __init__(self, variant: Variant, position: Position) -> None:
         self.variant = variant
         self.position = position
         self.state = state_of(position)
@@ -51,7 +52,7 @@ class Checks:
 
     # -- invalid outright ----------------------------------------------------------------
 
-    def reason(self, order: Order, rebel_targets: Collection[ProvinceId] = ()) -> Reason | None:
+    def reason(self, order: PrestigeOrder, rebel_targets: Collection[ProvinceId] = ()) -> Reason | None:
         """Why this prestige order cannot be given here at all, or None.
 
         ``rebel_targets``: the centres some power bids to make rebel this turn (a VASSAL on the
@@ -192,11 +193,11 @@ class Checks:
             words += f" + {loyalty} secure loyalty"
         return base + start + loyalty, words
 
-    def needs(self, order: Order) -> Reason | None:
+    def needs(self, order: PrestigeOrder) -> Reason | None:
         """What a valid bid needs to succeed, which only the adjudication can tell, or None."""
         if isinstance(order, Vassal):
             return Reason("bid-contest", f"needs at least {VASSAL_MINIMUM}; the highest bid takes "
-                                         f"{self.unit_words(self.position.unit_at(order.location.province))}, a tie "
+                                         f"{self.unit_words(units_by_province(self.position)[order.location.province])}, a tie "
                                          f"takes nobody, and every bid is spent (rule 2.4.2)")
         if isinstance(order, Rebel):
             owner = self.position.supply_centers[order.province]
@@ -205,7 +206,7 @@ class Checks:
                                        f"loyalty; other powers' REBEL bids on {self.pv(order.province)} add up, and "
                                        f"the bid is spent whether it succeeds or fails (rule 2.7.5)")
         if isinstance(order, Bribe):
-            unit = self.position.unit_at(order.location.province)
+            unit = units_by_province(self.position)[order.location.province]     # a valid bid's unit
             controller = self.controller(unit)
             if controller is None:
                 text = (f"needs at least {BRIBE_MINIMUM}; the largest pool of bids giving "
@@ -218,7 +219,7 @@ class Checks:
         return None
 
 
-def order_cost(order: Order) -> int:
+def order_cost(order: PrestigeOrder) -> int:
     """What a prestige order costs: its loan, its bid, or a fief's price."""
     if isinstance(order, Lend):
         return order.amount
@@ -227,7 +228,7 @@ def order_cost(order: Order) -> int:
     return order.bid
 
 
-def affordability_notes(variant, position: Position, power: Power, standing: Sequence[Order]) -> dict[Order, Reason]:
+def affordability_notes(variant: Variant, position: Position, power: Power, standing: Sequence[Order]) -> dict[Order, Reason]:
     """For each of ``power``'s standing prestige orders it cannot pay for from what it holds, in
     the order they are settled (loans first, then the rest, top down: rule 2.3.7, decision 12),
     a note saying so."""
@@ -235,7 +236,8 @@ def affordability_notes(variant, position: Position, power: Power, standing: Seq
     if state is None:
         return {}
     held = state.prestige.get(power, 0)
-    left, notes = held, {}
+    left = held
+    notes: dict[Order, Reason] = {}
     name = variant.power_name(power)
     loans = [o for o in standing if isinstance(o, Lend)]
     rest = [o for o in standing if isinstance(o, PRESTIGE_ORDER_TYPES) and not isinstance(o, Lend)]

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from ..orders import Order
 from ..position import Position
+from ..variant import Variant
 from ..vocab import Power
 from .bids import is_spending_phase
 from .checks import BRIBE_MINIMUM, VASSAL_MINIMUM
 from .orders import Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
 
 
-def candidates(variant, position: Position, power: Power) -> tuple[Order, ...]:
+def candidates(variant: Variant, position: Position, power: Power) -> tuple[Order, ...]:
     """VASSAL and BRIBE on every unit, SEIZE FIEF and REBEL on every centre, SECURE LOYALTY, and a
     loan to every other power: none in a phase where prestige is not spent (2.1)."""
     if not is_spending_phase(position):

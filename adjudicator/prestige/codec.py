@@ -19,7 +19,7 @@ from ..fields import MAX_NUMBER, an_object, expect, power, province, whole_numbe
 from ..notation import read_order, read_unit
 from ..position import Position
 from ..variant import Variant
-from ..vocab import NEUTRAL, Power
+from ..vocab import NEUTRAL, Location, Power, ProvinceId, Unit
 from .events import Account, PrestigeEvents, PrestigeYear, Spending
 from .state import PrestigeState, initial_state, lord_of, neutral_home, vassals_by_home, vassals_from_homes
 
@@ -28,7 +28,7 @@ KEYS = frozenset({"prestige", "prestige_start", "home_centers", "neutral_homes",
 """The keys only a position under the prestige rules may have."""
 
 
-def read_state(variant, position: Position, doc: Mapping[str, Any]) -> PrestigeState:
+def read_state(variant: Variant, position: Position, doc: Mapping[str, Any]) -> PrestigeState:
     """The prestige state a document gives ``position`` (its units and phase already read)."""
     base = initial_state(variant, position)
     prestige = dict(base.prestige)
@@ -45,7 +45,7 @@ def read_state(variant, position: Position, doc: Mapping[str, Any]) -> PrestigeS
     board = {u.province: u for u in position.units if u.power == NEUTRAL}
     dislodged = {d.unit.province: d.unit for d in position.dislodged if d.unit.power == NEUTRAL}
 
-    def neutral_at(where: Any, key: str, *, on_board: bool = True):
+    def neutral_at(where: Any, key: str, *, on_board: bool = True) -> tuple[Unit, bool]:
         """The neutral unit ``where`` names (a key of ``key``), and whether it is a dislodged one."""
         p = province(variant, where.split("/")[0].split("(")[0], key)
         if on_board and p in board:
@@ -53,7 +53,8 @@ def read_state(variant, position: Position, doc: Mapping[str, Any]) -> PrestigeS
         expect(p in dislodged, f"{key}: there is no {'' if on_board else 'dislodged '}neutral unit in {where!r}")
         return dislodged[p], True
 
-    neutral_homes, dislodged_homes = {}, {u.location: u.province for u in dislodged.values()}
+    neutral_homes: dict[Location, ProvinceId] = {}
+    dislodged_homes = {u.location: u.province for u in dislodged.values()}
     for key, on_board in (("neutral_homes", True), ("dislodged_homes", False)):
         for where, home in an_object(doc, key).items():
             unit, moved = neutral_at(where, key, on_board=on_board)

@@ -12,21 +12,22 @@ import random
 from typing import Iterable, Sequence
 
 from ..orders import Hold, Move, UnitOrder
+from ..variant import Variant
 from ..vocab import NEUTRAL, Location, Phase, ProvinceId, Unit, UnitType
 from .state import PrestigeState, neutral_home
 
 
-def within_leash(variant, home: ProvinceId, province: ProvinceId) -> bool:
+def within_leash(variant: Variant, home: ProvinceId, province: ProvinceId) -> bool:
     """May a vassal whose home is ``home`` enter ``province`` (2.4.4)?"""
     return province == home or province in variant.province_neighbours(home)
 
 
-def leash_reason(variant, home: ProvinceId) -> str:
+def leash_reason(variant: Variant, home: ProvinceId) -> str:
     name = variant.provinces[home].name
     return f"a vassal may move only to its home centre {name} or a province next to it (rule 2.4.4)"
 
 
-def home_location(variant, unit: Unit, home: ProvinceId) -> Location | None:
+def home_location(variant: Variant, unit: Unit, home: ProvinceId) -> Location | None:
     """Where in ``home`` the unit could arrive in one move from where it stands, if it can."""
     if unit.type is UnitType.ARMY:
         return Location(home) if variant.army_adjacent(unit.province, home) else None
@@ -34,7 +35,7 @@ def home_location(variant, unit: Unit, home: ProvinceId) -> Location | None:
     return Location(home, coasts[0]) if coasts else None
 
 
-def default_order(variant, state: PrestigeState, unit: Unit) -> UnitOrder:
+def default_order(variant: Variant, state: PrestigeState, unit: Unit) -> UnitOrder:
     """The order of a neutral unit nobody commands: hold at home, else move home when it can."""
     home = neutral_home(state, unit)
     if unit.province != home:

@@ -5,7 +5,7 @@ registered with the module as ``RuleModule.notation``."""
 from __future__ import annotations
 
 from ..notation import UNIT_TYPES, Tables, amount, unit_at, unit_order
-from ..vocab import Power
+from ..vocab import Power, ProvinceId
 from .orders import Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
 
 
@@ -17,9 +17,10 @@ def _vassal(tables: Tables, power: Power, words: list[str]) -> Vassal | None:
 
 
 def _bribe(tables: Tables, power: Power, words: list[str]) -> Bribe | None:
-    owner, i = None, 1
+    owner: Power | None = None
+    i = 1
     if words[1] in tables.powers and words[2] in UNIT_TYPES:   # BRIBE TUR A rum ...
-        owner, i = words[1], 2
+        owner, i = Power(words[1]), 2
     unit_type, location, i = unit_at(tables, words, i)
     if words[i] != "BID":
         return None
@@ -35,13 +36,13 @@ def _bribe(tables: Tables, power: Power, words: list[str]) -> Bribe | None:
 def _seize_fief(tables: Tables, power: Power, words: list[str]) -> SeizeFief | None:
     if len(words) != 3 or words[1] != "FIEF" or words[2] not in tables.provinces:
         return None
-    return SeizeFief(power, words[2])
+    return SeizeFief(power, ProvinceId(words[2]))
 
 
 def _rebel(tables: Tables, power: Power, words: list[str]) -> Rebel | None:
     if len(words) != 4 or words[1] not in tables.provinces or words[2] != "BID":
         return None
-    return Rebel(power, words[1], amount(words[3]))
+    return Rebel(power, ProvinceId(words[1]), amount(words[3]))
 
 
 def _secure_loyalty(tables: Tables, power: Power, words: list[str]) -> SecureLoyalty | None:
@@ -53,7 +54,7 @@ def _secure_loyalty(tables: Tables, power: Power, words: list[str]) -> SecureLoy
 def _lend(tables: Tables, power: Power, words: list[str]) -> Lend | None:
     if len(words) != 3 or words[1] not in tables.lenders:
         return None
-    return Lend(power, words[1], amount(words[2]))
+    return Lend(power, Power(words[1]), amount(words[2]))
 
 
 HEADS = {"VASSAL": _vassal, "BRIBE": _bribe, "SEIZE": _seize_fief, "REBEL": _rebel, "SECURE": _secure_loyalty,

@@ -123,6 +123,7 @@ class Lend(RuleOrder):
 
 
 PRESTIGE_ORDER_TYPES = (Vassal, Bribe, SeizeFief, Rebel, SecureLoyalty, Lend)
+PrestigeOrder = Vassal | Bribe | SeizeFief | Rebel | SecureLoyalty | Lend
 
 
 def order_kind(order: object) -> str:

@@ -10,18 +10,19 @@ their lord, bribed units for nobody), when a unit retreats (the vassal's leash),
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence, cast
 
 from ..hooks import MovementSetup, owners_command
-from ..orders import Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, format_unit
+from ..orders import Convoy, Disband, Hold, Move, MovementOrder, Order, Retreat, SupportHold, SupportMove, UnitOrder, format_unit
 from .orders import PRESTIGE_ORDER_TYPES, Bribe, Vassal
-from ..position import Dislodgement, Position
+from ..position import Dislodgement, Position, units_by_province
 from ..results import Adjudication, OrderResult, Outcome, Reason
 from ..turn import check_order
 from ..validate import Board, check, retreat_options
+from ..variant import Variant
 from ..vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, Unit, UnitType
 from . import winter
-from .bids import UNIT_ORDER_TYPES, pool_key, is_spending_phase, settle
+from .bids import UNIT_ORDER_TYPES, Settlement, pool_key, is_spending_phase, settle
 from .events import PrestigeEvents, PrestigeYear
 from .checks import Checks, affordability_notes
 from .neutrals import leash_reason, random_retreats, within_leash
@@ -35,10 +36,11 @@ BRIBED_ORDER_TYPES = (Hold, SupportHold, SupportMove, Convoy)
 class PrestigeRules:
     """The Crusader prestige rules (sections 2 and 3 of the rules text; docs/rules.md)."""
 
-    def before_movement(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
+    def before_movement(self, variant: Variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
         s = settle(variant, position, orders)
         before, after = state_of(position), state_of(s.position)
-        new = {neutral_home(after, s.position.unit_at(loc.province)): p for loc, p in after.vassals.items()
+        on_board = units_by_province(s.position)
+        new = {neutral_home(after, on_board[loc.province]): p for loc, p in after.vassals.items()
                if before.vassals.get(loc) != p}
         events = PrestigeEvents(ledger=s.ledger, rebellions=tuple(s.rebellions), bribed=dict(sorted(s.bribed.items())),
                                 vassals=dict(sorted(new.items())))
@@ -46,28 +48,30 @@ class PrestigeRules:
         return MovementSetup(position=s.position, results=results, unit_orders=unit_orders,
                              commander=s.commanders, events=events)
 
-    def _bribed_orders_checked(self, variant, s, orders: Sequence[Order]) -> tuple[dict, dict]:
+    def _bribed_orders_checked(self, variant: Variant, s: Settlement, orders: Sequence[Order]
+                               ) -> tuple[dict[int, OrderResult], dict[ProvinceId, tuple[int | None, UnitOrder]]]:
         """The orders written with the winning BRIBEs that cannot be carried out (a support out of
         reach, a convoy of nobody): the bribed unit holds, and the BRIBE's result says why."""
         results, unit_orders = dict(s.results), dict(s.unit_orders)
-        board = None
+        board: Board | None = None
         for prov, briber in s.bribed.items():
             index, order = unit_orders.get(prov, (0, None))
             if index is not None or order is None or isinstance(order, Hold):
                 continue    # a line of the briber's own (the engine judges it), or a hold
             board = board or Board(variant, s.position, s.commanders, self)
-            _, why = check(board, order)
+            _, why = check(board, cast(Order, order))   # UnitOrder: the common base of the unit orders
             if why is None:
                 continue
             unit_orders[prov] = (None, Hold(briber, order.unit_type, order.location))
             for i, r in results.items():
-                if isinstance(orders[i], Bribe) and orders[i].location.province == prov \
+                given = orders[i]
+                if isinstance(given, Bribe) and given.location.province == prov \
                         and r.outcome is Outcome.SUCCEEDS:
                     results[i] = replace(r, reason=f"{r.reason}; the order given with it cannot be carried out "
                                                    f"({why.text}), so it holds")
         return results, unit_orders
 
-    def units_moved(self, variant, position: Position, moved: Mapping[Location, Location],
+    def units_moved(self, variant: Variant, position: Position, moved: Mapping[Location, Location],
                     annihilated: Sequence[tuple[Unit, Power | None]]) -> Position:
         """Where the neutrals now stand (their homes and lords go with them) and the annihilations (11).
 
@@ -88,7 +92,7 @@ class PrestigeRules:
         homes = {loc: h for loc, h in state.neutral_homes.items() if loc not in left}
         vassals = {loc: p for loc, p in state.vassals.items() if loc not in left}
         for src, dst in neutral_moves.items():
-            unit = Unit(NEUTRAL, position.unit_at(dst.province).type, src)
+            unit = Unit(NEUTRAL, units_by_province(position)[dst.province].type, src)
             home, lord = neutral_home(state, unit, dislodged=src in retreating), \
                 lord_of(state, unit, dislodged=src in retreating)
             homes.pop(dst, None)
@@ -115,16 +119,16 @@ class PrestigeRules:
         return with_state(position, neutral_homes=homes, vassals=vassals, annihilations=score, bribed=bribed,
                           dislodged_homes=dislodged_homes, dislodged_vassals=dislodged_vassals)
 
-    def before_retreats(self, variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
+    def before_retreats(self, variant: Variant, position: Position, orders: Sequence[Order]) -> MovementSetup:
         """Vassals retreat as their lord orders; neutrals nobody commands, at random (3.4)."""
         state = state_of(position)
-        commander = {}
+        commander: dict[ProvinceId, Power] = {}
         for d in position.dislodged:
             if d.unit.power == NEUTRAL:
                 commander[d.unit.province] = lord_of(state, d.unit, dislodged=True) or NEUTRAL
         board = Board(variant, position, None, self)
         drawn = neutral_retreats(variant, position, lambda d: retreat_options(board, d))
-        unit_orders = {}
+        unit_orders: dict[ProvinceId, tuple[int | None, UnitOrder]] = {}
         for d in position.dislodged:
             p = d.unit.province
             if p in drawn:
@@ -138,7 +142,7 @@ class PrestigeRules:
                    if isinstance(o, (Retreat, Move, Disband)) and o.location.province in drawn and o.power != NEUTRAL}
         return MovementSetup(position=position, results=results, unit_orders=unit_orders, commander=commander)
 
-    def capture_owner(self, variant, position: Position, unit: Unit) -> Power | None:
+    def capture_owner(self, variant: Variant, position: Position, unit: Unit) -> Power | None:
         """Who takes the centre ``unit`` stands in after the fall (2.4.5, 2.4.6, 2.5.6, 2.8.5)."""
         state = state_of(position)
         if unit.province in state.bribed:
@@ -152,7 +156,7 @@ class PrestigeRules:
             return None                                 # the lord cannot take its vassal's home (2.4.5)
         return unit.power
 
-    def retreat_options(self, variant, position: Position, dislodgement: Dislodgement,
+    def retreat_options(self, variant: Variant, position: Position, dislodgement: Dislodgement,
                         options: Mapping[ProvinceId, tuple[Location, ...]]) -> Mapping[ProvinceId, tuple[Location, ...]]:
         """A vassal may retreat only to its home centre or next to it (2.4.4)."""
         state = state_of(position)
@@ -162,18 +166,18 @@ class PrestigeRules:
         home = neutral_home(state, unit, dislodged=True)
         return {p: locs for p, locs in options.items() if within_leash(variant, home, p)}
 
-    def home_centers(self, variant, position: Position, power: Power) -> Sequence[ProvinceId]:
+    def home_centers(self, variant: Variant, position: Position, power: Power) -> Sequence[ProvinceId]:
         """Starting home centres plus seized fiefs (2.6)."""
         state = state_of(position)
         return state.home_centers.get(power, variant.home_centers(power))
 
-    def new_year(self, variant, position: Position) -> tuple[Position, PrestigeYear]:
+    def new_year(self, variant: Variant, position: Position) -> tuple[Position, PrestigeYear]:
         """Lost fiefs, homeless neutrals, the recalculation (decisions 10, 11, 16, 19, 22)."""
         position, lost = drop_lost_fiefs(variant, position)
         position, year = winter.new_year(variant, position)
         return position, replace(year, fiefs_lost=lost) if lost else year
 
-    def after_phase(self, variant, before: Position, adjudication: Adjudication) -> Adjudication:
+    def after_phase(self, variant: Variant, before: Position, adjudication: Adjudication) -> Adjudication:
         """Bribes last one movement phase (and its retreats): forget them after."""
         position = adjudication.position
         state = state_of(position)
@@ -182,7 +186,7 @@ class PrestigeRules:
         return adjudication
 
 
-    def commanders(self, variant, position: Position) -> Mapping[ProvinceId, Power]:
+    def commanders(self, variant: Variant, position: Position) -> Mapping[ProvinceId, Power]:
         """Owners order their units, lords their vassals; a neutral nobody holds, nobody (2.4)."""
         state = state_of(position)
         out = owners_command(position)
@@ -192,10 +196,10 @@ class PrestigeRules:
                     unit = next(d.unit for d in position.dislodged if d.unit.province == p)
                     out[p] = lord_of(state, unit, dislodged=True) or NEUTRAL
                 else:
-                    out[p] = lord_of(state, position.unit_at(p)) or NEUTRAL
+                    out[p] = lord_of(state, units_by_province(position)[p]) or NEUTRAL
         return out
 
-    def bid_units(self, variant, position: Position, power: Power,
+    def bid_units(self, variant: Variant, position: Position, power: Power,
                   orders: Sequence[Order]) -> Mapping[ProvinceId, frozenset[type]]:
         """A VASSAL bid would command its unit (2.4.1); a BRIBE, for holds, supports and convoys (2.5.3)."""
         if not is_spending_phase(position):
@@ -208,7 +212,7 @@ class PrestigeRules:
         return out
 
 
-    def order_check(self, variant, position: Position, order: Order,
+    def order_check(self, variant: Variant, position: Position, order: Order,
                     standing: Sequence[Order]) -> tuple[Reason | None, Reason | None] | None:
         """Prestige orders: spent only in spring and autumn movement (2.1), invalid outright or
         what they need (:class:`.checks.Checks`); a BRIBE's own order checked as the briber's.
@@ -251,37 +255,38 @@ class PrestigeRules:
 
 
     @staticmethod
-    def bribe_order_reason(variant, position: Position, order: Bribe, standing: Sequence[Order]) -> Reason | None:
+    def bribe_order_reason(variant: Variant, position: Position, order: Bribe, standing: Sequence[Order]) -> Reason | None:
         """Why the order given with a BRIBE cannot be the bribed unit's, or None."""
-        unit = position.unit_at(order.location.province)
+        unit = units_by_province(position)[order.location.province]     # checked: the BRIBE's unit is there
         if isinstance(order.order, Move):
             return Reason("bribed-unit-moves", "a bribed unit may only hold, support or convoy (rules 2.5.3, 2.8.2)",
                           f"BRIBE {unit.short} BID {order.bid} {unit.short} H")
-        inner = check_order(variant, position, order.order, [*standing, order]).refusal
+        inner = check_order(variant, position, cast(Order, order.order), [*standing, order]).refusal
         return None if inner is None else replace(inner, text=f"the order given with the BRIBE: {inner.text}")
 
-    def spendable(self, variant, position: Position, power: Power) -> int:
+    def spendable(self, variant: Variant, position: Position, power: Power) -> int:
         """What ``power`` may spend now: its prestige, in spring and autumn movement (2.1)."""
         return state_of(position).prestige.get(power, 0) if is_spending_phase(position) else 0
 
-    def order_candidates(self, variant, position: Position, power: Power) -> Sequence[Order]:
+    def order_candidates(self, variant: Variant, position: Position, power: Power) -> Sequence[Order]:
         """The prestige orders worth offering in a menu, at their least amounts (:mod:`.choices`)."""
         from .choices import candidates
 
         return candidates(variant, position, power)
 
-    def supplied_by(self, variant, adjudication: Adjudication, result: OrderResult) -> str | None:
+    def supplied_by(self, variant: Variant, adjudication: Adjudication, result: OrderResult) -> str | None:
         """A neutral nobody commands holds, goes home or retreats at random (3.1, 3.4); a bribed
         unit carries out the order written with the winning BRIBE (2.5.3)."""
         order = result.order
         if order.power == NEUTRAL:
             return "random" if isinstance(order, (Retreat, Disband)) else "neutral"
         rule = adjudication.events.rule
-        if isinstance(rule, PrestigeEvents) and rule.bribed.get(order.location.province) == order.power:
+        if isinstance(rule, PrestigeEvents) and isinstance(order, UnitOrder) \
+                and rule.bribed.get(order.location.province) == order.power:
             return "bribe"
         return None
 
-    def notes(self, variant, position: Position, power: Power, standing: Sequence[Order]) -> Mapping[Order, Reason]:
+    def notes(self, variant: Variant, position: Position, power: Power, standing: Sequence[Order]) -> Mapping[Order, Reason]:
         """The orders ``power`` cannot pay for from what it holds (2.3.7; decision 12), and a BRIBE
         for a unit its own VASSAL bid is for: void if that bid wins (decision 23)."""
         out = dict(affordability_notes(variant, position, power, standing))
@@ -294,7 +299,7 @@ class PrestigeRules:
         return out
 
 
-def _bribe_order(order: Order, standing: Sequence[Order]) -> Reason | None:
+def _bribe_order(order: MovementOrder, standing: Sequence[Order]) -> Reason | None:
     """Why a line for a unit cannot be given when the power's BRIBE for that unit already gives it
     another order (the BRIBE's order is the one carried out, the line would be void: decision 18)."""
     bribe = next((o for o in reversed(standing) if isinstance(o, Bribe) and o.power == order.power
@@ -307,10 +312,11 @@ def _bribe_order(order: Order, standing: Sequence[Order]) -> Reason | None:
                   str(replace(bribe, order=order)))
 
 
-def drop_lost_fiefs(variant, position: Position) -> tuple[Position, dict[Power, tuple[ProvinceId, ...]]]:
+def drop_lost_fiefs(variant: Variant, position: Position) -> tuple[Position, dict[Power, tuple[ProvinceId, ...]]]:
     """A seized fief another power now owns is no home centre any more (2.6.3; decision 19)."""
     state = state_of(position)
-    homes, lost = {}, {}
+    homes: dict[Power, tuple[ProvinceId, ...]] = {}
+    lost: dict[Power, tuple[ProvinceId, ...]] = {}
     for power, centres in state.home_centers.items():
         starting = set(variant.home_centers(power))
         keep = tuple(c for c in centres if c in starting or position.supply_centers.get(c) == power)
@@ -322,7 +328,8 @@ def drop_lost_fiefs(variant, position: Position) -> tuple[Position, dict[Power, 
     return with_state(position, home_centers=homes), lost
 
 
-def neutral_retreats(variant, position: Position, options) -> dict[ProvinceId, Location | None]:
+def neutral_retreats(variant: Variant, position: Position,
+                     options: Callable[[Dislodgement], Mapping[ProvinceId, tuple[Location, ...]]]) -> dict[ProvinceId, Location | None]:
     """Random retreats of the dislodged neutrals nobody commands (3.4; decision 17)."""
     state = state_of(position)
     choices = [(d.unit, [loc for locs in options(d).values() for loc in locs])
@@ -331,7 +338,7 @@ def neutral_retreats(variant, position: Position, options) -> dict[ProvinceId, L
     return {loc.province: dest for loc, dest in drawn.items()}
 
 
-def _reaches(variant, unit, province: ProvinceId) -> bool:
+def _reaches(variant: Variant, unit: Unit, province: ProvinceId) -> bool:
     """Can ``unit`` move to ``province`` in one step (a fleet: to one of its coasts)?"""
     if unit.type is UnitType.ARMY:
         return variant.army_adjacent(unit.province, province)

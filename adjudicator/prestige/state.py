@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping, Sequence
 
 from ..position import Position
+from ..variant import Variant
 from ..vocab import NEUTRAL, Location, Power, ProvinceId, Unit
 
 
@@ -50,7 +51,7 @@ class PrestigeState:
             object.__setattr__(self, name, _frozen(getattr(self, name)))
 
 
-def _frozen(mapping: Mapping | None) -> Mapping:
+def _frozen(mapping: Mapping[Any, Any] | None) -> Mapping[Any, Any]:
     return MappingProxyType(dict(mapping or {}))
 
 
@@ -58,7 +59,7 @@ STARTING_PRESTIGE = 2
 """Rule 2.2: every power begins the first year with two prestige."""
 
 
-def initial_state(variant, position: Position, *, seed: int = 0) -> PrestigeState:
+def initial_state(variant: Variant, position: Position, *, seed: int = 0) -> PrestigeState:
     """The prestige state of a fresh game: 2 prestige each, the variant's home centres.
 
     Every neutral unit stands in its own home, so ``neutral_homes`` starts empty. ``seed``
@@ -118,7 +119,7 @@ def vassals_from_homes(state: PrestigeState, units: list[Unit],
 
 
 def vassals_by_home(state: PrestigeState, units: list[Unit],
-                    dislodged: list[Unit] = ()) -> tuple[dict[ProvinceId, Power], dict[Location, Power]]:
+                    dislodged: Sequence[Unit] = ()) -> tuple[dict[ProvinceId, Power], dict[Location, Power]]:
     """The vassaldom of ``units`` (neutral units on the board) by home province where that names
     one unit (a position document's ``vassals``), and by location for a vassal whose home another
     neutral unit shares, on the board or among the ``dislodged`` neutral units."""
@@ -144,6 +145,6 @@ def is_home_center(state: PrestigeState, power: Power, province: ProvinceId) -> 
     return province in state.home_centers.get(power, ())
 
 
-def with_state(position: Position, **changes) -> Position:
+def with_state(position: Position, **changes: Any) -> Position:
     """The position with its prestige state changed (an immutable copy)."""
     return position.with_changes(prestige=replace(state_of(position), **changes))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from ..position import Position
+from ..variant import Variant
 from ..vocab import NEUTRAL, Power, Unit
 from .state import neutral_home, state_of, with_state
 from .events import PrestigeYear
@@ -37,7 +38,7 @@ def ranking_award(counts: Mapping[Power, int]) -> dict[Power, int]:
     return award
 
 
-def powers_in_game(variant, position: Position) -> list[Power]:
+def powers_in_game(variant: Variant, position: Position) -> list[Power]:
     """Powers that still own a centre or a unit and are not eliminated (decision 10)."""
     owners = set(position.supply_centers.values())
     with_units = {u.power for u in position.units}
@@ -45,7 +46,7 @@ def powers_in_game(variant, position: Position) -> list[Power]:
             if p not in position.eliminated and (p in owners or p in with_units)]
 
 
-def homeless_neutrals(variant, position: Position) -> list[Unit]:
+def homeless_neutrals(variant: Variant, position: Position) -> list[Unit]:
     """Neutral units disbanded at the adjustment (2.4.7, 3.1; decision 16).
 
     A neutral unit that stands neither in its home centre nor in another supply centre is
@@ -66,7 +67,7 @@ def homeless_neutrals(variant, position: Position) -> list[Unit]:
     return out
 
 
-def new_year(variant, position: Position) -> tuple[Position, PrestigeYear]:
+def new_year(variant: Variant, position: Position) -> tuple[Position, PrestigeYear]:
     """The winter step: homeless neutrals disbanded, prestige recalculated, vassals released.
 
     Returns the new position and what the year's end did (:class:`~.events.PrestigeYear`).

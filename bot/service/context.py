@@ -220,7 +220,7 @@ class Context:
             centers = dict(sorted(position.center_counts().items()))
             must = tuple(sorted(to_decide(variant, position)))
         policy = self.policy(game)
-        views = tuple(PlayerView(p.player, p.power, p.status, p.nmr_count, p.power in ordered, p.draw_vote,
+        views = tuple(PlayerView(p.player, None if p.power is None else Power(p.power), p.status, p.nmr_count, p.power in ordered, p.draw_vote,
                                  p.concede_to, ready=self.is_ready(game, p)) for p in players)
         return GameView(id=game.id, name=game.name, variant=game.variant, rules=tuple(game.rules), gm=game.gm,
                         status=game.status, phase=game.phase, version=game.version, deadline_at=game.deadline_at,

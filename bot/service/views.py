@@ -8,6 +8,7 @@ from datetime import datetime
 from adjudicator.orders import Order, canonical
 from adjudicator.results import Reason
 from adjudicator.turn import Duty
+from adjudicator.vocab import Power
 
 from bot.store.rows import GameStatus, PlayerStatus
 from .policy import DeadlinePolicy
@@ -16,7 +17,7 @@ from .policy import DeadlinePolicy
 @dataclass(frozen=True)
 class PlayerView:
     player: str
-    power: str | None
+    power: Power | None
     status: PlayerStatus
     nmr_count: int = 0
     has_orders: bool = False
@@ -116,7 +117,7 @@ class SubmissionReport:
 
     game: str
     phase: str
-    power: str
+    power: Power
     accepted: tuple[OrderLine, ...]
     rejected: tuple[OrderLine, ...]
     standing: tuple[OrderLine, ...]
@@ -149,7 +150,7 @@ class PlayerOrders:
 
     game: str
     phase: str
-    power: str
+    power: Power
     orders: tuple[OrderLine, ...]
     must_order: bool
     prestige: int | None

@@ -15,7 +15,7 @@ import discord
 
 from adjudicator.results import Outcome
 from adjudicator.variant import Variant
-from adjudicator.vocab import Phase, PhaseKind
+from adjudicator.vocab import Phase, PhaseKind, Power
 
 from bot.codec.season import Season
 from bot.codec.spelled import duty as spelled_duty
@@ -359,7 +359,7 @@ def results_detail(season: Season, variant: Variant, colours: bool = True) -> li
     return embeds
 
 
-def _colour(variant: Variant, power: str) -> int | None:
+def _colour(variant: Variant, power: Power) -> int | None:
     info = variant.powers.get(power)
     try:
         return int(info.colour.lstrip("#"), 16) if info else None

@@ -15,14 +15,14 @@ from adjudicator.position import Position
 from adjudicator.turn import duty
 from adjudicator.validate import Board, retreat_options
 from adjudicator.variant import Variant
-from adjudicator.vocab import NEUTRAL, PhaseKind, Season
+from adjudicator.vocab import NEUTRAL, PhaseKind, Power, Season
 
 
 def _either(words: list[str]) -> str:
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
-def _alive(variant: Variant, position: Position) -> list[str]:
+def _alive(variant: Variant, position: Position) -> list[Power]:
     """The powers still on the board (centres or units), in the variant's order."""
     counts = position.center_counts()
     return [p for p in variant.powers
@@ -80,8 +80,8 @@ def to_decide(variant: Variant, position: Position) -> list[str]:
     if uncommanded:  # the neutrals: the judge retreats them at random, among the places the engine allows
         board = Board(variant, position, hooks=rules_for(position))
         for d in uncommanded:
-            options = retreat_options(board, d)
-            places = [str(loc) for p in sorted(options) for loc in options[p]]
+            open_to = retreat_options(board, d)
+            places = [str(loc) for p in sorted(open_to) for loc in open_to[p]]
             whose = d.unit.power if d.unit.power != NEUTRAL else "neutral"
             where = ("it is disbanded (nowhere to go)" if not places else
                      f"it retreats to {places[0]}, the one place open to it" if len(places) == 1 else
