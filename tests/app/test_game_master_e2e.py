@@ -147,8 +147,8 @@ def test_a_new_game_master_sets_up_connects_and_runs_a_game(tmp_path):
 
         # the next season from the shell, whose report is printed
         report = shell("game", "adjudicate", "outremer")
-        assert report.startswith("Diplomacy results for Fall 1901 Movement (F1901M) in game 'outremer'.")
-        assert "No orders received from:" in report
+        assert report.startswith("Diplomacy results for Fall 1901 Movement (F1901M) in game 'outremer'\n")
+        assert "No orders from:" in report
         wait_until(lambda: "Fall 1901" in json.dumps(discord.read(lambda: fake.bot_messages(results))), 60,
                    "the fall's results posted, adjudicated from the shell while the server runs")
 
