@@ -163,9 +163,14 @@ class Servers:
                 self.kill(i, "at random")
 
     def stop(self) -> list[int]:
+        """Stop every server gracefully (SIGTERM), each once it serves: one started again a moment
+        ago may still be importing, before it has a handler for SIGTERM, and would die of it."""
         codes = []
         for i, process in enumerate(self.processes):
             self.thaw(i, always=True)
+            waited = time.monotonic() + 60
+            while self.ready(i) is None and process.poll() is None and time.monotonic() < waited:
+                time.sleep(0.05)
             process.send_signal(signal.SIGTERM)
             codes.append(process.wait(timeout=90))
         return codes
