@@ -33,7 +33,7 @@ from ..results import OrderResult, Outcome
 from ..vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, Season, Unit
 from .checks import BRIBE_MINIMUM, REBEL_BASE, Checks, order_cost
 from .neutrals import default_order, leash_reason, within_leash
-from .state import lord_of, neutral_home, state_of
+from .state import lord_of, neutral_home, put_state, state_of
 from .events import Account, Spending
 
 UNIT_ORDER_TYPES = (Hold, Move, SupportHold, SupportMove, Convoy)
@@ -164,7 +164,7 @@ class _Settler(Checks):
                   for p, n in start.items()}
         new_state = replace(state_of(pos), prestige={p: self.balance[p] for p in ledger},
                             vassals=vassals, home_centers=homes, bribed=bribed)
-        pos = pos.with_changes(prestige=new_state)
+        pos = put_state(pos, new_state)
         for c in self.claims:
             self.results[c.index] = OrderResult(c.order, c.outcome, c.reason)
         return self.finish(bribed, pos, bribe_orders, tuple(rebellions), ledger)

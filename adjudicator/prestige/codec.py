@@ -21,7 +21,8 @@ from ..position import Position
 from ..variant import Variant
 from ..vocab import NEUTRAL, Location, Power, ProvinceId, Unit
 from .events import Account, PrestigeEvents, PrestigeYear, Spending
-from .state import PrestigeState, initial_state, lord_of, neutral_home, vassals_by_home, vassals_from_homes
+from .state import (PrestigeState, initial_state, lord_of, neutral_home, state_of, vassals_by_home,
+                    vassals_from_homes)
 
 KEYS = frozenset({"prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations",
                   "seed", "bribed", "vassal_units", "dislodged_homes", "dislodged_vassals"})
@@ -83,7 +84,7 @@ def read_state(variant: Variant, position: Position, doc: Mapping[str, Any]) -> 
 
 def write_state(position: Position) -> dict[str, Any]:
     """The document keys of ``position``'s prestige state, in the order documents write them."""
-    state = position.prestige
+    state = state_of(position)
     doc: dict[str, Any] = {
         "prestige": dict(sorted(state.prestige.items())),
         "prestige_start": dict(sorted(state.prestige_start.items())),

@@ -131,7 +131,7 @@ def position_from_dict(doc: Any) -> tuple[Variant, Position]:
                         dislodged=tuple(dislodged), standoffs=standoffs, rules=all_rules, eliminated=eliminated)
     modules = rule_modules(all_rules)
     for module in modules:
-        position = position.with_changes(**{module.name: module.read_state(variant, position, doc)})
+        position = position.with_module_state(module.name, module.read_state(variant, position, doc))
     if not CORE_KEYS.issuperset(doc):
         off = sorted(k for k in set(doc) - CORE_KEYS if _module_keys()[k] not in all_rules)
         if off:
