@@ -83,6 +83,13 @@ class Position:
     def centers_of(self, power: Power) -> list[ProvinceId]:
         return sorted(p for p, owner in self.supply_centers.items() if owner == power)
 
+    def powers_in_game(self, powers: Iterable[Power]) -> list[Power]:
+        """Of ``powers``, in their order, those still in the game: not eliminated, owning a supply
+        centre or a unit (decision 10). The one answer to who is still playing."""
+        owners = set(self.supply_centers.values())
+        owners.update(u.power for u in self.units)
+        return [p for p in powers if p in owners and p not in self.eliminated]
+
     def center_counts(self) -> dict[Power, int]:
         counts: dict[Power, int] = {}
         for owner in self.supply_centers.values():

@@ -162,11 +162,11 @@ def test_an_outremer_game_keeps_bids_private_and_archives_the_prestige_ledger(sq
         service.join("outremer", f"p{i}", power)
     service.start("outremer", "gm", fill_civil_disorder=True)
     mine = service.my_orders("outremer", "p0")
-    assert mine.power == "ANT" and mine.prestige == 2
+    assert mine.power == "ANT" and mine.column == ("prestige", 2)
     report = service.submit_orders("outremer", "p0", "SECURE LOYALTY BID 1\nA ant H")
     assert [line.canonical for line in report.accepted] == ["ANT: SECURE LOYALTY BID 1", "ANT: A ant H"]
     assert service.force_adjudicate("outremer", "gm") == "adjudicated"
-    assert service.my_orders("outremer", "p0").prestige == 1
+    assert service.my_orders("outremer", "p0").column == ("prestige", 1)
     doc = export_game(sqlite_db, "outremer")
     assert all(c.identical for c in verify_export(doc))
     text = season_report("outremer", service.season("outremer", 0))

@@ -245,8 +245,8 @@ def test_a_season_with_bids_shows_prestige_after_it_and_the_bribed_units(crusade
     season = season_from_document(doc["seasons"][0], "acre")
     facts = season_facts(crusader, season.position, season.adjudication)
     after = state_of(season.adjudication.position).prestige
-    assert {s.power: s.prestige for s in facts.standings} == dict(after)
-    assert {s.power: s.prestige_before for s in facts.standings} == dict(state_of(season.position).prestige)
+    assert {s.power: s.column for s in facts.standings} == dict(after)
+    assert {s.power: s.column_before for s in facts.standings} == dict(state_of(season.position).prestige)
     bribed = season.adjudication.events.rule.bribed
     badges = [b for b in marks(crusader, facts, Badge) if b.kind == "bribe"]
     assert len(badges) == len(bribed)

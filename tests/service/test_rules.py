@@ -133,7 +133,7 @@ def test_orders_that_cannot_succeed_are_refused_and_bids_that_may_lose_say_what_
 def test_what_a_power_must_decide_comes_from_the_engine(outremer, clock):
     service, _, _ = outremer
     mine = service.my_orders("outremer", "rum")
-    assert mine.must_order and mine.duty.prestige == 2
+    assert mine.must_order and mine.duty.spendable == 2
     assert {str(c.unit) for c in mine.duty.units} == {str(u) for u in service.board("outremer")[1].units_of("RUM")}
     service.submit_orders("outremer", "rum", "A ico - phr\nA anc S A ico - phr")
     service.force_adjudicate("outremer", "gm")                      # the neutral in Phrygia retreats at random

@@ -126,8 +126,8 @@ def main_text(panel: Panel, variant: Variant, answer: str | None = None) -> str:
     if others:
         out.append("Other orders:")
         out += [f"• {spell(ln.order, variant)}" for ln in others]
-    if panel.prestige:
-        out.append(f"Prestige you may spend: {panel.prestige}.")
+    if panel.spendable:
+        out.append(f"Prestige you may spend: {panel.spendable}.")
     if not panel.must_decide:
         out.append("You have nothing to decide in this phase.")
     elif panel.ready:
@@ -183,7 +183,7 @@ def main_view(panel: Panel, variant: Variant, page: int = 0) -> discord.ui.View:
     kinds = prestige_kinds(panel)
     if kinds:
         options = [_option(KIND_LABELS[k][0], k, KIND_LABELS[k][1]) for k in kinds]
-        view.add_item(_select(custom_id(g, v, "pk"), f"Prestige order… (you may spend {panel.prestige})", options, 2))
+        view.add_item(_select(custom_id(g, v, "pk"), f"Prestige order… (you may spend {panel.spendable})", options, 2))
     if allowed:
         view.add_item(discord.ui.Button(label="Waive a build", style=discord.ButtonStyle.secondary,
                                         custom_id=custom_id(g, v, "waive"), row=3))
@@ -346,7 +346,7 @@ def prestige_view(panel: Panel, variant: Variant, kind: str, page: int = 0) -> t
         value = template(order) if _takes_amount(order) else str(order)
         items.append(_option(_subject(order, variant), value, vd.note.text if vd.note else str(order)))
     label = KIND_LABELS[kind][0]
-    lines = [_header(panel, variant), f"**{label}**: {KIND_LABELS[kind][1]}. You may spend {panel.prestige}."]
+    lines = [_header(panel, variant), f"**{label}**: {KIND_LABELS[kind][1]}. You may spend {panel.spendable}."]
     view = _view()
     view.add_item(_select(custom_id(g, v, "pt", kind), f"{label} for…", _paged(items, page), 0))
     _buttons(view, panel, back=True)
@@ -363,7 +363,7 @@ def amount_modal(panel: Panel, variant: Variant, text: str) -> discord.ui.Modal:
     modal = discord.ui.Modal(title=title[:45], custom_id=custom_id(panel.game_id, panel.version, "amt", text)[:100])
     modal.add_item(discord.ui.TextInput(
         label="Prestige to lend" if lend else "Your bid (prestige)", custom_id="amount", min_length=1, max_length=4,
-        placeholder=f"at least {least}; you may spend {panel.prestige}"[:100]))
+        placeholder=f"at least {least}; you may spend {panel.spendable}"[:100]))
     modal.stop()  # read from its custom id when submitted (PanelCog.on_interaction)
     return modal
 
