@@ -398,7 +398,7 @@ class _Session:
         if not self._signed_on(command):
             return True
         try:
-            self.accounts.set_power_password(self.me.game, None, self.me.power, command.args[0])
+            self.accounts.set_own_password(self.me, command.args[0])      # as the sender, never the operator
         except CrusaderError as exc:
             self.talk.echoes.append(Echo(command.echo, f"password not changed: {exc}", ok=False))
             return True
