@@ -395,10 +395,11 @@ class _Session:
         return True
 
     def _set_password(self, command: Command) -> bool:
-        if not self._signed_on(command):
+        me = self.me
+        if not self._signed_on(command) or me is None:
             return True
         try:
-            self.accounts.set_own_password(self.me, command.args[0])      # as the sender, never the operator
+            self.accounts.set_own_password(me, command.args[0])      # as the sender, never the operator
         except CrusaderError as exc:
             self.talk.echoes.append(Echo(command.echo, f"password not changed: {exc}", ok=False))
             return True
