@@ -18,7 +18,8 @@ disbands, changes of owner, builds, removals, eliminations, victory, and the rul
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterable, Mapping, Sequence, cast
+from typing import cast
+from collections.abc import Iterable, Mapping, Sequence
 
 from .adjustment import allowance, resolve_adjustments
 from .events import Annihilation, CentreChange, Events

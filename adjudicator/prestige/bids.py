@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, Iterable, Iterator, Mapping, Sequence, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ..orders import Convoy, Hold, Move, MovementOrder, Order, SupportHold, SupportMove, UnitOrder
 
@@ -348,7 +349,7 @@ class _Settler(Checks):
                 continue
             top = max(counting.values())
             best = [k for k, t in counting.items() if t == top]
-            for key in counting:
+            for key, total in counting.items():
                 pool = pools[key]
                 if len(best) > 1:
                     reason = f"tied at {top} with a rival bribe: nobody commands {self.unit_words(unit)}"
@@ -365,7 +366,7 @@ class _Settler(Checks):
                     ok = Outcome.SUCCEEDS
                 else:
                     winner = " and ".join(self.pw(c.order.power) for c in pools[best[0]])
-                    reason = f"outbid by {winner} ({top} against {counting[key]})"
+                    reason = f"outbid by {winner} ({top} against {total})"
                     ok = Outcome.FAILS
                 for c in pool:
                     self.settle_claim(c, True, ok, reason)

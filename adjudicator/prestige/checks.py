@@ -11,7 +11,7 @@ a power's orders it cannot pay for from what it holds.
 
 from __future__ import annotations
 
-from typing import Collection, Sequence
+from collections.abc import Collection, Sequence
 
 from ..orders import Order
 

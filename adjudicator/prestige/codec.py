@@ -13,7 +13,8 @@ Every key may be left out: it then says what a fresh game says.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from ..fields import MAX_NUMBER, an_object, expect, power, province, whole_number
 from ..notation import read_order, read_unit

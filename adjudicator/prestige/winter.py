@@ -6,7 +6,7 @@ changed hands. Whatever was left of last year's prestige, loans included, is dis
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from ..position import Position
 from ..variant import Variant

@@ -178,5 +178,5 @@ def is_neutral(power: Power) -> bool:
     return power == NEUTRAL
 
 
-__all__ = ["BRIBED", "Bid", "DISORDER", "Drawn", "FAILED", "Facts", "GIVEN", "INVALID", "PENDING", "Pledge",
-           "RANDOM", "SUCCEEDED", "Standing", "board_facts", "is_neutral", "season_facts"]
+__all__ = ["BRIBED", "DISORDER", "FAILED", "GIVEN", "INVALID", "PENDING", "RANDOM", "SUCCEEDED", "Bid", "Drawn", "Facts",
+           "Pledge", "Standing", "board_facts", "is_neutral", "season_facts"]
