@@ -23,6 +23,8 @@ from .errors import CrusaderError
 from .hooks import CLASSIC, RuleHooks
 from .orders import CLASSIC_ORDER_TYPES
 from .position import Position
+from .results import Adjudication
+from .variant import Variant
 from .vocab import Location, Power, ProvinceId, Unit, UnitType
 
 _PACKAGES = {"prestige": "adjudicator.prestige"}
@@ -154,7 +156,7 @@ class RuleModule:
     commanded: Callable[[object | None], Mapping[ProvinceId, Power]] | None = None
     spent: Callable[[object | None, Any], int] | None = None
     ledger: Callable[[object | None], tuple[Ledger, ...]] | None = None
-    report: Callable[[Any, Position, Any, Names], tuple[ReportPart, ...]] | None = None
+    report: Callable[[Variant, Position, Adjudication, Names], tuple[ReportPart, ...]] | None = None
     annihilation: Callable[[Unit, Power | None, Power | None, Names], str | None] | None = None
     seed: Callable[[Position], int | None] | None = None
     with_seed: Callable[[Position, int], Position] | None = None
@@ -264,7 +266,8 @@ def ledger(position: Position, rule: object | None) -> tuple[Ledger, ...]:
     return module.ledger(rule) if module is not None and module.ledger is not None else ()
 
 
-def report_parts(variant: Any, before: Position, adjudication: Any, names: Names) -> tuple[ReportPart, ...]:
+def report_parts(variant: Variant, before: Position, adjudication: Adjudication, names: Names
+                 ) -> tuple[ReportPart, ...]:
     """The rule module's parts of the results report of the phase ``before`` was adjudicated into
     ``adjudication`` (:class:`ReportPart`); none in the classic game."""
     module = module_of(before)
