@@ -82,6 +82,28 @@ class Mark:
 
 
 @dataclass(frozen=True, slots=True)
+class MenuEntry:
+    """How a menu of orders (Discord's) offers one of a rule module's orders. ``kind``: the kind
+    it belongs to, one line in the menu of kinds (in ``rank`` order), with its ``label``
+    (``VASSAL``) and what it does (``about``); ``subject``: what this order is about, in words
+    (the unit, the centre, the power; empty when the kind has nothing to choose, as SECURE
+    LOYALTY); ``template``: its notation without the amount the player gives, or the whole
+    order when it takes none (``amount`` False); ``least``: the least amount it may take;
+    ``title`` and ``prompt``: the amount form's title and the name of its field."""
+
+    kind: str
+    rank: int
+    label: str
+    about: str
+    subject: str
+    template: str
+    amount: bool
+    least: int | None
+    title: str
+    prompt: str
+
+
+@dataclass(frozen=True, slots=True)
 class Ledger:
     """A power's account of what a rule module's orders spend in a phase (prestige): what it had
     (``start``), ``received`` (loans), ``spent`` (each order with its amount) and has ``left``."""
@@ -131,6 +153,7 @@ class RuleModule:
     order cost its power; ``ledger(rule)``: each power's account of the phase (:class:`Ledger`);
     ``report(variant, before, adjudication, names)``: its parts of a
     phase's results report (:class:`ReportPart`, after what changed on the board);
+    ``menu(order, names)``: how a menu offers one of its orders (:class:`MenuEntry`);
     ``annihilation(unit, by, commander, names)``: what an annihilation means under it, said beside
     the annihilation (or None); ``seed(position)``: the seed its random draws use, as the position
     carries it, and ``with_seed(position, seed)`` the position with its draws seeded by ``seed``.
@@ -157,6 +180,7 @@ class RuleModule:
     spent: Callable[[object | None, Any], int] | None = None
     ledger: Callable[[object | None], tuple[Ledger, ...]] | None = None
     report: Callable[[Variant, Position, Adjudication, Names], tuple[ReportPart, ...]] | None = None
+    menu: Callable[[Any, Names], MenuEntry] | None = None
     annihilation: Callable[[Unit, Power | None, Power | None, Names], str | None] | None = None
     seed: Callable[[Position], int | None] | None = None
     with_seed: Callable[[Position, int], Position] | None = None
@@ -264,6 +288,12 @@ def ledger(position: Position, rule: object | None) -> tuple[Ledger, ...]:
     module's ``Events.rule``), by power; none in the classic game."""
     module = module_of(position)
     return module.ledger(rule) if module is not None and module.ledger is not None else ()
+
+
+def menu_entry(order: Any, names: Names) -> MenuEntry | None:
+    """How a menu offers a rule module's order (:class:`MenuEntry`); None for any other order."""
+    module = _owner(order)
+    return module.menu(order, names) if module is not None and module.menu is not None else None
 
 
 def report_parts(variant: Variant, before: Position, adjudication: Adjudication, names: Names

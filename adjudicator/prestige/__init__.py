@@ -32,7 +32,7 @@ MODULE = register(RuleModule(name="prestige", hooks=PrestigeRules(), initial_sta
                              read_events=codec.read_events, order_kind=order_kind,
                              standing=lambda position: state_of(position).prestige, standing_name="prestige",
                              spell=words.spell, mark=words.mark, lords=words.lords, commanded=words.commanded,
-                             spent=words.spent, ledger=words.ledger, report=words.report, annihilation=words.annihilation,
+                             spent=words.spent, ledger=words.ledger, report=words.report, menu=words.menu, annihilation=words.annihilation,
                              seed=words.seed, with_seed=words.with_seed))
 
 __all__ = ["STARTING_PRESTIGE", "Settlement", "initial_state", "new_year", "ranking_award", "settle"]

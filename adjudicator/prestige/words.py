@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..modules import Ledger, Mark, Names, ReportPart
+from ..modules import Ledger, Mark, MenuEntry, Names, ReportPart
 from ..position import Position
 from ..results import Adjudication
 from ..variant import Variant
@@ -59,6 +59,40 @@ def mark(order: Any) -> Mark | None:
         case Lend():
             return Mark("lend", order.power, amount=order.amount, to=order.to)
     return None
+
+
+_KINDS: dict[type, tuple[str, str, str]] = {
+    Vassal: ("Vassal", "VASSAL", "take a neutral unit as vassal for the year (sealed bid)"),
+    Bribe: ("Bribe", "BRIBE", "command a neutral or enemy unit this season (sealed bid)"),
+    SeizeFief: ("SeizeFief", "SEIZE FIEF", "make a conquered centre a home centre"),
+    Rebel: ("Rebel", "REBEL", "turn an enemy's conquered centre neutral (sealed bid)"),
+    SecureLoyalty: ("SecureLoyalty", "SECURE LOYALTY", "raise the price of rebellion and bribes against you"),
+    Lend: ("Lend", "LEND", "give prestige to another power"),
+}
+"""Each prestige order's kind in a menu, in the rules' order: its name, its label, what it does."""
+
+
+def menu(order: Any, names: Names) -> MenuEntry:
+    """How a menu offers a prestige order: the unit, centre or power it is for, and the amount the
+    player gives in a form (every prestige order but SEIZE FIEF takes one, written last)."""
+    kind, label, about = _KINDS[type(order)]
+    rank = list(_KINDS).index(type(order))
+    match order:
+        case Vassal() | Bribe():
+            subject = names.unit(order.unit_type, Location(order.location.province))
+        case SeizeFief() | Rebel():
+            subject = names.place(Location(order.province))
+        case Lend():
+            subject = names.power(order.to)
+        case _:
+            subject = ""
+    if isinstance(order, SeizeFief):
+        return MenuEntry(kind, rank, label, about, subject, str(order), False, None, str(order), "")
+    template = str(order).rsplit(" ", 1)[0]
+    least = order.amount if isinstance(order, Lend) else order.bid
+    title = f"LEND to {names.power(order.to)}" if isinstance(order, Lend) else template.removesuffix(" BID")
+    prompt = "Prestige to lend" if isinstance(order, Lend) else "Your bid (prestige)"
+    return MenuEntry(kind, rank, label, about, subject, template, True, least, title, prompt)
 
 
 def lords(position: Position) -> Mapping[ProvinceId, Power]:

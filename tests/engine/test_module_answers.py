@@ -3,7 +3,7 @@ module for a position that plays with it and by nobody for the classic game."""
 
 from __future__ import annotations
 
-from adjudicator.modules import Mark, commanded, lords, mark, module_seed, seeded, spent, standing_column
+from adjudicator.modules import Mark, commanded, lords, mark, menu_entry, module_seed, seeded, spent, standing_column
 from adjudicator.opening import starting_position
 from adjudicator.prestige.state import state_of
 from adjudicator.variant import get_variant
@@ -43,3 +43,35 @@ def test_the_lords_the_bribes_and_what_was_spent(board, orders):
     classic = starting_position(STANDARD)
     assert lords(classic) == {} and standing_column(classic) is None
     assert commanded(classic, None) == {} and spent(classic, None, given[0]) == 0
+
+
+class _Names:
+    def place(self, location):
+        return f"<{location}>"
+
+    def power(self, power):
+        return f"<{power}>"
+
+    def titled(self, power):
+        return f"<{power}>"
+
+    def unit(self, unit_type, location):
+        return f"<{unit_type.value} {location}>"
+
+    def owned(self, unit):
+        return f"<{unit}>"
+
+    def order(self, order):
+        return str(order)
+
+
+def test_how_a_menu_offers_each_prestige_order(orders):
+    vassal, fief, loyalty, lend = orders("FRA: VASSAL A hol BID 2", "FRA: SEIZE FIEF mun", "FRA: SECURE LOYALTY BID 1",
+                                         "FRA: LEND ENG 2")
+    entries = [menu_entry(o, _Names()) for o in (vassal, fief, loyalty, lend)]
+    assert [(e.label, e.subject, e.template, e.amount, e.least) for e in entries] == [
+        ("VASSAL", "<A hol>", "VASSAL A hol BID", True, 2), ("SEIZE FIEF", "<mun>", "SEIZE FIEF mun", False, None),
+        ("SECURE LOYALTY", "", "SECURE LOYALTY BID", True, 1), ("LEND", "<ENG>", "LEND ENG", True, 2)]
+    assert [e.rank for e in entries] == sorted(e.rank for e in entries)
+    assert (entries[3].title, entries[3].prompt) == ("LEND to <ENG>", "Prestige to lend")
+    assert menu_entry(orders("FRA: A par H")[0], _Names()) is None
