@@ -15,7 +15,9 @@ What each address reads is the announcement, then what concerns it alone: a new 
 mail carries (made as it leaves, never stored), how to sign on for the power it plays; results
 add the board to plan from (:mod:`.board`), the game's end its standings.
 
-Every mail for one announcement and one address carries the same ``Message-ID``, so that a mail
+An announcement's mail is composed once for all the addresses that read the same (a
+:class:`.outbound.Letter`: the seven players of a season), each copy with its own ``To`` and
+``Message-ID``. Every mail for one announcement and one address carries the same ``Message-ID``, so that a mail
 sent again after a crash (a delivery in doubt: SMTP cannot say whether it arrived) is recognisable
 as the same message. Results carry the map picture when :mod:`bot.render` can draw it.
 """
@@ -24,8 +26,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from email.message import MIMEPart
+import time
+from collections import OrderedDict
 from collections.abc import Sequence
+from email.message import MIMEPart
 
 import structlog
 
@@ -38,15 +42,18 @@ from bot.store.database import Database
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
 from . import board
 from .accounts import GM, PASSWORD_KINDS, MailAccounts, address_of
-from .outbound import Mailer
+from .outbound import Letter, Mailer
 from .replies import announcement_message, picture_part
 
 log = structlog.get_logger("crusader.mail")
 
 PICTURED = ("results", "started")
 PICTURES_KEPT = 16
-"""Announcements whose attachment is kept for their next addresses (a picture is about 190 kB
-written out: the outbox delivers the mails of a few announcements at a time)."""
+"""Announcements whose attachment, and whose mail, are kept for their next addresses (a picture
+is about 190 kB written out: the outbox delivers the mails of a few announcements at a time)."""
+LETTER_FRESH = 60.0
+"""Seconds an announcement's mail is sent as composed (its ``Date``); a mail sent later, tried
+again after a relay's refusal, is composed anew."""
 
 
 class MailNotifier:
@@ -63,6 +70,7 @@ class MailNotifier:
         """The archive site's public address (``CRUSADER_ARCHIVE_URL``): results link the season's page."""
         self._pictures: dict[str, asyncio.Future] = {}  # the last few attached (MIMEPart | None), by announcement key
         self._boards: dict[str, str] = {}  # the last few boards written out, by announcement key
+        self._letters: OrderedDict[str, tuple[float, str, Letter]] = OrderedDict()  # the last few, by key
 
     async def recipients(self, announcement: Announcement) -> Sequence[str]:
         a = announcement
@@ -93,23 +101,43 @@ class MailNotifier:
         if wanted:  # LIST: the player's own orders drawn on the board, in the reply to that player alone; GET MAP
             picture = await self._picture(a)
         try:
-            body = await asyncio.to_thread(self._body, a, address)
+            body, own = await asyncio.to_thread(self._body, a, address)
         except NotFoundError:
             return DELIVERED  # the game was deleted: nothing left to say
+        message_id = self.message_id(a.key, address)
+        letter = self._letter(a, address, message_id, body, picture, kept=not own)
+        return await self.mailer.deliver(letter.to(address, message_id), address)
+
+    def _body(self, a: Announcement, address: str) -> tuple[str, bool]:
+        """What ``address`` reads: its own part (a password, how to sign on), the announcement, the
+        board; and whether any of it is its own (what the other addresses do not read)."""
+        personal = self._personal(a, address)
+        todo = self._to_decide(a, address) if a.kind in ("reminder", "late") and a.game_id is not None else []
+        return ((("\n".join(personal) + "\n\n" if personal else "") + a.body
+                 + ("\n" + "\n".join(todo) + "\n" if todo else "") + self._board(a) + self._link(a)),
+                bool(personal or todo))
+
+    def _letter(self, a: Announcement, address: str, message_id: str, body: str, picture: MIMEPart | None, *,
+                kept: bool) -> Letter:
+        """The mail of ``a`` that reads ``body``, composed once for every address that reads the
+        same (``kept``: the seven players of a season; a mail with a password or what a power has
+        still to decide is its address's alone, and not kept)."""
+        now = time.monotonic()
+        made = self._letters.get(a.key) if kept else None
+        if made is not None and made[1] == body and now - made[0] < LETTER_FRESH:
+            return made[2]
         message = announcement_message(self.judge_address, address, a.subject, body, picture=picture,
-                                       auto=a.data.get("auto", "auto-generated"),
-                                       message_id=self.message_id(a.key, address))
+                                       auto=a.data.get("auto", "auto-generated"), message_id=message_id)
         if a.data.get("in_reply_to"):
             message["In-Reply-To"] = a.data["in_reply_to"]
             message["References"] = a.data["in_reply_to"]
-        return await self.mailer.deliver(message, address)
-
-    def _body(self, a: Announcement, address: str) -> str:
-        """What ``address`` reads: its own part (a password, how to sign on), the announcement, the board."""
-        personal = self._personal(a, address)
-        todo = self._to_decide(a, address) if a.kind in ("reminder", "late") and a.game_id is not None else []
-        return (("\n".join(personal) + "\n\n" if personal else "") + a.body
-                + ("\n" + "\n".join(todo) + "\n" if todo else "") + self._board(a) + self._link(a))
+        letter = Letter(message)
+        if kept:
+            self._letters[a.key] = (now, body, letter)
+            self._letters.move_to_end(a.key)
+            while len(self._letters) > PICTURES_KEPT:
+                self._letters.popitem(last=False)
+        return letter
 
     def _link(self, a: Announcement) -> str:
         """Where the season (results) or the game (its start, its end) is on the archive site, if public."""
