@@ -10,7 +10,7 @@ at most three days).
 Mail is sent over a bounded pool of SMTP connections (``pool`` connections at most, each kept
 open ``idle`` seconds after its last message and closed by :meth:`Mailer.close`), so that the
 seven mails of a season cost one connection, not seven; a kept connection the relay has closed
-meanwhile is found out at the sender's command, before anything is sent, and replaced. A part
+meanwhile is found out at the sender's command (MAIL), before anything is sent, and replaced. A part
 shared by the messages of one announcement (the map picture, 140 kB: :func:`.replies.picture_part`
 makes it once for all its addresses) is written out (MIME, base64) once, not for every address,
 and an announcement's mail is composed once for all of them (a :class:`Letter`: its headers,
@@ -163,39 +163,45 @@ class Mailer:
         async with self._own_loop():
             client = self._take()
             try:
+                options = None
                 if client is not None:
-                    try:  # a kept connection: the relay may have closed it meanwhile (nothing is sent yet)
-                        await client.rset()
+                    try:  # a kept connection: the relay may have closed it meanwhile, found out at MAIL
+                        options = await self._mail(client, sender, to)
                     except (TimeoutError, aiosmtplib.SMTPException, OSError):
-                        _drop(client)
+                        _drop(client)  # nothing is sent yet: the mail goes on a new connection
                         client = None
                 if client is None:
                     client = self._client()
                     await client.connect()
                     self.connections += 1
-                if client.is_ehlo_or_helo_needed:
-                    try:
-                        await client.ehlo()
-                    except aiosmtplib.SMTPHeloError:
-                        await client.helo()
-                options = _options(client, sender, to)
+                    options = await self._mail(client, sender, to)
+                assert options is not None
                 wire = self._wire(mail, utf8="SMTPUTF8" in options, eight_bit="BODY=8BITMIME" in options)
-                await self._transaction(client, sender, to, wire, options)
+                await self._data(client, to, wire, options)
             except BaseException:
                 if client is not None:
                     _drop(client)  # in doubt: the next message opens another
                 raise
             self._keep(client)
-        log.info("mail sent", to=to, subject=mail.letter.subject)
+        log.debug("mail sent", to=to, subject=mail.letter.subject)  # the outbox records it
 
-    async def _transaction(self, client: aiosmtplib.SMTP, sender: str, to: str, wire: bytes,
-                           options: list[str]) -> None:
-        """One mail transaction (MAIL, RCPT, DATA), failing as aiosmtplib's ``sendmail`` fails;
-        ``wire``: the message as :func:`on_the_wire` puts it for DATA."""
-        encoding = "utf-8" if "SMTPUTF8" in options else "ascii"
-        await client.mail(sender, options=options, encoding=encoding)
+    async def _mail(self, client: aiosmtplib.SMTP, sender: str, to: str) -> list[str]:
+        """The start of a mail transaction (a greeting first if the connection is new, then MAIL),
+        failing as aiosmtplib's ``sendmail`` fails; the options the transaction goes on with."""
+        if client.is_ehlo_or_helo_needed:
+            try:
+                await client.ehlo()
+            except aiosmtplib.SMTPHeloError:
+                await client.helo()
+        options = _options(client, sender, to)
+        await client.mail(sender, options=options, encoding="utf-8" if "SMTPUTF8" in options else "ascii")
+        return options
+
+    async def _data(self, client: aiosmtplib.SMTP, to: str, wire: bytes, options: list[str]) -> None:
+        """The rest of the transaction :meth:`_mail` began (RCPT, DATA), failing as aiosmtplib's
+        ``sendmail`` fails; ``wire``: the message as :func:`on_the_wire` puts it for DATA."""
         try:
-            await client.rcpt(to, encoding=encoding)
+            await client.rcpt(to, encoding="utf-8" if "SMTPUTF8" in options else "ascii")
         except aiosmtplib.SMTPRecipientRefused as exc:
             raise aiosmtplib.SMTPRecipientsRefused([exc]) from None
         response = await client.execute_command(b"DATA")
