@@ -38,8 +38,11 @@ WARM_UP = 3
 
 def relay_main(conn: Any) -> None:
     """A capturing SMTP relay in a process of its own: it counts the mails and their bytes."""
+    import logging
+
     from aiosmtpd.smtp import SMTP
 
+    logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd's line for every command
     got = {"mails": 0, "bytes": 0}
 
     class Capture:
