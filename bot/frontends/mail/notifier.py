@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
@@ -91,6 +92,7 @@ class MailNotifier:
         self._letters: OrderedDict[str, tuple[float, str, Letter]] = OrderedDict()  # the last few, by key
         self._concerned: dict[str, asyncio.Future] = {}  # the last few announcements' Concerned, by key
         self._seasons: dict[str, Season | None] = {}  # the seasons of the last few results, by key
+        self._seasons_lock = threading.Lock()
 
     async def recipients(self, announcement: Announcement) -> Sequence[str]:
         a = announcement
@@ -260,11 +262,15 @@ class MailNotifier:
 
     def _season(self, a: Announcement) -> Season | None:
         """The season a results announcement gives, read once for its picture and its board."""
-        if a.key not in self._seasons:
+        with self._seasons_lock:  # read in the threads that draw pictures and write boards
+            if a.key in self._seasons:
+                return self._seasons[a.key]
+        season = self.accounts.service.season(a.game_id, a.data["version"])
+        with self._seasons_lock:
             while len(self._seasons) >= 8:
-                self._seasons.pop(next(iter(self._seasons)), None)
-            self._seasons[a.key] = self.accounts.service.season(a.game_id, a.data["version"])
-        return self._seasons.get(a.key)
+                self._seasons.pop(next(iter(self._seasons)))
+            self._seasons[a.key] = season
+        return season
 
     @staticmethod
     async def _once(kept: dict[str, asyncio.Future], key: str, make: Callable[[], Awaitable[T]]) -> T:
