@@ -68,13 +68,17 @@ def test_each_copy_of_a_letter_is_the_mail_the_email_package_writes_for_its_addr
     utf8, eight_bit = kind
     png = b"\x89PNG\r\n\x1a\n" + os.urandom(30_000)
     body = "The results of S1101M:\n.a line that starts with a period\nThe Émirat holds.\n"
-    first = announcement_message("judge@crusader.test", PLAYERS["ANT"], "outremer: results of S1101M", body,
+    subject = "outremer: results of S1101M, the Émirat's season, a subject long enough to be folded in two"
+    first = announcement_message("judge@crusader.test", PLAYERS["ANT"], subject, body,
                                  picture=picture_part(png, "outremer-S1101M.png") if pictured else None,
                                  message_id="<first@crusader.test>")
     first["In-Reply-To"] = "<theirs@players.test>"
     letter = Letter(first)
     mailer = Mailer(MailSettings(address="judge@crusader.test"))
-    for n, address in enumerate(PLAYERS.values()):
+    long = "a-player-with-a-long-name." * 2 + "@" + "a-mail-system-with-a-long-name." * 2 + "test"
+    named = "Ünal, the player with a long name who plays the Seljuks <unal@players.test>"  # folded
+    others = [long, named, "ünal@players.test"] if utf8 else [long, named]
+    for n, address in enumerate([*PLAYERS.values(), *others]):
         mine = f"<{n}.{'x' * n}@crusader.test>"
         written = mailer._wire(letter.to(address, mine), utf8=utf8, eight_bit=eight_bit)
         expected = copy.deepcopy(first)  # the mail as composed for this address alone
