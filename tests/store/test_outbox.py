@@ -15,7 +15,7 @@ from structlog.testing import capture_logs
 
 from bot.store import database
 from bot.store.database import Database
-from bot.store.outbox import DELIVERED, Announcement, Delivery, OutboxDispatcher, Refused, RetryLater, outbox_row
+from bot.store.outbox import DELIVERED, Announcement, Delivery, OutboxDispatcher, Refused, RetryLater, outbox_row, write
 from tests.notifiers import RecordingNotifier
 from bot.store.rows import GameRow, OutboxRow
 
@@ -462,6 +462,35 @@ async def test_a_queue_goes_on_past_a_refused_delivery_in_order(db):
     await dispatcher.flush()
     assert [m for m in sink.made if m[1] == "bob"] == [("1:1:results", "bob"), ("1:2:results", "bob")]
     assert [m for m in sink.made if m[1] == "ann"] == [("1:1:results", "ann"), ("1:2:results", "ann")]
+
+
+async def test_a_superseded_head_hands_its_queue_on_to_the_next_delivery(db):
+    """A deadline extended, then press, both fanned out and waiting; the results supersede the
+    extension: its deliveries, the heads of their queues, are dropped, and each queue goes on with
+    the press and then the results, in order, not stalled behind what was dropped."""
+    g = game(db)
+    sink = Sink(("ann", "bob"))
+    announce(db, "1:0:extended", g, kind="extended")
+    announce(db, "1:0:press", g, kind="press")
+    dispatcher = OutboxDispatcher(db, [sink])
+    await dispatcher._expand()
+    with db.session() as session:
+        heads = {(d.outbox_id, d.recipient) for d in database.deliveries_of(session, game_id=g) if d.queue_head}
+        [extended] = [o.id for o in database.outbox_of(session) if o.kind == "extended"]
+        assert heads == {(extended, "ann"), (extended, "bob")}
+    with db.session() as session:
+        assert write(session, Announcement(key="1:0:results", kind="results", audience="public", subject="results",
+                                           body="text", game_id=g, game="g", supersedes=("extended",)), T0)
+    with db.session() as session:
+        queue = sorted((d.outbox_id, d.recipient, d.state, d.queue_head)
+                       for d in database.deliveries_of(session, game_id=g))
+        [press] = [o.id for o in database.outbox_of(session) if o.kind == "press"]
+    assert queue == [(extended, "ann", "superseded", False), (extended, "bob", "superseded", False),
+                     (press, "ann", "pending", True), (press, "bob", "pending", True)]
+    await dispatcher.flush()
+    for who in ("ann", "bob"):
+        assert [key for key, to in sink.made if to == who] == ["1:0:press", "1:0:results"]
+    assert {s for (key, _, _), s in states(db).items() if key != "1:0:extended"} == {"delivered"}
 
 
 @pytest.mark.parametrize("first", ["records the head done", "writes the next delivery"])
