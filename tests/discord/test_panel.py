@@ -474,3 +474,25 @@ async def test_a_tap_is_acknowledged_before_the_judge_answers(world, monkeypatch
         busy.set()
         await world.fake.wait_until(lambda: inter.edits, what="the panel edited")
         assert "**A Venice**" in ita.text, ita.text
+
+
+async def test_a_panel_opened_more_than_15_minutes_ago_still_answers_each_tap(world):
+    """The token of the interaction that opened the panel has expired (Discord's 15 minutes, by the
+    fake's clock): each tap is an interaction of its own, acknowledged and answered through its own
+    token, so the panel still works."""
+    async with world.running():
+        await world.start_game("patient")
+        fra = Player(world, world.user("FRA"))
+        await fra.open()
+        opened = world.fake.interactions[max(world.fake.interactions)]
+        world.fake.advance_clock(20 * 60)
+        resp = await fra.tap("unit", "A Paris")
+        assert resp.type == 6 and "**A Paris**" in fra.text, fra.text
+        await fra.tap("do", "Move to Burgundy")
+        assert "✅" in fra.text and "A Paris - Burgundy" in fra.text, fra.text
+        world.fake.advance_clock(20 * 60)
+        await fra.tap("main")
+        assert "A Paris: A Paris - Burgundy" in fra.text, fra.text
+        assert world.fake.now() - opened.created > 40 * 60
+        assert not [r for r in world.fake.requests if r.status == 401]
+
