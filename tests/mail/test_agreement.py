@@ -88,3 +88,22 @@ def test_a_vote_in_a_game_not_under_way_is_refused_with_why(sqlite_db, monkeypat
         refusal = "not done: game 'crusade2' is forming; this needs it to be active or paused"
         assert said(reply, "DRAW") == refusal and said(reply, "CONCEDE BYZ") == refusal, reply.text
         assert rig.service.status("crusade2").status == "forming"
+
+
+def test_a_power_in_civil_disorder_has_no_vote_and_shares_the_draw(sqlite_db, monkeypatch, open_rig):
+    """Every survivor shares a draw (DIAS), but only the powers played vote for it: one in civil
+    disorder (never played, or its player resigned) neither holds the game up nor is left out."""
+    monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
+    played = {power: address for power, address in ADDRESSES.items() if power != "SEL"}
+    with open_rig(sqlite_db) as rig:
+        rig.register_game("crusade1", played, policy=POLICY)   # SEL starts in civil disorder, nobody's
+        assert rig.service.status("crusade1").player_of("SEL") is None
+        rig.ask(played["FAT"], signed("FAT", "RESIGN"))
+        del played["FAT"]
+        *first, last = played
+        for power in first:
+            rig.ask(played[power], signed(power, "DRAW"))
+        assert rig.service.status("crusade1").status == "active"
+        ended = rig.ask(played[last], signed(last, "DRAW"))
+        assert said(ended, "DRAW") == "every surviving power voted for a draw: the game has ended"
+        assert sorted(rig.service.status("crusade1").outcome["draw"]) == sorted(POWERS)
