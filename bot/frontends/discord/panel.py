@@ -46,11 +46,11 @@ from .menu_button import PREFIX, custom_id, open_button
 log = structlog.get_logger("crusader.discord")
 
 PAGE = 24          # options of a menu page: the 25th is "more"
+MORE = "~page:"
 INVALID_WEBHOOK_TOKEN = 50027   # Discord's code for an interaction's token past its 15 minutes
 TOO_LATE = ("The judge was busy for more than the 15 minutes Discord gives it to answer a choice in the orders "
             "menu, so the menu could not show the answer. Your choice may have been taken: open the menu again "
             "to see your orders as they stand.")
-MORE = "~page:"
 
 
 @dataclass(frozen=True)
