@@ -493,6 +493,52 @@ async def test_a_superseded_head_hands_its_queue_on_to_the_next_delivery(db):
     assert {s for (key, _, _), s in states(db).items() if key != "1:0:extended"} == {"delivered"}
 
 
+class Unsure(Sink):
+    """A sink that cannot say who receives ``unsure`` the first time it is asked (a notifier's
+    lookup failing for a moment): that announcement is fanned out after those written later."""
+
+    def __init__(self, unsure: str, recipients=("ann",)) -> None:
+        super().__init__(recipients)
+        self.unsure = unsure
+
+    async def recipients(self, announcement: Announcement):
+        if announcement.key == self.unsure:
+            self.unsure = ""
+            raise ConnectionError("the lookup failed for a moment")
+        return await super().recipients(announcement)
+
+
+async def test_a_superseded_delivery_leaves_its_queue_one_head(db):
+    """A queue whose deliveries were fanned out out of order (the first announcement's recipients
+    asked again later) has its head in the middle; a delivery dropped behind that head makes no
+    second head in front of it: one delivery of a queue is claimed at a time."""
+    g = game(db)
+    sink = Unsure("1:0:press")
+    announce(db, "1:0:press", g, kind="press")
+    announce(db, "1:1:press", g, kind="press")
+    announce(db, "1:1:extended", g, kind="extended")
+    clock = Clock()
+    dispatcher = OutboxDispatcher(db, [sink], clock=clock, lease=timedelta(seconds=30))
+    with capture_logs():
+        await dispatcher._expand()                  # 1:0 not fanned out: asked again once its claim lapses
+    clock.now += timedelta(minutes=1)
+    await dispatcher._expand()
+
+    def heads() -> list[str]:
+        with db.session() as session:
+            keys = {o.id: o.key for o in database.outbox_of(session)}
+            return sorted(keys[d.outbox_id] for d in database.deliveries_of(session, game_id=g)
+                          if d.state == "pending" and d.queue_head)
+
+    assert heads() == ["1:1:press"]
+    with db.session() as session:
+        write(session, Announcement(key="1:1:results", kind="results", audience="public", subject="results",
+                                    body="text", game_id=g, game="g", supersedes=("extended",)), T0)
+    assert heads() == ["1:1:press"]
+    await dispatcher.flush()
+    assert sorted(sink.made) == [("1:0:press", "ann"), ("1:1:press", "ann"), ("1:1:results", "ann")]
+
+
 @pytest.mark.parametrize("first", ["records the head done", "writes the next delivery"])
 def test_two_servers_writing_one_queue_at_once_leave_it_one_head(pg_url, first):
     """One server records the head of a queue done while another writes the queue's next
