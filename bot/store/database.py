@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -337,17 +338,19 @@ def supersede_announcements(session: Session, game_id: int, kinds: Collection[st
     return len(ids)
 
 
-def claim_outbox(session: Session, node: str, now: datetime, until: datetime, limit: int = 200) -> list[OutboxRow]:
-    """Claim announcements not yet fanned out to their recipients whose previous claim (if any) has lapsed."""
-    stmt = (select(OutboxRow)
-            .where(sa.text(_UNEXPANDED), sa.or_(OutboxRow.claimed_until.is_(None), OutboxRow.claimed_until < now))
-            .order_by(OutboxRow.id).limit(limit))
-    if session.get_bind().dialect.name != "sqlite":
+def claim_outbox(session: Session, node: str, now: datetime, until: datetime, limit: int = 200) -> list[sa.Row]:
+    """Claim announcements not yet fanned out to their recipients whose previous claim (if any) has
+    lapsed: plain rows of the outbox (its columns as attributes), as they were before the claim."""
+    o = OutboxRow.__table__
+    connection = session.connection()
+    stmt = (sa.select(o).where(sa.text(_UNEXPANDED), sa.or_(o.c.claimed_until.is_(None), o.c.claimed_until < now))
+            .order_by(o.c.id).limit(limit))
+    if connection.dialect.name != "sqlite":
         stmt = stmt.with_for_update(skip_locked=True)
-    rows = list(session.exec(stmt))
-    for row in rows:
-        row.claimed_by, row.claimed_until, row.attempts = node, until, row.attempts + 1
-        session.add(row)
+    rows = list(connection.execute(stmt))
+    if rows:
+        connection.execute(sa.update(o).where(o.c.id.in_([row.id for row in rows]))
+                           .values(claimed_by=node, claimed_until=until, attempts=o.c.attempts + 1))
     return rows
 
 
@@ -356,69 +359,87 @@ def expand_announcement(session: Session, outbox_id: int, node: str, recipients:
     """Write the deliveries of an announcement claimed by ``node``: one per ``(notifier, recipient)``
     not already there, each the head of its queue when nothing else waits in it. False (nothing
     written) when the claim was lost to another server."""
-    row = session.get(OutboxRow, outbox_id, with_for_update=session.get_bind().dialect.name != "sqlite")
+    o, table = OutboxRow.__table__, DeliveryRow.__table__
+    connection = session.connection()
+    stmt = sa.select(o.c.game_id, o.c.expanded_at, o.c.claimed_by).where(o.c.id == outbox_id)
+    if connection.dialect.name != "sqlite":
+        stmt = stmt.with_for_update()
+    row = connection.execute(stmt).first()
     if row is None or row.expanded_at is not None or row.claimed_by != node:
         return False
-    table = DeliveryRow.__table__
-    have = set(session.connection().execute(sa.select(table.c.notifier, table.c.recipient)
-                                            .where(table.c.outbox_id == outbox_id)))
+    have = set(connection.execute(sa.select(table.c.notifier, table.c.recipient)
+                                  .where(table.c.outbox_id == outbox_id)))
     wanted = [pair for pair in sorted(set(recipients)) if pair not in have]
     if wanted:
         _lock_queues(session, [(notifier, recipient, row.game_id) for notifier, recipient in wanted])
         waiting = _queues_waiting(session, row.game_id, wanted)
-        session.connection().execute(sa.insert(table), [
+        connection.execute(sa.insert(table), [
             {"outbox_id": outbox_id, "game_id": row.game_id, "notifier": notifier, "recipient": recipient,
              "state": "pending", "attempts": 0, "due_at": now, "queue_head": (notifier, recipient) not in waiting}
             for notifier, recipient in wanted])
-    row.expanded_at = now
-    if not wanted and not have:
-        row.delivered_at = now  # nobody to tell
-    session.add(row)
+    done = {"expanded_at": now} | ({"delivered_at": now} if not wanted and not have else {})  # nobody to tell
+    connection.execute(sa.update(o).where(o.c.id == outbox_id).values(**done))
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedDelivery:
+    """A delivery as a claim left it (its attempts counted, its first attempt's time set)."""
+
+    id: int
+    outbox_id: int
+    game_id: int | None
+    notifier: str
+    recipient: str
+    attempts: int
+    first_tried_at: datetime
 
 
 def claim_deliveries(session: Session, notifiers: Collection[str], token: str, now: datetime,
                      until: datetime | Callable[[], datetime], limit: int = 50,
-                     exclude: Collection[int] = ()) -> list[tuple[DeliveryRow, OutboxRow, bool]]:
+                     exclude: Collection[int] = ()) -> list[tuple[ClaimedDelivery, sa.Row, bool]]:
     """Claim due deliveries of these notifiers until ``until`` (or the time a function gives,
     asked once they are chosen: time spent choosing them is then no time of the claim's):
-    ``(delivery, announcement, in doubt)``, due first.
+    ``(delivery, announcement, in doubt)``, due first; the announcement is a plain row of the
+    outbox (its columns as attributes).
 
     Only the head of each queue (one notifier, one recipient, one game) is taken, so that a
     recipient reads a game's announcements in the order they were made. The claim reads the
     index of the queues' heads that are due (``ix_delivery_heads``), one notifier after another:
     it costs the same whatever the number of deliveries waiting behind them. A delivery still
     claimed by a server whose claim lapsed is *in doubt*: that server may have delivered it
-    before it died.
+    before it died. The rows taken are claimed in one statement, their announcements read in one.
     """
-    d = DeliveryRow.__table__
-    postgres = session.get_bind().dialect.name != "sqlite"
-    rows: list[DeliveryRow] = []
+    d, o = DeliveryRow.__table__, OutboxRow.__table__
+    connection = session.connection()
+    postgres = connection.dialect.name != "sqlite"
+    rows: list[sa.Row] = []
     for notifier in sorted(set(notifiers)):
-        stmt = (select(DeliveryRow)
-                .where(DeliveryRow.notifier == notifier, sa.text(_HEADS), DeliveryRow.due_at <= now,
-                       sa.or_(DeliveryRow.claimed_until.is_(None), DeliveryRow.claimed_until < now))
-                .order_by(DeliveryRow.due_at, DeliveryRow.id).limit(limit))
+        stmt = (sa.select(d.c.id, d.c.outbox_id, d.c.game_id, d.c.notifier, d.c.recipient, d.c.attempts,
+                          d.c.due_at, d.c.claimed_by, d.c.first_tried_at)
+                .where(d.c.notifier == notifier, sa.text(_HEADS), d.c.due_at <= now,
+                       sa.or_(d.c.claimed_until.is_(None), d.c.claimed_until < now))
+                .order_by(d.c.due_at, d.c.id).limit(limit))
         if exclude:
             stmt = stmt.where(d.c.id.not_in(sorted(exclude)))
         if postgres:
             stmt = stmt.with_for_update(skip_locked=True)
-        rows += session.exec(stmt)
+        rows += connection.execute(stmt)
     rows = sorted(rows, key=lambda r: (r.due_at, r.id))[:limit]     # the others are left as they were
     if not rows:
         return []
     if callable(until):
         until = until()
-    out = []
-    for row in rows:
-        in_doubt = row.claimed_by is not None
-        row.claimed_by, row.claimed_until, row.attempts = token, until, row.attempts + 1
-        row.first_tried_at = row.first_tried_at or now
-        session.add(row)
-        out.append((row, in_doubt))
-    announcements = {o.id: o for o in session.exec(select(OutboxRow).where(
-        OutboxRow.id.in_(sorted({r.outbox_id for r in rows}))))}
-    return [(row, announcements[row.outbox_id], in_doubt) for row, in_doubt in out]
+    claimed = [(ClaimedDelivery(r.id, r.outbox_id, r.game_id, r.notifier, r.recipient, r.attempts + 1,
+                                r.first_tried_at or now), r.claimed_by is not None) for r in rows]
+    connection.execute(
+        sa.update(d).where(d.c.id == sa.bindparam("row_id"))
+        .values(claimed_by=token, claimed_until=until, attempts=sa.bindparam("tries"),
+                first_tried_at=sa.bindparam("first")),
+        [{"row_id": c.id, "tries": c.attempts, "first": c.first_tried_at} for c, _ in claimed])
+    announcements = {a.id: a for a in connection.execute(
+        sa.select(o).where(o.c.id.in_(sorted({c.outbox_id for c, _ in claimed}))))}
+    return [(c, announcements[c.outbox_id], in_doubt) for c, in_doubt in claimed]
 
 
 def renew_deliveries(session: Session, token: str, until: datetime, ids: Collection[int] | None = None) -> set[int]:
@@ -455,19 +476,52 @@ def finish_delivery(session: Session, delivery_id: int, token: str, now: datetim
     return True
 
 
+def finish_deliveries(session: Session, made: Collection[tuple[int, str]], now: datetime) -> set[int]:
+    """Record these deliveries ``(id, claim token)`` delivered, in one statement per token, and
+    hand each of their queues on to its next delivery; the ids of those whose claim still held
+    (of the others nothing is written: another server took them over)."""
+    d = DeliveryRow.__table__
+    by_token: dict[str, list[int]] = {}
+    for delivery_id, token in made:
+        by_token.setdefault(token, []).append(delivery_id)
+    kept: set[int] = set()
+    queues = []
+    for token, ids in sorted(by_token.items()):
+        stmt = (sa.update(d).where(d.c.id.in_(sorted(ids)), d.c.claimed_by == token, d.c.state == "pending")
+                .values(state="delivered", reason=None, done_at=now, claimed_until=None, queue_head=False)
+                .returning(d.c.id, d.c.notifier, d.c.recipient, d.c.game_id))
+        for row in session.connection().execute(stmt):
+            kept.add(row.id)
+            queues.append((row.notifier, row.recipient, row.game_id))
+    advance_queues(session, queues)
+    return kept
+
+
 def advance_queues(session: Session, queues: Collection[tuple[str, str, int | None]]) -> int:
     """Make the first pending delivery of each of these queues (``(notifier, recipient, game id)``)
     its head, where it has none; how many heads were made. Whatever ends a queue's head (a
-    delivery done, refused, dropped) calls this in the same transaction, or the queue stalls."""
+    delivery done, refused, dropped) calls this in the same transaction, or the queue stalls.
+    One statement for the queues of games and one for those of no game, each run once per queue
+    (an ``executemany``: each reads only its queue's first entry in ``ix_delivery_queue_pending``)."""
     d = DeliveryRow.__table__
     queues = sorted(set(queues), key=_queue_sort)
+    if not queues:
+        return 0
     _lock_queues(session, queues)
     made = 0
-    for notifier, recipient, game_id in queues:
-        first = (sa.select(d.c.id).where(*_in_queue(notifier, recipient, game_id), sa.text(_PENDING))
+    for of_game in (True, False):
+        params = [{"q_notifier": n, "q_recipient": r, "q_game": g} for n, r, g in queues if (g is not None) == of_game]
+        if not params:
+            continue
+        game = d.c.game_id == sa.bindparam("q_game") if of_game else d.c.game_id.is_(None)
+        first = (sa.select(d.c.id).where(d.c.notifier == sa.bindparam("q_notifier"),
+                                         d.c.recipient == sa.bindparam("q_recipient"), game, sa.text(_PENDING))
                  .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
-        made += session.connection().execute(sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False))
-                                             .values(queue_head=True)).rowcount
+        stmt = sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False)).values(queue_head=True)
+        if not of_game:
+            params = [{k: v for k, v in p.items() if k != "q_game"} for p in params]
+        result = session.connection().execute(stmt, params[0] if len(params) == 1 else params)
+        made += max(result.rowcount, 0)
     return made
 
 

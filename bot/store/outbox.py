@@ -40,6 +40,7 @@ from typing import Any, Protocol, runtime_checkable
 from collections.abc import Callable, Sequence
 
 import fcntl
+import sqlalchemy as sa
 import structlog
 
 from . import database
@@ -90,7 +91,7 @@ class Announcement:
         return self.recipients if self.audience == "direct" and self.data.get("via") == notifier else ()
 
     @classmethod
-    def from_row(cls, row: OutboxRow) -> Announcement:
+    def from_row(cls, row: OutboxRow | sa.Row) -> Announcement:
         data = dict(row.data)
         return cls(key=row.key, kind=row.kind, audience=row.audience, subject=row.subject, body=row.body,
                    game_id=row.game_id, game=data.pop("game", None), powers=tuple(row.powers),
@@ -462,6 +463,7 @@ class OutboxDispatcher:
         """Write the deliveries of new announcements: ask every notifier who receives each."""
         token = self._token()
         claimed = await asyncio.to_thread(self._claim_new, token)
+        expansions = []
         for outbox_id, announcement in claimed:
             recipients = []
             for notifier in self.notifiers:
@@ -473,7 +475,9 @@ class OutboxDispatcher:
                     break
                 recipients += [(notifier.name, str(r)) for r in dict.fromkeys(names)]
             else:
-                await asyncio.to_thread(self._write_expansion, outbox_id, token, recipients)
+                expansions.append((outbox_id, recipients))
+        if expansions:
+            await asyncio.to_thread(self._write_expansions, token, expansions)
         return len(claimed)
 
     def _claim_new(self, token: str) -> list[tuple[int, Announcement]]:
@@ -482,9 +486,12 @@ class OutboxDispatcher:
             rows = database.claim_outbox(session, token, now, now + self.lease, limit=self.batch)
             return [(row.id, Announcement.from_row(row)) for row in rows]
 
-    def _write_expansion(self, outbox_id: int, token: str, recipients: list[tuple[str, str]]) -> None:
+    def _write_expansions(self, token: str, expansions: list[tuple[int, list[tuple[str, str]]]]) -> None:
+        """Write the deliveries of the announcements of one claim, in their order, in one transaction."""
         with self.db.session() as session:
-            database.expand_announcement(session, outbox_id, token, recipients, self.clock())
+            now = self.clock()
+            for outbox_id, recipients in expansions:
+                database.expand_announcement(session, outbox_id, token, recipients, now)
 
     def _claim(self, token: str, exclude: set[int], now: datetime | None = None) -> list[_Claimed]:
         """Claim deliveries due at ``now`` (the dispatcher's clock) for a lease."""
@@ -597,13 +604,19 @@ class OutboxDispatcher:
                         done.set_result(None)
 
     def _record_many(self, items: list[tuple[_Claimed, str, Outcome]]) -> None:
-        """Record deliveries made, in one transaction."""
+        """Record deliveries made, in one transaction: those delivered together (a statement per
+        claim), the others one by one."""
         with self.db.session() as session:
             done: set[int] = set()  # the announcements of the deliveries done: closed if they were their last
-            lost = [(c, self._record_in(session, c, token, outcome, done)) for c, token, outcome in items]
+            delivered = [(c, token) for c, token, outcome in items if isinstance(outcome, Delivered)]
+            kept = database.finish_deliveries(session, [(c.row_id, token) for c, token in delivered], self.clock())
+            done |= {c.outbox_id for c, _ in delivered if c.row_id in kept}
+            lost = [(c, c.row_id in kept) for c, _ in delivered]
+            lost += [(c, self._record_in(session, c, token, outcome, done)) for c, token, outcome in items
+                     if not isinstance(outcome, Delivered)]
             database.close_announcements(session, done, self.clock())
-        for c, kept in lost:
-            if not kept:
+        for c, kept_it in lost:
+            if not kept_it:
                 log.warning("claim on a delivery lost while making it (held longer than the lease)",
                             key=c.delivery.announcement.key, notifier=c.notifier.name,
                             recipient=c.delivery.recipient)
@@ -612,17 +625,16 @@ class OutboxDispatcher:
         """Record one delivery made, in a transaction of its own."""
         self._record_many([(c, token, outcome)])
 
-    def _record_in(self, session, c: _Claimed, token: str, outcome: Outcome, done: set[int]) -> bool:
-        """Record a delivery made in ``session``; whether the claim on it still held. Its
-        announcement is added to ``done`` when the delivery is (delivered or refused for good)."""
+    def _record_in(self, session, c: _Claimed, token: str, outcome: RetryLater | Refused, done: set[int]) -> bool:
+        """Record a delivery attempted in ``session`` and not delivered (those delivered are recorded
+        together: :meth:`_record_many`); whether the claim on it still held. Its announcement is
+        added to ``done`` when the delivery is (refused for good)."""
         now = self.clock()
         a, recipient = c.delivery.announcement, c.delivery.recipient
         if isinstance(outcome, RetryLater) and now - c.first_tried_at >= self.give_up_after:
             outcome = Refused(f"still not delivered after {c.delivery.attempt} attempts since "
                               f"{c.first_tried_at:%Y-%m-%d %H:%M} UTC: {outcome.reason}")
-        if isinstance(outcome, Delivered):
-            kept = database.finish_delivery(session, c.row_id, token, now, state="delivered")
-        elif isinstance(outcome, RetryLater):
+        if isinstance(outcome, RetryLater):
             wait = outcome.after if outcome.after is not None else self._backoff(c.delivery.attempt)
             kept = database.finish_delivery(session, c.row_id, token, now, state="pending", due_at=now + wait,
                                             reason=outcome.reason)
