@@ -234,7 +234,7 @@ class Judge:
                 return None
             if trigger == "deadline" and self.ctx.policy(game).grace > timedelta(0) and self._missing(session, game)[0]:
                 return None
-            orders = database.orders_of(session, game.id, game.version)
+            orders = database.standing_order_rows(session, [(game.id, game.version)])
         began = time.perf_counter()
         variant, position = position_from_dict(game.position)
         adjudication = adjudicate(variant, position, [order_from_json(o.order) for o in orders])
@@ -260,7 +260,7 @@ class Judge:
                            drawn: _Drawn | None = None) -> list[TimerRow]:
         """Adjudicate the game's phase, then at once every following phase in which no power has
         anything to decide; arm the deadline of the phase that waits for orders, announce each."""
-        orders = database.orders_of(session, game.id, game.version)
+        orders = database.standing_order_rows(session, [(game.id, game.version)])
         players = database.players_of(session, game.id)
         variant, position = position_from_dict(game.position)
         snapshot = self._snapshot(players)      # the players as they were before this phase
@@ -321,9 +321,8 @@ class Judge:
         """The phases of ``game`` that were adjudicated once and rolled back since (their results,
         posted again, say so)."""
         again: set[str] = set()
-        for action in database.actions_of(session, game.id):
-            if action.action == "rollback":
-                again.update(action.details.get("undone") or [action.details.get("to")])
+        for action in database.actions_of(session, game.id, ("rollback",)):
+            again.update(action.details.get("undone") or [action.details.get("to")])
         return again
 
     def _count_nmr(self, session, game: GameRow, players, need, have) -> tuple[list[str], list]:

@@ -18,6 +18,8 @@ from typing import Any
 from collections.abc import Callable, Collection, Iterator
 
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import defer
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -249,9 +251,12 @@ def season_before(session: Session, game_id: int, version: int) -> SeasonRow | N
     return session.exec(stmt).first()
 
 
-def actions_of(session: Session, game_id: int) -> list[ActionRow]:
-    """What the game's masters did, in the order they did it."""
-    return list(session.exec(select(ActionRow).where(ActionRow.game_id == game_id).order_by(ActionRow.id)))
+def actions_of(session: Session, game_id: int, actions: Collection[str] = ()) -> list[ActionRow]:
+    """What the game's masters did (only these ``actions``, by name, when given), in the order they did it."""
+    stmt = select(ActionRow).where(ActionRow.game_id == game_id)
+    if actions:
+        stmt = stmt.where(col(ActionRow.action).in_(sorted(set(actions))))
+    return list(session.exec(stmt.order_by(ActionRow.id)))
 
 
 def actions_in_games(session: Session, actions: Collection[str], statuses: Collection[str]) -> list[ActionRow]:
@@ -274,18 +279,21 @@ def pending_timers(session: Session, *, due_before: datetime | None = None, limi
 def claim_timer(session: Session, timer_id: int, when: datetime) -> bool:
     """Mark the timer as fired at ``when`` if it has not fired yet: whether this call did (of two
     servers that reach the same timer, one claims it)."""
-    result = session.exec(sa.update(TimerRow).where(TimerRow.id == timer_id, TimerRow.fired_at.is_(None))
-                          .values(fired_at=when).execution_options(synchronize_session=False))
+    table = TimerRow.__table__
+    result = session.connection().execute(sa.update(table).where(table.c.id == timer_id, table.c.fired_at.is_(None))
+                                          .values(fired_at=when))
     return result.rowcount == 1
 
 
 def cancel_timers(session: Session, game_id: int, when: datetime, kinds: Collection[str] = ()) -> None:
     """Mark every pending timer of the game (only those of ``kinds``, when given) as spent (a new
-    phase, pause or end; new reminders)."""
-    stmt = sa.update(TimerRow).where(TimerRow.game_id == game_id, TimerRow.fired_at.is_(None))
+    phase, pause or end; new reminders). The timers written in this transaction are among them:
+    whatever adds timers flushes them at once (:meth:`bot.service.context.Context.arm`)."""
+    table = TimerRow.__table__
+    stmt = sa.update(table).where(table.c.game_id == game_id, table.c.fired_at.is_(None))
     if kinds:
-        stmt = stmt.where(TimerRow.kind.in_(sorted(set(kinds))))
-    session.exec(stmt.values(fired_at=when).execution_options(synchronize_session=False))
+        stmt = stmt.where(table.c.kind.in_(sorted(set(kinds))))
+    session.connection().execute(stmt.values(fired_at=when))
 
 
 # -- the outbox and its deliveries -------------------------------------------------------------
@@ -298,11 +306,17 @@ _UNEXPANDED = "outbox.expanded_at IS NULL"
 
 
 def add_announcement(session: Session, row: OutboxRow) -> bool:
-    """Write an announcement unless one with its key is there already; whether it was written."""
-    if session.exec(select(OutboxRow.id).where(OutboxRow.key == row.key)).first() is not None:
+    """Write an announcement unless one with its key is there already (one statement: ``INSERT …
+    ON CONFLICT DO NOTHING``); whether it was written. ``row`` is given its id."""
+    table = OutboxRow.__table__
+    connection = session.connection()
+    insert = sqlite_insert(table) if connection.dialect.name == "sqlite" else postgresql_insert(table)
+    values = {c.name: getattr(row, c.name) for c in table.columns if c.name != "id"}
+    written = connection.execute(insert.values(values).on_conflict_do_nothing(index_elements=[table.c.key])
+                                 .returning(table.c.id)).scalar()
+    if written is None:
         return False
-    session.add(row)
-    session.flush()
+    row.id = written
     return True
 
 
