@@ -342,14 +342,16 @@ class OutboxDispatcher:
     (default: a tenth of the lease, at most 2 s: more than the servers' clocks may differ).
     ``backoff`` doubles from one failed attempt of a recipient to the next, up to
     ``max_backoff``; after ``give_up_after`` from the first attempt the delivery is refused for
-    good. ``concurrency``: deliveries made at once.
+    good. ``concurrency``: deliveries made at once. ``record_linger``: how long the record of a
+    delivery made waits for others to be written in the same transaction (when none is being
+    written: :meth:`_record_soon`).
     """
 
     def __init__(self, db: Database, notifiers: list[Notifier] | None = None, *, node: str = "local",
                  lease: timedelta = timedelta(seconds=60), batch: int = 50, concurrency: int = 8,
                  backoff: timedelta = timedelta(seconds=30), max_backoff: timedelta = timedelta(hours=1),
                  give_up_after: timedelta = timedelta(days=3), clock: Callable[[], datetime] = utcnow,
-                 margin: timedelta | None = None) -> None:
+                 margin: timedelta | None = None, record_linger: timedelta = timedelta(milliseconds=20)) -> None:
         self.db = db
         self.notifiers: list[Notifier] = []
         self.node = node
@@ -359,6 +361,7 @@ class OutboxDispatcher:
             raise ValueError(f"the margin must be shorter than the lease: {self.margin} against {lease}")
         self.batch = batch
         self.concurrency = concurrency
+        self.record_linger = record_linger.total_seconds()
         self.backoff, self.max_backoff, self.give_up_after = backoff, max_backoff, give_up_after
         self.clock = clock
         self._lock = asyncio.Lock()
@@ -586,7 +589,8 @@ class OutboxDispatcher:
         """Record a delivery made, with the others made meanwhile: the outcomes that come while a
         transaction of records is being written are written together in the next one (a group
         commit: no record waits for more than the one before it, and a storm of deliveries costs
-        a transaction per batch, not per delivery)."""
+        a transaction per batch, not per delivery). The first waits ``record_linger`` for those
+        that end in the next moment (the deliveries of one claim end together)."""
         done = asyncio.get_running_loop().create_future()
         self._to_record.append((c, token, outcome, done))
         if self._recording is None or self._recording.done():
@@ -594,6 +598,8 @@ class OutboxDispatcher:
         await asyncio.shield(done)  # a delivery stopped meanwhile leaves its record to be written
 
     async def _record_waiting(self) -> None:
+        if self.record_linger > 0:  # the deliveries ending in the next moment join this transaction
+            await asyncio.sleep(self.record_linger)
         while self._to_record:
             batch, self._to_record = self._to_record, []
             try:
