@@ -404,7 +404,7 @@ def start_servers(count: int, url: str, data_dir: Path, fake: dict, relay_port: 
     ``profile``, each sampled by py-spy from the moment it was started until then."""
     servers = [Server(f"{tag}{i + 1}", server_env(url, data_dir, f"{tag}{i + 1}", fake, relay_port, site),
                       logs / f"{tag}{i + 1}.log", tree) for i in range(count)]
-    samplers = [sampler(server, profile, rate=100, start=True) for server in servers] if profile else []
+    samplers = [sampler(server, profile, rate=200) for server in servers] if profile else []
     try:
         for server in servers:  # started together, as after a deployment
             wait_for(lambda server=server: server.process.poll() is not None or (server.said("serving")
@@ -430,14 +430,12 @@ def site_caught_up(server: Server) -> bool:
                or (line.get("event") == "archive site" and "games" in line) for line in server.lines())
 
 
-def sampler(server: Server, directory: Path, rate: int = 50, start: bool = False) -> subprocess.Popen:
+def sampler(server: Server, directory: Path, rate: int = 50) -> subprocess.Popen:
     """py-spy (``pip install py-spy``) sampling ``server`` until stopped: its stacks, collapsed, in
-    ``directory/<node>.txt``: only the thread holding the interpreter (where its CPU goes), or, for
-    a ``start``, every thread, waiting or not (where its time goes)."""
+    ``directory/<node>.txt`` (only the thread holding the interpreter: where its CPU goes)."""
     directory.mkdir(parents=True, exist_ok=True)
-    how = ["--idle"] if start else ["--gil"]
     return subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid), "--format", "raw", "--rate", str(rate),
-                             *how, "--output", str(directory / f"{server.node}.txt")],
+                             "--gil", "--output", str(directory / f"{server.node}.txt")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 

@@ -28,7 +28,7 @@ from bot.codec.season import GivenOrder, Season, season_columns
 from bot.codec.values import order_from_json
 from bot.store import database
 from bot.store.faults import crash_point
-from bot.store.rows import GameRow, GameStatus, PlayerStatus, SeasonRow, TimerRow
+from bot.store.rows import GameRow, GameStatus, PlayerStatus, TimerRow
 from . import texts
 from .context import CIVIL_DISORDER_STATES, Context
 from adjudicator.variant import Variant
@@ -202,7 +202,8 @@ class Judge:
         database.cancel_timers(session, game.id, now)
         game.deadline_at = (game.deadline_at or now) + grace
         timer = TimerRow(game_id=game.id, version=game.version, kind="grace", due_at=game.deadline_at, payload={})
-        session.add_all([timer, game])
+        database.add_timers(session, [timer])
+        session.add(game)
         self.ctx.announce(session, game, "late", "players", f"{game.name}: orders late for {game.phase}",
                        texts.late(game.name, game.phase, game.deadline_at, missing, self.ctx.policy(game).timezone),
                        powers=missing, recipients=[playing[p] for p in missing])
@@ -370,7 +371,7 @@ class Judge:
                         seed=position.prestige.seed if position.prestige is not None else game.seed,
                         deadline_at=game.deadline_at, adjudicated_at=now, adjudicated_by=f"{self.ctx.node}:{trigger}",
                         picture=picture)
-        session.add(SeasonRow(game_id=game.id, **season_columns(season)))
+        database.add_season(session, game.id, season_columns(season))
         game.position, game.phase = position_to_dict(adjudication.position, variant), str(adjudication.position.phase)
         game.version += 1
         return season

@@ -266,6 +266,25 @@ def actions_in_games(session: Session, actions: Collection[str], statuses: Colle
     return list(session.exec(stmt))
 
 
+def add_season(session: Session, game_id: int, columns: dict[str, Any]) -> None:
+    """Insert a season's row (``columns``: :func:`bot.codec.season.season_columns`), in one statement."""
+    session.connection().execute(sa.insert(SeasonRow.__table__).values(game_id=game_id, **columns))
+
+
+def add_timers(session: Session, timers: list[TimerRow]) -> None:
+    """Insert these timers in one statement, each given its id (they stay out of the session: a
+    timer is written once, then only claimed or cancelled, by :func:`claim_timer` and
+    :func:`cancel_timers`)."""
+    if not timers:
+        return
+    table = TimerRow.__table__
+    rows = [{"game_id": t.game_id, "version": t.version, "kind": t.kind, "due_at": t.due_at, "payload": t.payload,
+             "fired_at": t.fired_at} for t in timers]
+    stmt = sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
+    for timer, timer_id in zip(timers, session.connection().execute(stmt, rows).scalars(), strict=True):
+        timer.id = timer_id
+
+
 def pending_timers(session: Session, *, due_before: datetime | None = None, limit: int | None = None) -> list[TimerRow]:
     stmt = select(TimerRow).where(TimerRow.fired_at.is_(None))
     if due_before is not None:
@@ -288,7 +307,7 @@ def claim_timer(session: Session, timer_id: int, when: datetime) -> bool:
 def cancel_timers(session: Session, game_id: int, when: datetime, kinds: Collection[str] = ()) -> None:
     """Mark every pending timer of the game (only those of ``kinds``, when given) as spent (a new
     phase, pause or end; new reminders). The timers written in this transaction are among them:
-    whatever adds timers flushes them at once (:meth:`bot.service.context.Context.arm`)."""
+    whatever adds timers writes them at once (:func:`add_timers`, or the ORM and a flush)."""
     table = TimerRow.__table__
     stmt = sa.update(table).where(table.c.game_id == game_id, table.c.fired_at.is_(None))
     if kinds:
