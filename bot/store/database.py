@@ -121,6 +121,14 @@ def players_of(session: Session, game_id: int) -> list[PlayerRow]:
     return list(session.exec(select(PlayerRow).where(PlayerRow.game_id == game_id).order_by(PlayerRow.id)))
 
 
+def players_in_games(session: Session, statuses: Collection[str]) -> set[str]:
+    """Everybody with a row among the players of the games in these ``statuses``, in one query."""
+    game, seat = GameRow.__table__, PlayerRow.__table__
+    stmt = (sa.select(seat.c.player).distinct().join(game, game.c.id == seat.c.game_id)
+            .where(game.c.status.in_(sorted(set(statuses)))))
+    return set(session.connection().execute(stmt).scalars())
+
+
 def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = ()) -> list[sa.Row]:
     """The games ``player`` plays in (optionally only those in ``statuses``); see ``games_of_players``."""
     return games_of_players(session, [player], statuses)
