@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -521,21 +522,28 @@ def finish_deliveries(session: Session, made: Collection[tuple[int, str]], now: 
     """Record these deliveries ``(id, claim token)`` delivered, in one statement per token, and
     hand each of their queues on to its next delivery; the ids of those whose claim still held
     (of the others nothing is written: another server took them over)."""
-    d = DeliveryRow.__table__
     by_token: dict[str, list[int]] = {}
     for delivery_id, token in made:
         by_token.setdefault(token, []).append(delivery_id)
     kept: set[int] = set()
     queues = []
     for token, ids in sorted(by_token.items()):
-        stmt = (sa.update(d).where(d.c.id.in_(sorted(ids)), d.c.claimed_by == token, d.c.state == "pending")
-                .values(state="delivered", reason=None, done_at=now, claimed_until=None, queue_head=False)
-                .returning(d.c.id, d.c.notifier, d.c.recipient, d.c.game_id))
-        for row in session.connection().execute(stmt):
+        for row in session.connection().execute(_delivered(), {"ids": sorted(ids), "token": token, "now": now}):
             kept.add(row.id)
             queues.append((row.notifier, row.recipient, row.game_id))
     advance_queues(session, queues)
     return kept
+
+
+@cache
+def _delivered() -> sa.Update:
+    """:func:`finish_deliveries`' statement (built once: only its parameters change)."""
+    d = DeliveryRow.__table__
+    return (sa.update(d).where(d.c.id.in_(sa.bindparam("ids", expanding=True)), d.c.claimed_by == sa.bindparam("token"),
+                               d.c.state == "pending")
+            .values(state="delivered", reason=None, done_at=sa.bindparam("now", type_=d.c.done_at.type), claimed_until=None,
+                    queue_head=False)
+            .returning(d.c.id, d.c.notifier, d.c.recipient, d.c.game_id))
 
 
 def advance_queues(session: Session, queues: Collection[tuple[str, str, int | None]]) -> int:
@@ -544,26 +552,29 @@ def advance_queues(session: Session, queues: Collection[tuple[str, str, int | No
     delivery done, refused, dropped) calls this in the same transaction, or the queue stalls.
     One statement for the queues of games and one for those of no game, each run once per queue
     (an ``executemany``: each reads only its queue's first entry in ``ix_delivery_queue_pending``)."""
-    d = DeliveryRow.__table__
     queues = sorted(set(queues), key=_queue_sort)
     if not queues:
         return 0
     _lock_queues(session, queues)
     made = 0
     for of_game in (True, False):
-        params = [{"q_notifier": n, "q_recipient": r, "q_game": g} for n, r, g in queues if (g is not None) == of_game]
-        if not params:
-            continue
-        game = d.c.game_id == sa.bindparam("q_game") if of_game else d.c.game_id.is_(None)
-        first = (sa.select(d.c.id).where(d.c.notifier == sa.bindparam("q_notifier"),
-                                         d.c.recipient == sa.bindparam("q_recipient"), game, sa.text(_PENDING))
-                 .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
-        stmt = sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False)).values(queue_head=True)
-        if not of_game:
-            params = [{k: v for k, v in p.items() if k != "q_game"} for p in params]
-        result = session.connection().execute(stmt, params[0] if len(params) == 1 else params)
-        made += max(result.rowcount, 0)
+        params = [{"q_notifier": n, "q_recipient": r} | ({"q_game": g} if of_game else {})
+                  for n, r, g in queues if (g is not None) == of_game]
+        if params:
+            result = session.connection().execute(_next_head(of_game), params[0] if len(params) == 1 else params)
+            made += max(result.rowcount, 0)
     return made
+
+
+@cache
+def _next_head(of_game: bool) -> sa.Update:
+    """:func:`advance_queues`' statement for a queue of a game or of none (built once)."""
+    d = DeliveryRow.__table__
+    game = d.c.game_id == sa.bindparam("q_game") if of_game else d.c.game_id.is_(None)
+    first = (sa.select(d.c.id).where(d.c.notifier == sa.bindparam("q_notifier"),
+                                     d.c.recipient == sa.bindparam("q_recipient"), game, sa.text(_PENDING))
+             .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
+    return sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False)).values(queue_head=True)
 
 
 def _in_queue(notifier: str, recipient: str, game_id: int | None) -> list:

@@ -279,6 +279,7 @@ class _Hold:
         self.dispatcher, self.token = dispatcher, token
         self.rows, self.until, self.deadline = set(rows), until, deadline
         self.lapsed = False
+        self.unmade = 0  # deliveries of the claim not yet made (for the dispatcher's records)
         self.flying: dict[int, asyncio.Task] = {}
         self.stopped: set[int] = set()
         self._timer: asyncio.TimerHandle | None = None
@@ -342,16 +343,16 @@ class OutboxDispatcher:
     (default: a tenth of the lease, at most 2 s: more than the servers' clocks may differ).
     ``backoff`` doubles from one failed attempt of a recipient to the next, up to
     ``max_backoff``; after ``give_up_after`` from the first attempt the delivery is refused for
-    good. ``concurrency``: deliveries made at once. ``record_linger``: how long the record of a
-    delivery made waits for others to be written in the same transaction (when none is being
-    written: :meth:`_record_soon`).
+    good. ``concurrency``: deliveries made at once. ``record_linger``: how long at most the record
+    of a delivery made waits for those still being made, to be written in the same transaction
+    (:meth:`_record_soon`).
     """
 
     def __init__(self, db: Database, notifiers: list[Notifier] | None = None, *, node: str = "local",
                  lease: timedelta = timedelta(seconds=60), batch: int = 50, concurrency: int = 8,
                  backoff: timedelta = timedelta(seconds=30), max_backoff: timedelta = timedelta(hours=1),
                  give_up_after: timedelta = timedelta(days=3), clock: Callable[[], datetime] = utcnow,
-                 margin: timedelta | None = None, record_linger: timedelta = timedelta(milliseconds=20)) -> None:
+                 margin: timedelta | None = None, record_linger: timedelta = timedelta(milliseconds=50)) -> None:
         self.db = db
         self.notifiers: list[Notifier] = []
         self.node = node
@@ -372,6 +373,8 @@ class OutboxDispatcher:
         self._renewer = ThreadPoolExecutor(1, thread_name_prefix="outbox-renewal")
         self._to_record: list[tuple[_Claimed, str, Outcome, asyncio.Future]] = []
         self._recording: asyncio.Task | None = None
+        self._making = 0  # deliveries claimed and not yet made
+        self._quiet: asyncio.Future | None = None  # set when none is (records waiting for them)
         for notifier in notifiers or []:
             self.register(notifier)
 
@@ -530,10 +533,13 @@ class OutboxDispatcher:
     async def _deliver_all(self, claimed: list[_Claimed], hold: _Hold) -> list[Outcome | _Lapsed]:
         renewal = asyncio.get_running_loop().create_task(self._renew(hold))
         gate = asyncio.Semaphore(self.concurrency)
+        self._making += len(claimed)  # each counted off by _deliver_one, however it ends
+        hold.unmade = len(claimed)
         hold.arm()
         try:
             outcomes = await asyncio.gather(*(self._deliver_one(c, hold, gate) for c in claimed))
         finally:
+            self._made(hold, hold.unmade)  # those never started (stopped at once)
             hold.disarm()
             renewal.cancel()
             await asyncio.gather(renewal, return_exceptions=True)
@@ -561,25 +567,28 @@ class OutboxDispatcher:
             return until, database.renew_deliveries(session, token, until, rows)
 
     async def _deliver_one(self, c: _Claimed, hold: _Hold, gate: asyncio.Semaphore) -> Outcome | _Lapsed:
-        async with gate:
-            if not hold.holds(c.row_id):
-                return LAPSED  # another server may have it now: not started
-            making = asyncio.ensure_future(c.notifier.deliver(c.delivery))
-            hold.flying[c.row_id] = making
-            try:
-                outcome = await making
-                if not isinstance(outcome, (Delivered, RetryLater, Refused)):
-                    raise TypeError(f"{c.notifier.name}.deliver answered {outcome!r}, not an outcome")
-            except asyncio.CancelledError:
-                if c.row_id in hold.stopped and not asyncio.current_task().cancelling():
-                    return LAPSED  # stopped where it was: in doubt
-                raise
-            except Exception as exc:
-                log.exception("delivery failed unexpectedly; it will be tried again", key=c.delivery.announcement.key,
-                              notifier=c.notifier.name)
-                outcome = RetryLater(f"internal error ({type(exc).__name__})")
-            finally:
-                hold.flying.pop(c.row_id, None)
+        try:
+            async with gate:
+                if not hold.holds(c.row_id):
+                    return LAPSED  # another server may have it now: not started
+                making = asyncio.ensure_future(c.notifier.deliver(c.delivery))
+                hold.flying[c.row_id] = making
+                try:
+                    outcome = await making
+                    if not isinstance(outcome, (Delivered, RetryLater, Refused)):
+                        raise TypeError(f"{c.notifier.name}.deliver answered {outcome!r}, not an outcome")
+                except asyncio.CancelledError:
+                    if c.row_id in hold.stopped and not asyncio.current_task().cancelling():
+                        return LAPSED  # stopped where it was: in doubt
+                    raise
+                except Exception as exc:
+                    log.exception("delivery failed unexpectedly; it will be tried again",
+                                  key=c.delivery.announcement.key, notifier=c.notifier.name)
+                    outcome = RetryLater(f"internal error ({type(exc).__name__})")
+                finally:
+                    hold.flying.pop(c.row_id, None)
+        finally:
+            self._made(hold)
         if isinstance(outcome, Delivered):
             crash_point("after_announce")
         await self._record_soon(c, hold.token, outcome)
@@ -589,17 +598,31 @@ class OutboxDispatcher:
         """Record a delivery made, with the others made meanwhile: the outcomes that come while a
         transaction of records is being written are written together in the next one (a group
         commit: no record waits for more than the one before it, and a storm of deliveries costs
-        a transaction per batch, not per delivery). The first waits ``record_linger`` for those
-        that end in the next moment (the deliveries of one claim end together)."""
+        a transaction per batch, not per delivery). While other deliveries claimed are still to be
+        made, the first waits for them, ``record_linger`` at most, so that they join it."""
         done = asyncio.get_running_loop().create_future()
         self._to_record.append((c, token, outcome, done))
         if self._recording is None or self._recording.done():
             self._recording = asyncio.ensure_future(self._record_waiting())
         await asyncio.shield(done)  # a delivery stopped meanwhile leaves its record to be written
 
+    def _made(self, hold: _Hold, count: int = 1) -> None:
+        """Deliveries of ``hold`` have been made (or stopped, or not started): when they were the
+        last of those claimed, the records waiting for more to join them wait no longer."""
+        hold.unmade -= count
+        self._making -= count
+        if not self._making and self._quiet is not None and not self._quiet.done():
+            self._quiet.set_result(None)
+
     async def _record_waiting(self) -> None:
-        if self.record_linger > 0:  # the deliveries ending in the next moment join this transaction
-            await asyncio.sleep(self.record_linger)
+        if self.record_linger > 0 and self._making:  # those ending in the next moment join this transaction
+            self._quiet = asyncio.get_running_loop().create_future()
+            try:
+                await asyncio.wait_for(asyncio.shield(self._quiet), self.record_linger)
+            except TimeoutError:
+                pass
+            finally:
+                self._quiet = None
         while self._to_record:
             batch, self._to_record = self._to_record, []
             try:
