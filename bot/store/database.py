@@ -175,8 +175,13 @@ def standing_order_rows(session: Session, phases: Collection[tuple[int, int]]) -
     """The standing orders of every power in these ``(game id, version)`` phases, as plain rows
     in ``orders_of``'s order (power, then the order they were given in)."""
     table = OrderRow.__table__
-    stmt = (sa.select(table).where(sa.tuple_(table.c.game_id, table.c.version).in_(sorted(set(phases))))
-            .order_by(table.c.game_id, table.c.power, table.c.seq))
+    phases = sorted(set(phases))
+    if len(phases) == 1:    # a deadline run's (a plain comparison: no list to expand)
+        [(game_id, version)] = phases
+        chosen = sa.and_(table.c.game_id == game_id, table.c.version == version)
+    else:
+        chosen = sa.tuple_(table.c.game_id, table.c.version).in_(phases)
+    stmt = sa.select(table).where(chosen).order_by(table.c.game_id, table.c.power, table.c.seq)
     return list(session.connection().execute(stmt))
 
 
@@ -277,7 +282,7 @@ def actions_in_games(session: Session, actions: Collection[str], statuses: Colle
 
 def add_season(session: Session, game_id: int, columns: dict[str, Any]) -> None:
     """Insert a season's row (``columns``: :func:`bot.codec.season.season_columns`), in one statement."""
-    session.connection().execute(sa.insert(SeasonRow.__table__).values(game_id=game_id, **columns))
+    session.connection().execute(sa.insert(SeasonRow.__table__), {"game_id": game_id, **columns})
 
 
 def add_timers(session: Session, timers: list[TimerRow]) -> None:
@@ -338,14 +343,20 @@ def add_announcement(session: Session, row: OutboxRow) -> bool:
     ON CONFLICT DO NOTHING``); whether it was written. ``row`` is given its id."""
     table = OutboxRow.__table__
     connection = session.connection()
-    insert = sqlite_insert(table) if connection.dialect.name == "sqlite" else postgresql_insert(table)
     values = {c.name: getattr(row, c.name) for c in table.columns if c.name != "id"}
-    written = connection.execute(insert.values(values).on_conflict_do_nothing(index_elements=[table.c.key])
-                                 .returning(table.c.id)).scalar()
+    written = connection.execute(_new_announcement(connection.dialect.name == "sqlite"), values).scalar()
     if written is None:
         return False
     row.id = written
     return True
+
+
+@cache
+def _new_announcement(sqlite: bool) -> sa.Insert:
+    """:func:`add_announcement`'s statement (built once: only its parameters change)."""
+    table = OutboxRow.__table__
+    insert = sqlite_insert(table) if sqlite else postgresql_insert(table)
+    return insert.on_conflict_do_nothing(index_elements=[table.c.key]).returning(table.c.id)
 
 
 def supersede_announcements(session: Session, game_id: int, kinds: Collection[str], *, before: int, by: str,
