@@ -5,6 +5,9 @@
     python benchmarks/bench_storm.py --database postgresql+psycopg://postgres@127.0.0.1/test
         (two servers on a throw-away database created next to the one named, and dropped)
     python benchmarks/bench_storm.py --games 100 --servers 1 --no-site --json out.json
+    python benchmarks/bench_storm.py --games 1000 --restart --start-only --profile DIR
+        (only a start: the servers started, stopped and started again; with --profile, py-spy's
+        samples of the start again, 200 a second, in DIR)
 
 The world: N games of the crusader map, all seven powers ordered (the same careful orders in
 each: moves, supports, bids), each with its results channel and archive thread on a test Discord
