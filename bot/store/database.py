@@ -579,19 +579,19 @@ def advance_queues(session: Session, queues: Collection[tuple[str, str, int | No
 
 @cache
 def _next_head(of_game: bool) -> sa.Update:
-    """:func:`advance_queues`' statement for a queue of a game or of none (built once)."""
+    """:func:`advance_queues`' statement for a queue of a game or of none (built once): its first
+    pending delivery made its head, unless the queue has a pending head already."""
     d = DeliveryRow.__table__
-    game = d.c.game_id == sa.bindparam("q_game") if of_game else d.c.game_id.is_(None)
-    first = (sa.select(d.c.id).where(d.c.notifier == sa.bindparam("q_notifier"),
-                                     d.c.recipient == sa.bindparam("q_recipient"), game, sa.text(_PENDING))
+    head = d.alias("head")
+
+    def queue(table: sa.FromClause) -> list:
+        game = table.c.game_id == sa.bindparam("q_game") if of_game else table.c.game_id.is_(None)
+        return [table.c.notifier == sa.bindparam("q_notifier"), table.c.recipient == sa.bindparam("q_recipient"), game]
+
+    first = (sa.select(d.c.id).where(*queue(d), sa.text(_PENDING))
              .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
-    return sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False)).values(queue_head=True)
-
-
-def _in_queue(notifier: str, recipient: str, game_id: int | None) -> list:
-    d = DeliveryRow.__table__
-    return [d.c.notifier == notifier, d.c.recipient == recipient,
-            d.c.game_id.is_(None) if game_id is None else d.c.game_id == game_id]
+    headed = sa.exists().where(*queue(head), sa.text("head.state = 'pending' AND head.queue_head"))  # (a literal, as _HEADS)
+    return sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False), ~headed).values(queue_head=True)
 
 
 def _queues_waiting(session: Session, game_id: int | None, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -683,6 +683,15 @@ def refused_to(session: Session, game_id: int, notifier: str, recipient: str, *,
         if last is not None:
             stmt = stmt.where(d.c.id > last)
     return [(row.id, row.subject) for row in session.connection().execute(stmt)]
+
+
+def refused_recipients(session: Session, game_id: int, notifier: str) -> set[str]:
+    """The recipients to whom an announcement of the game was refused for good through ``notifier``:
+    the only ones :func:`refused_to` has anything to name for."""
+    d = DeliveryRow.__table__
+    stmt = (sa.select(d.c.recipient).distinct()
+            .where(d.c.game_id == game_id, d.c.notifier == notifier, d.c.state == "refused"))
+    return set(session.connection().execute(stmt).scalars())
 
 
 def deliveries_of(session: Session, *, game_id: int | None = None, outbox_id: int | None = None) -> list[DeliveryRow]:
