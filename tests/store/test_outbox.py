@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
+import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
 from structlog.testing import capture_logs
 
-from bot.store import database
+from bot.store import database, outbox
 from bot.store.database import Database
 from bot.store.outbox import DELIVERED, Announcement, Delivery, OutboxDispatcher, Refused, RetryLater, outbox_row, write
 from tests.notifiers import RecordingNotifier
@@ -35,12 +35,13 @@ class Sink:
     kept as made (``made``: a raw record, shared by every server in the test)."""
 
     def __init__(self, recipients=("ann", "bob", "cat"), *, made: list | None = None, delay: float = 0.0,
-                 name: str = "sink") -> None:
+                 gate: asyncio.Event | None = None, name: str = "sink") -> None:
         self.name = name
         self._recipients = recipients
         self.made = [] if made is None else made
         self.answers: dict[str, object] = {}  # recipient -> outcome (or exception) for now
         self.delay = delay
+        self.gate = gate  # a delivery goes on until the test sets it
         self.doubts: list[tuple[str, str]] = []
         self.begun: list[tuple[str, str]] = []  # every attempt, as it begins
 
@@ -59,6 +60,8 @@ class Sink:
             raise answer
         if answer is DELIVERED:
             await asyncio.sleep(self.delay)
+            if self.gate is not None:
+                await self.gate.wait()
             self.made.append((key, who))
         return answer
 
@@ -251,54 +254,86 @@ async def test_servers_sharing_the_outbox_never_make_one_delivery_twice_even_whe
     close(dispatchers, db)
 
 
-def stall_first_renewal(monkeypatch, node: str, seconds: float) -> None:
-    """The first renewal of ``node``'s claim hangs ``seconds`` in the database (as under a lock,
-    a failover, a stalled machine): its claim lapses in the middle of its deliveries."""
-    real = OutboxDispatcher._renew_now
-    stalled: list[str] = []
+async def until(condition, guard: float = 60) -> None:
+    """Wait for ``condition``, an event of the test (``guard``: a test that would hang fails)."""
+    async with asyncio.timeout(guard):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+async def lapse_while_delivering(db: Database, monkeypatch) -> tuple[list, list[OutboxDispatcher]]:
+    """Server 0 claims the twelve deliveries at the head of their queues (its last claim: it is
+    winding down) and begins six, which go on until the test lets them end; its first renewal
+    hangs in the database (as under a lock, a failover, a stalled machine) until then too. The
+    test moves the servers' clock past the claim's end; once server 0 has seen its claim lapse,
+    server 1 flushes (it takes the twelve over, in doubt, and makes the twelve behind them); then
+    server 0's deliveries and renewal are let go. What was made, and the two servers."""
+    renewing, release, renewed = threading.Event(), threading.Event(), threading.Event()
+    real_renew = OutboxDispatcher._renew_now
 
     def renew_now(self, token, rows=None):
-        if self.node == node and not stalled:
-            stalled.append(token)
-            time.sleep(seconds)
-        return real(self, token, rows)
+        if self.node != "server0" or renewing.is_set():
+            return real_renew(self, token, rows)
+        renewing.set()
+        try:
+            release.wait(60)
+            return real_renew(self, token, rows)
+        finally:
+            renewed.set()
+
+    holds: list[outbox._Hold] = []
+    real_deliver_all = OutboxDispatcher._deliver_all
+
+    async def deliver_all(self, claimed, hold):
+        if self.node == "server0":
+            holds.append(hold)
+        return await real_deliver_all(self, claimed, hold)
 
     monkeypatch.setattr(OutboxDispatcher, "_renew_now", renew_now)
+    monkeypatch.setattr(OutboxDispatcher, "_deliver_all", deliver_all)
+    many(db)
+    made: list[tuple[str, str]] = []
+    clock, lease, gate = Clock(), timedelta(seconds=0.5), asyncio.Event()
+    first, second = (OutboxDispatcher(db if db.is_sqlite else Database(db.url), [sink], node=f"server{n}",
+                                      lease=lease, concurrency=6, clock=clock)
+                     for n, sink in enumerate([Sink(made=made, gate=gate), Sink(made=made)]))
+    making = asyncio.ensure_future(first.flush())
+    try:
+        await until(lambda: len(first.notifiers[0].begun) == 6 and renewing.is_set())
+        first.wind_down()
+        clock.now += lease + timedelta(seconds=0.1)  # past the claim's end: another server may take it over
+        await until(lambda: holds[0].lapsed)
+        await second.flush()
+    finally:
+        gate.set()
+        release.set()
+    await asyncio.wait_for(making, 60)
+    await until(renewed.is_set)
+    return made, [first, second]
 
 
 async def test_a_server_whose_claim_lapses_stops_its_deliveries_and_each_is_still_made_once(db, monkeypatch):
-    """Server 0 claims the twelve deliveries at the head of their queues and begins six; its
-    first renewal hangs past its claim: it stops the six it is making and starts none of the six
-    waiting; they are taken over, in doubt; each is made once."""
-    stall_first_renewal(monkeypatch, "server0", 1.5)
-    many(db)
-    made: list[tuple[str, str]] = []
-    dispatchers = servers(db, 2, made)
+    """Server 0's claim lapses while it makes six of its twelve deliveries: it stops the six and
+    starts none of the others; server 1 takes the twelve over, in doubt; each is made once."""
     with capture_logs() as logs:
-        await sweep(dispatchers, db, first_alone=True)
+        made, dispatchers = await lapse_while_delivering(db, monkeypatch)
     assert len(made) == 24 and len(set(made)) == 24, sorted(made)
     assert set(states(db).values()) == {"delivered"}
     lapsed = [e for e in logs if e["event"].startswith("claim on deliveries lapsed")]
-    assert lapsed and 1 <= lapsed[0]["stopped"] <= 6, lapsed  # six, fewer if a stall kept some from starting
-    taken_over = {doubt for d in dispatchers for doubt in d.notifiers[0].doubts}
-    assert len(taken_over) >= 12, taken_over  # the twelve server 0 held were attempted again, in doubt
+    assert [e["stopped"] for e in lapsed] == [6], lapsed
+    first, second = (d.notifiers[0] for d in dispatchers)
+    assert len(first.begun) == 6 and len(set(second.doubts)) == 12, second.doubts
     close(dispatchers, db)
 
 
 async def test_a_server_that_went_on_delivering_after_its_claim_lapsed_would_deliver_twice(db, monkeypatch):
-    """The test above can fail: when server 0 ignores its claim's end, the same stall makes
-    deliveries twice."""
-    from bot.store import outbox
-
-    stall_first_renewal(monkeypatch, "server0", 1.5)
+    """The test above can fail: when server 0 goes on with its deliveries (and starts the others)
+    after its claim lapsed, the twelve it held are made twice."""
     monkeypatch.setattr(outbox._Hold, "holds", lambda self, row_id: True)
-    monkeypatch.setattr(outbox._Hold, "arm", lambda self: None)
-    many(db)
-    made: list[tuple[str, str]] = []
-    dispatchers = servers(db, 2, made)
+    monkeypatch.setattr(outbox._Hold, "_stop", lambda self, rows: None)
     with capture_logs():
-        await sweep(dispatchers, db, first_alone=True)
-    assert len(made) > len(set(made)) == 24
+        made, dispatchers = await lapse_while_delivering(db, monkeypatch)
+    assert len(made) == 36 and len(set(made)) == 24, sorted(made)
     close(dispatchers, db)
 
 
@@ -545,7 +580,6 @@ def test_two_servers_writing_one_queue_at_once_leave_it_one_head(pg_url, first):
     delivery, each in a transaction of its own: the second waits for the first, and the queue
     ends with one head, the next delivery (without the wait each would miss the other's, and
     the queue would be left with none)."""
-    import threading
 
     db = Database(pg_url)
     g = game(db)
