@@ -59,11 +59,15 @@ class Sink:
         if isinstance(answer, Exception):
             raise answer
         if answer is DELIVERED:
-            await asyncio.sleep(self.delay)
-            if self.gate is not None:
-                await self.gate.wait()
+            await self.making(delivery)
             self.made.append((key, who))
         return answer
+
+    async def making(self, delivery: Delivery) -> None:
+        """The time a delivery takes."""
+        await asyncio.sleep(self.delay)
+        if self.gate is not None:
+            await self.gate.wait()
 
 
 def game(db: Database, name: str = "g") -> int:
@@ -218,39 +222,115 @@ def many(db: Database) -> None:
             announce(db, f"{g}:{version}:results", g)
 
 
-def servers(db: Database, count: int, made: list) -> list[OutboxDispatcher]:
-    """``count`` servers whose deliveries take 0.6 s, six at a time, under a lease of 0.5 s: every
-    delivery outlasts the lease, and a round of twelve does twice over."""
-    return [OutboxDispatcher(db if db.is_sqlite else Database(db.url), [Sink(made=made, delay=0.6)],
-                             node=f"server{n}", lease=timedelta(seconds=0.5), concurrency=6) for n in range(count)]
+class Ticker:
+    """The servers' clock, moved by the test a ``step`` at a time while a delivery waits for it,
+    and only once every claim being delivered has been renewed since the last step (or made
+    since): a claim lapses only if its renewals stop, never because the machine is slow."""
 
+    def __init__(self, monkeypatch, step: timedelta) -> None:
+        self.clock, self.step, self.steps = Clock(), step, 0
+        self.fresh: dict[outbox._Hold, int] = {}  # each claim being delivered -> the step it was renewed at
+        self.claiming: set[str] = set()  # servers choosing rows (by the clock as it is)
+        self.waiting = 0  # deliveries waiting for the clock
+        real_claim, real_deliver_all, real_renewed = (OutboxDispatcher._claim_timed, OutboxDispatcher._deliver_all,
+                                                      outbox._Hold.renewed)
+        ticker = self
 
-async def sweep(dispatchers: list[OutboxDispatcher], db: Database, *, first_alone: bool = False) -> None:
-    """Each server flushes every 0.1 s (as ``crusader serve``'s sweep does) until all is delivered;
-    ``first_alone``: the others begin once the first is making its deliveries (it holds them all)."""
-    async def one(d: OutboxDispatcher) -> None:
-        if first_alone and d is not dispatchers[0]:
-            while not dispatchers[0].notifiers[0].begun:
+        def claim_timed(self, token, exclude, now=None):
+            ticker.claiming.add(self.node)
+            claimed = None
+            try:
+                claimed = real_claim(self, token, exclude, now)
+                return claimed
+            finally:
+                if not (claimed and claimed[0]):
+                    ticker.claiming.discard(self.node)
+
+        async def deliver_all(self, claimed, hold):
+            ticker.fresh[hold] = ticker.steps
+            ticker.claiming.discard(self.node)
+            try:
+                return await real_deliver_all(self, claimed, hold)
+            finally:
+                del ticker.fresh[hold]
+
+        def renewed(self, rows, until, deadline):
+            real_renewed(self, rows, until, deadline)
+            if self in ticker.fresh:
+                ticker.fresh[self] = ticker.steps
+
+        monkeypatch.setattr(OutboxDispatcher, "_claim_timed", claim_timed)
+        monkeypatch.setattr(OutboxDispatcher, "_deliver_all", deliver_all)
+        monkeypatch.setattr(outbox._Hold, "renewed", renewed)
+
+    async def run(self) -> None:
+        while True:
+            while not (self.waiting and not self.claiming and all(s == self.steps for s in self.fresh.values())):
                 await asyncio.sleep(0.01)
-        for _ in range(200):
+            self.clock.now += self.step
+            self.steps += 1
+
+    async def wait(self, span: timedelta) -> None:
+        """Wait (as a delivery) until the clock has moved on ``span``."""
+        end = self.clock.now + span
+        self.waiting += 1
+        try:
+            while self.clock.now < end:
+                await asyncio.sleep(0.01)
+        finally:
+            self.waiting -= 1
+
+
+class Lasting(Sink):
+    """A sink whose deliveries each take ``span`` by the ticker's clock."""
+
+    def __init__(self, ticker: Ticker, span: timedelta, made: list) -> None:
+        super().__init__(made=made)
+        self.ticker, self.span = ticker, span
+
+    async def making(self, delivery: Delivery) -> None:
+        await self.ticker.wait(self.span)
+
+
+def servers(db: Database, count: int, made: list, ticker: Ticker) -> list[OutboxDispatcher]:
+    """``count`` servers whose deliveries take 0.6 s by the ticker's clock, six at a time, under a
+    lease of 0.5 s: every delivery outlasts the lease, and a round of twelve does twice over."""
+    return [OutboxDispatcher(db if db.is_sqlite else Database(db.url), [Lasting(ticker, timedelta(seconds=0.6), made)],
+                             node=f"server{n}", lease=timedelta(seconds=0.5), concurrency=6, clock=ticker.clock)
+            for n in range(count)]
+
+
+async def sweep(dispatchers: list[OutboxDispatcher], db: Database) -> None:
+    """Each server flushes every 0.1 s (as ``crusader serve``'s sweep does) until all is delivered."""
+    async def one(d: OutboxDispatcher) -> None:
+        while True:
             await d.flush()
             if set(states(db).values()) == {"delivered"}:
                 return
             await asyncio.sleep(0.1)
-        raise AssertionError(f"not all delivered: {states(db)}")
 
-    await asyncio.gather(*(one(d) for d in dispatchers))
+    async with asyncio.timeout(120):  # (a guard: a test that would hang fails)
+        await asyncio.gather(*(one(d) for d in dispatchers))
 
 
 async def test_servers_sharing_the_outbox_never_make_one_delivery_twice_even_when_deliveries_outlast_the_lease(
-        db):
+        db, monkeypatch):
+    """The servers' clock moves on only once the claims being delivered have been renewed:
+    renewals keep every claim, none lapses, and each delivery is made once."""
     many(db)
     made: list[tuple[str, str]] = []
-    dispatchers = servers(db, 2, made)
-    with capture_logs():  # on a loaded machine a renewal may come late: then a delivery stops, and is made later
-        await sweep(dispatchers, db)
+    ticker = Ticker(monkeypatch, timedelta(seconds=0.15))  # two steps from a renewal still leave a margin
+    dispatchers = servers(db, 2, made, ticker)
+    ticking = asyncio.ensure_future(ticker.run())
+    try:
+        with capture_logs() as logs:
+            await sweep(dispatchers, db)
+    finally:
+        ticking.cancel()
     assert len(made) == 24 and len(set(made)) == 24, sorted(made)
     assert set(states(db).values()) == {"delivered"}
+    assert not [e for e in logs if "lapsed" in e["event"] or "lost" in e["event"]], logs
+    assert ticker.clock.now - T0 >= 2 * timedelta(seconds=0.6)  # (the twelve behind the first began once those were made)
     close(dispatchers, db)
 
 
