@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from adjudicator.errors import CrusaderError
-from adjudicator.variant import UnknownVariantError, get_variant
+from adjudicator.position import Position
+from adjudicator.variant import UnknownVariantError, Variant, get_variant
 
 from bot.codec.documents import DocumentError, new_game_document, position_from_dict
 from bot.codec.season import Season, season_from_row
@@ -111,7 +112,7 @@ class Lobby:
         return GameEntry(id=game.id, name=game.name, variant=game.variant, status=game.status, gm=game.gm,
                          phase=game.phase, power=power, extra=DeadlinePolicy.extra_of(game.policy))
 
-    def board(self, game: str | int, version: int | None = None):
+    def board(self, game: str | int, version: int | None = None) -> tuple[Variant, Position] | None:
         """The game's variant and current position (public: units, centres, prestige); with
         ``version``, the position the game stood at then (``None`` when that phase was rolled back)."""
         with self.ctx.db.session() as session:
