@@ -36,7 +36,7 @@ from bot.codec.spelled import place, spell
 from bot.codec.spelled import unit as spelled_unit
 from bot.service import Panel, ServiceError, StalePanelError
 
-from .client import BUG_APOLOGY
+from .client import BUG_APOLOGY, JudgeBotMixin, JudgeInteraction
 from .formatting import CONTENT_LIMIT, phase_name, readiness_text, refusal_text, submission_reply, timestamp
 from .identity import player_key
 from .menu_button import PREFIX, custom_id, open_button
@@ -378,11 +378,11 @@ def stale_view(game: str, phase: str) -> discord.ui.View:
 class PanelCog(commands.Cog):
     """Reads every click of a panel from its custom id, whichever panel and whenever it was shown."""
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: JudgeBotMixin) -> None:
         self.bot = bot
         self.service = bot.service
 
-    async def open(self, interaction: discord.Interaction, game: str) -> None:
+    async def open(self, interaction: JudgeInteraction, game: str) -> None:
         """``/orders edit``, or an "Order by menu" button: a new panel, only the player sees it."""
         panel = await self.bot.call(self.service.panel, game, player_key(interaction.user))
         variant = get_variant(panel.variant)
@@ -390,7 +390,7 @@ class PanelCog(commands.Cog):
                                                 ephemeral=True)
 
     @commands.Cog.listener()
-    async def on_interaction(self, interaction: discord.Interaction) -> None:
+    async def on_interaction(self, interaction: JudgeInteraction) -> None:
         if interaction.type not in (discord.InteractionType.component, discord.InteractionType.modal_submit):
             return
         click = Click.parse((interaction.data or {}).get("custom_id", ""))
@@ -414,7 +414,7 @@ class PanelCog(commands.Cog):
             log.exception("a choice of the orders menu not taken", custom_id=interaction.data.get("custom_id"))
             await self._show(interaction, BUG_APOLOGY, None, fresh=True)
 
-    async def _show(self, interaction: discord.Interaction, text: str, view: discord.ui.View | None,
+    async def _show(self, interaction: JudgeInteraction, text: str, view: discord.ui.View | None,
                     *, fresh: bool = False) -> None:
         """Answer the click: the panel it came from edited in place, or (``fresh``) a new message only
         the player sees."""
@@ -429,7 +429,7 @@ class PanelCog(commands.Cog):
         else:
             await interaction.response.edit_message(content=text, view=view)
 
-    async def handle(self, interaction: discord.Interaction, click: Click) -> None:
+    async def handle(self, interaction: JudgeInteraction, click: Click) -> None:
         player = player_key(interaction.user)
         values = (interaction.data or {}).get("values") or []  # (a form is answered before any other)
         value = values[0] if values else ""
@@ -512,7 +512,7 @@ class PanelCog(commands.Cog):
         except NotationError:
             raise ServiceError(f"{text!r} is not an order this menu offers: open a new one with /orders edit") from None
 
-    async def _submit(self, interaction: discord.Interaction, panel: Panel, variant: Variant, order: Order) -> None:
+    async def _submit(self, interaction: JudgeInteraction, panel: Panel, variant: Variant, order: Order) -> None:
         """The chosen order, taken as a typed one; the panel shows the answer and the units afresh."""
         report = await self.bot.call(self.service.submit_values, panel.game_id, player_key(interaction.user),
                                      [order], panel.version)
@@ -521,7 +521,7 @@ class PanelCog(commands.Cog):
         await self._show(interaction, main_text(fresh, variant, answer), main_view(fresh, variant))
 
 
-def _on_panel(interaction: discord.Interaction) -> bool:
+def _on_panel(interaction: JudgeInteraction) -> bool:
     """Did the click come from a panel (a message only its player sees), to be edited in place?"""
     return interaction.message is not None and interaction.message.flags.ephemeral
 
@@ -543,5 +543,5 @@ def _modal_value(data: dict | None, field: str) -> str:
     return ""
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: JudgeBotMixin) -> None:
     await bot.add_cog(PanelCog(bot))
