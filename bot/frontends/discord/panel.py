@@ -21,6 +21,7 @@ form, the amount of a bid, is answered with the form directly: Discord takes a f
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import discord
 import structlog
@@ -30,7 +31,7 @@ from adjudicator.notation import NotationError, read_order
 from adjudicator.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove,
                                 Waive)
 from adjudicator.variant import Variant, get_variant
-from adjudicator.vocab import Phase
+from adjudicator.vocab import Phase, Power, ProvinceId
 
 from bot.codec.spelled import place, spell
 from bot.codec.spelled import unit as spelled_unit
@@ -89,7 +90,7 @@ def _paged(options: list[discord.SelectOption], page: int) -> list[discord.Selec
 
 def _header(panel: Panel, variant: Variant) -> str:
     due = f" · due {timestamp(panel.deadline_at)}" if panel.deadline_at else ""
-    return f"**{variant.power_name(panel.power)} in {panel.game}, {phase_name(panel.phase)}**{due}"
+    return f"**{variant.power_name(Power(panel.power))} in {panel.game}, {phase_name(panel.phase)}**{due}"
 
 
 def _unit_line(u, variant: Variant, kind: str = "M") -> str:
@@ -121,11 +122,11 @@ def main_text(panel: Panel, variant: Variant, answer: str | None = None) -> str:
         out.append(f"Builds left: {panel.duty.builds} (choose a site, or waive).")
     if panel.duty.disbands:
         out.append(f"Units still to remove: {panel.duty.disbands}.")
-    others = [ln for ln in panel.standing if ln.order is not None and not any(
+    others = [ln.order for ln in panel.standing if ln.order is not None and not any(
         u.standing is ln for u in panel.units)]
     if others:
         out.append("Other orders:")
-        out += [f"• {spell(ln.order, variant)}" for ln in others]
+        out += [f"• {spell(order, variant)}" for order in others]
     if panel.prestige:
         out.append(f"Prestige you may spend: {panel.prestige}.")
     if not panel.must_decide:
@@ -192,7 +193,7 @@ def main_view(panel: Panel, variant: Variant, page: int = 0) -> discord.ui.View:
 
 
 def place_of(province: str, variant: Variant) -> str:
-    prov = variant.provinces.get(province)
+    prov = variant.provinces.get(ProvinceId(province))
     return prov.name if prov is not None else province
 
 
@@ -210,7 +211,7 @@ def _what(order: Order, variant: Variant) -> tuple[str, str | None]:
         case Disband():
             return "Disband", "the unit leaves the board"
         case Build():
-            kind = "an army" if order.unit_type.value == "A" else "a fleet"
+            kind = "an army" if order.unit_type is not None and order.unit_type.value == "A" else "a fleet"
             return f"Build {kind} in {place(order.location, variant)}", str(order)
     return spell(order, variant), str(order)
 
@@ -222,8 +223,9 @@ def unit_view(panel: Panel, variant: Variant, province: str, options: tuple[Orde
     g, v = panel.game_id, panel.version
     unit = next((u for u in panel.units if u.unit.province == province), None)
     who = spelled_unit(unit.unit, variant) if unit is not None else place_of(province, variant)
-    lines = [_header(panel, variant), f"**{who}**" + (f": now {spell(unit.standing.order, variant)}"
-                                                    if unit is not None and unit.standing is not None else "")]
+    standing = unit.standing.order if unit is not None and unit.standing is not None else None
+    lines = [_header(panel, variant), f"**{who}**" + (f": now {spell(standing, variant)}" if standing is not None
+                                                    else "")]
     items = []
     for order in options:
         if isinstance(order, (SupportHold, SupportMove, Convoy)):
@@ -252,14 +254,15 @@ def targets_view(panel: Panel, variant: Variant, province: str, options: tuple[O
     armies it may convoy), each once."""
     g, v = panel.game_id, panel.version
     wanted = (SupportHold, SupportMove) if kind == "support" else (Convoy,)
-    seen: dict[str, list[Order]] = {}
+    seen: dict[str, list[SupportHold | SupportMove | Convoy]] = {}
     for order in options:
         if isinstance(order, wanted):
             seen.setdefault(order.target.province, []).append(order)
     items = []
     for target, orders in seen.items():
         first = orders[0]
-        unit_words = f"{first.target_type.value} {place(first.target, variant)}"
+        unit_words = (f"{first.target_type.value} {place(first.target, variant)}" if first.target_type is not None
+                      else place(first.target, variant))
         owner = next((u for u in panel.units if u.unit.province == target), None)
         mine = " (yours)" if owner is not None else ""
         items.append(_option(f"{unit_words}{mine}", target, f"{len(orders)} possible"))
@@ -276,9 +279,10 @@ def destinations_view(panel: Panel, variant: Variant, province: str, target: str
                       kind: str, page: int = 0) -> tuple[str, discord.ui.View]:
     """Where the unit in ``province`` supports (or convoys) the unit in ``target``: to hold, or each move."""
     g, v = panel.game_id, panel.version
-    items = []
+    items: list[discord.SelectOption] = []
     for order in options:
-        if getattr(order, "target", None) is None or order.target.province != target:
+        aimed = getattr(order, "target", None)
+        if aimed is None or aimed.province != target:
             continue
         if kind == "support" and isinstance(order, SupportHold):
             items.insert(0, _option("Hold where it is", str(order), "support it to hold"))
@@ -325,13 +329,15 @@ def _takes_amount(order: Order) -> bool:
 
 def _subject(order: Order, variant: Variant) -> str:
     """What a prestige order is about, in words: the unit, the centre or the power."""
-    if getattr(order, "location", None) is not None:
-        unit = variant.provinces[order.location.province].name
-        return f"{order.unit_type.value} {unit}"
-    if getattr(order, "province", None) is not None:
-        return place_of(order.province, variant)
-    if getattr(order, "to", None) is not None:
-        return variant.power_name(order.to)
+    location, unit_type, province, to = (getattr(order, name, None)
+                                         for name in ("location", "unit_type", "province", "to"))
+    if location is not None:
+        unit = variant.provinces[location.province].name
+        return f"{unit_type.value} {unit}" if unit_type is not None else unit
+    if province is not None:
+        return place_of(province, variant)
+    if to is not None:
+        return variant.power_name(to)
     return KIND_LABELS[type(order).__name__][0]
 
 
@@ -343,6 +349,8 @@ def prestige_view(panel: Panel, variant: Variant, kind: str, page: int = 0) -> t
     items = []
     for vd in verdicts:
         order = vd.understood
+        if order is None:  # (never: a verdict of its kind has its order)
+            continue
         value = template(order) if _takes_amount(order) else str(order)
         items.append(_option(_subject(order, variant), value, vd.note.text if vd.note else str(order)))
     label = KIND_LABELS[kind][0]
@@ -355,10 +363,11 @@ def prestige_view(panel: Panel, variant: Variant, kind: str, page: int = 0) -> t
 
 def amount_modal(panel: Panel, variant: Variant, text: str) -> discord.ui.Modal:
     """Asks the amount of the prestige order ``text`` (its notation without the amount)."""
-    verdict = next((vd for vd in panel.rule_orders if template(vd.understood) == text), None)
+    verdict = next((vd for vd in panel.rule_orders if vd.understood is not None and template(vd.understood) == text),
+                   None)
     least = str(verdict.understood).rsplit(" ", 1)[1] if verdict is not None else "1"
     lend = text.startswith("LEND")
-    title = (f"LEND to {variant.power_name(text.split()[1])}" if lend
+    title = (f"LEND to {variant.power_name(Power(text.split()[1]))}" if lend
              else f"{text.removesuffix(' BID')}")
     modal = discord.ui.Modal(title=title[:45], custom_id=custom_id(panel.game_id, panel.version, "amt", text)[:100])
     modal.add_item(discord.ui.TextInput(
@@ -393,10 +402,11 @@ class PanelCog(commands.Cog):
     async def on_interaction(self, interaction: JudgeInteraction) -> None:
         if interaction.type not in (discord.InteractionType.component, discord.InteractionType.modal_submit):
             return
-        click = Click.parse((interaction.data or {}).get("custom_id", ""))
+        data = _payload(interaction)
+        click = Click.parse(data.get("custom_id", ""))
         if click is None:
             return
-        values = (interaction.data or {}).get("values") or []
+        values = data.get("values") or []
         if not _opens_form(click, values[0] if values else ""):
             # acknowledged at once: the answer may wait for the judge's workers (an adjudication running)
             if click.action == "open" and not _on_panel(interaction):
@@ -411,7 +421,7 @@ class PanelCog(commands.Cog):
         except ServiceError as exc:
             await self._show(interaction, refusal_text(exc), None, fresh=True)
         except Exception:
-            log.exception("a choice of the orders menu not taken", custom_id=interaction.data.get("custom_id"))
+            log.exception("a choice of the orders menu not taken", custom_id=data.get("custom_id"))
             await self._show(interaction, BUG_APOLOGY, None, fresh=True)
 
     async def _show(self, interaction: JudgeInteraction, text: str, view: discord.ui.View | None,
@@ -431,7 +441,7 @@ class PanelCog(commands.Cog):
 
     async def handle(self, interaction: JudgeInteraction, click: Click) -> None:
         player = player_key(interaction.user)
-        values = (interaction.data or {}).get("values") or []  # (a form is answered before any other)
+        values = _payload(interaction).get("values") or []  # (a form is answered before any other)
         value = values[0] if values else ""
         if click.action == "open":
             panel = await self.bot.call(self.service.panel, click.game, player)
@@ -486,7 +496,7 @@ class PanelCog(commands.Cog):
                 await interaction.response.send_modal(amount_modal(panel, variant, value))
         elif click.action == "amt":
             text = ":".join(click.args)
-            amount = _modal_value(interaction.data, "amount").strip()
+            amount = _modal_value(_payload(interaction), "amount").strip()
             if not amount.isdigit():
                 note = (f"❌ `{amount[:20]}` is not an amount of prestige: write a whole number, such as 2. "
                         f"Nothing was recorded.")
@@ -519,6 +529,11 @@ class PanelCog(commands.Cog):
         fresh = await self.bot.call(self.service.panel, panel.game_id, player_key(interaction.user))
         answer = submission_reply(report, variant).text
         await self._show(interaction, main_text(fresh, variant, answer), main_view(fresh, variant))
+
+
+def _payload(interaction: JudgeInteraction) -> dict[str, Any]:
+    """What a click or a form sent (its custom id, the values chosen, the form's fields), as read."""
+    return dict(interaction.data or {})
 
 
 def _on_panel(interaction: JudgeInteraction) -> bool:
