@@ -250,8 +250,8 @@ def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None, v
                                                                     "import it with another name"))
         game = GameRow(name=name, key=game_key(name), variant=g["variant"], rules=g["rules"], gm=g["gm"],
                        status=g["status"], policy=g["policy"], position=g["position"], phase=g["phase"],
-                       version=g["version"], deadline_at=_time(g["deadline_at"]), paused_remaining=g.get("paused_remaining"), seed=g["seed"],
-                       outcome=g["outcome"], created_at=_at(g["created_at"]), ended_at=_time(g["ended_at"]))
+                       version=g["version"], deadline_at=_time(g["deadline_at"]),
+                       paused_remaining=g.get("paused_remaining"), seed=g["seed"], outcome=g["outcome"], created_at=_at(g["created_at"]), ended_at=_time(g["ended_at"]))
         session.add(game)
         session.flush()
         for p in doc["players"]:

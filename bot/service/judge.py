@@ -150,7 +150,8 @@ class Judge:
         if missing:
             before = int(timer.payload.get("before", 0))
             self.ctx.announce(session, game, "reminder", "players", f"{game.name}: orders due for {game.phase}",
-                           texts.reminder(game.name, started_phase(game), game.deadline_at, missing, self.ctx.policy(game).timezone),
+                           texts.reminder(game.name, started_phase(game), game.deadline_at, missing,
+                                          self.ctx.policy(game).timezone),
                            key=f"{game.id}:{game.version}:reminder:{before}", powers=missing,
                            recipients=[playing[p] for p in missing], data={"before": before})
         return "reminded"
@@ -204,7 +205,8 @@ class Judge:
         timer = TimerRow(game_id=game.id, version=game.version, kind="grace", due_at=game.deadline_at, payload={})
         session.add_all([timer, game])
         self.ctx.announce(session, game, "late", "players", f"{game.name}: orders late for {game.phase}",
-                       texts.late(game.name, started_phase(game), game.deadline_at, missing, self.ctx.policy(game).timezone),
+                       texts.late(game.name, started_phase(game), game.deadline_at, missing,
+                                  self.ctx.policy(game).timezone),
                        powers=missing, recipients=[playing[p] for p in missing])
         session.flush()
         return [timer]

@@ -76,8 +76,8 @@ class Lobby:
             taken = database.game_by_name(session, name)
             if taken is not None:
                 raise ServiceError(name_taken(name, taken.name))
-            game = GameRow(name=name, key=game_key(name), variant=doc["variant"], rules=sorted(rules), gm=gm, status=GameStatus.FORMING,
-                           policy=(policy or DeadlinePolicy()).to_dict(), position=doc, phase=doc["phase"],
+            game = GameRow(name=name, key=game_key(name), variant=doc["variant"], rules=sorted(rules), gm=gm,
+                           status=GameStatus.FORMING, policy=(policy or DeadlinePolicy()).to_dict(), position=doc, phase=doc["phase"],
                            seed=seed, created_at=now)
             session.add(game)
             session.flush()

@@ -146,7 +146,8 @@ def lock_games(session: Session, names: Collection[str] = (), ids: Collection[in
     PostgreSQL locks them in id order (``ORDER BY id FOR UPDATE``), so that two transactions
     locking overlapping sets cannot deadlock; on SQLite ``BEGIN IMMEDIATE`` already serialises writers.
     """
-    stmt = (select(GameRow).where(sa.or_(col(GameRow.name).in_(sorted(set(names))), col(GameRow.id).in_(sorted(set(ids)))))
+    stmt = (select(GameRow)
+            .where(sa.or_(col(GameRow.name).in_(sorted(set(names))), col(GameRow.id).in_(sorted(set(ids)))))
             .order_by(col(GameRow.id)))
     if session.get_bind().dialect.name != "sqlite":
         stmt = stmt.with_for_update()
@@ -259,7 +260,8 @@ def actions_of(session: Session, game_id: int) -> list[ActionRow]:
 def actions_in_games(session: Session, actions: Collection[str], statuses: Collection[str]) -> list[ActionRow]:
     """The game masters' ``actions`` (by name) in the games of these ``statuses``, oldest first."""
     stmt = (select(ActionRow).join(GameRow, col(GameRow.id) == col(ActionRow.game_id))
-            .where(col(ActionRow.action).in_(sorted(actions)), col(GameRow.status).in_(sorted(statuses))).order_by(col(ActionRow.id)))
+            .where(col(ActionRow.action).in_(sorted(actions)), col(GameRow.status).in_(sorted(statuses)))
+            .order_by(col(ActionRow.id)))
     return list(session.exec(stmt))
 
 
@@ -343,7 +345,8 @@ def supersede_announcements(session: Session, game_id: int, kinds: Collection[st
 def claim_outbox(session: Session, node: str, now: datetime, until: datetime, limit: int = 200) -> list[OutboxRow]:
     """Claim announcements not yet fanned out to their recipients whose previous claim (if any) has lapsed."""
     stmt = (select(OutboxRow)
-            .where(sa.text(_UNEXPANDED), sa.or_(col(OutboxRow.claimed_until).is_(None), col(OutboxRow.claimed_until) < now))
+            .where(sa.text(_UNEXPANDED),
+                   sa.or_(col(OutboxRow.claimed_until).is_(None), col(OutboxRow.claimed_until) < now))
             .order_by(col(OutboxRow.id)).limit(limit))
     if session.get_bind().dialect.name != "sqlite":
         stmt = stmt.with_for_update(skip_locked=True)

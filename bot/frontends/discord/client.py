@@ -99,7 +99,8 @@ class JudgeBotMixin(_Bot):
         self.settings = settings or DiscordSettings()
         self.dispatcher = dispatcher
         self.extensions_to_load = extensions
-        self.sync_record: Path | None = None  # where registered commands' digest is kept (bot.frontends.discord.registration)
+        # where registered commands' digest is kept (bot.frontends.discord.registration)
+        self.sync_record: Path | None = None
         self._background: set[asyncio.Task] = set()
         # The service blocks (database, parsing): it runs in worker threads. One worker on SQLite,
         # which admits one writer at a time anyway: requests queue in order instead of spinning

@@ -375,7 +375,8 @@ class MailAccounts:
             elif row.password_mail is not None or row.signon_sender != source:
                 stored = mail_store.identity(session, view.id, power)
                 if stored is not None:  # (unless unregistered since it was read)
-                    stored.signon_sender = source  # a sender the player uses: checked even while the power is guessed at
+                    # a sender the player uses: checked even while the power is guessed at
+                    stored.signon_sender = source
                     stored.password_mail = None  # the password arrived: a late copy of its mail changes nothing
                     session.add(stored)
         if not right:

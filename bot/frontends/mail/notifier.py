@@ -107,7 +107,8 @@ class MailNotifier:
     def _body(self, a: Announcement, address: str) -> str:
         """What ``address`` reads: its own part (a password, how to sign on), the announcement, the board."""
         personal = self._personal(a, address)
-        todo = self._to_decide(a, a.game_id, address) if a.kind in ("reminder", "late") and a.game_id is not None else []
+        todo = (self._to_decide(a, a.game_id, address) if a.kind in ("reminder", "late") and a.game_id is not None
+                else [])
         return (("\n".join(personal) + "\n\n" if personal else "") + a.body
                 + ("\n" + "\n".join(todo) + "\n" if todo else "") + self._board(a) + self._link(a))
 

@@ -90,7 +90,8 @@ class Orders(commands.Cog):
             return
         press = self.bot.get_cog("Press")
         try:
-            said = await self.bot.call(press.take_dm, player, message.content) if isinstance(press, TakesPress) else None
+            said = (await self.bot.call(press.take_dm, player, message.content) if isinstance(press, TakesPress)
+                    else None)
             if said is not None:  # press ("press to ANT: ..."), not orders
                 await message.channel.send(said)
                 self.bot.kick_outbox()

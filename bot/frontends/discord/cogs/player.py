@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Protocol, runtime_checkable
 import io
+from typing import Any, Protocol, runtime_checkable
 
 import discord
 from discord import app_commands
