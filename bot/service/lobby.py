@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -11,8 +10,6 @@ from datetime import datetime
 from adjudicator.errors import CrusaderError
 from adjudicator.position import Position
 from adjudicator.variant import UnknownVariantError, Variant, get_variant
-
-import sqlalchemy as sa
 
 from bot.codec.documents import DocumentError, new_game_document, position_from_dict
 from bot.codec.season import Season, season_from_row
@@ -91,7 +88,7 @@ class Lobby:
         """Games by name (cheap: no board is loaded): all of them, or those ``player`` plays in."""
         statuses = tuple(statuses)
         with self.ctx.db.session() as session:
-            rows: list[tuple[GameRow | sa.Row[Any], str | None]]
+            rows: list[tuple[GameRow | database.Listing, str | None]]
             if player is None:
                 rows = [(g, None) for g in database.all_games(session) if not statuses or g.status in statuses]
             else:
@@ -111,7 +108,7 @@ class Lobby:
         with self.ctx.db.session() as session:
             return self._entry(self.ctx.game(session, game), None)
 
-    def _entry(self, game: GameRow | sa.Row[Any], power: str | None) -> GameEntry:
+    def _entry(self, game: GameRow | database.Listing, power: str | None) -> GameEntry:
         """``game``: its row, or a directory row (``database.games_of_players``) with the same names."""
         return GameEntry(id=game.id, name=game.name, variant=game.variant, status=game.status, gm=game.gm,
                          phase=game.phase, power=power, extra=DeadlinePolicy.extra_of(game.policy))

@@ -119,12 +119,17 @@ def players_of(session: Session, game_id: int) -> list[PlayerRow]:
     return list(session.exec(select(PlayerRow).where(col(PlayerRow.game_id) == game_id).order_by(col(PlayerRow.id))))
 
 
-def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = ()) -> list[sa.Row]:
+Listing = sa.Row[Any]
+"""A game in a player's listing (``games_of_players``): the game's ``id, name, variant, status, gm,
+phase, policy`` and the player's ``player, power``."""
+
+
+def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = ()) -> list[Listing]:
     """The games ``player`` plays in (optionally only those in ``statuses``); see ``games_of_players``."""
     return games_of_players(session, [player], statuses)
 
 
-def games_of_players(session: Session, players: Collection[str], statuses: tuple[str, ...] = ()) -> list[sa.Row]:
+def games_of_players(session: Session, players: Collection[str], statuses: tuple[str, ...] = ()) -> list[Listing]:
     """The games each of ``players`` plays in, in one query, as plain rows in game order.
 
     A listing, on the path of every DM: each row has the game's ``id, name, variant, status,
