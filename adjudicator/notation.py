@@ -13,7 +13,8 @@ as ``ENG: A lon - nth``. The text as the judge writes it is read first; only whe
 each word folded to its canonical case (:attr:`Tables.fold`: an id to lower case, a word of the
 notation to its own case, any other word to capitals, as a power's code and a rule module's
 words are) and the words read again; a word that is both a power's code and an id (``ENG`` and
-the English Channel's ``eng``) is read as the id, then as the code. Anything else that is not what the judge
+the English Channel's ``eng``) is read as the id, then as the code. A move by convoy may end in
+``via`` alone (``ENG: A LON - NWY VIA``, as MILA's package writes it) as well as ``via convoy``. Anything else that is not what the judge
 writes (other spacing, a name for an id, an unknown id) is refused with :class:`NotationError`;
 a caller that may be given other notations (a position document, a player's line) then asks the
 grammar.
@@ -196,8 +197,8 @@ def unit_order(tables: Tables, power: Power, words: list[str], i: int = 0) -> Mo
         destination = tables.locations[words[i + 1]]
         if rest == 1:
             return Move(power, unit_type, location, destination)
-        if rest == 3 and words[i + 2] == "via" and words[i + 3] == "convoy":
-            return Move(power, unit_type, location, destination, True)
+        if (rest == 3 and words[i + 2] == "via" and words[i + 3] == "convoy") or (rest == 2 and words[i + 2] == "via"):
+            return Move(power, unit_type, location, destination, True)  # MILA's package writes ``VIA`` alone
         return None
     if verb == "S" or verb == "C":
         target_type, target, j = unit_at(tables, words, i + 1)

@@ -87,8 +87,8 @@ def test_the_notation_itself(text):
 
 @pytest.mark.parametrize("text", [
     "ENG:A lon - bel", "ENG:  A lon - bel", "ENG: A lon  - bel", "ENG: A lon - bel ", " ENG: A lon - bel",
-    "England: A lon - bel", "ENG: A London - bel", "ENG: A LON - BEL VIA",
-    "ENG: A lon -> bel", "ENG: A lon to bel", "ENG: A lon - bel via", "ENG: A lon - bel by convoy",
+    "England: A lon - bel", "ENG: A London - bel", "ENG: A LON - BEL VIA CONVOY NOW",
+    "ENG: A lon -> bel", "ENG: A lon to bel", "ENG: A lon - bel convoy", "ENG: A lon - bel by convoy",
     "ENG: A lon H.", "ENG: A lon holds", "ENG: A lon", "ENG: A lon - ", "ENG: A xyz H",
     "ENG: A spa(nc) H", "ENG: F lon/nc H", "ENG: F spa/xc H", "ENG: A lon S A yor - ", "ENG: A lon S",
     "ENG: F nth C A lon", "ENG: F nth C A lon - nwy H", "ENG: A lon R yor", "ENG: build A lon",
@@ -138,6 +138,7 @@ def test_every_order_reads_back_from_its_canonical_text_in_any_case(order, how, 
     ("eng: a lon s a yor - nth", "ENG: A lon S A yor - nth"), ("RUS: F STP/SC - BOT", "RUS: F stp/sc - bot"),
     ("ENG: F NTH C A LON - NWY", "ENG: F nth C A lon - nwy"), ("ENG: A LON - NWY VIA CONVOY",
                                                               "ENG: A lon - nwy via convoy"),
+    ("ENG: A LON - NWY VIA", "ENG: A lon - nwy via convoy"), ("ENG: A lon - nwy via", "ENG: A lon - nwy via convoy"),
     ("ENG: BRIBE ENG F ENG BID 1", "ENG: BRIBE ENG F eng BID 1"), ("fra: lend eng 3", "FRA: LEND ENG 3"),
     ("ENG: Waive", "ENG: waive"), ("ENG: F LON BUILD", "ENG: F lon build"),
 ])
