@@ -579,6 +579,15 @@ def refused_to(session: Session, game_id: int, notifier: str, recipient: str, *,
     return [(row.id, row.subject) for row in session.connection().execute(stmt)]
 
 
+def refused_recipients(session: Session, game_id: int, notifier: str) -> set[str]:
+    """The recipients to whom an announcement of the game was refused for good through ``notifier``:
+    the only ones :func:`refused_to` has anything to name for."""
+    d = table_of(DeliveryRow)
+    stmt = (sa.select(d.c.recipient).distinct()
+            .where(d.c.game_id == game_id, d.c.notifier == notifier, d.c.state == "refused"))
+    return set(session.connection().execute(stmt).scalars())
+
+
 def deliveries_of(session: Session, *, game_id: int | None = None, outbox_id: int | None = None) -> list[DeliveryRow]:
     stmt = select(DeliveryRow).order_by(col(DeliveryRow.id))
     if game_id is not None:
