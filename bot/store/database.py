@@ -471,19 +471,22 @@ def advance_queues(session: Session, queues: Collection[tuple[str, str, int | No
     its head, where it has none; how many heads were made. Whatever ends a queue's head (a
     delivery done, refused, dropped) calls this in the same transaction, or the queue stalls."""
     d = table_of(DeliveryRow)
+    head = d.alias("head")
     queues = sorted(set(queues), key=_queue_sort)
     _lock_queues(session, queues)
     made = 0
     for notifier, recipient, game_id in queues:
         first = (sa.select(d.c.id).where(*_in_queue(notifier, recipient, game_id), sa.text(_PENDING))
                  .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
-        made += session.connection().execute(sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False))
+        headed = sa.exists().where(*_in_queue(notifier, recipient, game_id, head),   # (a literal, as _HEADS)
+                                   sa.text("head.state = 'pending' AND head.queue_head"))
+        made += session.connection().execute(sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False), ~headed)
                                              .values(queue_head=True)).rowcount
     return made
 
 
-def _in_queue(notifier: str, recipient: str, game_id: int | None) -> list:
-    d = table_of(DeliveryRow)
+def _in_queue(notifier: str, recipient: str, game_id: int | None, table: sa.FromClause | None = None) -> list:
+    d = table_of(DeliveryRow) if table is None else table
     return [d.c.notifier == notifier, d.c.recipient == recipient,
             d.c.game_id.is_(None) if game_id is None else d.c.game_id == game_id]
 
