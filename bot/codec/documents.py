@@ -19,7 +19,7 @@ from adjudicator.notation import NotationError, read_order, read_unit
 from adjudicator.orders import Order, canonical
 from adjudicator.fields import a_list as _list, an_object as _dict, expect as _expect, power as _power
 from adjudicator.fields import province as _province
-from adjudicator.modules import all_rule_modules, known_rules, rule_modules
+from adjudicator.modules import all_rule_modules, known_rules, rule_modules, seeded
 from adjudicator.opening import starting_position
 from adjudicator.position import Dislodgement, Position
 from adjudicator.results import Adjudication
@@ -133,7 +133,7 @@ def position_from_dict(doc: Any) -> tuple[Variant, Position]:
     modules = rule_modules(all_rules)
     for module in modules:
         if (read_state := module.read_state) is not None:  # (a module that keeps no state has none)
-            position = position.with_changes(**{module.name: read_state(variant, position, doc)})
+            position = position.with_module_state(module.name, read_state(variant, position, doc))
     if not CORE_KEYS.issuperset(doc):
         off = sorted(k for k in set(doc) - CORE_KEYS if _module_keys()[k] not in all_rules)
         if off:
@@ -276,10 +276,12 @@ def read_orders(texts: list, variant: Variant, phase: Phase) -> tuple[list[Order
     return orders, errors
 
 
-def new_game_document(variant_name: str, rules: Iterable[str] = ()) -> dict[str, Any]:
-    """The opening position document of a variant."""
+def new_game_document(variant_name: str, rules: Iterable[str] = (), *, seed: int | None = None) -> dict[str, Any]:
+    """The opening position document of a variant; with ``seed``, its rule module's random draws
+    seeded by it (:func:`adjudicator.modules.seeded`)."""
     try:
         variant = get_variant(variant_name)
     except UnknownVariantError as exc:
         raise DocumentError(str(exc)) from None
-    return position_to_dict(starting_position(variant, rules), variant)
+    position = starting_position(variant, rules)
+    return position_to_dict(seeded(position, seed) if seed is not None else position, variant)

@@ -348,7 +348,7 @@ class _Layout:
 
     def bid(self, bid: Bid) -> None:
         width = tag_width(bid.amount)
-        at = self.tag_point(bid.province, bid.kind in ("vassal", "bribe"), width)
+        at = self.tag_point(bid.province, bid.on_unit, width)
         self.top.append(Tag(bid.kind, at, self.colour(bid.power), bid.amount, bid.status))
         self.used.add("vassal bid" if bid.kind == "vassal" else bid.kind)
         self.outcome(bid.status, (at[0] + width / 2, at[1] - 8.0), 4.5)

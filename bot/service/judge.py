@@ -18,6 +18,7 @@ from datetime import timedelta
 import structlog
 
 from adjudicator.adjudicate import adjudicate
+from adjudicator.modules import module_seed
 from adjudicator.position import Position
 from adjudicator.turn import to_decide, winners
 from adjudicator.vocab import Phase, Power
@@ -67,6 +68,13 @@ class _Drawn:
         """Whether the picture shows the season of ``game`` adjudicated with ``orders``."""
         return ((self.game_id, self.version) == (game.id, game.version) and self.position == game.position
                 and self.orders == _standing(orders))
+
+
+def _seed(position: Position, game_seed: int) -> int:
+    """The seed a season is stored with: the one the rule module draws from, as the position
+    carries it (prestige: the neutrals' random retreats), else the game's."""
+    seed = module_seed(position)
+    return seed if seed is not None else game_seed
 
 
 def _standing(orders) -> list:
@@ -371,7 +379,7 @@ class Judge:
             _timings.picture += time.perf_counter() - adjudicated
         season = Season(game=game.name, version=game.version, variant=variant, position=position, orders=given,
                         adjudication=adjudication, nmr=tuple(nmr), players=tuple(snapshot),
-                        seed=position.prestige.seed if position.prestige is not None else game.seed,
+                        seed=_seed(position, game.seed),
                         deadline_at=game.deadline_at, adjudicated_at=now, adjudicated_by=f"{self.ctx.node}:{trigger}",
                         picture=picture)
         session.add(SeasonRow(game_id=game.id, **season_columns(season)))

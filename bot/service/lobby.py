@@ -66,8 +66,7 @@ class Lobby:
         gm = self.ctx.identity(gm, "the game master")
         name, doc = self.check_new_game(name, variant, rules)
         seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
-        if "seed" in doc:  # the prestige rules draw the neutrals' random retreats from it (3.4)
-            doc["seed"] = seed
+        doc = new_game_document(doc["variant"], list(rules), seed=seed)     # a rule module's random draws
         now = self.ctx.now()
         with self.ctx.db.session() as session:
             taken = database.game_by_name(session, name)

@@ -57,7 +57,7 @@ class Panel:
     ``units``: the units the power orders (its own, its vassals, those its bids would command;
     in a retreat phase its dislodged units; in an adjustment phase, when it must remove some, its
     units). ``duty``: what it has still to decide (builds and their sites, removals).
-    ``prestige``: what it may spend in this phase (0 where prestige is not spent).
+    ``spendable``: what it may spend in this phase (its rule module's prestige; 0 where nothing is spent).
     """
 
     game: str
@@ -70,7 +70,7 @@ class Panel:
     units: tuple[PanelUnit, ...]
     standing: tuple[OrderLine, ...]
     duty: Duty
-    prestige: int
+    spendable: int
     ready: bool
     must_decide: bool
     deadline_at: datetime | None
@@ -120,7 +120,7 @@ class Menus:
             return Panel(game=row.name, game_id=row.id, version=row.version, phase=row.phase,
                          kind=position.phase.kind.value, power=me.power, variant=row.variant, units=units,
                          standing=standing, duty=still_to_decide(variant, position, me.power, orders),
-                         prestige=must.prestige, ready=self.ctx.is_ready(row, me), must_decide=must.must_decide,
+                         spendable=must.spendable, ready=self.ctx.is_ready(row, me), must_decide=must.must_decide,
                          deadline_at=row.deadline_at, allowance=must, rule_orders=rule_choices(variant, position, me.power, orders))
 
     def choices(self, game: str | int, player: str, province: str, version: int | None = None) -> tuple[Order, ...]:

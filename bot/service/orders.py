@@ -8,7 +8,9 @@ from contextlib import contextmanager
 from dataclasses import replace
 from collections.abc import Sequence
 
+from adjudicator.modules import standing_column
 from adjudicator.turn import duty, slot, still_to_decide, survivors
+from adjudicator.vocab import Power
 
 from bot.codec import limits
 from bot.codec.documents import position_from_dict
@@ -169,12 +171,13 @@ class OrderDesk:
             me = self.ctx.playing(session, row, database.players_of(session, row.id), player)
             variant, position = position_from_dict(row.position)
             orders = database.orders_of(session, row.id, row.version, me.power)
-            prestige = position.prestige.prestige.get(me.power) if position.prestige is not None else None
+            standing = standing_column(position)
+            column = (standing[0], standing[1].get(Power(me.power or ""), 0)) if standing is not None else None
             given = [order_from_json(o.order) for o in orders]
             lines = tuple(OrderLine(o.text, order) for o, order in zip(orders, given, strict=True))
             power = seated_power(me)
             return PlayerOrders(game=row.name, phase=started_phase(row), power=power, orders=lines,
-                                must_order=duty(variant, position, power).must_decide, prestige=prestige,
+                                must_order=duty(variant, position, power).must_decide, column=column,
                                 deadline_at=row.deadline_at, variant=row.variant,
                                 timezone=self.ctx.policy(row).timezone,
                                 duty=still_to_decide(variant, position, power, given),

@@ -19,6 +19,7 @@ from adjudicator.opening import starting_position
 from adjudicator.orders import canonical
 from adjudicator.variant import get_variant
 from adjudicator.vocab import PhaseKind
+from adjudicator.prestige.state import has_state, put_state, state_of
 from bot.codec.documents import adjudicate_document, position_from_dict, position_to_dict
 from tests.random_play import Style, random_orders
 
@@ -31,8 +32,8 @@ def phases(variant_name: str, rules, seed: int, count: int, style: Style):
     variant = get_variant(variant_name)
     rng = random.Random(seed)
     position = starting_position(variant, rules)
-    if position.prestige is not None:
-        position = position.with_changes(prestige=replace(position.prestige, seed=seed))
+    if has_state(position):
+        position = put_state(position, replace(state_of(position), seed=seed))
     for _ in range(count):
         orders = random_orders(rng, variant, position, style)
         adjudication = adjudicate(variant, position, orders)

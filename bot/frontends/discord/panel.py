@@ -29,13 +29,15 @@ import discord
 import structlog
 from discord.ext import commands
 
+from adjudicator.modules import MenuEntry, menu_entry
 from adjudicator.notation import NotationError, read_order
 from adjudicator.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove,
                                 Waive)
+from adjudicator.turn import Verdict
 from adjudicator.variant import Variant, get_variant
 from adjudicator.vocab import Phase, Power, ProvinceId
 
-from bot.codec.spelled import place, spell
+from bot.codec.spelled import names, place, spell
 from bot.codec.spelled import unit as spelled_unit
 from bot.service import Panel, ServiceError, StalePanelError
 
@@ -48,6 +50,11 @@ log = structlog.get_logger("crusader.discord")
 
 PAGE = 24          # options of a menu page: the 25th is "more"
 MORE = "~page:"
+FORM = "~form:"
+"""A kind of the rule module's orders with nothing to choose (SECURE LOYALTY): its option opens
+the amount's form at once, for the template after this mark."""
+GIVE = "~give:"
+"""An order of the rule module that takes no amount (SEIZE FIEF): its option gives it at once."""
 INVALID_WEBHOOK_TOKEN = 50027   # Discord's code for an interaction's token past its 15 minutes
 TOO_LATE = ("The judge was busy for more than the 15 minutes Discord gives it to answer a choice in the orders "
             "menu, so the menu could not show the answer. Your choice may have been taken: open the menu again "
@@ -133,8 +140,8 @@ def main_text(panel: Panel, variant: Variant, answer: str | None = None) -> str:
     if others:
         out.append("Other orders:")
         out += [f"• {spell(order, variant)}" for order in others]
-    if panel.prestige:
-        out.append(f"Prestige you may spend: {panel.prestige}.")
+    if panel.spendable:
+        out.append(f"Prestige you may spend: {panel.spendable}.")
     if not panel.must_decide:
         out.append("You have nothing to decide in this phase.")
     elif panel.ready:
@@ -187,10 +194,10 @@ def main_view(panel: Panel, variant: Variant, page: int = 0) -> discord.ui.View:
         options = [_option(place_of(p, variant), p, f"now: {spell(built[p], variant)}" if p in built else "build here")
                    for p in sites]
         view.add_item(_select(custom_id(g, v, "site"), "Build in…", _paged(options, page), 1))
-    kinds = prestige_kinds(panel)
+    kinds = prestige_kinds(panel, variant)
     if kinds:
-        options = [_option(KIND_LABELS[k][0], k, KIND_LABELS[k][1]) for k in kinds]
-        view.add_item(_select(custom_id(g, v, "pk"), f"Prestige order… (you may spend {panel.prestige})", options, 2))
+        options = [_option(e.label, FORM + e.template if not e.subject else e.kind, e.about) for e in kinds]
+        view.add_item(_select(custom_id(g, v, "pk"), f"Prestige order… (you may spend {panel.spendable})", options, 2))
     if allowed:
         view.add_item(discord.ui.Button(label="Waive a build", style=discord.ButtonStyle.secondary,
                                         custom_id=custom_id(g, v, "waive"), row=3))
@@ -307,60 +314,39 @@ def destinations_view(panel: Panel, variant: Variant, province: str, target: str
     return _fit("\n".join(lines)), _done(view)
 
 
-KIND_LABELS = {
-    "Vassal": ("VASSAL", "take a neutral unit as vassal for the year (sealed bid)"),
-    "Bribe": ("BRIBE", "command a neutral or enemy unit this season (sealed bid)"),
-    "SeizeFief": ("SEIZE FIEF", "make a conquered centre a home centre"),
-    "Rebel": ("REBEL", "turn an enemy's conquered centre neutral (sealed bid)"),
-    "SecureLoyalty": ("SECURE LOYALTY", "raise the price of rebellion and bribes against you"),
-    "Lend": ("LEND", "give prestige to another power"),
-}
+def _entries(panel: Panel, variant: Variant) -> list[tuple[MenuEntry, Verdict]]:
+    """Each rule order the power may give now, as the rule module offers it in a menu, with its verdict."""
+    words = names(variant)
+    out: list[tuple[MenuEntry, Verdict]] = []
+    for vd in panel.rule_orders:
+        entry = menu_entry(vd.understood, words)
+        if entry is not None:
+            out.append((entry, vd))
+    return out
 
 
-def prestige_kinds(panel: Panel) -> list[str]:
-    """The kinds of the rule module's orders the power may give now, in the rules' order."""
-    present = {type(v.understood).__name__ for v in panel.rule_orders}
-    return [k for k in KIND_LABELS if k in present]
-
-
-def template(order: Order) -> str:
-    """A rule order's notation without its amount (``VASSAL A sha BID``): the player gives the
-    amount. Every amount-taking prestige order ends with it."""
-    return str(order).rsplit(" ", 1)[0]
-
-
-def _takes_amount(order: Order) -> bool:
-    return hasattr(order, "bid") or hasattr(order, "amount")
-
-
-def _subject(order: Order, variant: Variant) -> str:
-    """What a prestige order is about, in words: the unit, the centre or the power."""
-    location, unit_type, province, to = (getattr(order, name, None)
-                                         for name in ("location", "unit_type", "province", "to"))
-    if location is not None:
-        unit = variant.provinces[location.province].name
-        return f"{unit_type.value} {unit}" if unit_type is not None else unit
-    if province is not None:
-        return place_of(province, variant)
-    if to is not None:
-        return variant.power_name(to)
-    return KIND_LABELS[type(order).__name__][0]
+def prestige_kinds(panel: Panel, variant: Variant) -> list[MenuEntry]:
+    """The kinds of the rule module's orders the power may give now, in the rules' order (the
+    first order of each kind standing for it)."""
+    first: dict[str, MenuEntry] = {}
+    for entry, _ in _entries(panel, variant):
+        first.setdefault(entry.kind, entry)
+    return sorted(first.values(), key=lambda e: e.rank)
 
 
 def prestige_view(panel: Panel, variant: Variant, kind: str, page: int = 0) -> tuple[str, discord.ui.View]:
     """The units, centres or powers a prestige order of ``kind`` may be given for, each with what
     it needs (the least bid that can win)."""
     g, v = panel.game_id, panel.version
-    verdicts = [vd for vd in panel.rule_orders if type(vd.understood).__name__ == kind]
+    offered = [(e, vd) for e, vd in _entries(panel, variant) if e.kind == kind]
+    if not offered:
+        raise ServiceError("this menu is out of date: open a new one with /orders edit")
     items = []
-    for vd in verdicts:
-        order = vd.understood
-        if order is None:  # (never: a verdict of its kind has its order)
-            continue
-        value = template(order) if _takes_amount(order) else str(order)
-        items.append(_option(_subject(order, variant), value, vd.note.text if vd.note else str(order)))
-    label = KIND_LABELS[kind][0]
-    lines = [_header(panel, variant), f"**{label}**: {KIND_LABELS[kind][1]}. You may spend {panel.prestige}."]
+    for entry, vd in offered:
+        value = entry.template if entry.amount else GIVE + entry.template
+        items.append(_option(entry.subject or entry.label, value, vd.note.text if vd.note else str(vd.understood)))
+    label = offered[0][0].label
+    lines = [_header(panel, variant), f"**{label}**: {offered[0][0].about}. You may spend {panel.spendable}."]
     view = _view()
     view.add_item(_select(custom_id(g, v, "pt", kind), f"{label} for…", _paged(items, page), 0))
     _buttons(view, panel, back=True)
@@ -369,16 +355,14 @@ def prestige_view(panel: Panel, variant: Variant, kind: str, page: int = 0) -> t
 
 def amount_modal(panel: Panel, variant: Variant, text: str) -> discord.ui.Modal:
     """Asks the amount of the prestige order ``text`` (its notation without the amount)."""
-    verdict = next((vd for vd in panel.rule_orders if vd.understood is not None and template(vd.understood) == text),
-                   None)
-    least = str(verdict.understood).rsplit(" ", 1)[1] if verdict is not None else "1"
-    lend = text.startswith("LEND")
-    title = (f"LEND to {variant.power_name(Power(text.split()[1]))}" if lend
-             else f"{text.removesuffix(' BID')}")
-    modal = discord.ui.Modal(title=title[:45], custom_id=custom_id(panel.game_id, panel.version, "amt", text)[:100])
+    entry = next((e for e, _ in _entries(panel, variant) if e.amount and e.template == text), None)
+    if entry is None:
+        raise ServiceError("this menu is out of date: open a new one with /orders edit")
+    least = entry.least if entry.least is not None else 1
+    modal = discord.ui.Modal(title=entry.title[:45], custom_id=custom_id(panel.game_id, panel.version, "amt", text)[:100])
     modal.add_item(discord.ui.TextInput(
-        label="Prestige to lend" if lend else "Your bid (prestige)", custom_id="amount", min_length=1, max_length=4,
-        placeholder=f"at least {least}; you may spend {panel.prestige}"[:100]))
+        label=entry.prompt, custom_id="amount", min_length=1, max_length=4,
+        placeholder=f"at least {least}; you may spend {panel.spendable}"[:100]))
     modal.stop()  # read from its custom id when submitted (PanelCog.on_interaction)
     return modal
 
@@ -510,15 +494,15 @@ class PanelCog(commands.Cog):
             else:
                 await self._show(interaction, *destinations_view(panel, variant, province, value, options, kind))
         elif click.action == "pk":
-            if value == "SecureLoyalty":
-                await interaction.response.send_modal(amount_modal(panel, variant, "SECURE LOYALTY BID"))
+            if value.startswith(FORM):
+                await interaction.response.send_modal(amount_modal(panel, variant, value[len(FORM):]))
             else:
                 await self._show(interaction, *prestige_view(panel, variant, value, page))
         elif click.action == "pt":
             if value.startswith(MORE):
                 await self._show(interaction, *prestige_view(panel, variant, click.args[0], page))
-            elif value.startswith("SEIZE FIEF"):
-                await self._submit(interaction, panel, variant, self._order(panel, variant, value))
+            elif value.startswith(GIVE):
+                await self._submit(interaction, panel, variant, self._order(panel, variant, value[len(GIVE):]))
             else:
                 await interaction.response.send_modal(amount_modal(panel, variant, value))
         elif click.action == "amt":
@@ -572,8 +556,8 @@ def _opens_form(click: Click, value: str) -> bool:
     """Is the answer to this click a form (the amount of a prestige order)? Discord takes a form only
     as the first answer, so such a click is not acknowledged first."""
     if click.action == "pk":
-        return value == "SecureLoyalty"
-    return click.action == "pt" and not value.startswith(MORE) and not value.startswith("SEIZE FIEF")
+        return value.startswith(FORM)
+    return click.action == "pt" and not value.startswith(MORE) and not value.startswith(GIVE)
 
 
 def _modal_value(data: dict | None, field: str) -> str:

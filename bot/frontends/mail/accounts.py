@@ -147,6 +147,20 @@ class MailAccounts:
             session.add(row)
             mail_store.clear_failures(session, view.id, power)  # a new password lifts a lock
 
+    def set_own_password(self, me: Identity, password: str) -> None:
+        """SET PASSWORD: the signed-on ``me`` changes its own power's password, acting as itself
+        (never with the operator's rights): as the power's player, as the game master for the game
+        master's own identity, or, for a power nobody plays yet, as the address it was registered
+        for."""
+        self.set_power_password(me.game, self._acting_as(me), me.power, password)
+
+    def _acting_as(self, me: Identity) -> str | None:
+        """Who ``me`` acts as: the game's game master for the game master's identity, else the
+        power's player, else (nobody plays it yet) the address it signed on from."""
+        if me.power == GM:
+            return self.service.status(me.game).gm
+        return me.player if me.player is not None else me.address
+
     def set_power_address(self, game: str | int, actor: str | None, power: str, address: str) -> None:
         """Register the address that may sign on for ``power`` and that receives the game's mail."""
         view, power = self._authorise(game, actor, power, gm_only=True)
@@ -414,7 +428,7 @@ class MailAccounts:
         view = self.service.status(game)
         power = power.strip().upper()
         powers = list(get_variant(view.variant).powers)
-        if power == GM and gm_only and (actor is None or actor == view.gm):
+        if power == GM and (actor is None or actor == view.gm):
             if address_of(view.gm) is None:
                 raise ServiceError(f"the game master of '{view.name}' ({view.gm}) is not named by an e-mail address")
             return view, power
@@ -425,8 +439,16 @@ class MailAccounts:
             return view, power
         if not gm_only and holder is not None and holder.player == actor:
             return view, power
+        if not gm_only and holder is None and actor is not None and self._registered(view, power) == address_of(actor):
+            return view, power      # a power nobody plays yet: the address registered for it
         who = f"the game master of '{view.name}' ({view.gm})" + ("" if gm_only else f" or the player of {power}")
         raise NotAllowedError(f"only {who} may do that")
+
+    def _registered(self, view: GameView, power: str) -> str | None:
+        """The address registered for ``power`` in the game (None: none)."""
+        with self.db.session() as session:
+            row = mail_store.identity(session, view.id, power)
+            return row.address if row is not None else None
 
     def _row(self, session, view: GameView, power: str) -> mail_store.MailIdentityRow:
         row = mail_store.identity(session, view.id, power)

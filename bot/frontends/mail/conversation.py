@@ -33,9 +33,9 @@ from collections.abc import Callable
 import structlog
 
 from adjudicator.errors import CrusaderError
-from adjudicator.prestige.orders import Bribe
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Phase
+from grammar import joined_order
 
 from bot.service import GameService, GameView, NotPlayingError, PlayerOrders, ServiceError, parse_duration
 from bot.service.policy import read_setting
@@ -403,7 +403,7 @@ class _Session:
         if me is None:
             return True
         try:
-            self.accounts.set_power_password(me.game, None, me.power, command.args[0])
+            self.accounts.set_own_password(me, command.args[0])      # as the sender, never the operator
         except CrusaderError as exc:
             self.talk.echoes.append(Echo(command.echo, f"password not changed: {exc}", ok=False))
             return True
@@ -894,7 +894,7 @@ class _Session:
             line = _take(rejected, echo.written)
             if line is None and above is not None and _bribe_with_order(above):
                 echo.ok = above.order is not None
-                echo.answer = ("read with the BRIBE above: " + (f"the bribed unit's order, {above.order.order}"
+                echo.answer = ("read with the BRIBE above: " + (f"the bribed unit's order, {joined_order(above.order)}"
                                                                  if echo.ok else "refused with it"))
                 above = None
                 continue
@@ -960,7 +960,7 @@ def _bribe_with_order(line) -> bool:
     """Whether ``line`` (an answered line) is a BRIBE given with its unit's order on the next line:
     accepted with that order, or refused (the grammar joined the two before the judge refused them)."""
     if line.order is not None:
-        return isinstance(line.order, Bribe) and line.order.order is not None
+        return joined_order(line.order) is not None
     return line.written.split(None, 1)[0].upper() == "BRIBE" if line.written.strip() else False
 
 

@@ -61,8 +61,8 @@ def _orders(orders: PlayerOrders) -> list[str]:
         out += ["To decide:"] + [f"  {line}" for line in spelled_duty(orders.duty, get_variant(orders.variant))]
     if not orders.must_order:
         out.append(f"({orders.power} has nothing to order in {orders.phase}.)")
-    if orders.prestige is not None:
-        out.append(f"Prestige: {orders.prestige}")
+    if orders.column is not None:
+        out.append(f"{orders.column[0].capitalize()}: {orders.column[1]}")
     out += [f"Deadline: {when(orders.deadline_at, orders.timezone)}", ""]
     return out
 

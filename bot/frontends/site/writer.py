@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import jinja2
 
+from adjudicator.modules import standing_column
 from adjudicator.vocab import Phase
 
 from bot.archive.games import GameArchive, temporary_prefix, write_atomically
@@ -179,14 +180,15 @@ class SiteWriter:
                          for name, (w, h) in zip(_picture_names(season), sizes))
         return self.env.get_template("season.html.j2").render(
             game_name=record.name, season=season, previous=previous, next=following, before=before, after=after,
-            has_prestige=season.before.prestige is not None, powers=_powers(record),
+            has_prestige=standing_column(season.before) is not None, powers=_powers(record),
             results=[s for s in _report(season).sections if s.key != "standings"],
             power_name=season.variant.power_name, written_at=_when(season.adjudicated_at))
 
     def game_page(self, record: GameRecord, board: tuple[int, int] | None = None) -> str:
         """A game's page; ``board``, the width and height of its picture of the board now, if any."""
         history = record.centre_history()
-        start_prestige = dict(record.start.prestige.prestige) if record.start.prestige is not None else {}
+        column = standing_column(record.start)
+        start_prestige = dict(column[1]) if column is not None else {}
         current = record.current or (record.seasons[-1].after if record.seasons else record.start)
         players = {p["power"]: p for p in record.players}
         picture = {"src": BOARD, "width": board[0], "height": board[1]} if board else None

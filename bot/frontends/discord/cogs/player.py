@@ -11,6 +11,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from adjudicator.modules import standing_column
 from adjudicator.variant import get_variant
 
 from bot.service import ServiceError
@@ -106,7 +107,8 @@ class Player(commands.Cog):
     async def prestige(self, interaction: JudgeInteraction, game: RunningGame | None = None) -> None:
         entry = await my_game(interaction, game)
         variant, position = await self.bot.call(self.service.board, entry.name)
-        if position.prestige is None:
+        column = standing_column(position)
+        if column is None:
             await reply(interaction, f"'{entry.name}' is not played with the prestige rules.")
             return
         me = entry.power
@@ -115,7 +117,7 @@ class Player(commands.Cog):
                     if g.id == entry.id]
             me = mine[0].power if mine else None
         lines = [f"**Prestige in {entry.name}, {position.phase}**"]
-        for power, amount in sorted(position.prestige.prestige.items()):
+        for power, amount in sorted(column[1].items()):
             you = " (you)" if power == me else ""
             lines.append(f"{variant.power_name(power)}{you}: {amount}")
         await reply(interaction, "\n".join(lines))
