@@ -259,8 +259,7 @@ class Context:
             return []
         timers = [TimerRow(game_id=game.id, version=game.version, kind="deadline", due_at=deadline, payload={}),
                   *self.reminder_timers(game, deadline, now)]
-        session.add_all(timers)
-        session.flush()
+        database.add_timers(session, timers)
         return timers
 
     def reminder_timers(self, game: GameRow, deadline: datetime, now: datetime) -> list[TimerRow]:

@@ -29,7 +29,7 @@ from bot.codec.season import GivenOrder, Season, season_columns
 from bot.codec.values import order_from_json
 from bot.store import database
 from bot.store.faults import crash_point
-from bot.store.rows import GameRow, GameStatus, PlayerStatus, SeasonRow, TimerRow
+from bot.store.rows import GameRow, GameStatus, PlayerStatus, TimerRow
 from . import texts
 from .context import CIVIL_DISORDER_STATES, Context, started_phase
 from adjudicator.variant import Variant
@@ -211,7 +211,8 @@ class Judge:
         database.cancel_timers(session, game.id, now)
         game.deadline_at = (game.deadline_at or now) + grace
         timer = TimerRow(game_id=game.id, version=game.version, kind="grace", due_at=game.deadline_at, payload={})
-        session.add_all([timer, game])
+        database.add_timers(session, [timer])
+        session.add(game)
         self.ctx.announce(session, game, "late", "players", f"{game.name}: orders late for {game.phase}",
                        texts.late(game.name, started_phase(game), game.deadline_at, missing,
                                   self.ctx.policy(game).timezone),
@@ -244,7 +245,7 @@ class Judge:
                 return None
             if trigger == "deadline" and self.ctx.policy(game).grace > timedelta(0) and self._missing(session, game)[0]:
                 return None
-            orders = database.orders_of(session, game.id, game.version)
+            orders = database.standing_order_rows(session, [(game.id, game.version)])
         began = time.perf_counter()
         variant, position = position_from_dict(game.position)
         adjudication = adjudicate(variant, position, [order_from_json(o.order) for o in orders])
@@ -270,7 +271,7 @@ class Judge:
                            drawn: _Drawn | None = None) -> list[TimerRow]:
         """Adjudicate the game's phase, then at once every following phase in which no power has
         anything to decide; arm the deadline of the phase that waits for orders, announce each."""
-        orders = database.orders_of(session, game.id, game.version)
+        orders = database.standing_order_rows(session, [(game.id, game.version)])
         players = database.players_of(session, game.id)
         variant, position = position_from_dict(game.position)
         snapshot = self._snapshot(players)      # the players as they were before this phase
@@ -331,9 +332,8 @@ class Judge:
         """The phases of ``game`` that were adjudicated once and rolled back since (their results,
         posted again, say so)."""
         again: set[str] = set()
-        for action in database.actions_of(session, game.id):
-            if action.action == "rollback":
-                again.update(action.details.get("undone") or [action.details.get("to")])
+        for action in database.actions_of(session, game.id, ("rollback",)):
+            again.update(action.details.get("undone") or [action.details.get("to")])
         return again
 
     def _count_nmr(self, session, game: GameRow, players, need, have) -> tuple[list[Power], list]:
@@ -382,7 +382,7 @@ class Judge:
                         seed=_seed(position, game.seed),
                         deadline_at=game.deadline_at, adjudicated_at=now, adjudicated_by=f"{self.ctx.node}:{trigger}",
                         picture=picture)
-        session.add(SeasonRow(game_id=game.id, **season_columns(season)))
+        database.add_season(session, game.id, season_columns(season))
         game.position, game.phase = position_to_dict(adjudication.position, variant), str(adjudication.position.phase)
         game.version += 1
         return season

@@ -83,6 +83,11 @@ class Lobby:
         with self.ctx.db.session() as session:
             return [self.ctx.view(session, g) for g in database.all_games(session, status=status)]
 
+    def players(self, *, statuses: Iterable[str]) -> set[str]:
+        """Who plays (or waits, or played) in the games of these ``statuses``: their identities."""
+        with self.ctx.db.session() as session:
+            return database.players_in_games(session, tuple(statuses))
+
     def directory(self, *, player: str | None = None, statuses: Iterable[str] = ()) -> list[GameEntry]:
         """Games by name (cheap: no board is loaded): all of them, or those ``player`` plays in."""
         statuses = tuple(statuses)

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import hashlib
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 from collections.abc import Callable, Collection, Iterator
 
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import defer
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -119,6 +123,14 @@ def players_of(session: Session, game_id: int) -> list[PlayerRow]:
     return list(session.exec(select(PlayerRow).where(col(PlayerRow.game_id) == game_id).order_by(col(PlayerRow.id))))
 
 
+def players_in_games(session: Session, statuses: Collection[str]) -> set[str]:
+    """Everybody with a row among the players of the games in these ``statuses``, in one query."""
+    game, seat = table_of(GameRow), table_of(PlayerRow)
+    stmt = (sa.select(seat.c.player).distinct().join(game, game.c.id == seat.c.game_id)
+            .where(game.c.status.in_(sorted(set(statuses)))))
+    return set(session.connection().execute(stmt).scalars())
+
+
 Listing = sa.Row[Any]
 """A game in a player's listing (``games_of_players``): the game's ``id, name, variant, status, gm,
 phase, policy`` and the player's ``player, power``."""
@@ -170,8 +182,13 @@ def standing_order_rows(session: Session, phases: Collection[tuple[int, int]]) -
     """The standing orders of every power in these ``(game id, version)`` phases, as plain rows
     in ``orders_of``'s order (power, then the order they were given in)."""
     table = table_of(OrderRow)
-    stmt = (sa.select(table).where(sa.tuple_(table.c.game_id, table.c.version).in_(sorted(set(phases))))
-            .order_by(table.c.game_id, table.c.power, table.c.seq))
+    phases = sorted(set(phases))
+    if len(phases) == 1:    # a deadline run's (a plain comparison: no list to expand)
+        [(game_id, version)] = phases
+        chosen = sa.and_(table.c.game_id == game_id, table.c.version == version)
+    else:
+        chosen = sa.tuple_(table.c.game_id, table.c.version).in_(phases)
+    stmt = sa.select(table).where(chosen).order_by(table.c.game_id, table.c.power, table.c.seq)
     return list(session.connection().execute(stmt))
 
 
@@ -257,9 +274,12 @@ def season_before(session: Session, game_id: int, version: int) -> SeasonRow | N
     return session.exec(stmt).first()
 
 
-def actions_of(session: Session, game_id: int) -> list[ActionRow]:
-    """What the game's masters did, in the order they did it."""
-    return list(session.exec(select(ActionRow).where(col(ActionRow.game_id) == game_id).order_by(col(ActionRow.id))))
+def actions_of(session: Session, game_id: int, actions: Collection[str] = ()) -> list[ActionRow]:
+    """What the game's masters did (only these ``actions``, by name, when given), in the order they did it."""
+    stmt = select(ActionRow).where(ActionRow.game_id == game_id)
+    if actions:
+        stmt = stmt.where(col(ActionRow.action).in_(sorted(set(actions))))
+    return list(session.exec(stmt.order_by(col(ActionRow.id))))
 
 
 def actions_in_games(session: Session, actions: Collection[str], statuses: Collection[str]) -> list[ActionRow]:
@@ -268,6 +288,25 @@ def actions_in_games(session: Session, actions: Collection[str], statuses: Colle
             .where(col(ActionRow.action).in_(sorted(actions)), col(GameRow.status).in_(sorted(statuses)))
             .order_by(col(ActionRow.id)))
     return list(session.exec(stmt))
+
+
+def add_season(session: Session, game_id: int, columns: dict[str, Any]) -> None:
+    """Insert a season's row (``columns``: :func:`bot.codec.season.season_columns`), in one statement."""
+    session.connection().execute(sa.insert(table_of(SeasonRow)), {"game_id": game_id, **columns})
+
+
+def add_timers(session: Session, timers: list[TimerRow]) -> None:
+    """Insert these timers in one statement, each given its id (they stay out of the session: a
+    timer is written once, then only claimed or cancelled, by :func:`claim_timer` and
+    :func:`cancel_timers`)."""
+    if not timers:
+        return
+    table = table_of(TimerRow)
+    rows = [{"game_id": t.game_id, "version": t.version, "kind": t.kind, "due_at": t.due_at, "payload": t.payload,
+             "fired_at": t.fired_at} for t in timers]
+    stmt = sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
+    for timer, timer_id in zip(timers, session.connection().execute(stmt, rows).scalars(), strict=True):
+        timer.id = timer_id
 
 
 def pending_timers(session: Session, *, due_before: datetime | None = None, limit: int | None = None) -> list[TimerRow]:
@@ -283,18 +322,21 @@ def pending_timers(session: Session, *, due_before: datetime | None = None, limi
 def claim_timer(session: Session, timer_id: int, when: datetime) -> bool:
     """Mark the timer as fired at ``when`` if it has not fired yet: whether this call did (of two
     servers that reach the same timer, one claims it)."""
-    result = session.exec(sa.update(TimerRow).where(col(TimerRow.id) == timer_id, col(TimerRow.fired_at).is_(None))
-                          .values(fired_at=when).execution_options(synchronize_session=False))
+    table = table_of(TimerRow)
+    result = session.connection().execute(sa.update(table).where(table.c.id == timer_id, table.c.fired_at.is_(None))
+                                          .values(fired_at=when))
     return result.rowcount == 1
 
 
 def cancel_timers(session: Session, game_id: int, when: datetime, kinds: Collection[str] = ()) -> None:
     """Mark every pending timer of the game (only those of ``kinds``, when given) as spent (a new
-    phase, pause or end; new reminders)."""
-    stmt = sa.update(TimerRow).where(col(TimerRow.game_id) == game_id, col(TimerRow.fired_at).is_(None))
+    phase, pause or end; new reminders). The timers written in this transaction are among them:
+    whatever adds timers writes them at once (:func:`add_timers`, or the ORM and a flush)."""
+    table = table_of(TimerRow)
+    stmt = sa.update(table).where(table.c.game_id == game_id, table.c.fired_at.is_(None))
     if kinds:
-        stmt = stmt.where(col(TimerRow.kind).in_(sorted(set(kinds))))
-    session.exec(stmt.values(fired_at=when).execution_options(synchronize_session=False))
+        stmt = stmt.where(table.c.kind.in_(sorted(set(kinds))))
+    session.connection().execute(stmt.values(fired_at=when))
 
 
 # -- the outbox and its deliveries -------------------------------------------------------------
@@ -307,12 +349,24 @@ _UNEXPANDED = "outbox.expanded_at IS NULL"
 
 
 def add_announcement(session: Session, row: OutboxRow) -> bool:
-    """Write an announcement unless one with its key is there already; whether it was written."""
-    if session.exec(select(OutboxRow.id).where(OutboxRow.key == row.key)).first() is not None:
+    """Write an announcement unless one with its key is there already (one statement: ``INSERT …
+    ON CONFLICT DO NOTHING``); whether it was written. ``row`` is given its id."""
+    table = table_of(OutboxRow)
+    connection = session.connection()
+    values = {c.name: getattr(row, c.name) for c in table.columns if c.name != "id"}
+    written = connection.execute(_new_announcement(connection.dialect.name == "sqlite"), values).scalar()
+    if written is None:
         return False
-    session.add(row)
-    session.flush()
+    row.id = written
     return True
+
+
+@cache
+def _new_announcement(sqlite: bool) -> sa.Insert:
+    """:func:`add_announcement`'s statement (built once: only its parameters change)."""
+    table = table_of(OutboxRow)
+    insert = sqlite_insert(table) if sqlite else postgresql_insert(table)
+    return insert.on_conflict_do_nothing(index_elements=[table.c.key]).returning(table.c.id)
 
 
 def supersede_announcements(session: Session, game_id: int, kinds: Collection[str], *, before: int, by: str,
@@ -347,18 +401,19 @@ def supersede_announcements(session: Session, game_id: int, kinds: Collection[st
     return len(ids)
 
 
-def claim_outbox(session: Session, node: str, now: datetime, until: datetime, limit: int = 200) -> list[OutboxRow]:
-    """Claim announcements not yet fanned out to their recipients whose previous claim (if any) has lapsed."""
-    stmt = (select(OutboxRow)
-            .where(sa.text(_UNEXPANDED),
-                   sa.or_(col(OutboxRow.claimed_until).is_(None), col(OutboxRow.claimed_until) < now))
-            .order_by(col(OutboxRow.id)).limit(limit))
-    if session.get_bind().dialect.name != "sqlite":
+def claim_outbox(session: Session, node: str, now: datetime, until: datetime, limit: int = 200) -> list[sa.Row]:
+    """Claim announcements not yet fanned out to their recipients whose previous claim (if any) has
+    lapsed: plain rows of the outbox (its columns as attributes), as they were before the claim."""
+    o = table_of(OutboxRow)
+    connection = session.connection()
+    stmt = (sa.select(o).where(sa.text(_UNEXPANDED), sa.or_(o.c.claimed_until.is_(None), o.c.claimed_until < now))
+            .order_by(o.c.id).limit(limit))
+    if connection.dialect.name != "sqlite":
         stmt = stmt.with_for_update(skip_locked=True)
-    rows = list(session.exec(stmt))
-    for row in rows:
-        row.claimed_by, row.claimed_until, row.attempts = node, until, row.attempts + 1
-        session.add(row)
+    rows = list(connection.execute(stmt))
+    if rows:
+        connection.execute(sa.update(o).where(o.c.id.in_([row.id for row in rows]))
+                           .values(claimed_by=node, claimed_until=until, attempts=o.c.attempts + 1))
     return rows
 
 
@@ -367,69 +422,87 @@ def expand_announcement(session: Session, outbox_id: int, node: str, recipients:
     """Write the deliveries of an announcement claimed by ``node``: one per ``(notifier, recipient)``
     not already there, each the head of its queue when nothing else waits in it. False (nothing
     written) when the claim was lost to another server."""
-    row = session.get(OutboxRow, outbox_id, with_for_update=session.get_bind().dialect.name != "sqlite")
+    o, table = table_of(OutboxRow), table_of(DeliveryRow)
+    connection = session.connection()
+    stmt = sa.select(o.c.game_id, o.c.expanded_at, o.c.claimed_by).where(o.c.id == outbox_id)
+    if connection.dialect.name != "sqlite":
+        stmt = stmt.with_for_update()
+    row = connection.execute(stmt).first()
     if row is None or row.expanded_at is not None or row.claimed_by != node:
         return False
-    table = table_of(DeliveryRow)
-    have = set(session.connection().execute(sa.select(table.c.notifier, table.c.recipient)
-                                            .where(table.c.outbox_id == outbox_id)))
+    have = set(connection.execute(sa.select(table.c.notifier, table.c.recipient)
+                                  .where(table.c.outbox_id == outbox_id)))
     wanted = [pair for pair in sorted(set(recipients)) if pair not in have]
     if wanted:
         _lock_queues(session, [(notifier, recipient, row.game_id) for notifier, recipient in wanted])
         waiting = _queues_waiting(session, row.game_id, wanted)
-        session.connection().execute(sa.insert(table), [
+        connection.execute(sa.insert(table), [
             {"outbox_id": outbox_id, "game_id": row.game_id, "notifier": notifier, "recipient": recipient,
              "state": "pending", "attempts": 0, "due_at": now, "queue_head": (notifier, recipient) not in waiting}
             for notifier, recipient in wanted])
-    row.expanded_at = now
-    if not wanted and not have:
-        row.delivered_at = now  # nobody to tell
-    session.add(row)
+    done = {"expanded_at": now} | ({"delivered_at": now} if not wanted and not have else {})  # nobody to tell
+    connection.execute(sa.update(o).where(o.c.id == outbox_id).values(**done))
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedDelivery:
+    """A delivery as a claim left it (its attempts counted, its first attempt's time set)."""
+
+    id: int
+    outbox_id: int
+    game_id: int | None
+    notifier: str
+    recipient: str
+    attempts: int
+    first_tried_at: datetime
 
 
 def claim_deliveries(session: Session, notifiers: Collection[str], token: str, now: datetime,
                      until: datetime | Callable[[], datetime], limit: int = 50,
-                     exclude: Collection[int] = ()) -> list[tuple[DeliveryRow, OutboxRow, bool]]:
+                     exclude: Collection[int] = ()) -> list[tuple[ClaimedDelivery, sa.Row, bool]]:
     """Claim due deliveries of these notifiers until ``until`` (or the time a function gives,
     asked once they are chosen: time spent choosing them is then no time of the claim's):
-    ``(delivery, announcement, in doubt)``, due first.
+    ``(delivery, announcement, in doubt)``, due first; the announcement is a plain row of the
+    outbox (its columns as attributes).
 
     Only the head of each queue (one notifier, one recipient, one game) is taken, so that a
     recipient reads a game's announcements in the order they were made. The claim reads the
     index of the queues' heads that are due (``ix_delivery_heads``), one notifier after another:
     it costs the same whatever the number of deliveries waiting behind them. A delivery still
     claimed by a server whose claim lapsed is *in doubt*: that server may have delivered it
-    before it died.
+    before it died. The rows taken are claimed in one statement, their announcements read in one.
     """
-    d = table_of(DeliveryRow)
-    postgres = session.get_bind().dialect.name != "sqlite"
-    rows: list[DeliveryRow] = []
+    d, o = table_of(DeliveryRow), table_of(OutboxRow)
+    connection = session.connection()
+    postgres = connection.dialect.name != "sqlite"
+    rows: list[sa.Row] = []
     for notifier in sorted(set(notifiers)):
-        stmt = (select(DeliveryRow)
-                .where(DeliveryRow.notifier == notifier, sa.text(_HEADS), DeliveryRow.due_at <= now,
-                       sa.or_(col(DeliveryRow.claimed_until).is_(None), col(DeliveryRow.claimed_until) < now))
-                .order_by(col(DeliveryRow.due_at), col(DeliveryRow.id)).limit(limit))
+        stmt = (sa.select(d.c.id, d.c.outbox_id, d.c.game_id, d.c.notifier, d.c.recipient, d.c.attempts,
+                          d.c.due_at, d.c.claimed_by, d.c.first_tried_at)
+                .where(d.c.notifier == notifier, sa.text(_HEADS), d.c.due_at <= now,
+                       sa.or_(d.c.claimed_until.is_(None), d.c.claimed_until < now))
+                .order_by(d.c.due_at, d.c.id).limit(limit))
         if exclude:
             stmt = stmt.where(d.c.id.not_in(sorted(exclude)))
         if postgres:
             stmt = stmt.with_for_update(skip_locked=True)
-        rows += session.exec(stmt)
+        rows += connection.execute(stmt)
     rows = sorted(rows, key=lambda r: (r.due_at, r.id))[:limit]     # the others are left as they were
     if not rows:
         return []
     if callable(until):
         until = until()
-    out = []
-    for row in rows:
-        in_doubt = row.claimed_by is not None
-        row.claimed_by, row.claimed_until, row.attempts = token, until, row.attempts + 1
-        row.first_tried_at = row.first_tried_at or now
-        session.add(row)
-        out.append((row, in_doubt))
-    announcements = {o.id: o for o in session.exec(select(OutboxRow).where(
-        col(OutboxRow.id).in_(sorted({r.outbox_id for r in rows}))))}
-    return [(row, announcements[row.outbox_id], in_doubt) for row, in_doubt in out]
+    claimed = [(ClaimedDelivery(r.id, r.outbox_id, r.game_id, r.notifier, r.recipient, r.attempts + 1,
+                                r.first_tried_at or now), r.claimed_by is not None) for r in rows]
+    connection.execute(
+        sa.update(d).where(d.c.id == sa.bindparam("row_id"))
+        .values(claimed_by=token, claimed_until=until, attempts=sa.bindparam("tries"),
+                first_tried_at=sa.bindparam("first")),
+        [{"row_id": c.id, "tries": c.attempts, "first": c.first_tried_at} for c, _ in claimed])
+    announcements = {a.id: a for a in connection.execute(
+        sa.select(o).where(o.c.id.in_(sorted({c.outbox_id for c, _ in claimed}))))}
+    return [(c, announcements[c.outbox_id], in_doubt) for c, in_doubt in claimed]
 
 
 def renew_deliveries(session: Session, token: str, until: datetime, ids: Collection[int] | None = None) -> set[int]:
@@ -466,29 +539,69 @@ def finish_delivery(session: Session, delivery_id: int, token: str, now: datetim
     return True
 
 
+def finish_deliveries(session: Session, made: Collection[tuple[int, str]], now: datetime) -> set[int]:
+    """Record these deliveries ``(id, claim token)`` delivered, in one statement per token, and
+    hand each of their queues on to its next delivery; the ids of those whose claim still held
+    (of the others nothing is written: another server took them over)."""
+    by_token: dict[str, list[int]] = {}
+    for delivery_id, token in made:
+        by_token.setdefault(token, []).append(delivery_id)
+    kept: set[int] = set()
+    queues = []
+    for token, ids in sorted(by_token.items()):
+        for row in session.connection().execute(_delivered(), {"ids": sorted(ids), "token": token, "now": now}):
+            kept.add(row.id)
+            queues.append((row.notifier, row.recipient, row.game_id))
+    advance_queues(session, queues)
+    return kept
+
+
+@cache
+def _delivered() -> sa.Update:
+    """:func:`finish_deliveries`' statement (built once: only its parameters change)."""
+    d = table_of(DeliveryRow)
+    return (sa.update(d).where(d.c.id.in_(sa.bindparam("ids", expanding=True)), d.c.claimed_by == sa.bindparam("token"),
+                               d.c.state == "pending")
+            .values(state="delivered", reason=None, done_at=sa.bindparam("now", type_=d.c.done_at.type), claimed_until=None,
+                    queue_head=False)
+            .returning(d.c.id, d.c.notifier, d.c.recipient, d.c.game_id))
+
+
 def advance_queues(session: Session, queues: Collection[tuple[str, str, int | None]]) -> int:
     """Make the first pending delivery of each of these queues (``(notifier, recipient, game id)``)
     its head, where it has none; how many heads were made. Whatever ends a queue's head (a
-    delivery done, refused, dropped) calls this in the same transaction, or the queue stalls."""
-    d = table_of(DeliveryRow)
-    head = d.alias("head")
+    delivery done, refused, dropped) calls this in the same transaction, or the queue stalls.
+    One statement for the queues of games and one for those of no game, each run once per queue
+    (an ``executemany``: each reads only its queue's first entry in ``ix_delivery_queue_pending``)."""
     queues = sorted(set(queues), key=_queue_sort)
+    if not queues:
+        return 0
     _lock_queues(session, queues)
     made = 0
-    for notifier, recipient, game_id in queues:
-        first = (sa.select(d.c.id).where(*_in_queue(notifier, recipient, game_id), sa.text(_PENDING))
-                 .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
-        headed = sa.exists().where(*_in_queue(notifier, recipient, game_id, head),   # (a literal, as _HEADS)
-                                   sa.text("head.state = 'pending' AND head.queue_head"))
-        made += session.connection().execute(sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False), ~headed)
-                                             .values(queue_head=True)).rowcount
+    for of_game in (True, False):
+        params = [{"q_notifier": n, "q_recipient": r} | ({"q_game": g} if of_game else {})
+                  for n, r, g in queues if (g is not None) == of_game]
+        if params:
+            result = session.connection().execute(_next_head(of_game), params[0] if len(params) == 1 else params)
+            made += max(result.rowcount, 0)
     return made
 
 
-def _in_queue(notifier: str, recipient: str, game_id: int | None, table: sa.FromClause | None = None) -> list:
-    d = table_of(DeliveryRow) if table is None else table
-    return [d.c.notifier == notifier, d.c.recipient == recipient,
-            d.c.game_id.is_(None) if game_id is None else d.c.game_id == game_id]
+@cache
+def _next_head(of_game: bool) -> sa.Update:
+    """:func:`advance_queues`' statement for a queue of a game or of none (built once): its first
+    pending delivery made its head, unless the queue has a pending head already."""
+    d = table_of(DeliveryRow)
+    head = d.alias("head")
+
+    def queue(table: sa.FromClause) -> list:
+        game = table.c.game_id == sa.bindparam("q_game") if of_game else table.c.game_id.is_(None)
+        return [table.c.notifier == sa.bindparam("q_notifier"), table.c.recipient == sa.bindparam("q_recipient"), game]
+
+    first = (sa.select(d.c.id).where(*queue(d), sa.text(_PENDING))
+             .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
+    headed = sa.exists().where(*queue(head), sa.text("head.state = 'pending' AND head.queue_head"))  # (a literal, as _HEADS)
+    return sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False), ~headed).values(queue_head=True)
 
 
 def _queues_waiting(session: Session, game_id: int | None, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
