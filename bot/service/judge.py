@@ -21,7 +21,7 @@ from adjudicator.adjudicate import adjudicate
 from adjudicator.modules import module_seed
 from adjudicator.position import Position
 from adjudicator.turn import to_decide, winners
-from adjudicator.vocab import Phase
+from adjudicator.vocab import Phase, Power
 
 from bot.codec import limits
 from bot.codec.documents import position_from_dict, position_to_dict
@@ -31,7 +31,7 @@ from bot.store import database
 from bot.store.faults import crash_point
 from bot.store.rows import GameRow, GameStatus, PlayerStatus, TimerRow
 from . import texts
-from .context import CIVIL_DISORDER_STATES, Context
+from .context import CIVIL_DISORDER_STATES, Context, started_phase
 from adjudicator.variant import Variant
 
 log = structlog.get_logger("crusader.judge")
@@ -60,7 +60,7 @@ class _Drawn:
 
     game_id: int
     version: int
-    position: dict
+    position: dict | None
     orders: list
     picture: bytes | None
 
@@ -117,12 +117,12 @@ class Judge:
     def _claim_timer(self, session, timer_id: int) -> bool:
         return database.claim_timer(session, timer_id, self.ctx.now())
 
-    def _missing(self, session, game: GameRow) -> tuple[list[str], dict[str, str]]:
+    def _missing(self, session, game: GameRow) -> tuple[list[Power], dict[str, str]]:
         """Powers that must order and have not (nor said they are ready without), and who plays each."""
         variant, position = position_from_dict(game.position)
         players = database.players_of(session, game.id)
         playing = {p.power: p.player for p in players if p.status not in CIVIL_DISORDER_STATES and p.power}
-        have = {o.power for o in database.orders_of(session, game.id, game.version)}
+        have: set[str | None] = {o.power for o in database.orders_of(session, game.id, game.version)}
         have |= {p.power for p in players if self.ctx.is_ready(game, p)}
         missing = sorted(p for p in to_decide(variant, position) if p in playing and p not in have)
         return missing, playing
@@ -158,7 +158,8 @@ class Judge:
         if missing:
             before = int(timer.payload.get("before", 0))
             self.ctx.announce(session, game, "reminder", "players", f"{game.name}: orders due for {game.phase}",
-                           texts.reminder(game.name, game.phase, game.deadline_at, missing, self.ctx.policy(game).timezone),
+                           texts.reminder(game.name, started_phase(game), game.deadline_at, missing,
+                                          self.ctx.policy(game).timezone),
                            key=f"{game.id}:{game.version}:reminder:{before}", powers=missing,
                            recipients=[playing[p] for p in missing], data={"before": before})
         return "reminded"
@@ -197,7 +198,7 @@ class Judge:
             if missing:
                 return "grace", self._grace(session, game, now, policy.grace, missing, playing)
         crash_point("before_adjudication")
-        if limits.calendar_ends(Phase.parse(game.phase)):
+        if limits.calendar_ends(Phase.parse(started_phase(game))):
             self.ctx.finish(session, game, {"calendar": True, "reason": texts.CALENDAR_ENDS}, now=now,
                          key=f"{game.id}:{game.version}:ended")
             return "ended", []
@@ -213,7 +214,8 @@ class Judge:
         database.add_timers(session, [timer])
         session.add(game)
         self.ctx.announce(session, game, "late", "players", f"{game.name}: orders late for {game.phase}",
-                       texts.late(game.name, game.phase, game.deadline_at, missing, self.ctx.policy(game).timezone),
+                       texts.late(game.name, started_phase(game), game.deadline_at, missing,
+                                  self.ctx.policy(game).timezone),
                        powers=missing, recipients=[playing[p] for p in missing])
         session.flush()
         return [timer]
@@ -239,7 +241,7 @@ class Judge:
             game = session.get(GameRow, game_id)
             if game is None or game.version != version or game.status != GameStatus.ACTIVE:
                 return None
-            if limits.calendar_ends(Phase.parse(game.phase)):
+            if limits.calendar_ends(Phase.parse(started_phase(game))):
                 return None
             if trigger == "deadline" and self.ctx.policy(game).grace > timedelta(0) and self._missing(session, game)[0]:
                 return None
@@ -334,17 +336,18 @@ class Judge:
             again.update(action.details.get("undone") or [action.details.get("to")])
         return again
 
-    def _count_nmr(self, session, game: GameRow, players, need, have) -> tuple[list[str], list]:
+    def _count_nmr(self, session, game: GameRow, players, need, have) -> tuple[list[Power], list]:
         """The powers that had to order and did not (sorted), and the players this puts in civil disorder."""
         limit = self.ctx.policy(game).nmr_limit
-        nmr, disorder = [], []
+        nmr: list[Power] = []
+        disorder = []
         for p in players:
-            if p.power not in need or p.status in CIVIL_DISORDER_STATES:
+            if p.power is None or p.power not in need or p.status in CIVIL_DISORDER_STATES:
                 continue
             if p.power in have:
                 p.nmr_count = 0
             else:
-                nmr.append(p.power)
+                nmr.append(Power(p.power))
                 p.nmr_count += 1
                 if limit and p.nmr_count >= limit:
                     p.status = PlayerStatus.CIVIL_DISORDER
@@ -359,7 +362,7 @@ class Judge:
                  "draw_vote": p.draw_vote} for p in players]
 
     def _archive(self, session, game: GameRow, variant: Variant, position: Position, orders, snapshot: list[dict],
-                 nmr: list[str], now, trigger: str, drawn: _Drawn | None = None) -> Season:
+                 nmr: list[Power], now, trigger: str, drawn: _Drawn | None = None) -> Season:
         """Adjudicate the game's phase (``position``) with the standing ``orders``, keep the season,
         move the game on a version to the next position. The picture is the one drawn ahead when
         it was drawn from this very position and these very orders."""

@@ -507,21 +507,22 @@ class OutboxDispatcher:
                      now: datetime | None = None) -> tuple[list[_Claimed], datetime, float]:
         """:meth:`_claim`, and when the claim's lease began: by the dispatcher's clock and by
         ``time.monotonic()``, once the rows were chosen."""
-        marks = [self.clock(), time.monotonic()]
+        began, began_monotonic = self.clock(), time.monotonic()
 
         def until() -> datetime:
-            marks[:] = self.clock(), time.monotonic()
-            return marks[0] + self.lease
+            nonlocal began, began_monotonic
+            began, began_monotonic = self.clock(), time.monotonic()
+            return began + self.lease
 
         if not self.notifiers:
-            return [], marks[0], marks[1]
+            return [], began, began_monotonic
         by_name = {n.name: n for n in self.notifiers}
         now = self.clock() if now is None else now
         with self.db.session() as session:
             rows = database.claim_deliveries(session, by_name, token, now, until, limit=self.batch,
                                              exclude=exclude)
             claimed = self._claimed(rows, by_name)
-        return claimed, marks[0], marks[1]
+        return claimed, began, began_monotonic
 
     @staticmethod
     def _claimed(rows, by_name: dict[str, Notifier]) -> list[_Claimed]:
@@ -578,7 +579,9 @@ class OutboxDispatcher:
                     if not isinstance(outcome, (Delivered, RetryLater, Refused)):
                         raise TypeError(f"{c.notifier.name}.deliver answered {outcome!r}, not an outcome")
                 except asyncio.CancelledError:
-                    if c.row_id in hold.stopped and not asyncio.current_task().cancelling():
+                    task = asyncio.current_task()
+                    assert task is not None  # (a delivery is made in a task of its own)
+                    if c.row_id in hold.stopped and not task.cancelling():
                         return LAPSED  # stopped where it was: in doubt
                     raise
                 except Exception as exc:

@@ -87,3 +87,20 @@ def test_vassals_of_a_shared_home_are_written_by_where_they_stand_and_read_back(
     doc = position_to_dict(single, STANDARD)
     assert doc["vassals"] == {"hol": "FRA"} and "vassal_units" not in doc
     assert position_from_dict(doc)[1] == single
+
+
+def test_a_rule_module_that_keeps_no_state_reads_and_writes_its_positions(monkeypatch):
+    """A rule module need not keep state in the position (its reader and writer are optional):
+    a game under it is read and written without them."""
+    from adjudicator import modules
+
+    quiet = modules.RuleModule(name="quiet", hooks=modules.rule_module("prestige").hooks,
+                               initial_state=lambda variant, position: None)
+    monkeypatch.setitem(modules._REGISTERED, "quiet", quiet)
+    try:
+        doc = position_to_dict(starting_position(STANDARD).with_changes(rules=frozenset({"quiet"})))
+        assert doc["rules"] == ["quiet"]
+        _variant, position = position_from_dict(doc)
+        assert position.rules == frozenset({"quiet"}) and position_to_dict(position) == doc
+    finally:
+        modules._modules_of.cache_clear()  # (the module is known to this test only)

@@ -23,6 +23,7 @@ amount of a bid, is answered with the form directly: Discord takes a form only f
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import discord
 import structlog
@@ -34,13 +35,13 @@ from adjudicator.orders import (Build, Convoy, Disband, Hold, Move, Order, Retre
                                 Waive)
 from adjudicator.turn import Verdict
 from adjudicator.variant import Variant, get_variant
-from adjudicator.vocab import Phase
+from adjudicator.vocab import Phase, Power, ProvinceId
 
 from bot.codec.spelled import names, place, spell
 from bot.codec.spelled import unit as spelled_unit
 from bot.service import Panel, ServiceError, StalePanelError
 
-from .client import BUG_APOLOGY
+from .client import BUG_APOLOGY, JudgeBotMixin, JudgeInteraction
 from .formatting import CONTENT_LIMIT, phase_name, readiness_text, refusal_text, submission_reply, timestamp
 from .identity import player_key
 from .menu_button import PREFIX, custom_id, open_button
@@ -102,7 +103,7 @@ def _paged(options: list[discord.SelectOption], page: int) -> list[discord.Selec
 
 def _header(panel: Panel, variant: Variant) -> str:
     due = f" · due {timestamp(panel.deadline_at)}" if panel.deadline_at else ""
-    return f"**{variant.power_name(panel.power)} in {panel.game}, {phase_name(panel.phase)}**{due}"
+    return f"**{variant.power_name(Power(panel.power))} in {panel.game}, {phase_name(panel.phase)}**{due}"
 
 
 def _unit_line(u, variant: Variant, kind: str = "M") -> str:
@@ -134,11 +135,11 @@ def main_text(panel: Panel, variant: Variant, answer: str | None = None) -> str:
         out.append(f"Builds left: {panel.duty.builds} (choose a site, or waive).")
     if panel.duty.disbands:
         out.append(f"Units still to remove: {panel.duty.disbands}.")
-    others = [ln for ln in panel.standing if ln.order is not None and not any(
+    others = [ln.order for ln in panel.standing if ln.order is not None and not any(
         u.standing is ln for u in panel.units)]
     if others:
         out.append("Other orders:")
-        out += [f"• {spell(ln.order, variant)}" for ln in others]
+        out += [f"• {spell(order, variant)}" for order in others]
     if panel.spendable:
         out.append(f"Prestige you may spend: {panel.spendable}.")
     if not panel.must_decide:
@@ -205,7 +206,7 @@ def main_view(panel: Panel, variant: Variant, page: int = 0) -> discord.ui.View:
 
 
 def place_of(province: str, variant: Variant) -> str:
-    prov = variant.provinces.get(province)
+    prov = variant.provinces.get(ProvinceId(province))
     return prov.name if prov is not None else province
 
 
@@ -223,7 +224,7 @@ def _what(order: Order, variant: Variant) -> tuple[str, str | None]:
         case Disband():
             return "Disband", "the unit leaves the board"
         case Build():
-            kind = "an army" if order.unit_type.value == "A" else "a fleet"
+            kind = "an army" if order.unit_type is not None and order.unit_type.value == "A" else "a fleet"
             return f"Build {kind} in {place(order.location, variant)}", str(order)
     return spell(order, variant), str(order)
 
@@ -235,8 +236,9 @@ def unit_view(panel: Panel, variant: Variant, province: str, options: tuple[Orde
     g, v = panel.game_id, panel.version
     unit = next((u for u in panel.units if u.unit.province == province), None)
     who = spelled_unit(unit.unit, variant) if unit is not None else place_of(province, variant)
-    lines = [_header(panel, variant), f"**{who}**" + (f": now {spell(unit.standing.order, variant)}"
-                                                    if unit is not None and unit.standing is not None else "")]
+    standing = unit.standing.order if unit is not None and unit.standing is not None else None
+    lines = [_header(panel, variant), f"**{who}**" + (f": now {spell(standing, variant)}" if standing is not None
+                                                    else "")]
     items = []
     for order in options:
         if isinstance(order, (SupportHold, SupportMove, Convoy)):
@@ -265,14 +267,15 @@ def targets_view(panel: Panel, variant: Variant, province: str, options: tuple[O
     armies it may convoy), each once."""
     g, v = panel.game_id, panel.version
     wanted = (SupportHold, SupportMove) if kind == "support" else (Convoy,)
-    seen: dict[str, list[Order]] = {}
+    seen: dict[str, list[SupportHold | SupportMove | Convoy]] = {}
     for order in options:
         if isinstance(order, wanted):
             seen.setdefault(order.target.province, []).append(order)
     items = []
     for target, orders in seen.items():
         first = orders[0]
-        unit_words = f"{first.target_type.value} {place(first.target, variant)}"
+        unit_words = (f"{first.target_type.value} {place(first.target, variant)}" if first.target_type is not None
+                      else place(first.target, variant))
         owner = next((u for u in panel.units if u.unit.province == target), None)
         mine = " (yours)" if owner is not None else ""
         items.append(_option(f"{unit_words}{mine}", target, f"{len(orders)} possible"))
@@ -289,9 +292,10 @@ def destinations_view(panel: Panel, variant: Variant, province: str, target: str
                       kind: str, page: int = 0) -> tuple[str, discord.ui.View]:
     """Where the unit in ``province`` supports (or convoys) the unit in ``target``: to hold, or each move."""
     g, v = panel.game_id, panel.version
-    items = []
+    items: list[discord.SelectOption] = []
     for order in options:
-        if getattr(order, "target", None) is None or order.target.province != target:
+        aimed = getattr(order, "target", None)
+        if aimed is None or aimed.province != target:
             continue
         if kind == "support" and isinstance(order, SupportHold):
             items.insert(0, _option("Hold where it is", str(order), "support it to hold"))
@@ -373,11 +377,11 @@ def stale_view(game: str, phase: str) -> discord.ui.View:
 class PanelCog(commands.Cog):
     """Reads every click of a panel from its custom id, whichever panel and whenever it was shown."""
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: JudgeBotMixin) -> None:
         self.bot = bot
         self.service = bot.service
 
-    async def open(self, interaction: discord.Interaction, game: str) -> None:
+    async def open(self, interaction: JudgeInteraction, game: str) -> None:
         """``/orders edit``, or an "Order by menu" button: a new panel, only the player sees it."""
         panel = await self.bot.call(self.service.panel, game, player_key(interaction.user))
         variant = get_variant(panel.variant)
@@ -385,13 +389,14 @@ class PanelCog(commands.Cog):
                                                 ephemeral=True)
 
     @commands.Cog.listener()
-    async def on_interaction(self, interaction: discord.Interaction) -> None:
+    async def on_interaction(self, interaction: JudgeInteraction) -> None:
         if interaction.type not in (discord.InteractionType.component, discord.InteractionType.modal_submit):
             return
-        click = Click.parse((interaction.data or {}).get("custom_id", ""))
+        data = _payload(interaction)
+        click = Click.parse(data.get("custom_id", ""))
         if click is None:
             return
-        values = (interaction.data or {}).get("values") or []
+        values = data.get("values") or []
         if not _opens_form(click, values[0] if values else ""):
             # acknowledged at once: the answer may wait for the judge's workers (an adjudication running)
             if click.action == "open" and not _on_panel(interaction):
@@ -405,7 +410,7 @@ class PanelCog(commands.Cog):
                 raise
             await self._too_late(interaction, click)
 
-    async def _answer(self, interaction: discord.Interaction, click: Click) -> None:
+    async def _answer(self, interaction: JudgeInteraction, click: Click) -> None:
         try:
             await self.handle(interaction, click)
         except StalePanelError as exc:
@@ -416,21 +421,21 @@ class PanelCog(commands.Cog):
         except Exception as exc:
             if isinstance(exc, discord.HTTPException) and exc.code == INVALID_WEBHOOK_TOKEN:
                 raise
-            log.exception("a choice of the orders menu not taken", custom_id=(interaction.data or {}).get("custom_id"))
+            log.exception("a choice of the orders menu not taken", custom_id=_payload(interaction).get("custom_id"))
             await self._show(interaction, BUG_APOLOGY, None, fresh=True)
 
-    async def _too_late(self, interaction: discord.Interaction, click: Click) -> None:
+    async def _too_late(self, interaction: JudgeInteraction, click: Click) -> None:
         """The answer to a tap came after the tap's token expired (Discord's 15 minutes: the judge
         was busy that long), so neither the panel nor a message through the tap can show it: the
         player is told by DM, with the button that opens the menu afresh."""
         log.warning("an answer of the orders menu too late for Discord", user=interaction.user.id,
-                    custom_id=(interaction.data or {}).get("custom_id"))
+                    custom_id=_payload(interaction).get("custom_id"))
         try:
             await interaction.user.send(TOO_LATE, view=open_button(click.game, "Open the menu again"))
         except discord.HTTPException:
             log.warning("the player not told to open the menu again", user=interaction.user.id, exc_info=True)
 
-    async def _show(self, interaction: discord.Interaction, text: str, view: discord.ui.View | None,
+    async def _show(self, interaction: JudgeInteraction, text: str, view: discord.ui.View | None,
                     *, fresh: bool = False) -> None:
         """Answer the click: the panel it came from edited in place, or (``fresh``) a new message only
         the player sees."""
@@ -445,9 +450,9 @@ class PanelCog(commands.Cog):
         else:
             await interaction.response.edit_message(content=text, view=view)
 
-    async def handle(self, interaction: discord.Interaction, click: Click) -> None:
+    async def handle(self, interaction: JudgeInteraction, click: Click) -> None:
         player = player_key(interaction.user)
-        values = (interaction.data or {}).get("values") or []  # (a form is answered before any other)
+        values = _payload(interaction).get("values") or []  # (a form is answered before any other)
         value = values[0] if values else ""
         if click.action == "open":
             panel = await self.bot.call(self.service.panel, click.game, player)
@@ -502,7 +507,7 @@ class PanelCog(commands.Cog):
                 await interaction.response.send_modal(amount_modal(panel, variant, value))
         elif click.action == "amt":
             text = ":".join(click.args)
-            amount = _modal_value(interaction.data, "amount").strip()
+            amount = _modal_value(_payload(interaction), "amount").strip()
             if not amount.isdigit():
                 note = (f"❌ `{amount[:20]}` is not an amount of prestige: write a whole number, such as 2. "
                         f"Nothing was recorded.")
@@ -528,7 +533,7 @@ class PanelCog(commands.Cog):
         except NotationError:
             raise ServiceError(f"{text!r} is not an order this menu offers: open a new one with /orders edit") from None
 
-    async def _submit(self, interaction: discord.Interaction, panel: Panel, variant: Variant, order: Order) -> None:
+    async def _submit(self, interaction: JudgeInteraction, panel: Panel, variant: Variant, order: Order) -> None:
         """The chosen order, taken as a typed one; the panel shows the answer and the units afresh."""
         report = await self.bot.call(self.service.submit_values, panel.game_id, player_key(interaction.user),
                                      [order], panel.version)
@@ -537,7 +542,12 @@ class PanelCog(commands.Cog):
         await self._show(interaction, main_text(fresh, variant, answer), main_view(fresh, variant))
 
 
-def _on_panel(interaction: discord.Interaction) -> bool:
+def _payload(interaction: JudgeInteraction) -> dict[str, Any]:
+    """What a click or a form sent (its custom id, the values chosen, the form's fields), as read."""
+    return dict(interaction.data or {})
+
+
+def _on_panel(interaction: JudgeInteraction) -> bool:
     """Did the click come from a panel (a message only its player sees), to be edited in place?"""
     return interaction.message is not None and interaction.message.flags.ephemeral
 
@@ -559,5 +569,5 @@ def _modal_value(data: dict | None, field: str) -> str:
     return ""
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: JudgeBotMixin) -> None:
     await bot.add_cog(PanelCog(bot))

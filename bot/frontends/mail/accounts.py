@@ -36,6 +36,7 @@ from datetime import timedelta
 
 from adjudicator.errors import CrusaderError
 from adjudicator.variant import get_variant
+from adjudicator.vocab import Power
 
 from bot.service import GameService, GameView, NotAllowedError, ServiceError
 from bot.store import database
@@ -199,7 +200,7 @@ class MailAccounts:
             key = f"mail-password:{uuid.uuid4().hex}"
             row.password_mail, row.updated_at = key, now
             session.add(row)
-            name = get_variant(view.variant).power_name(power)
+            name = get_variant(view.variant).power_name(Power(power))
             body = (f"The game master of '{view.name}' ({view.gm}) has registered this address to play "
                     f"{name} ({power}) by mail.\n") if power != GM else (
                     f"This is the game master's password of '{view.name}': sign on with it to start, pause, "
@@ -248,7 +249,7 @@ class MailAccounts:
         play, and owe the address a new password, carried by ``announcement``."""
         a = announcement
         if a.game_id is not None and a.kind == "full":
-            self._owe_gm_password(a)
+            self._owe_gm_password(a, a.game_id)
         if a.game_id is None or a.kind not in ADOPTING:
             return
         view = self.service.status(a.game_id)
@@ -272,18 +273,18 @@ class MailAccounts:
                 row.signon_sender, row.updated_at = None, now
                 session.add(row)
 
-    def _owe_gm_password(self, a: Announcement) -> None:
+    def _owe_gm_password(self, a: Announcement, game_id: int) -> None:
         """The game is full: its game master, named by an address, is owed the game master's password
         (carried by ``a``), unless one works already."""
-        view = self.service.status(a.game_id)
+        view = self.service.status(game_id)
         address = address_of(view.gm)
         if address is None:
             return
         with self.db.session() as session:
-            row = mail_store.identity(session, a.game_id, GM)
+            row = mail_store.identity(session, game_id, GM)
             if row is not None and row.address == address and (row.password_hash or row.password_mail):
                 return
-            row = row or mail_store.MailIdentityRow(game_id=a.game_id, power=GM, updated_at=self.service.now())
+            row = row or mail_store.MailIdentityRow(game_id=game_id, power=GM, updated_at=self.service.now())
             row.address, row.player, row.password_hash, row.password_mail = address, None, None, a.key
             row.signon_sender, row.updated_at = None, self.service.now()
             session.add(row)
@@ -397,9 +398,11 @@ class MailAccounts:
                 mail_store.record_failure(session, view.id, power, source, now)
             elif row.password_mail is not None or row.signon_sender != source:
                 stored = mail_store.identity(session, view.id, power)
-                stored.signon_sender = source  # a sender the player uses: checked even while the power is guessed at
-                stored.password_mail = None  # the password arrived: a late copy of its mail changes nothing
-                session.add(stored)
+                if stored is not None:  # (unless unregistered since it was read)
+                    # a sender the player uses: checked even while the power is guessed at
+                    stored.signon_sender = source
+                    stored.password_mail = None  # the password arrived: a late copy of its mail changes nothing
+                    session.add(stored)
         if not right:
             raise SignonRefused(f"that is not the password of {power} in game '{view.name}'; "
                                 f"the game master ({view.gm}) can set a new one")

@@ -90,12 +90,12 @@ class SeasonRecord:
     nmr: tuple[str, ...]
     seed: int
     events: Events
+    adjudication: Adjudication
+    """The season's adjudication as values (to draw its picture when none was stored)."""
     adjudicated_at: str | None = None
     picture: bytes | None = None
     """The season's picture as the judge drew it when it adjudicated the season and stored it (the
     PNG Discord and the mail sent); ``None`` for a season stored without one."""
-    adjudication: Adjudication | None = None
-    """The season's adjudication as values (to draw its picture when none was stored)."""
 
     @property
     def slug(self) -> str:

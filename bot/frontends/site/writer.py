@@ -144,7 +144,6 @@ def _powers(record: GameRecord) -> list[dict[str, str]]:
 
 def _report(season: SeasonRecord) -> Report:
     """The season's results report (:mod:`bot.service.report`), as the mail and Discord give it."""
-    assert season.adjudication is not None
     return phase_report(season.adjudication, season.variant, season.before, nmr=season.nmr)
 
 
@@ -286,7 +285,7 @@ class SiteWriter:
                             after_png(record.name, season, size=self.map_size))
                 for name, data in zip(names, pictures):
                     write_file(folder / name, data)
-                write_file(path, self.season_page(record, i, tuple(png_size(p) for p in pictures)))
+                write_file(path, self.season_page(record, i, (png_size(pictures[0]), png_size(pictures[1]))))
                 if i == last:
                     last_after = pictures[1]
         for stale in folder.iterdir():
