@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
+import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
 from structlog.testing import capture_logs
 
-from bot.store import database
+from bot.store import database, outbox
 from bot.store.database import Database
 from bot.store.outbox import DELIVERED, Announcement, Delivery, OutboxDispatcher, Refused, RetryLater, outbox_row, write
 from tests.notifiers import RecordingNotifier
@@ -35,12 +35,13 @@ class Sink:
     kept as made (``made``: a raw record, shared by every server in the test)."""
 
     def __init__(self, recipients=("ann", "bob", "cat"), *, made: list | None = None, delay: float = 0.0,
-                 name: str = "sink") -> None:
+                 gate: asyncio.Event | None = None, name: str = "sink") -> None:
         self.name = name
         self._recipients = recipients
         self.made = [] if made is None else made
         self.answers: dict[str, object] = {}  # recipient -> outcome (or exception) for now
         self.delay = delay
+        self.gate = gate  # a delivery goes on until the test sets it
         self.doubts: list[tuple[str, str]] = []
         self.begun: list[tuple[str, str]] = []  # every attempt, as it begins
 
@@ -58,9 +59,15 @@ class Sink:
         if isinstance(answer, Exception):
             raise answer
         if answer is DELIVERED:
-            await asyncio.sleep(self.delay)
+            await self.making(delivery)
             self.made.append((key, who))
         return answer
+
+    async def making(self, delivery: Delivery) -> None:
+        """The time a delivery takes."""
+        await asyncio.sleep(self.delay)
+        if self.gate is not None:
+            await self.gate.wait()
 
 
 def game(db: Database, name: str = "g") -> int:
@@ -215,90 +222,198 @@ def many(db: Database) -> None:
             announce(db, f"{g}:{version}:results", g)
 
 
-def servers(db: Database, count: int, made: list) -> list[OutboxDispatcher]:
-    """``count`` servers whose deliveries take 0.6 s, six at a time, under a lease of 0.5 s: every
-    delivery outlasts the lease, and a round of twelve does twice over."""
-    return [OutboxDispatcher(db if db.is_sqlite else Database(db.url), [Sink(made=made, delay=0.6)],
-                             node=f"server{n}", lease=timedelta(seconds=0.5), concurrency=6) for n in range(count)]
+class Ticker:
+    """The servers' clock, moved by the test a ``step`` at a time while a delivery waits for it,
+    and only once every claim being delivered has been renewed since the last step (or made
+    since): a claim lapses only if its renewals stop, never because the machine is slow."""
 
+    def __init__(self, monkeypatch, step: timedelta) -> None:
+        self.clock, self.step, self.steps = Clock(), step, 0
+        self.fresh: dict[outbox._Hold, int] = {}  # each claim being delivered -> the step it was renewed at
+        self.claiming: set[str] = set()  # servers choosing rows (by the clock as it is)
+        self.waiting = 0  # deliveries waiting for the clock
+        real_claim, real_deliver_all, real_renewed = (OutboxDispatcher._claim_timed, OutboxDispatcher._deliver_all,
+                                                      outbox._Hold.renewed)
+        ticker = self
 
-async def sweep(dispatchers: list[OutboxDispatcher], db: Database, *, first_alone: bool = False) -> None:
-    """Each server flushes every 0.1 s (as ``crusader serve``'s sweep does) until all is delivered;
-    ``first_alone``: the others begin once the first is making its deliveries (it holds them all)."""
-    async def one(d: OutboxDispatcher) -> None:
-        if first_alone and d is not dispatchers[0]:
-            while not dispatchers[0].notifiers[0].begun:
+        def claim_timed(self, token, exclude, now=None):
+            ticker.claiming.add(self.node)
+            claimed = None
+            try:
+                claimed = real_claim(self, token, exclude, now)
+                return claimed
+            finally:
+                if not (claimed and claimed[0]):
+                    ticker.claiming.discard(self.node)
+
+        async def deliver_all(self, claimed, hold):
+            ticker.fresh[hold] = ticker.steps
+            ticker.claiming.discard(self.node)
+            try:
+                return await real_deliver_all(self, claimed, hold)
+            finally:
+                del ticker.fresh[hold]
+
+        def renewed(self, rows, until, deadline):
+            real_renewed(self, rows, until, deadline)
+            if self in ticker.fresh:
+                ticker.fresh[self] = ticker.steps
+
+        monkeypatch.setattr(OutboxDispatcher, "_claim_timed", claim_timed)
+        monkeypatch.setattr(OutboxDispatcher, "_deliver_all", deliver_all)
+        monkeypatch.setattr(outbox._Hold, "renewed", renewed)
+
+    async def run(self) -> None:
+        while True:
+            while not (self.waiting and not self.claiming and all(s == self.steps for s in self.fresh.values())):
                 await asyncio.sleep(0.01)
-        for _ in range(200):
+            self.clock.now += self.step
+            self.steps += 1
+
+    async def wait(self, span: timedelta) -> None:
+        """Wait (as a delivery) until the clock has moved on ``span``."""
+        end = self.clock.now + span
+        self.waiting += 1
+        try:
+            while self.clock.now < end:
+                await asyncio.sleep(0.01)
+        finally:
+            self.waiting -= 1
+
+
+class Lasting(Sink):
+    """A sink whose deliveries each take ``span`` by the ticker's clock."""
+
+    def __init__(self, ticker: Ticker, span: timedelta, made: list) -> None:
+        super().__init__(made=made)
+        self.ticker, self.span = ticker, span
+
+    async def making(self, delivery: Delivery) -> None:
+        await self.ticker.wait(self.span)
+
+
+def servers(db: Database, count: int, made: list, ticker: Ticker) -> list[OutboxDispatcher]:
+    """``count`` servers whose deliveries take 0.6 s by the ticker's clock, six at a time, under a
+    lease of 0.5 s: every delivery outlasts the lease, and a round of twelve does twice over."""
+    return [OutboxDispatcher(db if db.is_sqlite else Database(db.url), [Lasting(ticker, timedelta(seconds=0.6), made)],
+                             node=f"server{n}", lease=timedelta(seconds=0.5), concurrency=6, clock=ticker.clock)
+            for n in range(count)]
+
+
+async def sweep(dispatchers: list[OutboxDispatcher], db: Database) -> None:
+    """Each server flushes every 0.1 s (as ``crusader serve``'s sweep does) until all is delivered."""
+    async def one(d: OutboxDispatcher) -> None:
+        while True:
             await d.flush()
             if set(states(db).values()) == {"delivered"}:
                 return
             await asyncio.sleep(0.1)
-        raise AssertionError(f"not all delivered: {states(db)}")
 
-    await asyncio.gather(*(one(d) for d in dispatchers))
+    async with asyncio.timeout(120):  # (a guard: a test that would hang fails)
+        await asyncio.gather(*(one(d) for d in dispatchers))
 
 
 async def test_servers_sharing_the_outbox_never_make_one_delivery_twice_even_when_deliveries_outlast_the_lease(
-        db):
+        db, monkeypatch):
+    """The servers' clock moves on only once the claims being delivered have been renewed:
+    renewals keep every claim, none lapses, and each delivery is made once."""
     many(db)
     made: list[tuple[str, str]] = []
-    dispatchers = servers(db, 2, made)
-    with capture_logs():  # on a loaded machine a renewal may come late: then a delivery stops, and is made later
-        await sweep(dispatchers, db)
+    ticker = Ticker(monkeypatch, timedelta(seconds=0.15))  # two steps from a renewal still leave a margin
+    dispatchers = servers(db, 2, made, ticker)
+    ticking = asyncio.ensure_future(ticker.run())
+    try:
+        with capture_logs() as logs:
+            await sweep(dispatchers, db)
+    finally:
+        ticking.cancel()
     assert len(made) == 24 and len(set(made)) == 24, sorted(made)
     assert set(states(db).values()) == {"delivered"}
+    assert not [e for e in logs if "lapsed" in e["event"] or "lost" in e["event"]], logs
+    assert ticker.clock.now - T0 >= 2 * timedelta(seconds=0.6)  # (the twelve behind the first began once those were made)
     close(dispatchers, db)
 
 
-def stall_first_renewal(monkeypatch, node: str, seconds: float) -> None:
-    """The first renewal of ``node``'s claim hangs ``seconds`` in the database (as under a lock,
-    a failover, a stalled machine): its claim lapses in the middle of its deliveries."""
-    real = OutboxDispatcher._renew_now
-    stalled: list[str] = []
+async def until(condition, guard: float = 60) -> None:
+    """Wait for ``condition``, an event of the test (``guard``: a test that would hang fails)."""
+    async with asyncio.timeout(guard):
+        while not condition():
+            await asyncio.sleep(0.01)
+
+
+async def lapse_while_delivering(db: Database, monkeypatch) -> tuple[list, list[OutboxDispatcher]]:
+    """Server 0 claims the twelve deliveries at the head of their queues (its last claim: it is
+    winding down) and begins six, which go on until the test lets them end; its first renewal
+    hangs in the database (as under a lock, a failover, a stalled machine) until then too. The
+    test moves the servers' clock past the claim's end; once server 0 has seen its claim lapse,
+    server 1 flushes (it takes the twelve over, in doubt, and makes the twelve behind them); then
+    server 0's deliveries and renewal are let go. What was made, and the two servers."""
+    renewing, release, renewed = threading.Event(), threading.Event(), threading.Event()
+    real_renew = OutboxDispatcher._renew_now
 
     def renew_now(self, token, rows=None):
-        if self.node == node and not stalled:
-            stalled.append(token)
-            time.sleep(seconds)
-        return real(self, token, rows)
+        if self.node != "server0" or renewing.is_set():
+            return real_renew(self, token, rows)
+        renewing.set()
+        try:
+            release.wait(60)
+            return real_renew(self, token, rows)
+        finally:
+            renewed.set()
+
+    holds: list[outbox._Hold] = []
+    real_deliver_all = OutboxDispatcher._deliver_all
+
+    async def deliver_all(self, claimed, hold):
+        if self.node == "server0":
+            holds.append(hold)
+        return await real_deliver_all(self, claimed, hold)
 
     monkeypatch.setattr(OutboxDispatcher, "_renew_now", renew_now)
+    monkeypatch.setattr(OutboxDispatcher, "_deliver_all", deliver_all)
+    many(db)
+    made: list[tuple[str, str]] = []
+    clock, lease, gate = Clock(), timedelta(seconds=0.5), asyncio.Event()
+    first, second = (OutboxDispatcher(db if db.is_sqlite else Database(db.url), [sink], node=f"server{n}",
+                                      lease=lease, concurrency=6, clock=clock)
+                     for n, sink in enumerate([Sink(made=made, gate=gate), Sink(made=made)]))
+    making = asyncio.ensure_future(first.flush())
+    try:
+        await until(lambda: len(first.notifiers[0].begun) == 6 and renewing.is_set())
+        first.wind_down()
+        clock.now += lease + timedelta(seconds=0.1)  # past the claim's end: another server may take it over
+        await until(lambda: holds[0].lapsed)
+        await second.flush()
+    finally:
+        gate.set()
+        release.set()
+    await asyncio.wait_for(making, 60)
+    await until(renewed.is_set)
+    return made, [first, second]
 
 
 async def test_a_server_whose_claim_lapses_stops_its_deliveries_and_each_is_still_made_once(db, monkeypatch):
-    """Server 0 claims the twelve deliveries at the head of their queues and begins six; its
-    first renewal hangs past its claim: it stops the six it is making and starts none of the six
-    waiting; they are taken over, in doubt; each is made once."""
-    stall_first_renewal(monkeypatch, "server0", 1.5)
-    many(db)
-    made: list[tuple[str, str]] = []
-    dispatchers = servers(db, 2, made)
+    """Server 0's claim lapses while it makes six of its twelve deliveries: it stops the six and
+    starts none of the others; server 1 takes the twelve over, in doubt; each is made once."""
     with capture_logs() as logs:
-        await sweep(dispatchers, db, first_alone=True)
+        made, dispatchers = await lapse_while_delivering(db, monkeypatch)
     assert len(made) == 24 and len(set(made)) == 24, sorted(made)
     assert set(states(db).values()) == {"delivered"}
     lapsed = [e for e in logs if e["event"].startswith("claim on deliveries lapsed")]
-    assert lapsed and 1 <= lapsed[0]["stopped"] <= 6, lapsed  # six, fewer if a stall kept some from starting
-    taken_over = {doubt for d in dispatchers for doubt in d.notifiers[0].doubts}
-    assert len(taken_over) >= 12, taken_over  # the twelve server 0 held were attempted again, in doubt
+    assert [e["stopped"] for e in lapsed] == [6], lapsed
+    first, second = (d.notifiers[0] for d in dispatchers)
+    assert len(first.begun) == 6 and len(set(second.doubts)) == 12, second.doubts
     close(dispatchers, db)
 
 
 async def test_a_server_that_went_on_delivering_after_its_claim_lapsed_would_deliver_twice(db, monkeypatch):
-    """The test above can fail: when server 0 ignores its claim's end, the same stall makes
-    deliveries twice."""
-    from bot.store import outbox
-
-    stall_first_renewal(monkeypatch, "server0", 1.5)
+    """The test above can fail: when server 0 goes on with its deliveries (and starts the others)
+    after its claim lapsed, the twelve it held are made twice."""
     monkeypatch.setattr(outbox._Hold, "holds", lambda self, row_id: True)
-    monkeypatch.setattr(outbox._Hold, "arm", lambda self: None)
-    many(db)
-    made: list[tuple[str, str]] = []
-    dispatchers = servers(db, 2, made)
+    monkeypatch.setattr(outbox._Hold, "_stop", lambda self, rows: None)
     with capture_logs():
-        await sweep(dispatchers, db, first_alone=True)
-    assert len(made) > len(set(made)) == 24
+        made, dispatchers = await lapse_while_delivering(db, monkeypatch)
+    assert len(made) == 36 and len(set(made)) == 24, sorted(made)
     close(dispatchers, db)
 
 
@@ -545,7 +660,6 @@ def test_two_servers_writing_one_queue_at_once_leave_it_one_head(pg_url, first):
     delivery, each in a transaction of its own: the second waits for the first, and the queue
     ends with one head, the next delivery (without the wait each would miss the other's, and
     the queue would be left with none)."""
-    import threading
 
     db = Database(pg_url)
     g = game(db)
