@@ -3,12 +3,68 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
-from typing import final
+from collections.abc import Iterable
+from dataclasses import FrozenInstanceError, dataclass
+from typing import Any, final
 
 from .events import Events
 from .orders import Order
 from .position import Position
+from .vocab import Location, Unit
+
+Part = str | Unit | Location
+"""A part of a :class:`Phrase`: plain words, or a unit or a place as a value."""
+
+
+@final
+class Phrase(str):
+    """A reason whose units and places are values: ``Phrase("dislodged by ", unit, " (2 against 1)")``.
+
+    It is the reason's text (a ``str``: ``dislodged by A ico (2 against 1)``, each unit by its
+    short notation, each place by its id), so whatever reads the text (the command-line
+    contract's documents, the tables, a rule module that adds to a reason) reads exactly what it
+    always read; ``parts`` keeps the words and the values apart, so that a front end names each
+    unit and place through the variant (``bot.codec.spelled.named``: ``dislodged by A Iconium (2
+    against 1)``) without reading the text back. Frozen, like the values it holds. Text made from
+    a phrase (``f"{phrase}; ..."``) is plain text again.
+    """
+
+    __slots__ = ("parts",)
+    parts: tuple[Part, ...]
+
+    def __new__(cls, *parts: Part) -> Phrase:
+        self = super().__new__(cls, "".join(p if isinstance(p, str) else p.short if isinstance(p, Unit) else str(p)
+                                            for p in parts))
+        object.__setattr__(self, "parts", parts)
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Phrase, self.parts
+
+    def __repr__(self) -> str:
+        return f"Phrase{self.parts!r}"
+
+
+def parts_of(text: str) -> tuple[Part, ...]:
+    """The parts of ``text``: a :class:`Phrase`'s own, or the plain text as one part (to make a
+    phrase that says another reason in its words)."""
+    return text.parts if isinstance(text, Phrase) else (text,)
+
+
+def listed(parts: Iterable[Part], sep: str = ", ") -> tuple[Part, ...]:
+    """``parts`` one after another with ``sep`` between (``F eng, F wes``)."""
+    out: list[Part] = []
+    for p in parts:
+        if out:
+            out.append(sep)
+        out.append(p)
+    return tuple(out)
 
 
 @final
@@ -17,7 +73,8 @@ class Reason:
     """Why an order cannot be given, or what it needs to succeed: a value, never a string to inspect.
 
     ``code`` is stable (``not-adjacent``, ``bid-below-minimum``...; docs/rules.md lists them) and
-    the only thing a program may branch on; ``text`` is one sentence a player can act on;
+    the only thing a program may branch on; ``text`` is one sentence a player can act on (a
+    :class:`Phrase` when it names units or places);
     ``accepted`` says what would be accepted instead, when the judge can say it.
     """
 
@@ -37,7 +94,8 @@ class Outcome(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class OrderResult:
-    """The outcome of one order, with one sentence a player can act on."""
+    """The outcome of one order, with one sentence a player can act on (``reason``: the engine's
+    reasons that name units or places are a :class:`Phrase`)."""
 
     order: Order
     outcome: Outcome
