@@ -26,7 +26,8 @@ from adjudicator.vocab import Phase
 
 from bot.codec.documents import read_orders
 from bot.service.report import phase_report, report_text
-from bot.codec.season import Season, season_columns, season_document, season_from_document, season_from_row
+from bot.codec.season import (Season, season_columns, season_document, season_from_document, season_from_row,
+                              with_phrases)
 from bot.store import database
 from bot.store.database import Database
 from bot.store.names import check_game_name, game_key, name_taken
@@ -254,7 +255,8 @@ def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None, v
             session.add(PlayerRow(game_id=game.id, player=p["player"], power=p["power"], status=p["status"],
                                   nmr_count=p["nmr_count"], draw_vote=p["draw_vote"], joined_at=_time(p["joined_at"])))
         for s in doc["seasons"]:
-            session.add(SeasonRow(game_id=game.id, **season_columns(season_from_document(s, name))))
+            # the export's reasons are the contract's text: made values again (units, places named)
+            session.add(SeasonRow(game_id=game.id, **season_columns(with_phrases(season_from_document(s, name)))))
         for s in doc["submissions"]:
             session.add(SubmissionRow(game_id=game.id, version=s["version"], phase=s["phase"], power=s["power"],
                                       player=s["player"], text=s["text"], accepted=s["accepted"],
