@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import FrozenInstanceError, dataclass
 from typing import Any, final
 
@@ -33,9 +33,11 @@ class Phrase(str):
     parts: tuple[Part, ...]
 
     def __new__(cls, *parts: Part) -> Phrase:
-        self = super().__new__(cls, "".join(p if isinstance(p, str) else p.short if isinstance(p, Unit) else str(p)
-                                            for p in parts))
-        object.__setattr__(self, "parts", parts)
+        words: list[str] = []
+        for p in parts:
+            words.append(p if isinstance(p, str) else _TEXT[p.__class__](p))
+        self = _new_text(cls, "".join(words))
+        _set_parts(self, parts)
         return self
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -49,6 +51,12 @@ class Phrase(str):
 
     def __repr__(self) -> str:
         return f"Phrase{self.parts!r}"
+
+
+_new_text = str.__new__
+_set_parts = Phrase.parts.__set__         # type: ignore[attr-defined]  # the slot's own setter (__setattr__ refuses)
+_TEXT: dict[type, Callable[[Any], str]] = {Unit: Unit.short.fget, Location: Location.__str__}  # type: ignore[attr-defined]
+"""Each value's text in a reason: a unit's short notation (``A mun``), a location's id (``spa/nc``)."""
 
 
 def parts_of(text: str) -> tuple[Part, ...]:
