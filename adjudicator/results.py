@@ -35,7 +35,12 @@ class Phrase(str):
     def __new__(cls, *parts: Part) -> Phrase:
         words: list[str] = []
         for p in parts:
-            words.append(p if isinstance(p, str) else _TEXT[p.__class__](p))
+            if p.__class__ is str:
+                words.append(p)
+            elif isinstance(p, Phrase):     # a phrase within: its parts, not its text
+                return cls(*(q for p in parts for q in parts_of(p)))
+            else:
+                words.append(_TEXT[p.__class__](p))
         self = _new_text(cls, "".join(words))
         _set_parts(self, parts)
         return self
@@ -59,9 +64,9 @@ _TEXT: dict[type, Callable[[Any], str]] = {Unit: Unit.short.fget, Location: Loca
 """Each value's text in a reason: a unit's short notation (``A mun``), a location's id (``spa/nc``)."""
 
 
-def parts_of(text: str) -> tuple[Part, ...]:
-    """The parts of ``text``: a :class:`Phrase`'s own, or the plain text as one part (to make a
-    phrase that says another reason in its words)."""
+def parts_of(text: Part) -> tuple[Part, ...]:
+    """The parts of ``text``: a :class:`Phrase`'s own, or the plain text (or value) as one part
+    (to make a phrase that says another reason in its words)."""
     return text.parts if isinstance(text, Phrase) else (text,)
 
 

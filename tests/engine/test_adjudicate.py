@@ -263,6 +263,7 @@ def test_a_phrase_is_its_text_frozen_and_said_again_in_another_reason():
     cut = Phrase("support cut: ", *parts_of(phrase))
     assert cut == "support cut: dislodged by F stp/sc (2 against 1)" and cut.parts[1:] == phrase.parts
     assert parts_of("holds") == ("holds",) and type(f"{phrase}; more") is str
+    assert Phrase("support cut: ", phrase).parts == cut.parts       # a phrase within gives its parts
     assert Phrase(*listed([unit, Unit.parse("ENG: F eng")])) == "F stp/sc, F eng"
 
 
