@@ -460,19 +460,22 @@ def advance_queues(session: Session, queues: Collection[tuple[str, str, int | No
     its head, where it has none; how many heads were made. Whatever ends a queue's head (a
     delivery done, refused, dropped) calls this in the same transaction, or the queue stalls."""
     d = DeliveryRow.__table__
+    head = d.alias("head")
     queues = sorted(set(queues), key=_queue_sort)
     _lock_queues(session, queues)
     made = 0
     for notifier, recipient, game_id in queues:
         first = (sa.select(d.c.id).where(*_in_queue(notifier, recipient, game_id), sa.text(_PENDING))
                  .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
-        made += session.connection().execute(sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False))
+        headed = sa.exists().where(*_in_queue(notifier, recipient, game_id, head),   # (a literal, as _HEADS)
+                                   sa.text("head.state = 'pending' AND head.queue_head"))
+        made += session.connection().execute(sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False), ~headed)
                                              .values(queue_head=True)).rowcount
     return made
 
 
-def _in_queue(notifier: str, recipient: str, game_id: int | None) -> list:
-    d = DeliveryRow.__table__
+def _in_queue(notifier: str, recipient: str, game_id: int | None, table: sa.FromClause | None = None) -> list:
+    d = DeliveryRow.__table__ if table is None else table
     return [d.c.notifier == notifier, d.c.recipient == recipient,
             d.c.game_id.is_(None) if game_id is None else d.c.game_id == game_id]
 
@@ -566,6 +569,15 @@ def refused_to(session: Session, game_id: int, notifier: str, recipient: str, *,
         if last is not None:
             stmt = stmt.where(d.c.id > last)
     return [(row.id, row.subject) for row in session.connection().execute(stmt)]
+
+
+def refused_recipients(session: Session, game_id: int, notifier: str) -> set[str]:
+    """The recipients to whom an announcement of the game was refused for good through ``notifier``:
+    the only ones :func:`refused_to` has anything to name for."""
+    d = DeliveryRow.__table__
+    stmt = (sa.select(d.c.recipient).distinct()
+            .where(d.c.game_id == game_id, d.c.notifier == notifier, d.c.state == "refused"))
+    return set(session.connection().execute(stmt).scalars())
 
 
 def deliveries_of(session: Session, *, game_id: int | None = None, outbox_id: int | None = None) -> list[DeliveryRow]:

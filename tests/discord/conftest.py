@@ -4,7 +4,6 @@ stranger; and the fake Discord's own fixtures (``fake_discord``, ``discord_error
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 from dataclasses import dataclass, field
@@ -133,8 +132,7 @@ class World:
             "app_permissions": str(P.ALL_PERMISSIONS & ~8), "authorizing_integration_owners": {"1": str(user.id)},
             "context": 1,
         }
-        rec = Interaction(iid, token, P.INTERACTION_MESSAGE_COMPONENT, payload, user, channel.id, None,
-                          asyncio.get_running_loop().time())
+        rec = Interaction(iid, token, P.INTERACTION_MESSAGE_COMPONENT, payload, user, channel.id, None, fake.now())
         fake.interactions[iid] = rec
         await fake.dispatch("INTERACTION_CREATE", payload)
         return rec

@@ -29,6 +29,7 @@ class EchoBot(commands.Bot):
         super().__init__(command_prefix="!", intents=intents, **kwargs)
         self.sync_guild_id = guild_id
         self.dm_seen: list[str] = []
+        self.answered: list[discord.Interaction] = []  # every /game orders, answered
 
         game = app_commands.Group(name="game", description="Game commands")
 
@@ -38,6 +39,7 @@ class EchoBot(commands.Bot):
             await interaction.response.send_message(
                 f"{interaction.user.name} in {province}: {orders}", ephemeral=ephemeral
             )
+            self.answered.append(interaction)
 
         @orders.autocomplete("province")
         async def province_autocomplete(interaction: discord.Interaction, current: str):
@@ -170,6 +172,30 @@ async def test_slash_command_in_guild_and_dm(fake_discord: FakeDiscord, world):
         assert resp.type == 5
         followup = await fake_discord.wait_for_followup(inter)
         assert followup["content"] == "pong"
+
+
+async def test_an_interactions_token_lives_15_minutes_by_the_fakes_clock(fake_discord: FakeDiscord, world):
+    """Its response is edited and followed up until 15 minutes after the interaction; then Discord
+    answers 401 Invalid Webhook Token (50027). The fake's clock is moved on, not waited for."""
+    guild, alice = world
+    async with fake_discord.run(EchoBot(**fake_discord.client_kwargs())) as bot:
+        await fake_discord.wait_for_commands()
+        inter = await fake_discord.slash(alice, "game orders", {"province": "Acre", "orders": "A Acre H"}, guild=guild)
+        [answered] = await fake_discord.wait_until(lambda: bot.answered, what="the command answered")
+        fake_discord.advance_clock(15 * 60 - 1)
+        await answered.edit_original_response(content="edited in time")
+        await answered.followup.send("followed up in time")
+        fake_discord.advance_clock(2)
+        for too_late in (lambda: answered.edit_original_response(content="too late"),
+                         lambda: answered.followup.send("too late"), answered.original_response):
+            with pytest.raises(discord.HTTPException) as refused:
+                await too_late()
+            assert (refused.value.status, refused.value.code, refused.value.text) == (401, 50027, "Invalid Webhook Token")
+        assert fake_discord.original_response(inter)["content"] == "edited in time"
+        assert [m["content"] for m in fake_discord.messages_in(fake_discord.text_channel(guild, "general"))][-1] == \
+            "followed up in time"
+        with pytest.raises(ValueError, match="forward only"):
+            fake_discord.advance_clock(-1)
 
 
 async def test_autocomplete(fake_discord: FakeDiscord, world):

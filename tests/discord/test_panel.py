@@ -474,3 +474,69 @@ async def test_a_tap_is_acknowledged_before_the_judge_answers(world, monkeypatch
         busy.set()
         await world.fake.wait_until(lambda: inter.edits, what="the panel edited")
         assert "**A Venice**" in ita.text, ita.text
+
+
+async def test_a_panel_opened_more_than_15_minutes_ago_still_answers_each_tap(world):
+    """The token of the interaction that opened the panel has expired (Discord's 15 minutes, by the
+    fake's clock): each tap is an interaction of its own, acknowledged and answered through its own
+    token, so the panel still works."""
+    async with world.running():
+        await world.start_game("patient")
+        fra = Player(world, world.user("FRA"))
+        await fra.open()
+        opened = world.fake.interactions[max(world.fake.interactions)]
+        world.fake.advance_clock(20 * 60)
+        resp = await fra.tap("unit", "A Paris")
+        assert resp.type == 6 and "**A Paris**" in fra.text, fra.text
+        await fra.tap("do", "Move to Burgundy")
+        assert "✅" in fra.text and "A Paris - Burgundy" in fra.text, fra.text
+        world.fake.advance_clock(20 * 60)
+        await fra.tap("main")
+        assert "A Paris: A Paris - Burgundy" in fra.text, fra.text
+        assert world.fake.now() - opened.created > 40 * 60
+        assert not [r for r in world.fake.requests if r.status == 401]
+
+
+async def test_an_answer_later_than_the_taps_15_minutes_asks_the_player_to_open_the_menu_again(world, monkeypatch):
+    """The judge's workers were busy past the 15 minutes of a tap's token: the panel cannot be
+    edited any more (Discord answers 401 Invalid Webhook Token). The bot logs it, and tells the
+    player by DM to open the menu again, with the button that opens it; nothing crashes."""
+    import threading
+
+    from structlog.testing import capture_logs
+
+    async with world.running():
+        await world.start_game("slow")
+        ita = Player(world, world.user("ITA"))
+        await ita.open()
+        before = ita.text
+        busy = threading.Event()
+        panel = world.service.panel
+
+        def slow_panel(*args, **kwargs):
+            busy.wait(timeout=30)
+            return panel(*args, **kwargs)
+
+        monkeypatch.setattr(world.service, "panel", slow_panel)
+        with capture_logs() as events:
+            inter = await world.fake.component(ita.user, ita.panel, ita.menu("unit")["custom_id"], ["ven"])
+            resp = await world.fake.wait_for_interaction_response(inter)
+            assert resp.type == 6
+            world.fake.advance_clock(15 * 60 + 1)       # the judge answers after the tap's token expired
+            busy.set()
+            dm = await world.fake.wait_for_message(ita.user, lambda m: not m["flags"] & P.FLAG_EPHEMERAL)
+            monkeypatch.setattr(world.service, "panel", panel)
+        refused = [r for r in world.fake.requests if r.status == 401]
+        assert refused and all(r.route.startswith("PATCH /webhooks/") for r in refused)
+        assert ita.text == before and inter.edits == 0  # the panel as it was
+        assert "15 minutes" in dm["content"] and "open the menu again" in dm["content"], dm["content"]
+        [[button]] = [row["components"] for row in dm["components"]]
+        [expired] = [e for e in events if e["event"] == "an answer of the orders menu too late for Discord"]
+        assert expired["log_level"] == "warning"
+        # the button in the DM opens a fresh panel, which works
+        ita.taps += 1
+        again = await world.fake.component(ita.user, dm, button["custom_id"])
+        _resp, ita.panel = await settled(world.fake, again)
+        assert "Your units (3)" in ita.text, ita.text
+        await ita.tap("unit", "A Venice")
+        assert "**A Venice**" in ita.text, ita.text

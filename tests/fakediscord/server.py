@@ -39,6 +39,9 @@ DISCORD_HOSTS = ("discord.com", "gateway.discord.gg", "cdn.discordapp.com", "med
 DEFAULT_TOKEN = "MTAw.fake.bot-token"
 HEARTBEAT_INTERVAL_MS = 41250
 ATTACHMENT_SIZE_LIMIT = 10 * 1024 * 1024
+INTERACTION_TOKEN_LIFETIME = 15 * 60.0
+"""Seconds an interaction's token lives: after them its follow-ups and the edits of its responses
+are refused with 401 ``Invalid Webhook Token`` (code 50027), by the fake's clock."""
 
 Jsonable = Any
 REC: web.RequestKey[RecordedRequest]
@@ -79,7 +82,7 @@ class RecordedRequest:
     params: dict[str, str]
     query: dict[str, str]
     headers: dict[str, str]
-    time: float  # loop.time() when the request arrived
+    time: float  # the fake's clock (FakeDiscord.now) when the request arrived
     json: Any = None
     form: dict[str, str] = field(default_factory=dict)
     files: list[UploadedFile] = field(default_factory=list)
@@ -370,12 +373,15 @@ class FakeDiscord:
         self.enforce_rate_limits = enforce_rate_limits
         self.global_limit = GLOBAL_LIMIT
         self.route_limits = dict(ROUTE_LIMITS)
-        # the clock the limits count by (None: the event loop's); a test counting requests against a
+        # the clock the limits count by (None: the fake's, now()); a test counting requests against a
         # limit stops it, so that however slowly they come, all fall in one window
         self.limit_clock: Callable[[], float] | None = None
+        # how far the fake's clock (now()) stands ahead of the event loop's: advance_clock() moves it,
+        # so that a test lets Discord's time pass (an interaction token's 15 minutes) without waiting
+        self.clock_offset = 0.0
         self.limited: Counter[str] = Counter()  # 429s answered, by bucket ("global" or "<route> <resource id>")
         self.limited_requests: list[RecordedRequest] = []
-        self.global_arrivals: list[float] = []  # loop.time() of every request the global limit counted
+        self.global_arrivals: list[float] = []  # the limit clock's time of every request the global limit counted
         self._global_log: deque[float] = deque()  # the same, within the last window
         self._windows: dict[str, _Window] = {}
 
@@ -709,6 +715,21 @@ class FakeDiscord:
         if guild is None:
             return dict(self.global_commands)
         return dict(self.guild_commands.get(_id(guild), {}))
+
+    # ------------------------------------------------------------------ time
+
+    def now(self) -> float:
+        """The fake's clock, in seconds: the event loop's, moved on by :meth:`advance_clock`. It
+        times an interaction's 3 seconds to be answered and its token's 15 minutes, stamps requests
+        and responses, and counts the rate limits (unless ``limit_clock`` is set)."""
+        return asyncio.get_running_loop().time() + self.clock_offset
+
+    def advance_clock(self, seconds: float) -> float:
+        """Let ``seconds`` of Discord's time pass at once (no waiting); the clock's new time."""
+        if seconds < 0:
+            raise ValueError(f"the fake's clock goes forward only: {seconds!r}")
+        self.clock_offset += seconds
+        return self.now()
 
     # ------------------------------------------------------------------ waiting
 
@@ -1050,8 +1071,7 @@ class FakeDiscord:
         else:
             payload.update(user=P.user_payload(user), app_permissions=str(P.ALL_PERMISSIONS & ~8),
                            authorizing_integration_owners={"0": "0"}, context=1)
-        rec = Interaction(iid, token, itype, payload, user, channel.id, guild.id if guild else None,
-                          asyncio.get_running_loop().time())
+        rec = Interaction(iid, token, itype, payload, user, channel.id, guild.id if guild else None, self.now())
         self.interactions[iid] = rec
         await self.dispatch("INTERACTION_CREATE", payload)
         return rec
@@ -1145,8 +1165,7 @@ class FakeDiscord:
             payload["app_permissions"] = str(P.ALL_PERMISSIONS & ~8)
             payload["authorizing_integration_owners"] = {"0": "0"}
             payload["context"] = 1
-        loop = asyncio.get_running_loop()
-        rec = Interaction(iid, token, itype, payload, user, channel.id, guild.id if guild else None, loop.time())
+        rec = Interaction(iid, token, itype, payload, user, channel.id, guild.id if guild else None, self.now())
         self.interactions[iid] = rec
         await self.dispatch("INTERACTION_CREATE", payload)
         return rec
@@ -1197,7 +1216,7 @@ class FakeDiscord:
             params=dict(request.match_info),
             query=dict(request.query),
             headers=dict(request.headers),
-            time=asyncio.get_running_loop().time(),
+            time=self.now(),
         )
         self.requests.append(rec)
         request[REC] = rec
@@ -1285,7 +1304,7 @@ class FakeDiscord:
         one (nothing is counted then), else the headers of its route's bucket (``None``: not an API request)."""
         if kind != "api":  # interaction endpoints, the CDN and the gateway are not counted
             return None
-        now = self.limit_clock() if self.limit_clock is not None else asyncio.get_running_loop().time()
+        now = self.limit_clock() if self.limit_clock is not None else self.now()
         log, limit = self._global_log, self.global_limit
         while log and log[0] <= now - limit.per:
             log.popleft()
@@ -1785,7 +1804,7 @@ class FakeDiscord:
             rec = next((i for i in self.interactions.values() if i.token == token), None)
             if rec is None:
                 raise DiscordError(404, 10015, "Unknown Webhook")
-            if asyncio.get_running_loop().time() - rec.created > 15 * 60:
+            if self.now() - rec.created > INTERACTION_TOKEN_LIFETIME:
                 raise DiscordError(401, 50027, "Invalid Webhook Token")
             return rec
         rec = self.interactions.get(key)
@@ -1796,10 +1815,9 @@ class FakeDiscord:
     async def _interaction_callback(self, request: web.Request) -> web.Response:
         rec = self._interaction(request, by_app=False)
         req: RecordedRequest = request[REC]
-        loop = asyncio.get_running_loop()
         if rec.responses:
             raise DiscordError(400, 40060, "Interaction has already been acknowledged.")
-        if loop.time() - rec.created > self.interaction_deadline:
+        if self.now() - rec.created > self.interaction_deadline:
             raise DiscordError(404, 10062, "Unknown interaction")
         body = req.json or {}
         rtype = int(body.get("type", 0))
@@ -1843,7 +1861,7 @@ class FakeDiscord:
             self._append_message(channel, message)
             if rtype == 4:
                 await self._echo_message("MESSAGE_CREATE", channel, message)
-        rec.responses.append(InteractionResponse(rtype, data, list(req.files), message, loop.time()))
+        rec.responses.append(InteractionResponse(rtype, data, list(req.files), message, self.now()))
         self._notify()
         answer: dict[str, Any] = {
             "interaction": {

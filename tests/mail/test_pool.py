@@ -106,6 +106,35 @@ async def test_a_connection_the_relay_closed_is_replaced_and_the_mail_goes_once(
     assert handler.connections == 2
 
 
+class Closing(Sessions):
+    """A relay that closes each connection at its second MAIL, answering 421 (as a relay that
+    closed an idle connection answers the next command)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mails_from: dict[int, int] = {}
+
+    async def handle_MAIL(self, server, session, envelope, address, mail_options) -> str:
+        seen = self.mails_from[id(server)] = self.mails_from.get(id(server), 0) + 1
+        if seen > 1:
+            server.transport.close()
+            return "421 4.4.2 closing the connection"
+        envelope.mail_from = address
+        return "250 OK"
+
+
+@pytest.mark.asyncio
+async def test_a_kept_connection_refusing_the_sender_is_replaced_and_the_mail_goes_once(judge_address):
+    handler = Closing()
+    async with relay(handler) as port:
+        mailer = Mailer(_settings(port, judge_address))
+        for to in ("ant@players.test", "byz@players.test", "ede@players.test"):
+            await mailer.send(announcement_message(judge_address, to, "Hi", "hi"), to)
+        await mailer.close()
+    assert [rcpt for rcpt, _ in handler.mails] == [("ant@players.test",), ("byz@players.test",), ("ede@players.test",)]
+    assert handler.connections == mailer.connections == 3
+
+
 @pytest.mark.asyncio
 async def test_the_pool_is_bounded_and_an_idle_connection_is_not_kept(judge_address):
     handler = Sessions()

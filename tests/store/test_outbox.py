@@ -15,7 +15,7 @@ from structlog.testing import capture_logs
 
 from bot.store import database
 from bot.store.database import Database
-from bot.store.outbox import DELIVERED, Announcement, Delivery, OutboxDispatcher, Refused, RetryLater, outbox_row
+from bot.store.outbox import DELIVERED, Announcement, Delivery, OutboxDispatcher, Refused, RetryLater, outbox_row, write
 from tests.notifiers import RecordingNotifier
 from bot.store.rows import GameRow, OutboxRow
 
@@ -462,6 +462,81 @@ async def test_a_queue_goes_on_past_a_refused_delivery_in_order(db):
     await dispatcher.flush()
     assert [m for m in sink.made if m[1] == "bob"] == [("1:1:results", "bob"), ("1:2:results", "bob")]
     assert [m for m in sink.made if m[1] == "ann"] == [("1:1:results", "ann"), ("1:2:results", "ann")]
+
+
+async def test_a_superseded_head_hands_its_queue_on_to_the_next_delivery(db):
+    """A deadline extended, then press, both fanned out and waiting; the results supersede the
+    extension: its deliveries, the heads of their queues, are dropped, and each queue goes on with
+    the press and then the results, in order, not stalled behind what was dropped."""
+    g = game(db)
+    sink = Sink(("ann", "bob"))
+    announce(db, "1:0:extended", g, kind="extended")
+    announce(db, "1:0:press", g, kind="press")
+    dispatcher = OutboxDispatcher(db, [sink])
+    await dispatcher._expand()
+    with db.session() as session:
+        heads = {(d.outbox_id, d.recipient) for d in database.deliveries_of(session, game_id=g) if d.queue_head}
+        [extended] = [o.id for o in database.outbox_of(session) if o.kind == "extended"]
+        assert heads == {(extended, "ann"), (extended, "bob")}
+    with db.session() as session:
+        assert write(session, Announcement(key="1:0:results", kind="results", audience="public", subject="results",
+                                           body="text", game_id=g, game="g", supersedes=("extended",)), T0)
+    with db.session() as session:
+        queue = sorted((d.outbox_id, d.recipient, d.state, d.queue_head)
+                       for d in database.deliveries_of(session, game_id=g))
+        [press] = [o.id for o in database.outbox_of(session) if o.kind == "press"]
+    assert queue == [(extended, "ann", "superseded", False), (extended, "bob", "superseded", False),
+                     (press, "ann", "pending", True), (press, "bob", "pending", True)]
+    await dispatcher.flush()
+    for who in ("ann", "bob"):
+        assert [key for key, to in sink.made if to == who] == ["1:0:press", "1:0:results"]
+    assert {s for (key, _, _), s in states(db).items() if key != "1:0:extended"} == {"delivered"}
+
+
+class Unsure(Sink):
+    """A sink that cannot say who receives ``unsure`` the first time it is asked (a notifier's
+    lookup failing for a moment): that announcement is fanned out after those written later."""
+
+    def __init__(self, unsure: str, recipients=("ann",)) -> None:
+        super().__init__(recipients)
+        self.unsure = unsure
+
+    async def recipients(self, announcement: Announcement):
+        if announcement.key == self.unsure:
+            self.unsure = ""
+            raise ConnectionError("the lookup failed for a moment")
+        return await super().recipients(announcement)
+
+
+async def test_a_superseded_delivery_leaves_its_queue_one_head(db):
+    """A queue whose deliveries were fanned out out of order (the first announcement's recipients
+    asked again later) has its head in the middle; a delivery dropped behind that head makes no
+    second head in front of it: one delivery of a queue is claimed at a time."""
+    g = game(db)
+    sink = Unsure("1:0:press")
+    announce(db, "1:0:press", g, kind="press")
+    announce(db, "1:1:press", g, kind="press")
+    announce(db, "1:1:extended", g, kind="extended")
+    clock = Clock()
+    dispatcher = OutboxDispatcher(db, [sink], clock=clock, lease=timedelta(seconds=30))
+    with capture_logs():
+        await dispatcher._expand()                  # 1:0 not fanned out: asked again once its claim lapses
+    clock.now += timedelta(minutes=1)
+    await dispatcher._expand()
+
+    def heads() -> list[str]:
+        with db.session() as session:
+            keys = {o.id: o.key for o in database.outbox_of(session)}
+            return sorted(keys[d.outbox_id] for d in database.deliveries_of(session, game_id=g)
+                          if d.state == "pending" and d.queue_head)
+
+    assert heads() == ["1:1:press"]
+    with db.session() as session:
+        write(session, Announcement(key="1:1:results", kind="results", audience="public", subject="results",
+                                    body="text", game_id=g, game="g", supersedes=("extended",)), T0)
+    assert heads() == ["1:1:press"]
+    await dispatcher.flush()
+    assert sorted(sink.made) == [("1:0:press", "ann"), ("1:1:press", "ann"), ("1:1:results", "ann")]
 
 
 @pytest.mark.parametrize("first", ["records the head done", "writes the next delivery"])

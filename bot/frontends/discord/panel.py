@@ -14,8 +14,10 @@ The panel keeps no state in the bot: every component's custom id says what it is
 of the bot, and a panel of a phase adjudicated since says so and offers a fresh one. Each click is
 acknowledged at once (Discord's 3 seconds, whatever the judge's workers are busy with) and the
 panel edited in place as soon as the answer is ready, through that click's own interaction: a
-panel is never cut off by the 15 minutes an interaction's token lives. (A click whose answer is a
-form, the amount of a bid, is answered with the form directly: Discord takes a form only first.)
+panel is never cut off by the 15 minutes an interaction's token lives. An answer that comes later
+than its own click's 15 minutes (the judge busy that long) cannot be shown there: the player is
+told so by DM, with a button that opens the menu afresh. (A click whose answer is a form, the
+amount of a bid, is answered with the form directly: Discord takes a form only first.)
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ log = structlog.get_logger("crusader.discord")
 
 PAGE = 24          # options of a menu page: the 25th is "more"
 MORE = "~page:"
+INVALID_WEBHOOK_TOKEN = 50027   # Discord's code for an interaction's token past its 15 minutes
+TOO_LATE = ("The judge was busy for more than the 15 minutes Discord gives it to answer a choice in the orders "
+            "menu, so the menu could not show the answer. Your choice may have been taken: open the menu again "
+            "to see your orders as they stand.")
 
 
 @dataclass(frozen=True)
@@ -404,15 +410,36 @@ class PanelCog(commands.Cog):
             else:
                 await interaction.response.defer()
         try:
+            await self._answer(interaction, click)
+        except discord.HTTPException as exc:
+            if exc.code != INVALID_WEBHOOK_TOKEN:
+                raise
+            await self._too_late(interaction, click)
+
+    async def _answer(self, interaction: discord.Interaction, click: Click) -> None:
+        try:
             await self.handle(interaction, click)
         except StalePanelError as exc:
             await self._show(interaction, f"{exc} Open a new menu for {phase_name(exc.phase)}:",
                              stale_view(click.game, exc.phase))
         except ServiceError as exc:
             await self._show(interaction, refusal_text(exc), None, fresh=True)
-        except Exception:
-            log.exception("a choice of the orders menu not taken", custom_id=interaction.data.get("custom_id"))
+        except Exception as exc:
+            if isinstance(exc, discord.HTTPException) and exc.code == INVALID_WEBHOOK_TOKEN:
+                raise
+            log.exception("a choice of the orders menu not taken", custom_id=(interaction.data or {}).get("custom_id"))
             await self._show(interaction, BUG_APOLOGY, None, fresh=True)
+
+    async def _too_late(self, interaction: discord.Interaction, click: Click) -> None:
+        """The answer to a tap came after the tap's token expired (Discord's 15 minutes: the judge
+        was busy that long), so neither the panel nor a message through the tap can show it: the
+        player is told by DM, with the button that opens the menu afresh."""
+        log.warning("an answer of the orders menu too late for Discord", user=interaction.user.id,
+                    custom_id=(interaction.data or {}).get("custom_id"))
+        try:
+            await interaction.user.send(TOO_LATE, view=open_button(click.game, "Open the menu again"))
+        except discord.HTTPException:
+            log.warning("the player not told to open the menu again", user=interaction.user.id, exc_info=True)
 
     async def _show(self, interaction: discord.Interaction, text: str, view: discord.ui.View | None,
                     *, fresh: bool = False) -> None:

@@ -301,6 +301,16 @@ class MailAccounts:
         with self.db.session() as session:
             return mail_store.take_held(session, address[:254])
 
+    def owed(self, announcement: Announcement) -> set[str]:
+        """The addresses ``announcement`` carries a new password to (those :meth:`password_for`
+        makes one for). Known once the announcement is adopted (:meth:`adopt`): it owes none to
+        another address later."""
+        if announcement.game_id is None:
+            return set()
+        with self.db.session() as session:
+            return {row.address for row in mail_store.identities_of(session, announcement.game_id)
+                    if row.address and row.password_mail == announcement.key}
+
     def password_for(self, announcement: Announcement, address: str) -> list[tuple[str, str]]:
         """The ``(power, password)`` pairs ``announcement`` carries to ``address``: for each power whose
         new password it owes that address, a new one, made now (the last one mailed is the one that

@@ -15,7 +15,9 @@ What each address reads is the announcement, then what concerns it alone: a new 
 mail carries (made as it leaves, never stored), how to sign on for the power it plays; results
 add the board to plan from (:mod:`.board`), the game's end its standings.
 
-Every mail for one announcement and one address carries the same ``Message-ID``, so that a mail
+An announcement's mail is composed once for all the addresses that read the same (a
+:class:`.outbound.Letter`: the seven players of a season), each copy with its own ``To`` and
+``Message-ID``. Every mail for one announcement and one address carries the same ``Message-ID``, so that a mail
 sent again after a crash (a delivery in doubt: SMTP cannot say whether it arrived) is recognisable
 as the same message. Results carry the map picture when :mod:`bot.render` can draw it.
 """
@@ -24,8 +26,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from email.message import MIMEPart
-from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 import structlog
 
@@ -38,15 +45,34 @@ from bot.store.database import Database
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
 from . import board
 from .accounts import GM, PASSWORD_KINDS, MailAccounts, address_of
-from .outbound import Mailer
+from .outbound import Letter, Mailer
 from .replies import announcement_message, picture_part
+
+if TYPE_CHECKING:
+    from bot.codec.season import Season
 
 log = structlog.get_logger("crusader.mail")
 
 PICTURED = ("results", "started")
 PICTURES_KEPT = 16
-"""Announcements whose attachment is kept for their next addresses (a picture is about 190 kB
-written out: the outbox delivers the mails of a few announcements at a time)."""
+"""Announcements whose attachment, and whose mail, are kept for their next addresses (a picture
+is about 190 kB written out: the outbox delivers the mails of a few announcements at a time)."""
+LETTER_FRESH = 60.0
+"""Seconds an announcement's mail is sent as composed (its ``Date``); a mail sent later, tried
+again after a relay's refusal, is composed anew."""
+
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Concerned:
+    """The addresses of an announcement that read a part of their own: a new password it carries
+    (``owed``), the mail they missed while their mailbox refused the game's (``refusing``: the
+    addresses refused one at least)."""
+
+    owed: frozenset[str]
+    refusing: frozenset[str]
 
 
 class MailNotifier:
@@ -63,6 +89,10 @@ class MailNotifier:
         """The archive site's public address (``CRUSADER_ARCHIVE_URL``): results link the season's page."""
         self._pictures: dict[str, asyncio.Future] = {}  # the last few attached (MIMEPart | None), by announcement key
         self._boards: dict[str, str] = {}  # the last few boards written out, by announcement key
+        self._letters: OrderedDict[str, tuple[float, str, Letter]] = OrderedDict()  # the last few, by key
+        self._concerned: dict[str, asyncio.Future] = {}  # the last few announcements' Concerned, by key
+        self._seasons: dict[str, Season | None] = {}  # the seasons of the last few results, by key
+        self._seasons_lock = threading.Lock()
 
     async def recipients(self, announcement: Announcement) -> Sequence[str]:
         a = announcement
@@ -93,23 +123,52 @@ class MailNotifier:
         if wanted:  # LIST: the player's own orders drawn on the board, in the reply to that player alone; GET MAP
             picture = await self._picture(a)
         try:
-            body = await asyncio.to_thread(self._body, a, address)
+            concerned = await self._once(self._concerned, a.key, lambda: asyncio.to_thread(self._concerning, a))
+            body, own = await asyncio.to_thread(self._body, a, address, concerned)
         except NotFoundError:
             return DELIVERED  # the game was deleted: nothing left to say
+        message_id = self.message_id(a.key, address)
+        letter = self._letter(a, address, message_id, body, picture, kept=not own)
+        return await self.mailer.deliver(letter.to(address, message_id), address)
+
+    def _concerning(self, a: Announcement) -> Concerned:
+        """Who among ``a``'s addresses has a part of its own in its mail, found once for them all."""
+        if a.game_id is None:
+            return Concerned(frozenset(), frozenset())
+        with self.db.session() as session:
+            refusing = database.refused_recipients(session, a.game_id, self.name) if a.audience != "direct" else set()
+        return Concerned(frozenset(self.accounts.owed(a)), frozenset(refusing))
+
+    def _body(self, a: Announcement, address: str, concerned: Concerned) -> tuple[str, bool]:
+        """What ``address`` reads: its own part (a password, how to sign on), the announcement, the
+        board; and whether any of it is its own (what the other addresses do not read)."""
+        personal = self._personal(a, address, concerned)
+        todo = self._to_decide(a, address) if a.kind in ("reminder", "late") and a.game_id is not None else []
+        return ((("\n".join(personal) + "\n\n" if personal else "") + a.body
+                 + ("\n" + "\n".join(todo) + "\n" if todo else "") + self._board(a) + self._link(a)),
+                bool(personal or todo))
+
+    def _letter(self, a: Announcement, address: str, message_id: str, body: str, picture: MIMEPart | None, *,
+                kept: bool) -> Letter:
+        """The mail of ``a`` that reads ``body``, composed once for every address that reads the
+        same (``kept``: the seven players of a season; a mail with a password or what a power has
+        still to decide is its address's alone, and not kept)."""
+        now = time.monotonic()
+        made = self._letters.get(a.key) if kept else None
+        if made is not None and made[1] == body and now - made[0] < LETTER_FRESH:
+            return made[2]
         message = announcement_message(self.judge_address, address, a.subject, body, picture=picture,
-                                       auto=a.data.get("auto", "auto-generated"),
-                                       message_id=self.message_id(a.key, address))
+                                       auto=a.data.get("auto", "auto-generated"), message_id=message_id)
         if a.data.get("in_reply_to"):
             message["In-Reply-To"] = a.data["in_reply_to"]
             message["References"] = a.data["in_reply_to"]
-        return await self.mailer.deliver(message, address)
-
-    def _body(self, a: Announcement, address: str) -> str:
-        """What ``address`` reads: its own part (a password, how to sign on), the announcement, the board."""
-        personal = self._personal(a, address)
-        todo = self._to_decide(a, address) if a.kind in ("reminder", "late") and a.game_id is not None else []
-        return (("\n".join(personal) + "\n\n" if personal else "") + a.body
-                + ("\n" + "\n".join(todo) + "\n" if todo else "") + self._board(a) + self._link(a))
+        letter = Letter(message)
+        if kept:
+            self._letters[a.key] = (now, body, letter)
+            self._letters.move_to_end(a.key)
+            while len(self._letters) > PICTURES_KEPT:
+                self._letters.popitem(last=False)
+        return letter
 
     def _link(self, a: Announcement) -> str:
         """Where the season (results) or the game (its start, its end) is on the archive site, if public."""
@@ -124,9 +183,9 @@ class MailNotifier:
             return f"\nThe game on the archive site: {game}\n"
         return ""
 
-    def _personal(self, a: Announcement, address: str) -> list[str]:
-        out = self._missed(a, address)
-        given = self.accounts.password_for(a, address)
+    def _personal(self, a: Announcement, address: str, own: Concerned) -> list[str]:
+        out = self._missed(a, address) if address in own.refusing else []
+        given = self.accounts.password_for(a, address) if address in own.owed else []
         for power, password in given:
             if power == GM:
                 out += [f"Your password as the game master of '{a.game}' is: {password}",
@@ -184,7 +243,7 @@ class MailNotifier:
         if a.key not in self._boards:
             service = self.accounts.service
             if a.kind == "results" and a.data.get("version") is not None:
-                season = service.season(a.game_id, a.data["version"])
+                season = self._season(a)
                 lines = (board.planning(season.variant, season.adjudication.position, season.position)
                          if season is not None else [])
             else:  # a start: the board it was written at, however far the game has gone since
@@ -201,18 +260,40 @@ class MailNotifier:
         digest = hashlib.sha256(f"{key}\n{address}".encode()).hexdigest()[:32]
         return f"<{digest}@{self.judge_address.rpartition('@')[2] or 'crusader.invalid'}>"
 
+    def _season(self, a: Announcement) -> Season | None:
+        """The season a results announcement gives, read once for its picture and its board."""
+        with self._seasons_lock:  # read in the threads that draw pictures and write boards
+            if a.key in self._seasons:
+                return self._seasons[a.key]
+        season = self.accounts.service.season(a.game_id, a.data["version"])
+        with self._seasons_lock:
+            while len(self._seasons) >= 8:
+                self._seasons.pop(next(iter(self._seasons)))
+            self._seasons[a.key] = season
+        return season
+
+    @staticmethod
+    async def _once(kept: dict[str, asyncio.Future], key: str, make: Callable[[], Awaitable[T]]) -> T:
+        """What ``make`` makes for the announcement ``key``, made once for all its addresses: the
+        mails of an announcement are delivered at the same time, the first makes it and the others
+        wait for it (a failure is not kept: the next address tries again)."""
+        made = kept.get(key)
+        if made is None or made.get_loop() is not asyncio.get_running_loop():
+            made = kept[key] = asyncio.ensure_future(make())
+            while len(kept) > PICTURES_KEPT:
+                kept.pop(next(iter(kept)))
+        try:
+            return await asyncio.shield(made)
+        except Exception:
+            if kept.get(key) is made:
+                del kept[key]
+            raise
+
     async def _picture(self, announcement: Announcement) -> MIMEPart | None:
         """The picture for ``announcement`` as an attachment, made once for all its addresses."""
         if not self.attach_maps:
             return None
-        kept = self._pictures.get(announcement.key)
-        if kept is None or kept.get_loop() is not asyncio.get_running_loop():
-            # the mails of an announcement are delivered at the same time: the first makes the
-            # picture, the others wait for it (not each its own)
-            self._pictures[announcement.key] = asyncio.ensure_future(self._attachment(announcement))
-            while len(self._pictures) > PICTURES_KEPT:
-                self._pictures.pop(next(iter(self._pictures)))
-        return await asyncio.shield(self._pictures[announcement.key])
+        return await self._once(self._pictures, announcement.key, lambda: self._attachment(announcement))
 
     async def _attachment(self, announcement: Announcement) -> MIMEPart | None:
         wanted = announcement.data.get("orders_picture") if announcement.kind == "reply" else None
@@ -255,7 +336,7 @@ class MailNotifier:
             return render_png(*shown) if shown is not None else None
         version = announcement.data.get("version")
         if announcement.kind == "results" and version is not None:
-            season = service.season(announcement.game_id, version)
+            season = self._season(announcement)
             if season is None:
                 return None  # rolled back since
             return season.picture  # drawn when the season was adjudicated
