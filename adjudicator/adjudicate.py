@@ -18,7 +18,8 @@ disbands, changes of owner, builds, removals, eliminations, victory, and the rul
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Iterable, Mapping, Sequence, cast
+from typing import cast
+from collections.abc import Iterable, Mapping, Sequence
 
 from .adjustment import allowance, resolve_adjustments
 from .events import Annihilation, CentreChange, Events
@@ -247,7 +248,7 @@ def _eliminate(variant: Variant, position: Position, events: Events) -> tuple[Po
     owners = set(position.supply_centers.values())
     if owners.issuperset(variant.powers):       # every power owns a centre: none is out
         return position, events
-    alive = owners.union([u.power for u in position.units])
+    alive = set(position.powers_in_game(variant.powers))
     out = [p for p in variant.powers if p not in position.eliminated and p not in alive]
     if not out:
         return position, events

@@ -20,5 +20,5 @@ def starting_position(variant: Variant, rules: Iterable[str] = ()) -> Position:
         rules=all_rules,
     )
     for module in rule_modules(all_rules):
-        position = position.with_changes(**{module.name: module.initial_state(variant, position)})
+        position = position.with_module_state(module.name, module.initial_state(variant, position))
     return position

@@ -5,13 +5,24 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
 
 from .vocab import NEUTRAL, Phase, Power, ProvinceId, Unit
 
 
 def _frozen(mapping: Mapping[Any, Any] | None) -> Mapping[Any, Any]:
     return MappingProxyType(dict(mapping or {}))
+
+
+_NO_MODULES: Mapping[str, object] = MappingProxyType({})
+
+
+def _modules(mapping: Mapping[str, object] | None) -> Mapping[str, object]:
+    """Each rule module's state by name, read-only; a module without state (None) is left out."""
+    if not mapping:
+        return _NO_MODULES
+    return MappingProxyType({name: state for name, state in mapping.items() if state is not None})
 
 
 @dataclass(frozen=True)
@@ -29,8 +40,9 @@ class Position:
 
     ``supply_centers`` gives the owner of every supply centre (``NEU`` for neutral).
     ``units`` is ordered as given; use :meth:`unit_at` to look one up by province.
-    ``prestige`` is the prestige rule module's own part of the position (its type is the
-    module's, ``adjudicator.prestige.state.PrestigeState``; nothing here looks inside it).
+    ``modules`` holds each rule module's own part of the position by the module's name (a
+    read-only mapping; each value's type is its module's, and only its module looks inside it:
+    :func:`module_state` and :meth:`with_module_state`).
     """
 
     variant: str
@@ -41,20 +53,21 @@ class Position:
     standoffs: frozenset[ProvinceId] = frozenset()
     rules: frozenset[str] = frozenset()
     eliminated: frozenset[Power] = frozenset()
-    prestige: Any = None
+    modules: Mapping[str, object] = dataclasses.field(default_factory=lambda: _NO_MODULES)
     if TYPE_CHECKING:       # set by __init__ beside the fields, never a field itself
         _index: dict[ProvinceId, Unit] = dataclasses.field(init=False, repr=False, compare=False)
 
     def __init__(self, variant: str, phase: Phase, units: Iterable[Unit], supply_centers: Mapping[ProvinceId, Power],
                  dislodged: Iterable[Dislodgement] = (), standoffs: Iterable[ProvinceId] = frozenset(),
                  rules: Iterable[str] = frozenset(), eliminated: Iterable[Power] = frozenset(),
-                 prestige: Any = None) -> None:
+                 modules: Mapping[str, object] | None = None) -> None:
         # Each field stored as _NORMALISE says, all at once (a frozen dataclass's own __init__
         # sets them one by one through object.__setattr__).
         units = tuple(units)
         self.__dict__.update(variant=variant, phase=phase, units=units, supply_centers=_frozen(supply_centers),
                              dislodged=tuple(dislodged), standoffs=frozenset(standoffs), rules=frozenset(rules),
-                             eliminated=frozenset(eliminated), prestige=prestige, _index=_unit_index(units))
+                             eliminated=frozenset(eliminated), modules=_modules(modules),
+                             _index=_unit_index(units))
 
     def unit_at(self, province: ProvinceId) -> Unit | None:
         return self._index.get(province)
@@ -70,12 +83,24 @@ class Position:
     def centers_of(self, power: Power) -> list[ProvinceId]:
         return sorted(p for p, owner in self.supply_centers.items() if owner == power)
 
+    def powers_in_game(self, powers: Iterable[Power]) -> list[Power]:
+        """Of ``powers``, in their order, those still in the game: not eliminated, owning a supply
+        centre or a unit (decision 10). The one answer to who is still playing."""
+        owners = set(self.supply_centers.values())
+        owners.update(u.power for u in self.units)
+        return [p for p in powers if p in owners and p not in self.eliminated]
+
     def center_counts(self) -> dict[Power, int]:
         counts: dict[Power, int] = {}
         for owner in self.supply_centers.values():
             if owner != NEUTRAL:
                 counts[owner] = counts.get(owner, 0) + 1
         return counts
+
+    def with_module_state(self, name: str, state: object | None) -> Position:
+        """A copy whose rule module ``name`` has ``state`` (None: none). Only the module calls this,
+        and the core where it sets a module's part of an opening or of a position document."""
+        return self.with_changes(modules={**self.modules, name: state})
 
     def with_changes(self, **changes: Any) -> Position:
         """A copy with ``changes`` (field name -> value), checked as the constructor checks them."""
@@ -90,6 +115,12 @@ class Position:
         copy = object.__new__(Position)
         copy.__dict__.update(fields)
         return copy
+
+
+def module_state(position: Position, name: str) -> object | None:
+    """Rule module ``name``'s part of ``position``, None when it has none. Only the module reads
+    inside it (the core and the front ends pass it on, or ask the module)."""
+    return position.modules.get(name)
 
 
 def units_by_province(position: Position) -> Mapping[ProvinceId, Unit]:
@@ -114,5 +145,5 @@ def _unit_index(units: tuple[Unit, ...]) -> dict[ProvinceId, Unit]:
 
 # How each field of a Position is stored, whatever iterable or mapping it was given as.
 _NORMALISE: dict[str, Callable[[Any], object]] = {"units": tuple, "dislodged": tuple, "standoffs": frozenset, "rules": frozenset,
-              "eliminated": frozenset, "supply_centers": _frozen}
+              "eliminated": frozenset, "supply_centers": _frozen, "modules": _modules}
 _FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(Position))

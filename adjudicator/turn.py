@@ -8,12 +8,15 @@ The service and the front ends ask these, and decide none of them themselves:
   retreats; builds with their sites, or disbands with the units that may go);
   :func:`still_to_decide`: what its orders so far leave open; :func:`to_decide`: the powers that have
   anything to decide (a retreat or adjustment phase where none has is adjudicated at once);
+  :func:`retreats`: every dislodged unit with who orders it and where it may go (a neutral's
+  random retreat is drawn among these);
 - :func:`choices`: every order a power may give a unit now (what a menu offers), found by
   :func:`check_order` itself; :func:`rule_choices`, the rule module's own orders it may give;
 - :func:`check_order` and :func:`submit`: whether an order, and a power's whole set of orders,
   can be given, with the reason as a value (:class:`~adjudicator.results.Reason`); what a
   later order replaces (:func:`slot`);
-- :func:`winners`, :func:`game_over`, :func:`survivors`: who has won, who is still playing;
+- :func:`winners`, :func:`game_over`, :func:`survivors`: who has won, who is still playing (the
+  one answer: the front ends ask it);
 - after a phase, :func:`supplied_by`: why the judge gave a unit the order it carried out.
 """
 
@@ -30,7 +33,7 @@ from .hooks import RuleHooks
 from .modules import rules_for
 from .orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive,
                      is_rule_order)
-from .position import Position
+from .position import Dislodgement, Position
 from .results import Adjudication, OrderResult, Phrase, Reason, parts_of
 from .validate import Board, check, retreat_options
 from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
@@ -60,7 +63,7 @@ class Duty:
     """What one power has to decide in this phase.
 
     ``units``: in a movement phase, the units it orders (it must give each an order, or it holds);
-    ``prestige``: what it may spend there (a rule module's prestige; 0 in the classic game).
+    ``spendable``: what it may spend there (a rule module's prestige; 0 in the classic game).
     ``retreats``: in a retreat phase, each dislodged unit it orders with where it may go (it may
     also disband). ``builds`` (at ``sites``) or ``disbands``: in an adjustment phase; with
     disbands, ``removable`` lists the units it may remove in the order civil disorder would
@@ -69,7 +72,7 @@ class Duty:
 
     power: Power
     units: tuple[Command, ...] = ()
-    prestige: int = 0
+    spendable: int = 0
     retreats: tuple[tuple[Unit, tuple[Location, ...]], ...] = ()
     builds: int = 0
     sites: tuple[ProvinceId, ...] = ()
@@ -124,22 +127,42 @@ def duty(variant: Variant, position: Position, power: Power) -> Duty:
     kind = position.phase.kind
     if kind is MOVEMENT:
         return Duty(power, units=commands(variant, position, power),
-                    prestige=hooks.spendable(variant, position, power))
+                    spendable=hooks.spendable(variant, position, power))
     if kind is RETREAT:
         who = hooks.commanders(variant, position)
-        board = Board(variant, position, hooks=hooks)
-        retreats = []
-        for d in position.dislodged:
-            if who.get(d.unit.province) == power:
-                options = retreat_options(board, d)
-                retreats.append((d.unit, tuple(loc for p in sorted(options) for loc in options[p])))
-        return Duty(power, retreats=tuple(retreats))
+        ordered = [d for d in position.dislodged if who.get(d.unit.province) == power]
+        return Duty(power, retreats=tuple(zip((d.unit for d in ordered), _retreats(variant, position, hooks, ordered))))
     allowed = allowance(position, power, hooks.home_centers(variant, position, power))
     removable: tuple[Unit, ...] = ()
     if allowed.disbands:
         mine = position.units_of(power)
         removable = tuple(u for u, _ in civil_disorder(variant, position, power, len(mine)))
     return Duty(power, builds=allowed.builds, sites=allowed.sites, disbands=allowed.disbands, removable=removable)
+
+
+def retreats(variant: Variant, position: Position) -> tuple[tuple[Dislodgement, Power, tuple[Location, ...]], ...]:
+    """In a retreat phase, every dislodged unit with who orders it (``NEU`` for a neutral unit
+    nobody commands, whose retreat the judge draws at random among its places) and the places it
+    may retreat to (the provinces in order, each coast of one); empty in any other phase."""
+    if position.phase.kind is not RETREAT:
+        return ()
+    hooks = rules_for(position)
+    who = hooks.commanders(variant, position)
+    places = _retreats(variant, position, hooks, position.dislodged)
+    return tuple((d, who.get(d.unit.province, NEUTRAL), p) for d, p in zip(position.dislodged, places))
+
+
+def _retreats(variant: Variant, position: Position, hooks: RuleHooks,
+              dislodged: Sequence[Dislodgement]) -> list[tuple[Location, ...]]:
+    """Where each of the ``dislodged`` units may retreat to, as the engine allows it."""
+    if not dislodged:
+        return []
+    board = Board(variant, position, hooks=hooks)
+    out = []
+    for d in dislodged:
+        options = retreat_options(board, d)
+        out.append(tuple(loc for p in sorted(options) for loc in options[p]))
+    return out
 
 
 def still_to_decide(variant: Variant, position: Position, power: Power, standing: Sequence[Order]) -> Duty:
@@ -174,11 +197,9 @@ def to_decide(variant: Variant, position: Position) -> frozenset[Power]:
 
 
 def survivors(variant: Variant, position: Position) -> tuple[Power, ...]:
-    """The powers still in the game: not eliminated, owning a centre or a unit."""
-    owners = set(position.supply_centers.values())
-    with_units = {u.power for u in position.units}
-    return tuple(sorted(p for p in variant.powers
-                        if p not in position.eliminated and (p in owners or p in with_units)))
+    """The powers still in the game, by code: not eliminated, owning a centre or a unit
+    (:meth:`~adjudicator.position.Position.powers_in_game`, in the variant's order there)."""
+    return tuple(sorted(position.powers_in_game(variant.powers)))
 
 
 def game_over(variant: Variant, position: Position) -> bool:
@@ -470,5 +491,5 @@ def _both(needs: Reason | None, note: Reason) -> Reason:
 
 
 __all__ = ["Command", "Duty", "Slot", "Submission", "Verdict", "check_order", "choices", "commands", "duty",
-           "game_over", "legal", "over_allowance", "replaced", "rule_choices", "slot", "still_to_decide", "submit",
+           "game_over", "legal", "over_allowance", "replaced", "retreats", "rule_choices", "slot", "still_to_decide", "submit",
            "supplied_by", "survivors", "to_decide", "winners", "winners_among"]

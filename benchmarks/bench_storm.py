@@ -5,6 +5,9 @@
     python benchmarks/bench_storm.py --database postgresql+psycopg://postgres@127.0.0.1/test
         (two servers on a throw-away database created next to the one named, and dropped)
     python benchmarks/bench_storm.py --games 100 --servers 1 --no-site --json out.json
+    python benchmarks/bench_storm.py --games 1000 --restart --start-only --profile DIR
+        (only a start: the servers started, stopped and started again; with --profile, py-spy's
+        samples of the start again, 200 a second, in DIR)
 
 The world: N games of the crusader map, all seven powers ordered (the same careful orders in
 each: moves, supports, bids), each with its results channel and archive thread on a test Discord
@@ -399,9 +402,12 @@ def wait_for(check, timeout: float, what: str, every: float = 0.25):
 
 
 def start_servers(count: int, url: str, data_dir: Path, fake: dict, relay_port: int, site: bool,
-                  logs: Path, tag: str = "s", tree: Path = ROOT) -> list[Server]:
+                  logs: Path, tag: str = "s", tree: Path = ROOT, profile: Path | None = None) -> list[Server]:
+    """``count`` servers started together, once each is serving and connected to Discord; with
+    ``profile``, each sampled by py-spy from the moment it was started until then."""
     servers = [Server(f"{tag}{i + 1}", server_env(url, data_dir, f"{tag}{i + 1}", fake, relay_port, site),
                       logs / f"{tag}{i + 1}.log", tree) for i in range(count)]
+    samplers = [sampler(server, profile, rate=200) for server in servers] if profile else []
     try:
         for server in servers:  # started together, as after a deployment
             wait_for(lambda server=server: server.process.poll() is not None or (server.said("serving")
@@ -413,6 +419,10 @@ def start_servers(count: int, url: str, data_dir: Path, fake: dict, relay_port: 
         for server in servers:
             server.stop(10)
         raise
+    finally:
+        for p in samplers:  # each writes its stacks when told to stop
+            p.send_signal(signal.SIGINT)
+            p.wait(60)
     return servers
 
 
@@ -423,11 +433,11 @@ def site_caught_up(server: Server) -> bool:
                or (line.get("event") == "archive site" and "games" in line) for line in server.lines())
 
 
-def sampler(server: Server, directory: Path) -> subprocess.Popen:
+def sampler(server: Server, directory: Path, rate: int = 50) -> subprocess.Popen:
     """py-spy (``pip install py-spy``) sampling ``server`` until stopped: its stacks, collapsed, in
     ``directory/<node>.txt`` (only the thread holding the interpreter: where its CPU goes)."""
     directory.mkdir(parents=True, exist_ok=True)
-    return subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid), "--format", "raw", "--rate", "50",
+    return subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid), "--format", "raw", "--rate", str(rate),
                              "--gil", "--output", str(directory / f"{server.node}.txt")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -537,7 +547,8 @@ def outbox_left(url: str) -> int:
 
 
 def storm(url: str, games: int, servers_count: int, site: bool, lead: float, baseline: bool, tmp: Path,
-          timeout: float, profile: Path | None = None, tree: Path = ROOT, restart: bool = False) -> dict[str, Any]:
+          timeout: float, profile: Path | None = None, tree: Path = ROOT, restart: bool = False,
+          start_only: bool = False) -> dict[str, Any]:
     logs = tmp / "logs"
     logs.mkdir()
     result: dict[str, Any] = {"games": games, "servers": servers_count,
@@ -575,8 +586,13 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
                 server.stop()
             started_at = time.time()
             running = start_servers(servers_count, url, data_dir, fake.info, relay.info["port"], site, logs, "r",
-                                    tree=tree)
+                                    tree=tree, profile=profile if start_only else None)
             result["servers_restarted_s"] = round(time.time() - started_at, 1)
+        if start_only:
+            result["start"] = start_phases(running)
+            for server in running:  # the CPU time of the start, whatever the load (the wall time is the load's too)
+                result["start"][server.node]["cpu_s"] = round(server.cpu_seconds(), 2)
+            return result
         # every deadline at one instant, ``lead`` seconds after the servers are ready (however long
         # they took to start): their next sweep arms it
         at = datetime.now(UTC) + timedelta(seconds=lead)
@@ -643,6 +659,21 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
         ready = max(result["rss_ready_kib"].values())
         result["memory_per_game_kib"] = round((ready - result["baseline_rss_kib"]) / games, 1)
     return result
+
+
+def start_phases(servers: list[Server]) -> dict[str, dict[str, float]]:
+    """Where each server's last start went, from its log: seconds from its first line to its
+    ``serving`` line and to its ``connected to Discord`` line."""
+    out = {}
+    for server in servers:
+        lines = server.lines()
+        stamps = [(line.get("event", ""), datetime.fromisoformat(line["timestamp"]).timestamp())
+                  for line in lines if "timestamp" in line]
+        first = stamps[0][1] if stamps else 0.0
+        at = {name: next((t for e, t in stamps if str(e).startswith(name)), None)
+              for name in ("serving", "connected to Discord")}
+        out[server.node] = {name: round(t - first, 2) for name, t in at.items() if t is not None}
+    return out
 
 
 def summarise_discord(record: dict[str, Any], games: int) -> dict[str, Any]:
@@ -723,6 +754,9 @@ def main(argv=None) -> int:
     parser.add_argument("--restart", action="store_true",
                         help="stop the servers once started and start them again: the start-up of a server "
                              "whose games' archive pages are written already")
+    parser.add_argument("--start-only", action="store_true",
+                        help="stop once the servers have started (and, with --restart, started again): "
+                             "only the start-up is measured, not the storm")
     args = parser.parse_args(argv)
     servers = args.servers or (2 if args.database else 1)
     with tempfile.TemporaryDirectory(prefix="crusader-storm-") as tmp:
@@ -731,10 +765,10 @@ def main(argv=None) -> int:
             if args.database:
                 with scratch_database(args.database) as url:
                     result = storm(url, args.games, servers, args.site, args.lead, args.baseline, tmp, args.timeout,
-                                   args.profile, args.tree, args.restart)
+                                   args.profile, args.tree, args.restart, args.start_only)
             else:
                 result = storm(f"sqlite:///{tmp / 'storm.db'}", args.games, servers, args.site, args.lead,
-                               args.baseline, tmp, args.timeout, args.profile, args.tree, args.restart)
+                               args.baseline, tmp, args.timeout, args.profile, args.tree, args.restart, args.start_only)
         finally:
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)
@@ -742,7 +776,13 @@ def main(argv=None) -> int:
                     (args.keep / log.name).write_bytes(log.read_bytes())
     if args.baseline:
         result["armed_timer_bytes"] = round(armed_timer_bytes(), 0)
-    print(report(result))
+    if args.start_only:
+        print(f"{result['games']} games, {result['servers']} server(s) on {result['database']}, site "
+              f"{'on' if result['site'] else 'off'}: servers ready in {result['servers_ready_s']} s"
+              + (f", started again in {result['servers_restarted_s']} s" if "servers_restarted_s" in result else "")
+              + f"; from the first log line: {result['start']}; load {result['load_at_start'][0]:.1f}")
+    else:
+        print(report(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=1, default=str))
     return 0

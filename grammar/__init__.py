@@ -24,7 +24,7 @@ from adjudicator.vocab import Location, Power, ProvinceId
 
 from . import names as _names
 from .errors import AmbiguousNameError, OrderError, OrderSyntaxError, UnknownNameError
-from .message import MessageParse, ParsedLine, parse_message
+from .message import MessageParse, ParsedLine, joined_order, parse_message
 from adjudicator.notation import as_phase_order
 
 from .parser import _variant, parse_order, parse_order_text
@@ -69,6 +69,7 @@ __all__ = [
     "ParsedLine",
     "UnknownNameError",
     "as_phase_order",
+    "joined_order",
     "parse_message",
     "parse_order",
     "parse_order_text",

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from adjudicator.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove, canonical
+from adjudicator.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove, UnitOrder, canonical
 
 from adjudicator.prestige.orders import Bribe
 from adjudicator.variant import Variant
@@ -162,6 +162,11 @@ def _power_line(line: str, index: NameIndex) -> Power | None:
         return None
     found = find_powers(index, text)
     return next(iter(found)) if len(found) == 1 else None
+
+
+def joined_order(order: object) -> UnitOrder | None:
+    """The unit's order a line took from the line below it (a BRIBE's, :func:`_join_bribes`), or None."""
+    return order.order if isinstance(order, Bribe) else None
 
 
 def _join_bribes(lines: list[ParsedLine]) -> list[ParsedLine]:

@@ -35,7 +35,7 @@ from adjudicator.opening import starting_position
 from adjudicator.orders import Convoy, Disband, Hold, Move, Retreat, SupportHold, SupportMove
 from adjudicator.position import Position
 from adjudicator.prestige.orders import Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
-from adjudicator.prestige.state import neutral_units, vassals_by_home, vassals_from_homes
+from adjudicator.prestige.state import neutral_units, put_state, state_of, vassals_by_home, vassals_from_homes
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Location, Phase, Power, ProvinceId, Unit, UnitType
 from bot.app.logging import HANDLER_NAME, QUIET
@@ -163,7 +163,7 @@ def _board(phase: str = "S1907M", units: list[str] = (), centers: dict[str, str]
     base = starting_position(variant, ["prestige"])
     owners = dict(base.supply_centers)
     owners.update({ProvinceId(k): Power(v) for k, v in (centers or {}).items()})
-    state = base.prestige
+    state = state_of(base)
     now = dict(state.prestige)
     now.update(prestige or {})
     begun = dict(now)
@@ -174,15 +174,15 @@ def _board(phase: str = "S1907M", units: list[str] = (), centers: dict[str, str]
                     neutral_homes={Location.parse(k): ProvinceId(v) for k, v in (neutral_homes or {}).items()},
                     seed=seed)
     position = base.with_changes(phase=Phase.parse(phase), units=tuple(Unit.parse(u) for u in units),
-                                 supply_centers=owners, eliminated=frozenset(eliminated), prestige=state)
+                                 supply_centers=owners, eliminated=frozenset(eliminated), modules={"prestige": state})
     held = vassals_from_homes(state, neutral_units(position),
                               {ProvinceId(k): Power(v) for k, v in (vassals or {}).items()})
-    return position.with_changes(prestige=replace(state, vassals=held))
+    return put_state(position, replace(state, vassals=held))
 
 
 def _lords(position: Position) -> dict[str, str]:
     """The position's vassals by home province (each home here is one unit's)."""
-    by_home, by_location = vassals_by_home(position.prestige, neutral_units(position))
+    by_home, by_location = vassals_by_home(state_of(position), neutral_units(position))
     assert not by_location
     return by_home
 
@@ -276,7 +276,7 @@ def _phases(seed: int, years: int):
 
     rng = random.Random(seed)
     position = starting_position(CRUSADER)
-    position = position.with_changes(prestige=replace(position.prestige, seed=seed))
+    position = put_state(position, replace(state_of(position), seed=seed))
     while position.phase.year < CRUSADER.start_phase.year + years:
         given = random_orders(rng, CRUSADER, position, CAREFUL)
         adjudication = adjudicate(CRUSADER, position, given)

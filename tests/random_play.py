@@ -20,6 +20,7 @@ from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Order, Retrea
 from adjudicator.prestige.orders import Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
 from adjudicator.position import Position
 from adjudicator.vocab import NEUTRAL, Location, PhaseKind, Power, Unit, UnitType
+from adjudicator.prestige.state import has_state, state_of
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ def movement_orders(rng, variant, position: Position, power: Power, style: Style
 
     units = [c.unit for c in commands(variant, position, power)]
     out: list[Order] = []
-    bid_lines = prestige_orders(rng, variant, position, power, style) if position.prestige is not None else []
+    bid_lines = prestige_orders(rng, variant, position, power, style) if has_state(position) else []
     for unit in units:
         out.append(_unit_order(rng, variant, position, power, unit))
     for bid in bid_lines:
@@ -116,7 +117,7 @@ def _with_supported_attacks(rng, variant, position: Position, orders: list[Order
 
 def prestige_orders(rng, variant, position: Position, power: Power, style: Style = Style()) -> list[Order]:
     """Prestige orders of every kind, now and then beyond what the power holds or below a minimum."""
-    state = position.prestige
+    state = state_of(position)
     have = state.prestige.get(power, 0)
     if rng.random() > style.bids or (have <= 0 and rng.random() > style.junk):
         return []

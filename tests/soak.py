@@ -30,7 +30,7 @@ from adjudicator.prestige.events import PrestigeEvents, PrestigeYear
 from adjudicator.opening import starting_position
 from adjudicator.position import Position
 from adjudicator.prestige.neutrals import within_leash
-from adjudicator.prestige.state import lord_of, neutral_home
+from adjudicator.prestige.state import has_state, lord_of, neutral_home, put_state, state_of
 from adjudicator.orders import Retreat
 from adjudicator.results import Outcome
 from adjudicator.turn import commands, game_over, submit, to_decide
@@ -62,8 +62,8 @@ def play_soak_game(seed: int, *, variant_name: str = "crusader", years: int = 30
     variant = get_variant(variant_name)
     rng = random.Random(seed)
     position = starting_position(variant, () if variant.rules else ("prestige",))
-    if position.prestige is not None:
-        position = position.with_changes(prestige=replace(position.prestige, seed=seed))
+    if has_state(position):
+        position = put_state(position, replace(state_of(position), seed=seed))
     record = Record(seed)
     pending: dict = {}        # bribed units of a movement phase whose retreats come next
     while position.phase.year < variant.start_phase.year + years and not game_over(variant, position):
@@ -132,7 +132,7 @@ def check_phase(variant, before: Position, orders, accepted, hung, adjudication,
         for power in variant.powers:
             assert len(after.units_of(power)) <= counts.get(power, 0), f"{where}: {power} has a surplus after winter"
 
-    state = after.prestige
+    state = state_of(after)
     if state is not None:
         assert all(n >= 0 for n in state.prestige.values()), f"{where}: negative prestige {dict(state.prestige)}"
         assert all(n >= 0 for n in state.prestige_start.values()), f"{where}: negative prestige at the start"
@@ -157,9 +157,9 @@ def check_phase(variant, before: Position, orders, accepted, hung, adjudication,
     if after.phase.kind is ADJUSTMENT:
         assert to_decide(variant, after), f"{after.phase}: an adjustment phase where nobody has anything to decide"
     if after.phase.kind is RETREAT:
-        free = all(d.unit.power == NEUTRAL and lord_of(after.prestige, d.unit, dislodged=True) is None
+        free = all(d.unit.power == NEUTRAL and lord_of(state_of(after), d.unit, dislodged=True) is None
                    for d in after.dislodged) \
-            if after.prestige is not None else False
+            if has_state(after) else False
         assert (not to_decide(variant, after)) == free, f"{after.phase}: who decides the retreats is wrong"
     return pending
 
@@ -168,7 +168,7 @@ def _neutrals_keep_their_homes(before: Position, adjudication, where: str) -> No
     """A neutral unit keeps its home wherever it goes, dislodged or not, and through the retreats
     its lord too: a dislodged neutral and the neutral that dislodged it stand in one province
     and are never taken for each other."""
-    after, state_b, state_a = adjudication.position, before.prestige, adjudication.position.prestige
+    after, state_b, state_a = adjudication.position, state_of(before), state_of(adjudication.position)
     if before.phase.kind is MOVEMENT and after.phase.kind is RETREAT:
         for d in after.dislodged:
             if d.unit.power == NEUTRAL and before.unit_at(d.unit.province) == d.unit:

@@ -215,6 +215,86 @@ def test_every_rule_module_registers_itself_and_answers_every_hook_as_the_classi
         assert sorted(h for h in hooks if not callable(getattr(module.hooks, h, None))) == [], name
 
 
+# -- the front ends ask a rule module, and never look inside it -------------------------------
+
+EVENTS_OF_A_MODULE = ("rule", "rule_year")
+"""The fields of :class:`adjudicator.events.Events` that hold a rule module's own value."""
+
+
+def module_reads(path: pathlib.Path, packages: set[str], names: set[str]) -> list[str]:
+    """Where the file at ``path`` imports a rule module (one of ``packages``) or reads a rule
+    module's state: a position's ``modules`` (each module's state), the old field of a module's
+    state (an attribute of a module's name, ``names``), :func:`adjudicator.position.module_state`,
+    or a field inside a module's events value (``events.rule.bribed``)."""
+
+    def rule_package(module: str) -> bool:
+        return any(module == p or module.startswith(p + ".") for p in packages)
+
+    found = []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        what = None
+        if isinstance(node, ast.Import):
+            what = next((a.name for a in node.names if rule_package(a.name)), None)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            full = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            what = next((m for m in full if rule_package(m)), None)
+            if what is None and "module_state" in {a.name for a in node.names}:
+                what = "module_state"
+        elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and node.args \
+                and (getattr(node.func, "id", None) or getattr(node.func, "attr", None)) in ("import_module", "__import__") \
+                and isinstance(node.args[0], ast.Constant) and rule_package(str(node.args[0].value)):
+            what = str(node.args[0].value)
+        elif isinstance(node, ast.Attribute):
+            if node.attr == "modules" or node.attr in names or node.attr == "module_state":
+                what = f".{node.attr}"
+            elif isinstance(node.value, ast.Attribute) and node.value.attr in EVENTS_OF_A_MODULE:
+                what = f".{node.value.attr}.{node.attr}"
+        elif isinstance(node, ast.Name) and node.id == "module_state":
+            what = "module_state"
+        if what is not None:
+            found.append(f"{node.lineno}: {what}")
+    return found
+
+
+def test_bot_imports_no_rule_module_and_reads_no_rule_modules_state():
+    """The front ends, the service and the store ask the rule module through
+    :mod:`adjudicator.modules` (its orders in words, its marks, its lords, its report, its
+    standings column, its seed) and the engine's turn API; they import no rule module's package
+    and read no module's state, nor inside the value a module adds to a phase's events."""
+    from adjudicator.modules import known_rules
+
+    packages = _rule_packages(project_modules())
+    assert packages
+    offenders = {str(f.relative_to(ROOT)): found for f in sorted((ROOT / "bot").rglob("*.py"))
+                 if (found := module_reads(f, packages, set(known_rules())))}
+    assert offenders == {}, f"bot/ imports a rule module or reads its state: {offenders}"
+
+
+@pytest.mark.parametrize("text", [
+    "from adjudicator.prestige.orders import Bribe\n",
+    "from adjudicator import prestige\n",
+    "import adjudicator.prestige.state\n",
+    "import importlib\nimportlib.import_module('adjudicator.prestige')\n",
+    "def f(position):\n    return position.prestige\n",
+    "def f(position):\n    return position.modules['prestige']\n",
+    "from adjudicator.position import module_state\n",
+    "def f(events):\n    return events.rule.bribed\n",
+    "def f(events):\n    return events.rule_year.award\n",
+])
+def test_the_check_sees_a_rule_module_imported_or_its_state_read(tmp_path, text):
+    sample = tmp_path / "x.py"
+    sample.write_text(text)
+    assert module_reads(sample, {"adjudicator.prestige"}, {"prestige"}) != []
+
+
+def test_the_check_lets_a_front_end_pass_a_modules_events_on(tmp_path):
+    sample = tmp_path / "x.py"
+    sample.write_text("from adjudicator.modules import spent\n"
+                      "def f(position, events, order):\n    return spent(position, events.rule, order)\n")
+    assert module_reads(sample, {"adjudicator.prestige"}, {"prestige"}) == []
+
+
 # -- SQL lives in the store ----------------------------------------------------------------------
 
 # Outside bot/store only the set-up reads SQLAlchemy, for its URLs and its errors, never to query.

@@ -9,14 +9,16 @@ On for the ``crusader`` variant and for any map with ``rules: ["prestige"]``. Th
 - :mod:`.checks`: whether a prestige order can be given at all, and what a bid needs;
 - :mod:`.orders`: its own orders, and :mod:`.notation`, their reader in the judge's notation;
 - :mod:`.codec`: the prestige keys of a position document;
-- :mod:`.rules`: the hooks the engine calls (:class:`PrestigeRules`).
+- :mod:`.rules`: the hooks the engine calls (:class:`PrestigeRules`);
+- :mod:`.words`: what the front ends show of it (its orders in words and on the picture, the
+  vassals' lords, the bribes, its parts of the results report, its seed).
 
 Importing the package registers the module as ``prestige`` (:mod:`adjudicator.modules`).
 Every decision taken where the rules text is silent is in ``docs/rules.md``.
 """
 
 from ..modules import RuleModule, register
-from . import codec, notation
+from . import codec, notation, words
 from .bids import Settlement, settle
 from .orders import PRESTIGE_ORDER_TYPES, order_kind
 from .rules import PrestigeRules
@@ -28,6 +30,9 @@ MODULE = register(RuleModule(name="prestige", hooks=PrestigeRules(), initial_sta
                              order_types=PRESTIGE_ORDER_TYPES, notation=notation.HEADS,
                              write_events=codec.write_events, write_year=codec.write_year,
                              read_events=codec.read_events, order_kind=order_kind,
-                             standing=lambda position: state_of(position).prestige, standing_name="prestige"))
+                             standing=lambda position: state_of(position).prestige, standing_name="prestige",
+                             spell=words.spell, mark=words.mark, lords=words.lords, commanded=words.commanded,
+                             spent=words.spent, ledger=words.ledger, report=words.report, menu=words.menu, annihilation=words.annihilation,
+                             seed=words.seed, with_seed=words.with_seed))
 
 __all__ = ["STARTING_PRESTIGE", "Settlement", "initial_state", "new_year", "ranking_award", "settle"]

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, Iterable, Iterator, Mapping, Sequence, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from ..orders import Convoy, Hold, Move, MovementOrder, Order, SupportHold, SupportMove, UnitOrder
 
@@ -33,7 +34,7 @@ from ..results import OrderResult, Outcome
 from ..vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, Season, Unit
 from .checks import BRIBE_MINIMUM, REBEL_BASE, Checks, order_cost
 from .neutrals import default_order, leash_reason, within_leash
-from .state import lord_of, neutral_home, state_of
+from .state import lord_of, neutral_home, put_state, state_of
 from .events import Account, Spending
 
 UNIT_ORDER_TYPES = (Hold, Move, SupportHold, SupportMove, Convoy)
@@ -164,7 +165,7 @@ class _Settler(Checks):
                   for p, n in start.items()}
         new_state = replace(state_of(pos), prestige={p: self.balance[p] for p in ledger},
                             vassals=vassals, home_centers=homes, bribed=bribed)
-        pos = pos.with_changes(prestige=new_state)
+        pos = put_state(pos, new_state)
         for c in self.claims:
             self.results[c.index] = OrderResult(c.order, c.outcome, c.reason)
         return self.finish(bribed, pos, bribe_orders, tuple(rebellions), ledger)
@@ -348,7 +349,7 @@ class _Settler(Checks):
                 continue
             top = max(counting.values())
             best = [k for k, t in counting.items() if t == top]
-            for key in counting:
+            for key, total in counting.items():
                 pool = pools[key]
                 if len(best) > 1:
                     reason = f"tied at {top} with a rival bribe: nobody commands {self.unit_words(unit)}"
@@ -365,7 +366,7 @@ class _Settler(Checks):
                     ok = Outcome.SUCCEEDS
                 else:
                     winner = " and ".join(self.pw(c.order.power) for c in pools[best[0]])
-                    reason = f"outbid by {winner} ({top} against {counting[key]})"
+                    reason = f"outbid by {winner} ({top} against {total})"
                     ok = Outcome.FAILS
                 for c in pool:
                     self.settle_claim(c, True, ok, reason)

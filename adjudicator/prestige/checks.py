@@ -11,7 +11,7 @@ a power's orders it cannot pay for from what it holds.
 
 from __future__ import annotations
 
-from typing import Collection, Sequence
+from collections.abc import Collection, Sequence
 
 from ..orders import Order
 
@@ -20,7 +20,7 @@ from ..position import Position, units_by_province
 from ..variant import Variant
 from ..results import Reason
 from ..vocab import NEUTRAL, Power, ProvinceId, Unit
-from .state import is_home_center, lord_of, neutral_home, state_of
+from .state import has_state, is_home_center, lord_of, neutral_home, state_of
 
 VASSAL_MINIMUM = 2      # 2.4.1
 BRIBE_MINIMUM = 1       # 2.5.1; for another power's unit 1 + its start-of-year prestige (2.8.1)
@@ -232,9 +232,9 @@ def affordability_notes(variant: Variant, position: Position, power: Power, stan
     """For each of ``power``'s standing prestige orders it cannot pay for from what it holds, in
     the order they are settled (loans first, then the rest, top down: rule 2.3.7, decision 12),
     a note saying so."""
-    state = position.prestige
-    if state is None:
+    if not has_state(position):
         return {}
+    state = state_of(position)
     held = state.prestige.get(power, 0)
     left = held
     notes: dict[Order, Reason] = {}

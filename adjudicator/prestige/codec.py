@@ -13,7 +13,8 @@ Every key may be left out: it then says what a fresh game says.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from ..fields import MAX_NUMBER, an_object, expect, power, province, whole_number
 from ..notation import read_order, read_unit
@@ -21,7 +22,8 @@ from ..position import Position
 from ..variant import Variant
 from ..vocab import NEUTRAL, Location, Power, ProvinceId, Unit
 from .events import Account, PrestigeEvents, PrestigeYear, Spending
-from .state import PrestigeState, initial_state, lord_of, neutral_home, vassals_by_home, vassals_from_homes
+from .state import (PrestigeState, initial_state, lord_of, neutral_home, state_of, vassals_by_home,
+                    vassals_from_homes)
 
 KEYS = frozenset({"prestige", "prestige_start", "home_centers", "neutral_homes", "vassals", "annihilations",
                   "seed", "bribed", "vassal_units", "dislodged_homes", "dislodged_vassals"})
@@ -83,7 +85,7 @@ def read_state(variant: Variant, position: Position, doc: Mapping[str, Any]) -> 
 
 def write_state(position: Position) -> dict[str, Any]:
     """The document keys of ``position``'s prestige state, in the order documents write them."""
-    state = position.prestige
+    state = state_of(position)
     doc: dict[str, Any] = {
         "prestige": dict(sorted(state.prestige.items())),
         "prestige_start": dict(sorted(state.prestige_start.items())),

@@ -5,7 +5,7 @@ bribes, the new vassals and the rebellions; the end of the year's awards."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from collections.abc import Mapping
 
 from ..orders import Order
 from ..vocab import Power, ProvinceId, Unit

@@ -9,7 +9,7 @@ game's seed and the phase, so a phase replays identically (decision 17).
 from __future__ import annotations
 
 import random
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ..orders import Hold, Move, UnitOrder
 from ..variant import Variant

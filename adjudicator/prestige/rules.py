@@ -10,7 +10,8 @@ their lord, bribed units for nobody), when a unit retreats (the vassal's leash),
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Mapping, Sequence, cast
+from typing import cast
+from collections.abc import Callable, Mapping, Sequence
 
 from ..hooks import MovementSetup, owners_command
 from ..orders import Convoy, Disband, Hold, Move, MovementOrder, Order, Retreat, SupportHold, SupportMove, UnitOrder, format_unit

@@ -1,4 +1,5 @@
-"""The prestige part of a position (:class:`PrestigeState`, carried as ``position.prestige``):
+"""The prestige part of a position (:class:`PrestigeState`, the module state ``prestige`` of a
+position: :func:`state_of`, :func:`put_state`):
 the opening state and the small questions the other prestige modules ask of it.
 """
 
@@ -6,9 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
-from ..position import Position
+from ..position import Position, module_state
 from ..variant import Variant
 from ..vocab import NEUTRAL, Location, Power, ProvinceId, Unit
 
@@ -72,9 +74,24 @@ def initial_state(variant: Variant, position: Position, *, seed: int = 0) -> Pre
     return PrestigeState(prestige=prestige, prestige_start=dict(prestige), home_centers=homes, seed=seed)
 
 
+NAME = "prestige"
+"""The module's name: in ``rules``, and of its state among a position's ``modules``."""
+
+
 def state_of(position: Position) -> PrestigeState:
     """The position's prestige state, or an empty one when the position has none yet."""
-    return position.prestige if position.prestige is not None else PrestigeState()
+    state = module_state(position, NAME)
+    return state if isinstance(state, PrestigeState) else PrestigeState()
+
+
+def has_state(position: Position) -> bool:
+    """Does ``position`` carry a prestige state (is it played with the prestige rules)?"""
+    return isinstance(module_state(position, NAME), PrestigeState)
+
+
+def put_state(position: Position, state: PrestigeState) -> Position:
+    """The position with ``state`` as its prestige state (an immutable copy)."""
+    return position.with_module_state(NAME, state)
 
 
 def neutral_home(state: PrestigeState, unit: Unit, *, dislodged: bool = False) -> ProvinceId:
@@ -147,4 +164,4 @@ def is_home_center(state: PrestigeState, power: Power, province: ProvinceId) -> 
 
 def with_state(position: Position, **changes: Any) -> Position:
     """The position with its prestige state changed (an immutable copy)."""
-    return position.with_changes(prestige=replace(state_of(position), **changes))
+    return put_state(position, replace(state_of(position), **changes))

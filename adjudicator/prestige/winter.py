@@ -6,7 +6,7 @@ changed hands. Whatever was left of last year's prestige, loans included, is dis
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from ..position import Position
 from ..variant import Variant
@@ -39,11 +39,9 @@ def ranking_award(counts: Mapping[Power, int]) -> dict[Power, int]:
 
 
 def powers_in_game(variant: Variant, position: Position) -> list[Power]:
-    """Powers that still own a centre or a unit and are not eliminated (decision 10)."""
-    owners = set(position.supply_centers.values())
-    with_units = {u.power for u in position.units}
-    return [p for p in variant.powers
-            if p not in position.eliminated and (p in owners or p in with_units)]
+    """Powers that still own a centre or a unit and are not eliminated (decision 10), in the
+    variant's order."""
+    return position.powers_in_game(variant.powers)
 
 
 def homeless_neutrals(variant: Variant, position: Position) -> list[Unit]:

@@ -53,8 +53,9 @@ def configure(level: str = "INFO", fmt: str = "auto") -> None:
         from .errors import SetupError
 
         raise SetupError(f"CRUSADER_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level!r}")
-    shared = [structlog.contextvars.merge_contextvars, structlog.processors.add_log_level,
-              structlog.processors.TimeStamper(fmt="iso", utc=True)]
+    shared: list[structlog.typing.Processor] = [
+        structlog.contextvars.merge_contextvars, structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True)]
 
     handler = logging.StreamHandler(sys.stderr)
     handler.set_name(HANDLER_NAME)

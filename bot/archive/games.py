@@ -50,6 +50,11 @@ def _time(text: str | None) -> datetime | None:
     return datetime.fromisoformat(text) if text else None
 
 
+def _at(text: str) -> datetime:
+    """A time every export gives (when a game was created, a player joined, an order was given)."""
+    return datetime.fromisoformat(text)
+
+
 # -- the text of a season ---------------------------------------------------------------------
 
 
@@ -91,8 +96,8 @@ def write_atomically(path: Path, text: str | bytes, *, mode: int = 0o644) -> Non
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix(path.name))
     try:
-        with (os.fdopen(fd, "wb") if isinstance(text, bytes) else os.fdopen(fd, "w", encoding="utf-8")) as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(text if isinstance(text, bytes) else text.encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
@@ -116,9 +121,8 @@ def sweep_temporary(root: Path) -> int:
                 continue
             tail = entry.name.split(TEMPORARY, 3)[-1]
             name = entry.name[1:].split("." + TEMPORARY, 1)[0] if tail.startswith("old-") else None
-            kept = entry / name if name else None
-            if kept is not None and kept.is_dir() and not (folder / name).exists():
-                os.replace(kept, folder / name)  # the rename that would have replaced it never came
+            if name and (entry / name).is_dir() and not (folder / name).exists():
+                os.replace(entry / name, folder / name)  # the rename that would have replaced it never came
             if entry.is_dir():
                 shutil.rmtree(entry, ignore_errors=True)
             else:
@@ -246,15 +250,15 @@ def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None, v
         if taken is not None:
             raise ServiceError(name_taken(name, taken.name).replace("choose another name",
                                                                     "import it with another name"))
-        game = GameRow(name=name, variant=g["variant"], rules=g["rules"], gm=g["gm"], status=g["status"],
-                       policy=g["policy"], position=g["position"], phase=g["phase"], version=g["version"],
-                       deadline_at=_time(g["deadline_at"]), paused_remaining=g.get("paused_remaining"), seed=g["seed"],
-                       outcome=g["outcome"], created_at=_time(g["created_at"]), ended_at=_time(g["ended_at"]))
+        game = GameRow(name=name, key=game_key(name), variant=g["variant"], rules=g["rules"], gm=g["gm"],
+                       status=g["status"], policy=g["policy"], position=g["position"], phase=g["phase"],
+                       version=g["version"], deadline_at=_time(g["deadline_at"]),
+                       paused_remaining=g.get("paused_remaining"), seed=g["seed"], outcome=g["outcome"], created_at=_at(g["created_at"]), ended_at=_time(g["ended_at"]))
         session.add(game)
         session.flush()
         for p in doc["players"]:
             session.add(PlayerRow(game_id=game.id, player=p["player"], power=p["power"], status=p["status"],
-                                  nmr_count=p["nmr_count"], draw_vote=p["draw_vote"], joined_at=_time(p["joined_at"])))
+                                  nmr_count=p["nmr_count"], draw_vote=p["draw_vote"], joined_at=_at(p["joined_at"])))
         for s in doc["seasons"]:
             # the export's reasons are the contract's text: a verified season's are made values again (the
             # report names their units); an unverified one's stay text, shown as they are
@@ -263,15 +267,15 @@ def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None, v
         for s in doc["submissions"]:
             session.add(SubmissionRow(game_id=game.id, version=s["version"], phase=s["phase"], power=s["power"],
                                       player=s["player"], text=s["text"], accepted=s["accepted"],
-                                      rejected=s["rejected"], at=_time(s["at"])))
+                                      rejected=s["rejected"], at=_at(s["at"])))
         variant = get_variant(game.variant)
         for o in doc["orders"]:
             session.add(OrderRow(game_id=game.id, version=o["version"], phase=o["phase"], power=o["power"],
                                  key=o["key"], seq=o["seq"], text=o["text"],
                                  order=order_to_json(_read_order(o["canonical"], variant, o["phase"])),
-                                 submitted_at=_time(o["submitted_at"])))
+                                 submitted_at=_at(o["submitted_at"])))
         for a in doc.get("actions") or ():  # (exports written before actions were kept have none)
-            session.add(ActionRow(game_id=game.id, version=a["version"], phase=a["phase"], at=_time(a["at"]),
+            session.add(ActionRow(game_id=game.id, version=a["version"], phase=a["phase"], at=_at(a["at"]),
                                   actor=a["actor"], action=a["action"], details=a["details"]))
         if game.status == GameStatus.ACTIVE and game.deadline_at is not None:
             session.add(TimerRow(game_id=game.id, version=game.version, kind="deadline", due_at=game.deadline_at))
@@ -363,13 +367,15 @@ class ArchiveWriter:
         return DELIVERED
 
     def write(self, announcement: Announcement) -> None:
-        version = announcement.data.get("version")
+        game_id, version = announcement.game_id, announcement.data.get("version")
+        if game_id is None or version is None:
+            return  # (not a season's results)
         with self.db.session() as session:
-            game = session.get(GameRow, announcement.game_id)
-            season = database.season_at(session, announcement.game_id, version)
-            if game is None or season is None:
+            game = session.get(GameRow, game_id)
+            row = database.season_at(session, game_id, version)
+            if game is None or row is None:
                 return  # rolled back since: nothing to archive
-            season = season_from_row(season, game.name)
+            season = season_from_row(row, game.name)
             name = game.name
         folder = self.root / game_key(name)
         stem = f"{season.version:04d}-{season.phase}"

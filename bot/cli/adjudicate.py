@@ -18,6 +18,7 @@ def cmd_adjudicate(args: argparse.Namespace) -> Exit:
             try:
                 if unread is not None:
                     raise CommandError(unread)
+                assert line is not None  # (read_lines gives each line, or why it could not read it)
                 result = adjudicate_document(load_json(line, "line"))
             except (CommandError, DocumentError) as exc:
                 result = {"error": str(exc)}

@@ -19,7 +19,7 @@ from adjudicator.notation import NotationError, read_order, read_unit
 from adjudicator.orders import Order, canonical
 from adjudicator.fields import a_list as _list, an_object as _dict, expect as _expect, power as _power
 from adjudicator.fields import province as _province
-from adjudicator.modules import all_rule_modules, known_rules, rule_modules
+from adjudicator.modules import all_rule_modules, known_rules, rule_modules, seeded
 from adjudicator.opening import starting_position
 from adjudicator.position import Dislodgement, Position
 from adjudicator.results import Adjudication
@@ -57,7 +57,8 @@ def _parse_unit_checked(variant: Variant, text: Any, where: str) -> Unit:
     """:func:`parse_unit` for a unit written otherwise: the checks one by one, each with its reason."""
     _expect(isinstance(text, str), f"{where}: a unit must be a string like 'ENG: F lon', got {text!r}")
     m = _UNIT_RE.match(text)
-    _expect(m is not None, f"{where}: a unit must look like 'ENG: F lon' or 'FRA: F spa/sc', got {text!r}")
+    if m is None:
+        raise DocumentError(f"{where}: a unit must look like 'ENG: F lon' or 'FRA: F spa/sc', got {text!r}")
     power = _power(variant, m.group(1), where)
     unit_type = UnitType.parse(m.group(2))
     province = _province(variant, m.group(3), f"{where} {text!r}")
@@ -123,15 +124,16 @@ def position_from_dict(doc: Any) -> tuple[Variant, Position]:
         dislodged.append(Dislodgement(parse_unit(variant, entry["unit"], "dislodged"),
                                       _province(variant, entry["from"], "dislodged from"), by_convoy))
     _expect(not dislodged or phase.kind is PhaseKind.RETREAT, "dislodged: only a retreat phase has dislodged units")
-    standoffs, eliminated = _list(doc, "standoffs"), _list(doc, "eliminated")
-    standoffs = frozenset([_province(variant, p, "standoffs") for p in standoffs] if standoffs else ())
-    eliminated = frozenset([_power(variant, p, "eliminated") for p in eliminated] if eliminated else ())
+    written_standoffs, written_eliminated = _list(doc, "standoffs"), _list(doc, "eliminated")
+    standoffs = frozenset(_province(variant, p, "standoffs") for p in written_standoffs)
+    eliminated = frozenset(_power(variant, p, "eliminated") for p in written_eliminated)
 
     position = Position(variant=variant.name, phase=phase, units=tuple(units), supply_centers=owners,
                         dislodged=tuple(dislodged), standoffs=standoffs, rules=all_rules, eliminated=eliminated)
     modules = rule_modules(all_rules)
     for module in modules:
-        position = position.with_changes(**{module.name: module.read_state(variant, position, doc)})
+        if (read_state := module.read_state) is not None:  # (a module that keeps no state has none)
+            position = position.with_module_state(module.name, read_state(variant, position, doc))
     if not CORE_KEYS.issuperset(doc):
         off = sorted(k for k in set(doc) - CORE_KEYS if _module_keys()[k] not in all_rules)
         if off:
@@ -166,7 +168,7 @@ def _owners(variant: Variant, written: dict) -> dict[ProvinceId, Power]:
         return owners
     for pid, owner in written.items():
         if pid in centres and owner.__class__ is str and (owner in variant.powers or owner == NEUTRAL):
-            owners[pid] = owner
+            owners[pid] = Power(owner)
             continue
         province = _province(variant, pid, "supply_centers")
         _expect(variant.provinces[province].supply_center, f"supply_centers: {pid!r} is not a supply centre")
@@ -198,7 +200,8 @@ def position_to_dict(position: Position, variant: Variant | None = None) -> dict
     if position.eliminated:
         doc["eliminated"] = sorted(position.eliminated)
     for module in rule_modules(position.rules):
-        doc.update(module.write_state(position))
+        if module.write_state is not None:
+            doc.update(module.write_state(position))
     doc["orders"] = []
     return doc
 
@@ -273,10 +276,12 @@ def read_orders(texts: list, variant: Variant, phase: Phase) -> tuple[list[Order
     return orders, errors
 
 
-def new_game_document(variant_name: str, rules: Iterable[str] = ()) -> dict[str, Any]:
-    """The opening position document of a variant."""
+def new_game_document(variant_name: str, rules: Iterable[str] = (), *, seed: int | None = None) -> dict[str, Any]:
+    """The opening position document of a variant; with ``seed``, its rule module's random draws
+    seeded by it (:func:`adjudicator.modules.seeded`)."""
     try:
         variant = get_variant(variant_name)
     except UnknownVariantError as exc:
         raise DocumentError(str(exc)) from None
-    return position_to_dict(starting_position(variant, rules), variant)
+    position = starting_position(variant, rules)
+    return position_to_dict(seeded(position, seed) if seed is not None else position, variant)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from adjudicator.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, UnitOrder,
                                 Waive)
-from adjudicator.prestige.orders import Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
+from adjudicator import modules
 from adjudicator.results import Phrase
 from adjudicator.turn import Duty
 from adjudicator.variant import Variant
@@ -81,21 +81,43 @@ def spell(order: Order | UnitOrder, variant: Variant) -> str:
             return f"Build {_unit(order.unit_type, order.location, variant)}"
         case Waive():
             return "Waive a build"
-        case Vassal():
-            return f"VASSAL {_unit(order.unit_type, order.location, variant)} BID {order.bid}"
-        case Bribe():
-            owner = f"{power_name(order.owner, variant)}'s " if order.owner else ""
-            text = f"BRIBE {owner}{_unit(order.unit_type, order.location, variant)} BID {order.bid}"
-            return f"{text}, then {spell(order.order, variant)}" if order.order is not None else text
-        case SeizeFief():
-            return f"SEIZE FIEF {place(Location(order.province), variant)}"
-        case Rebel():
-            return f"REBEL {place(Location(order.province), variant)} BID {order.bid}"
-        case SecureLoyalty():
-            return f"SECURE LOYALTY BID {order.bid}"
-        case Lend():
-            return f"LEND {order.amount} prestige to {power_name(order.to, variant)}"
-    return str(order)
+    words = modules.spell(order, names(variant))      # a rule module's order, in its words
+    return words if words is not None else str(order)
+
+
+class _Names:
+    """How a rule module's words name places, powers, units and orders (:class:`adjudicator.modules.Names`)."""
+
+    __slots__ = ("variant",)
+
+    def __init__(self, variant: Variant) -> None:
+        self.variant = variant
+
+    def place(self, location: Location) -> str:
+        return place(location, self.variant)
+
+    def power(self, power: Power | None) -> str:
+        return power_name(power, self.variant)
+
+    def titled(self, power: Power) -> str:
+        return f"{self.variant.power_name(power)} ({power})" if power in self.variant.powers else str(power)
+
+    def unit(self, unit_type: UnitType | None, location: Location) -> str:
+        return _unit(unit_type, location, self.variant)
+
+    def owned(self, unit: Unit) -> str:
+        variant = self.variant
+        whose = "neutral" if unit.power == NEUTRAL else variant.powers[unit.power].name if unit.power in variant.powers \
+            else unit.power
+        return f"{_unit(unit.type, unit.location, variant)} ({whose})"
+
+    def order(self, order: Order) -> str:
+        return spell(order, self.variant)
+
+
+def names(variant: Variant) -> modules.Names:
+    """Places, powers, units and orders named in words on ``variant``'s map, for a rule module's words."""
+    return _Names(variant)
 
 
 def named(reason: str, variant: Variant) -> str:

@@ -1,8 +1,8 @@
 """What a picture needs to know about a board and a season, read in one place.
 
 Every read of a season's outcome (:class:`~adjudicator.results.Adjudication`: its results, the
-judge's own orders, its events, the next position) and of the prestige rules' state and orders
-happens here, and nowhere else in :mod:`bot.render`: the rest of the picture code sees only the
+judge's own orders, its events, the next position) and every question asked of a rule module
+(how its orders are drawn, the vassals' lords, the bribed units, its standings column) happens here, and nowhere else in :mod:`bot.render`: the rest of the picture code sees only the
 plain values below. :func:`season_facts` reads an adjudicated season; :func:`board_facts` a
 board with orders not yet adjudicated (or none).
 """
@@ -10,13 +10,11 @@ board with orders not yet adjudicated (or none).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
+from adjudicator.modules import commanded, lords, mark, standing_column
 from adjudicator.orders import Order, UnitOrder
 from adjudicator.position import Position
-from adjudicator.prestige.events import PrestigeEvents
-from adjudicator.prestige.orders import Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
-from adjudicator.prestige.state import lord_of
 from adjudicator.results import Adjudication, Outcome
 from adjudicator.turn import supplied_by
 from adjudicator.variant import Variant
@@ -42,23 +40,25 @@ class Drawn:
 
 @dataclass(frozen=True)
 class Bid:
-    """A prestige order that has a place on the map: a VASSAL or BRIBE bid for the unit in
-    ``province``, a SEIZE FIEF or a REBEL bid for the centre there."""
+    """A rule module's order that has a place on the map (:class:`adjudicator.modules.Mark`):
+    prestige's VASSAL or BRIBE bid for the unit in ``province`` (``on_unit``), a SEIZE FIEF or a
+    REBEL bid for the centre there."""
 
     kind: str
-    """``vassal``, ``bribe``, ``fief`` or ``rebel``."""
+    """The module's word: ``vassal``, ``bribe``, ``fief`` or ``rebel``."""
     power: Power
     province: ProvinceId
     amount: int | None
     status: str = PENDING
+    on_unit: bool = False
 
 
 @dataclass(frozen=True)
 class Pledge:
-    """A prestige order with no place on the map: SECURE LOYALTY, or LEND to ``to``."""
+    """A rule module's order with no place on the map: prestige's SECURE LOYALTY, or LEND to ``to``."""
 
     kind: str
-    """``loyalty`` or ``lend``."""
+    """The module's word: ``loyalty`` or ``lend``."""
     power: Power
     amount: int
     to: Power | None = None
@@ -67,14 +67,16 @@ class Pledge:
 
 @dataclass(frozen=True)
 class Standing:
-    """A power as the legend shows it after the season: centres and prestige, with the change."""
+    """A power as the legend shows it after the season: centres, and the rule module's standings
+    column (prestige: ``column_name``), each with the change."""
 
     power: Power
     centres: int
     centres_before: int
     units: int
-    prestige: int | None = None
-    prestige_before: int | None = None
+    column: int | None = None
+    column_before: int | None = None
+    column_name: str = ""
 
 
 @dataclass(frozen=True)
@@ -98,44 +100,29 @@ class Facts:
     adjudicated: bool = False
 
 
-def _bid(order: Order, status: str) -> Bid | Pledge | None:
-    if isinstance(order, Vassal):
-        return Bid("vassal", order.power, order.location.province, order.bid, status)
-    if isinstance(order, Bribe):
-        return Bid("bribe", order.power, order.location.province, order.bid, status)
-    if isinstance(order, SeizeFief):
-        return Bid("fief", order.power, order.province, None, status)
-    if isinstance(order, Rebel):
-        return Bid("rebel", order.power, order.province, order.bid, status)
-    if isinstance(order, SecureLoyalty):
-        return Pledge("loyalty", order.power, order.bid, None, status)
-    if isinstance(order, Lend):
-        return Pledge("lend", order.power, order.amount, order.to, status)
-    return None
+def _bid(order: Order, status: str) -> tuple[Bid | Pledge | None, bool]:
+    """A rule module's order as the picture draws it, and whether it makes its power the lord of
+    the unit it is for when it succeeds."""
+    drawn = mark(order)
+    if drawn is None:
+        return None, False
+    if drawn.province is not None:
+        return Bid(drawn.kind, drawn.power, drawn.province, drawn.amount, status, drawn.on_unit), drawn.lord
+    return Pledge(drawn.kind, drawn.power, drawn.amount or 0, drawn.to, status), False
 
 
-def _prestige(position: Position) -> Mapping[Power, int] | None:
-    state = position.prestige
-    return None if state is None else state.prestige
-
-
-def _lords(board: Position, won: Mapping[ProvinceId, Power] = {}) -> dict[ProvinceId, Power]:
-    out = dict(won)
-    if board.prestige is not None:
-        for unit in board.units:
-            lord = lord_of(board.prestige, unit)
-            if lord is not None:
-                out[unit.province] = lord
-    return out
+def _lords(board: Position, won: Mapping[ProvinceId, Power] | None = None) -> dict[ProvinceId, Power]:
+    return {**(won or {}), **lords(board)}
 
 
 def _standings(variant: Variant, before: Position, after: Position) -> tuple[Standing, ...]:
     was, now = before.center_counts(), after.center_counts()
-    had, has = _prestige(before), _prestige(after)
+    had, has = standing_column(before), standing_column(after)
     out = []
     for power in variant.powers:
         out.append(Standing(power, now.get(power, 0), was.get(power, 0), len(after.units_of(power)),
-                            None if has is None else has.get(power, 0), None if had is None else had.get(power, 0)))
+                            None if has is None else has[1].get(power, 0), None if had is None else had[1].get(power, 0),
+                            "" if has is None else has[0]))
     return tuple(out)
 
 
@@ -143,7 +130,7 @@ def board_facts(variant: Variant, position: Position, orders: Sequence[Order] = 
     """A board, with orders not yet adjudicated (a player's own, say) drawn on it."""
     drawn, bids, pledges = [], [], []
     for order in orders:
-        extra = _bid(order, PENDING)
+        extra, _ = _bid(order, PENDING)
         if isinstance(extra, Bid):
             bids.append(extra)
         elif isinstance(extra, Pledge):
@@ -164,10 +151,10 @@ def season_facts(variant: Variant, before: Position, adjudication: Adjudication)
     won_vassals: dict[ProvinceId, Power] = {}
     for result in adjudication.results:
         status = _STATUS[result.outcome]
-        extra = _bid(result.order, status)
+        extra, lord = _bid(result.order, status)
         if isinstance(extra, Bid):
             bids.append(extra)
-            if extra.kind == "vassal" and status == SUCCEEDED:
+            if lord and status == SUCCEEDED:
                 won_vassals[extra.province] = extra.power
         elif isinstance(extra, Pledge):
             pledges.append(extra)
@@ -182,7 +169,7 @@ def season_facts(variant: Variant, before: Position, adjudication: Adjudication)
     bribed: dict[ProvinceId, Power] = {}
     if before.phase.kind is PhaseKind.MOVEMENT:
         dislodged = frozenset(d.unit.province for d in events.dislodged)
-        bribed = dict(events.rule.bribed) if isinstance(events.rule, PrestigeEvents) else {}
+        bribed = dict(commanded(before, events.rule))
     return Facts(before, dict(after.supply_centers), tuple(drawn), tuple(bids), tuple(pledges), dislodged,
                  _lords(before, won_vassals), bribed, _standings(variant, before, after), adjudicated=True)
 
@@ -191,5 +178,5 @@ def is_neutral(power: Power) -> bool:
     return power == NEUTRAL
 
 
-__all__ = ["BRIBED", "Bid", "DISORDER", "Drawn", "FAILED", "Facts", "GIVEN", "INVALID", "PENDING", "Pledge",
-           "RANDOM", "SUCCEEDED", "Standing", "board_facts", "is_neutral", "season_facts"]
+__all__ = ["BRIBED", "DISORDER", "FAILED", "GIVEN", "INVALID", "PENDING", "RANDOM", "SUCCEEDED", "Bid", "Drawn", "Facts",
+           "Pledge", "Standing", "board_facts", "is_neutral", "season_facts"]

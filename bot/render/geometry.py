@@ -203,7 +203,10 @@ def build_geometry(variant_name: str) -> MapGeometry:
     for segment, who in owner.items():
         if len(who) == 2:
             by_pair[tuple(sorted(who))].append(segment)
-    borders, edge, shores, sea_edges = [], [], [], []
+    borders: list[tuple[ProvinceId, ProvinceId, Line]] = []
+    edge: list[Line] = []
+    shores: list[Line] = []
+    sea_edges: list[Line] = []
     for pair, segments in sorted(by_pair.items()):
         lines = [tuple(pic(p) for p in line) for line in _chains(segments)]
         one, other = pair

@@ -23,7 +23,7 @@ import aggdraw
 from PIL import Image, ImageChops, ImageDraw
 
 from adjudicator.variant import Variant, get_variant
-from adjudicator.vocab import NEUTRAL
+from adjudicator.vocab import NEUTRAL, ProvinceId
 
 from . import cache, fonts, palette, sprites
 from .geometry import MapGeometry, Ring, geometry_for
@@ -74,8 +74,8 @@ class MapLayers:
     ground: Image.Image
     overlay: Image.Image
     """The lines and the names (RGBA), drawn over the ground (and over owned land)."""
-    masks: dict[str, tuple[Image.Image, tuple[int, int]]]
-    names: dict[str, tuple[Image.Image, tuple[int, int]]]
+    masks: dict[ProvinceId, tuple[Image.Image, tuple[int, int]]]
+    names: dict[ProvinceId, tuple[Image.Image, tuple[int, int]]]
     hatching: dict[int, Image.Image]
     palette: Image.Image
     _owned: dict = field(default_factory=dict, repr=False)
@@ -98,7 +98,7 @@ class MapLayers:
         return list(found.values())
 
 
-    def owned(self, province: str, colour: str, lines: str, lean: int) -> tuple[Image.Image, tuple[int, int], Image.Image]:
+    def owned(self, province: ProvinceId, colour: str, lines: str, lean: int) -> tuple[Image.Image, tuple[int, int], Image.Image]:
         """A province tinted ``colour`` and hatched with ``lines`` leaning ``lean`` (+1: rising to
         the right, -1: to the left), with the lines and names over it: the patch, where it goes,
         and the mask to paste it through."""
@@ -242,7 +242,7 @@ def _hatching(width: int, height: int, scale: float, lean: int) -> Image.Image:
     draw = aggdraw.Draw(image)
     pen = aggdraw.Pen(255, HATCH_WIDTH * scale)
     step = HATCH_SPACING * math.sqrt(2) * scale
-    k = -height
+    k: float = -height
     while k < width + height:
         x = k
         if lean > 0:     # rising to the right (y down)
@@ -291,7 +291,9 @@ def sample_palette(variant: Variant, layers: MapLayers) -> Image.Image:
         both.paste(block, (0, y))
         y += block.height
     exact = _flat_colours(variant)
-    found = both.quantize(256 - len(exact), method=Image.Quantize.FASTOCTREE).getpalette()[:3 * (256 - len(exact))]
+    quantized = both.quantize(256 - len(exact), method=Image.Quantize.FASTOCTREE).getpalette()
+    assert quantized is not None  # (a quantized picture has a palette)
+    found = quantized[:3 * (256 - len(exact))]
     entries = [c for colour in exact for c in palette.rgb(colour)] + found
     out = Image.new("P", (1, 1))
     out.putpalette(entries + [0] * (768 - len(entries)))

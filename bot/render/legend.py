@@ -191,12 +191,12 @@ def row_words(variant: Variant, standing: Standing, pledges: str, adjudicated: b
         standing.centres != standing.centres_before else ""
     centres = f"{standing.centres} centre{'s' if standing.centres != 1 else ''}{change}"
     units = f"\u00b7 {standing.units} unit{'s' if standing.units != 1 else ''}"
-    prestige = ""
-    if standing.prestige is not None:
-        change = f" ({_signed(standing.prestige - (standing.prestige_before or 0))})" if adjudicated and \
-            standing.prestige != standing.prestige_before else ""
-        prestige = f"{standing.prestige} prestige{change}"
-    return name, centres, units, prestige
+    column = ""
+    if standing.column is not None:
+        change = f" ({_signed(standing.column - (standing.column_before or 0))})" if adjudicated and \
+            standing.column != standing.column_before else ""
+        column = f"{standing.column} {standing.column_name}{change}"
+    return name, centres, units, column
 
 
 @functools.lru_cache(maxsize=1024)
@@ -263,7 +263,7 @@ def legend_words(variant: Variant, facts: Facts, used: frozenset[str], title: st
 
 def sample_blocks(variant: Variant, width: int) -> list[Image.Image]:
     """Legend blocks with every symbol and the longest words, for the palette."""
-    standings = [Standing(p, 10, 9, 10, 5, 7) for p in variant.powers]
+    standings = [Standing(p, 10, 9, 10, 5, 7, "prestige") for p in variant.powers]
     blocks = [title_block("Sample game \u00b7 Fall 1101 Movement", variant.title, width),
               key_block(frozenset(KEY), width)]
     blocks += [row_block(variant.name, s, "SECURE LOYALTY 2 \u2713", True, width) for s in standings]

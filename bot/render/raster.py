@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from PIL import Image
 
 from adjudicator.variant import Variant
-from adjudicator.vocab import NEUTRAL, UnitType
+from adjudicator.vocab import NEUTRAL, Power, ProvinceId, UnitType
 
 from . import palette, sprites
 from .facts import FAILED
@@ -27,7 +27,7 @@ from .strokes import Canvas
 
 PNG_LEVEL = 3
 """zlib's level for the PNG: as small as level 6 within a tenth, in half the time."""
-def draw_map(variant: Variant, layers: MapLayers, scene: Scene, owned: Iterable[tuple[str, str]]) -> Image.Image:
+def draw_map(variant: Variant, layers: MapLayers, scene: Scene, owned: Iterable[tuple[ProvinceId, Power]]) -> Image.Image:
     """A picture's map drawn on a copy of the base (whose legend band is left for
     :func:`bot.render.legend.draw_legend`): the owned land (province, owner) and the marks."""
     image = layers.base.copy()

@@ -234,10 +234,9 @@ class _Layout:
 
     def moves_first(self) -> None:
         """Where every move's arrow runs, before the supports that end on it are laid out."""
-        drawn = [d for d in self.facts.orders if isinstance(d.order, Move)]
-        heads = {(d.order.location.province, d.order.destination.province) for d in drawn}
-        for d in drawn:
-            order = d.order
+        moves = [d.order for d in self.facts.orders if isinstance(d.order, Move)]
+        heads = {(order.location.province, order.destination.province) for order in moves}
+        for order in moves:
             a, b = self.point(order.location), self.point(order.destination)
             target = order.destination.province
             end_gap = UNIT_R + GAP if target in self.occupied else 3.0
@@ -332,7 +331,8 @@ class _Layout:
                  if b[0] < ux + near and ux - near < b[2] and b[1] < uy + near and uy - near < b[3]]
         boxes += [(p[0] - UNIT_R, p[1] - UNIT_R, p[0] + UNIT_R, p[1] + UNIT_R) for p in self.unit_points
                   if abs(p[0] - ux) < near and abs(p[1] - uy) < near]
-        best, best_cost = None, math.inf
+        best: Point = (ux, uy)  # (the first side tried takes its place)
+        best_cost = math.inf
         for k in range(12):
             angle = math.pi * (1.25 + k / 6)        # from up-left, clockwise
             x = ux + math.cos(angle) * (reach + width / 2)
@@ -348,7 +348,7 @@ class _Layout:
 
     def bid(self, bid: Bid) -> None:
         width = tag_width(bid.amount)
-        at = self.tag_point(bid.province, bid.kind in ("vassal", "bribe"), width)
+        at = self.tag_point(bid.province, bid.on_unit, width)
         self.top.append(Tag(bid.kind, at, self.colour(bid.power), bid.amount, bid.status))
         self.used.add("vassal bid" if bid.kind == "vassal" else bid.kind)
         self.outcome(bid.status, (at[0] + width / 2, at[1] - 8.0), 4.5)

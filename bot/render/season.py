@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from PIL import Image
 
+from adjudicator.modules import standing_column
 from adjudicator.orders import Order
 from adjudicator.position import Position
 from adjudicator.results import Adjudication
@@ -74,7 +75,8 @@ def season_picture(variant: Variant | str, before: Position, adjudication: Adjud
     """
     variant = _variant(variant)
     facts = season_facts(variant, before, adjudication)
-    after = "centres and prestige after them" if before.prestige is not None else "the centres after them"
+    column = standing_column(before)
+    after = f"centres and {column[0]} after them" if column is not None else "the centres after them"
     image = draw(variant, facts, title=_title(variant, before, game),
                  subtitle=_subtitle(variant, game, f"the orders and how they went; {after}"), size=size)
     return png(image, map_layers(variant.name, size))

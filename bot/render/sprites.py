@@ -238,7 +238,7 @@ def no_sign(r: float, scale: float) -> Sprite:
 def text(words: str, size: float, colour: str = palette.INK, bold: bool = False) -> tuple[Image.Image, int]:
     """A line of text (pixels) as an RGBA sprite, and where its baseline is in it."""
     face = fonts.font(size, bold=bold)
-    left, top, right, bottom = face.getbbox(words, anchor="ls")
+    left, top, right, bottom = (int(v) for v in face.getbbox(words, anchor="ls"))  # (whole pixels from a font file)
     image = Image.new("RGBA", (max(1, right - left + 2), max(1, bottom - top + 2)), (0, 0, 0, 0))
     ImageDraw.Draw(image).text((1 - left, 1 - top), words, font=face, fill=colour, anchor="ls")
     return image, 1 - top
@@ -258,9 +258,10 @@ def prepare(variant: Variant, scale: float) -> list[Sprite]:
         for fleet in (False, True):
             for small in (False, True):
                 made.append(unit(colour, pattern, fleet, scale, small))
-    for colour, _ in colours + [(None, "")]:
+    owners: list[str | None] = [*(colour for colour, _ in colours), None]  # (None: a centre nobody owns)
+    for owner in owners:
         for changed in (False, True):
-            made.append(dot(colour, changed, scale))
+            made.append(dot(owner, changed, scale))
     for colour, _ in colours:
         for status in (PENDING, SUCCEEDED, FAILED, INVALID):
             made.append(ring(colour, RING_R, 2.6, palette.INK, status, scale))
@@ -280,9 +281,9 @@ def prepare(variant: Variant, scale: float) -> list[Sprite]:
 
 def sheet(drawn: list[Sprite], width: int) -> Image.Image:
     """Sprites side by side on white, ``width`` pixels wide (for the palette)."""
-    drawn = [image for image, _, _ in drawn]
+    images = [image for image, _, _ in drawn]
     rows, x, y, row = [], 0, 0, 0
-    for image in drawn:
+    for image in images:
         if x + image.width > width:
             x, y, row = 0, y + row, 0
         rows.append((image, (x, y)))

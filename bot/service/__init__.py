@@ -92,6 +92,7 @@ class GameService:
     create_game = _Part("lobby")
     games = _Part("lobby")
     directory = _Part("lobby")
+    players = _Part("lobby")
     directories = _Part("lobby")
     entry = _Part("lobby")
     board = _Part("lobby")

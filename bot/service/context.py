@@ -53,6 +53,13 @@ def started_phase(game: GameRow) -> str:
     return game.phase
 
 
+def seated_power(player: PlayerRow) -> Power:
+    """The power ``player`` plays: only a player :meth:`Context.playing` gave has one for sure."""
+    if player.power is None:
+        raise WrongStateError(f"{player.player!r} plays no power")
+    return Power(player.power)
+
+
 def game_not_found(session: Session, ref: str | int) -> NoSuchGameError:
     """The error for a game name or number that names no game, with the names that would do."""
     return NoSuchGameError(ref, [g.name for g in database.all_games(session)][:10])
@@ -252,8 +259,7 @@ class Context:
             return []
         timers = [TimerRow(game_id=game.id, version=game.version, kind="deadline", due_at=deadline, payload={}),
                   *self.reminder_timers(game, deadline, now)]
-        session.add_all(timers)
-        session.flush()
+        database.add_timers(session, timers)
         return timers
 
     def reminder_timers(self, game: GameRow, deadline: datetime, now: datetime) -> list[TimerRow]:

@@ -18,9 +18,10 @@ from datetime import timedelta
 import structlog
 
 from adjudicator.adjudicate import adjudicate
+from adjudicator.modules import module_seed
 from adjudicator.position import Position
 from adjudicator.turn import to_decide, winners
-from adjudicator.vocab import Phase
+from adjudicator.vocab import Phase, Power
 
 from bot.codec import limits
 from bot.codec.documents import position_from_dict, position_to_dict
@@ -28,9 +29,9 @@ from bot.codec.season import GivenOrder, Season, season_columns
 from bot.codec.values import order_from_json
 from bot.store import database
 from bot.store.faults import crash_point
-from bot.store.rows import GameRow, GameStatus, PlayerStatus, SeasonRow, TimerRow
+from bot.store.rows import GameRow, GameStatus, PlayerStatus, TimerRow
 from . import texts
-from .context import CIVIL_DISORDER_STATES, Context
+from .context import CIVIL_DISORDER_STATES, Context, started_phase
 from adjudicator.variant import Variant
 
 log = structlog.get_logger("crusader.judge")
@@ -59,7 +60,7 @@ class _Drawn:
 
     game_id: int
     version: int
-    position: dict
+    position: dict | None
     orders: list
     picture: bytes | None
 
@@ -67,6 +68,13 @@ class _Drawn:
         """Whether the picture shows the season of ``game`` adjudicated with ``orders``."""
         return ((self.game_id, self.version) == (game.id, game.version) and self.position == game.position
                 and self.orders == _standing(orders))
+
+
+def _seed(position: Position, game_seed: int) -> int:
+    """The seed a season is stored with: the one the rule module draws from, as the position
+    carries it (prestige: the neutrals' random retreats), else the game's."""
+    seed = module_seed(position)
+    return seed if seed is not None else game_seed
 
 
 def _standing(orders) -> list:
@@ -109,12 +117,12 @@ class Judge:
     def _claim_timer(self, session, timer_id: int) -> bool:
         return database.claim_timer(session, timer_id, self.ctx.now())
 
-    def _missing(self, session, game: GameRow) -> tuple[list[str], dict[str, str]]:
+    def _missing(self, session, game: GameRow) -> tuple[list[Power], dict[str, str]]:
         """Powers that must order and have not (nor said they are ready without), and who plays each."""
         variant, position = position_from_dict(game.position)
         players = database.players_of(session, game.id)
         playing = {p.power: p.player for p in players if p.status not in CIVIL_DISORDER_STATES and p.power}
-        have = {o.power for o in database.orders_of(session, game.id, game.version)}
+        have: set[str | None] = {o.power for o in database.orders_of(session, game.id, game.version)}
         have |= {p.power for p in players if self.ctx.is_ready(game, p)}
         missing = sorted(p for p in to_decide(variant, position) if p in playing and p not in have)
         return missing, playing
@@ -150,7 +158,8 @@ class Judge:
         if missing:
             before = int(timer.payload.get("before", 0))
             self.ctx.announce(session, game, "reminder", "players", f"{game.name}: orders due for {game.phase}",
-                           texts.reminder(game.name, game.phase, game.deadline_at, missing, self.ctx.policy(game).timezone),
+                           texts.reminder(game.name, started_phase(game), game.deadline_at, missing,
+                                          self.ctx.policy(game).timezone),
                            key=f"{game.id}:{game.version}:reminder:{before}", powers=missing,
                            recipients=[playing[p] for p in missing], data={"before": before})
         return "reminded"
@@ -189,7 +198,7 @@ class Judge:
             if missing:
                 return "grace", self._grace(session, game, now, policy.grace, missing, playing)
         crash_point("before_adjudication")
-        if limits.calendar_ends(Phase.parse(game.phase)):
+        if limits.calendar_ends(Phase.parse(started_phase(game))):
             self.ctx.finish(session, game, {"calendar": True, "reason": texts.CALENDAR_ENDS}, now=now,
                          key=f"{game.id}:{game.version}:ended")
             return "ended", []
@@ -202,9 +211,11 @@ class Judge:
         database.cancel_timers(session, game.id, now)
         game.deadline_at = (game.deadline_at or now) + grace
         timer = TimerRow(game_id=game.id, version=game.version, kind="grace", due_at=game.deadline_at, payload={})
-        session.add_all([timer, game])
+        database.add_timers(session, [timer])
+        session.add(game)
         self.ctx.announce(session, game, "late", "players", f"{game.name}: orders late for {game.phase}",
-                       texts.late(game.name, game.phase, game.deadline_at, missing, self.ctx.policy(game).timezone),
+                       texts.late(game.name, started_phase(game), game.deadline_at, missing,
+                                  self.ctx.policy(game).timezone),
                        powers=missing, recipients=[playing[p] for p in missing])
         session.flush()
         return [timer]
@@ -230,11 +241,11 @@ class Judge:
             game = session.get(GameRow, game_id)
             if game is None or game.version != version or game.status != GameStatus.ACTIVE:
                 return None
-            if limits.calendar_ends(Phase.parse(game.phase)):
+            if limits.calendar_ends(Phase.parse(started_phase(game))):
                 return None
             if trigger == "deadline" and self.ctx.policy(game).grace > timedelta(0) and self._missing(session, game)[0]:
                 return None
-            orders = database.orders_of(session, game.id, game.version)
+            orders = database.standing_order_rows(session, [(game.id, game.version)])
         began = time.perf_counter()
         variant, position = position_from_dict(game.position)
         adjudication = adjudicate(variant, position, [order_from_json(o.order) for o in orders])
@@ -260,7 +271,7 @@ class Judge:
                            drawn: _Drawn | None = None) -> list[TimerRow]:
         """Adjudicate the game's phase, then at once every following phase in which no power has
         anything to decide; arm the deadline of the phase that waits for orders, announce each."""
-        orders = database.orders_of(session, game.id, game.version)
+        orders = database.standing_order_rows(session, [(game.id, game.version)])
         players = database.players_of(session, game.id)
         variant, position = position_from_dict(game.position)
         snapshot = self._snapshot(players)      # the players as they were before this phase
@@ -321,22 +332,22 @@ class Judge:
         """The phases of ``game`` that were adjudicated once and rolled back since (their results,
         posted again, say so)."""
         again: set[str] = set()
-        for action in database.actions_of(session, game.id):
-            if action.action == "rollback":
-                again.update(action.details.get("undone") or [action.details.get("to")])
+        for action in database.actions_of(session, game.id, ("rollback",)):
+            again.update(action.details.get("undone") or [action.details.get("to")])
         return again
 
-    def _count_nmr(self, session, game: GameRow, players, need, have) -> tuple[list[str], list]:
+    def _count_nmr(self, session, game: GameRow, players, need, have) -> tuple[list[Power], list]:
         """The powers that had to order and did not (sorted), and the players this puts in civil disorder."""
         limit = self.ctx.policy(game).nmr_limit
-        nmr, disorder = [], []
+        nmr: list[Power] = []
+        disorder = []
         for p in players:
-            if p.power not in need or p.status in CIVIL_DISORDER_STATES:
+            if p.power is None or p.power not in need or p.status in CIVIL_DISORDER_STATES:
                 continue
             if p.power in have:
                 p.nmr_count = 0
             else:
-                nmr.append(p.power)
+                nmr.append(Power(p.power))
                 p.nmr_count += 1
                 if limit and p.nmr_count >= limit:
                     p.status = PlayerStatus.CIVIL_DISORDER
@@ -351,7 +362,7 @@ class Judge:
                  "draw_vote": p.draw_vote} for p in players]
 
     def _archive(self, session, game: GameRow, variant: Variant, position: Position, orders, snapshot: list[dict],
-                 nmr: list[str], now, trigger: str, drawn: _Drawn | None = None) -> Season:
+                 nmr: list[Power], now, trigger: str, drawn: _Drawn | None = None) -> Season:
         """Adjudicate the game's phase (``position``) with the standing ``orders``, keep the season,
         move the game on a version to the next position. The picture is the one drawn ahead when
         it was drawn from this very position and these very orders."""
@@ -368,10 +379,10 @@ class Judge:
             _timings.picture += time.perf_counter() - adjudicated
         season = Season(game=game.name, version=game.version, variant=variant, position=position, orders=given,
                         adjudication=adjudication, nmr=tuple(nmr), players=tuple(snapshot),
-                        seed=position.prestige.seed if position.prestige is not None else game.seed,
+                        seed=_seed(position, game.seed),
                         deadline_at=game.deadline_at, adjudicated_at=now, adjudicated_by=f"{self.ctx.node}:{trigger}",
                         picture=picture)
-        session.add(SeasonRow(game_id=game.id, **season_columns(season)))
+        database.add_season(session, game.id, season_columns(season))
         game.position, game.phase = position_to_dict(adjudication.position, variant), str(adjudication.position.phase)
         game.version += 1
         return season

@@ -8,15 +8,16 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from adjudicator.errors import CrusaderError
-from adjudicator.variant import UnknownVariantError, get_variant
+from adjudicator.position import Position
+from adjudicator.variant import UnknownVariantError, Variant, get_variant
 
 from bot.codec.documents import DocumentError, new_game_document, position_from_dict
 from bot.codec.season import Season, season_from_row
 from bot.store import database
-from bot.store.names import check_game_name, name_taken
+from bot.store.names import check_game_name, game_key, name_taken
 from bot.store.rows import GameRow, GameStatus, PlayerRow
 from . import texts
-from .context import WAITING, Context
+from .context import WAITING, Context, started_phase
 from .errors import NotFoundError, ServiceError, UnplayedPowersError, WrongStateError
 from .policy import DeadlinePolicy
 from .views import GameEntry, GameView
@@ -65,15 +66,14 @@ class Lobby:
         gm = self.ctx.identity(gm, "the game master")
         name, doc = self.check_new_game(name, variant, rules)
         seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
-        if "seed" in doc:  # the prestige rules draw the neutrals' random retreats from it (3.4)
-            doc["seed"] = seed
+        doc = new_game_document(doc["variant"], list(rules), seed=seed)     # a rule module's random draws
         now = self.ctx.now()
         with self.ctx.db.session() as session:
             taken = database.game_by_name(session, name)
             if taken is not None:
                 raise ServiceError(name_taken(name, taken.name))
-            game = GameRow(name=name, variant=doc["variant"], rules=sorted(rules), gm=gm, status=GameStatus.FORMING,
-                           policy=(policy or DeadlinePolicy()).to_dict(), position=doc, phase=doc["phase"],
+            game = GameRow(name=name, key=game_key(name), variant=doc["variant"], rules=sorted(rules), gm=gm,
+                           status=GameStatus.FORMING, policy=(policy or DeadlinePolicy()).to_dict(), position=doc, phase=doc["phase"],
                            seed=seed, created_at=now)
             session.add(game)
             session.flush()
@@ -83,10 +83,16 @@ class Lobby:
         with self.ctx.db.session() as session:
             return [self.ctx.view(session, g) for g in database.all_games(session, status=status)]
 
+    def players(self, *, statuses: Iterable[str]) -> set[str]:
+        """Who plays (or waits, or played) in the games of these ``statuses``: their identities."""
+        with self.ctx.db.session() as session:
+            return database.players_in_games(session, tuple(statuses))
+
     def directory(self, *, player: str | None = None, statuses: Iterable[str] = ()) -> list[GameEntry]:
         """Games by name (cheap: no board is loaded): all of them, or those ``player`` plays in."""
         statuses = tuple(statuses)
         with self.ctx.db.session() as session:
+            rows: list[tuple[GameRow | database.Listing, str | None]]
             if player is None:
                 rows = [(g, None) for g in database.all_games(session) if not statuses or g.status in statuses]
             else:
@@ -106,12 +112,12 @@ class Lobby:
         with self.ctx.db.session() as session:
             return self._entry(self.ctx.game(session, game), None)
 
-    def _entry(self, game: GameRow, power: str | None) -> GameEntry:
+    def _entry(self, game: GameRow | database.Listing, power: str | None) -> GameEntry:
         """``game``: its row, or a directory row (``database.games_of_players``) with the same names."""
         return GameEntry(id=game.id, name=game.name, variant=game.variant, status=game.status, gm=game.gm,
                          phase=game.phase, power=power, extra=DeadlinePolicy.extra_of(game.policy))
 
-    def board(self, game: str | int, version: int | None = None):
+    def board(self, game: str | int, version: int | None = None) -> tuple[Variant, Position] | None:
         """The game's variant and current position (public: units, centres, prestige); with
         ``version``, the position the game stood at then (``None`` when that phase was rolled back)."""
         with self.ctx.db.session() as session:
@@ -258,9 +264,9 @@ class Lobby:
             row.status = GameStatus.ACTIVE
             self.ctx.record(session, row, actor, "start", civil_disorder=sorted(free))
             timers = self.ctx.arm(session, row, self.ctx.phase_deadline(row, now), now)
-            assignments = {pl.power: pl.player for pl in players}
+            assignments = {pl.power: pl.player for pl in players if pl.power is not None}  # (every one, now)
             self.ctx.announce(session, row, "started", "public", f"{row.name}: the game has started",
-                           texts.started(row.name, row.variant, row.phase, row.deadline_at, assignments,
+                           texts.started(row.name, row.variant, started_phase(row), row.deadline_at, assignments,
                                          self.ctx.policy(row).timezone, unplayed=sorted(free),
                                          early=self.ctx.policy(row).early, anonymous=self.ctx.hidden(row)),
                            data={"assignments": assignments, "civil_disorder": sorted(free), "version": row.version})

@@ -19,13 +19,13 @@ from collections.abc import Sequence
 
 from adjudicator.orders import Order, is_rule_order
 from adjudicator.turn import Duty, Verdict, choices, commands, duty, rule_choices, slot, still_to_decide
-from adjudicator.vocab import PhaseKind, Unit
+from adjudicator.vocab import PhaseKind, ProvinceId, Unit
 
 from bot.codec.documents import position_from_dict
 from bot.codec.values import order_from_json
 from bot.store import database
 from bot.store.rows import GameStatus
-from .context import Context
+from .context import Context, seated_power, started_phase
 from .errors import ServiceError
 from .orders import OrderDesk
 from .submissions import Batch
@@ -57,7 +57,7 @@ class Panel:
     ``units``: the units the power orders (its own, its vassals, those its bids would command;
     in a retreat phase its dislodged units; in an adjustment phase, when it must remove some, its
     units). ``duty``: what it has still to decide (builds and their sites, removals).
-    ``prestige``: what it may spend in this phase (0 where prestige is not spent).
+    ``spendable``: what it may spend in this phase (its rule module's prestige; 0 where nothing is spent).
     """
 
     game: str
@@ -70,7 +70,7 @@ class Panel:
     units: tuple[PanelUnit, ...]
     standing: tuple[OrderLine, ...]
     duty: Duty
-    prestige: int
+    spendable: int
     ready: bool
     must_decide: bool
     deadline_at: datetime | None
@@ -94,7 +94,7 @@ class Menus:
         me = self.ctx.playing(session, row, database.players_of(session, row.id), player)
         if version is not None and row.version != version:
             raise StalePanelError(f"This menu was for an earlier phase of '{row.name}', which has been adjudicated; "
-                                  f"it is {row.phase} now.", row.phase)
+                                  f"it is {row.phase} now.", started_phase(row))
         variant, position = position_from_dict(row.position)
         standing = tuple(OrderLine(o.text, order_from_json(o.order))
                          for o in database.orders_of(session, row.id, row.version, me.power))
@@ -111,8 +111,8 @@ class Menus:
                 place = slot(line.order)
                 if place is not None and place.kind == "unit":
                     by_unit[place.subject] = line
-                elif is_rule_order(line.order) and getattr(line.order, "order", None) is not None:
-                    by_unit.setdefault(line.order.order.location.province, line)   # a BRIBE with its unit's order
+                elif is_rule_order(line.order) and (inner := getattr(line.order, "order", None)) is not None:
+                    by_unit.setdefault(inner.location.province, line)   # a BRIBE with its unit's order
             must = duty(variant, position, me.power)
             units = tuple(PanelUnit(c.unit, c.by, by_unit.get(c.unit.province))
                           for c in commands(variant, position, me.power, orders)
@@ -120,7 +120,7 @@ class Menus:
             return Panel(game=row.name, game_id=row.id, version=row.version, phase=row.phase,
                          kind=position.phase.kind.value, power=me.power, variant=row.variant, units=units,
                          standing=standing, duty=still_to_decide(variant, position, me.power, orders),
-                         prestige=must.prestige, ready=self.ctx.is_ready(row, me), must_decide=must.must_decide,
+                         spendable=must.spendable, ready=self.ctx.is_ready(row, me), must_decide=must.must_decide,
                          deadline_at=row.deadline_at, allowance=must, rule_orders=rule_choices(variant, position, me.power, orders))
 
     def choices(self, game: str | int, player: str, province: str, version: int | None = None) -> tuple[Order, ...]:
@@ -128,7 +128,7 @@ class Menus:
         its standing orders taken into account (:func:`adjudicator.turn.choices`)."""
         with self.ctx.db.session() as session:
             _row, me, variant, position, standing = self._current(session, game, player, version)
-            return choices(variant, position, me.power, province, [ln.order for ln in standing])
+            return choices(variant, position, me.power, ProvinceId(province), [ln.order for ln in standing])
 
     def submit_values(self, game: str | int, player: str, orders: Sequence[Order],
                       version: int | None = None) -> SubmissionReport:
@@ -145,12 +145,12 @@ class Menus:
             me = self.ctx.playing(session, row, phase.players, player)
             if version is not None and row.version != version:
                 raise StalePanelError(f"This menu was for an earlier phase of '{row.name}', which has been "
-                                      f"adjudicated; it is {row.phase} now: nothing was recorded.", row.phase)
+                                      f"adjudicated; it is {row.phase} now: nothing was recorded.", started_phase(row))
             if any(o.power != me.power for o in orders):
                 raise ServiceError(f"these orders are not {me.power}'s")
             variant, position = phase.board
-            lines, _ = read_values(orders, variant, position, me.power,
-                                   [o.order for o in phase.standing.get(me.power, [])])
+            power = seated_power(me)
+            lines, _ = read_values(orders, variant, position, power, [o.order for o in phase.standing.get(power, [])])
             report = self.desk.record(batch, phase, me, lines, "\n".join(ln.written for ln in lines))
             batch.write()
         return report

@@ -8,14 +8,16 @@ from contextlib import contextmanager
 from dataclasses import replace
 from collections.abc import Sequence
 
+from adjudicator.modules import standing_column
 from adjudicator.turn import duty, slot, still_to_decide, survivors
+from adjudicator.vocab import Power
 
 from bot.codec import limits
 from bot.codec.documents import position_from_dict
 from bot.codec.values import order_from_json
 from bot.store import database
 from bot.store.rows import GameRow, GameStatus, PlayerStatus
-from .context import CIVIL_DISORDER_STATES, Context
+from .context import CIVIL_DISORDER_STATES, Context, seated_power, started_phase
 from .errors import NotAllowedError, NotPlayingError, ServiceError
 from .judge import Judge
 from .lobby import Lobby
@@ -51,7 +53,10 @@ class OrderDesk:
             for action in reversed(database.actions_in_games(session, ("remove", "replace", "take_over"), RUNNING)):
                 details = action.details or {}
                 if player in (details.get("player"), details.get("previous")):
-                    why = self.ctx.not_playing(session, session.get(GameRow, action.game_id), player, None)
+                    row = session.get(GameRow, action.game_id)
+                    if row is None:  # (never: the action was read with its game)
+                        continue
+                    why = self.ctx.not_playing(session, row, player, None)
                     return why if why.why != "stranger" else None
         return None
 
@@ -72,7 +77,7 @@ class OrderDesk:
         its report, the games it may be for, or the refusal that concerns it only."""
         unrouted = {player for player, _, chosen in messages if chosen is None}
         directories = self.lobby.directories(unrouted, statuses=RUNNING) if unrouted else {}
-        answers: list[SubmissionReport | Ambiguous | ServiceError | None] = [None] * len(messages)
+        answers: dict[int, SubmissionReport | Ambiguous | ServiceError] = {}
         routed: list[tuple[int, int, str, str]] = []
         for i, (player, text, chosen) in enumerate(messages):
             try:
@@ -90,7 +95,7 @@ class OrderDesk:
         reports = self.submit_many([(game, player, text) for _, game, player, text in routed])
         for (i, *_), report in zip(routed, reports, strict=True):
             answers[i] = report
-        return answers
+        return [answers[i] for i in range(len(messages))]
 
     def submit_orders(self, game: str | int, player: str, text: str) -> SubmissionReport:
         """Parse and check every line; accepted orders replace earlier ones for the same unit."""
@@ -123,7 +128,8 @@ class OrderDesk:
         self.ctx.require_status(row, GameStatus.ACTIVE, GameStatus.PAUSED)
         me = self.ctx.playing(batch.session, row, phase.players, player)
         variant, position = phase.board
-        lines, _ = read_message(text, variant, position, me.power, [o.order for o in phase.standing.get(me.power, [])])
+        power = seated_power(me)
+        lines, _ = read_message(text, variant, position, power, [o.order for o in phase.standing.get(power, [])])
         return self.record(batch, phase, me, lines, text)
 
     def record(self, batch: Batch, phase, me, lines: list[OrderLine], text: str) -> SubmissionReport:
@@ -154,7 +160,7 @@ class OrderDesk:
                         if getattr(slot(order_from_json(o.order)), "subject", None) == province]
                 if not keys:
                     raise ServiceError(f"{me.power} has no standing order for {province!r} in {row.phase}")
-            database.delete_orders(session, row.id, row.version, me.power, keys)
+            database.delete_orders(session, row.id, row.version, seated_power(me), keys)
         return self.my_orders(game, player)
 
     def my_orders(self, game: str | int, player: str) -> PlayerOrders:
@@ -165,13 +171,16 @@ class OrderDesk:
             me = self.ctx.playing(session, row, database.players_of(session, row.id), player)
             variant, position = position_from_dict(row.position)
             orders = database.orders_of(session, row.id, row.version, me.power)
-            prestige = position.prestige.prestige.get(me.power) if position.prestige is not None else None
-            lines = tuple(OrderLine(o.text, order_from_json(o.order)) for o in orders)
-            return PlayerOrders(game=row.name, phase=row.phase, power=me.power, orders=lines,
-                                must_order=duty(variant, position, me.power).must_decide, prestige=prestige,
+            standing = standing_column(position)
+            column = (standing[0], standing[1].get(Power(me.power or ""), 0)) if standing is not None else None
+            given = [order_from_json(o.order) for o in orders]
+            lines = tuple(OrderLine(o.text, order) for o, order in zip(orders, given, strict=True))
+            power = seated_power(me)
+            return PlayerOrders(game=row.name, phase=started_phase(row), power=power, orders=lines,
+                                must_order=duty(variant, position, power).must_decide, column=column,
                                 deadline_at=row.deadline_at, variant=row.variant,
                                 timezone=self.ctx.policy(row).timezone,
-                                duty=still_to_decide(variant, position, me.power, [ln.order for ln in lines]),
+                                duty=still_to_decide(variant, position, power, given),
                                 ready=self.ctx.is_ready(row, me))
 
     def ready(self, game: str | int, player: str, ready: bool = True) -> Readiness:

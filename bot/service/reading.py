@@ -55,7 +55,7 @@ def read_values(orders: Sequence[Order], variant: Variant, position: Position, p
 
 def _judged(written: str, verdict: Verdict) -> OrderLine:
     """The answer for a line ``written``: the order the engine understood, or why it refused it."""
-    if verdict.accepted:
+    if verdict.refusal is None:  # (accepted)
         return OrderLine(written, verdict.understood, note=verdict.note, replaces=verdict.replaces)
     return OrderLine(written, reason=verdict.refusal.text, refusal=verdict.refusal)
 

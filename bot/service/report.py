@@ -19,17 +19,15 @@ from dataclasses import dataclass
 from collections.abc import Iterable, Mapping, Sequence
 
 from adjudicator.events import Events
-from adjudicator.modules import order_kind, standing_column
+from adjudicator.modules import annihilation_note, commanded, order_kind, report_parts, spent, standing_column
 from adjudicator.orders import Build, Hold, Order, Retreat, UnitOrder, Waive, is_rule_order
 from adjudicator.position import Position
-from adjudicator.prestige.events import PrestigeEvents, PrestigeYear
 from adjudicator.results import Adjudication, OrderResult, Outcome
-from adjudicator.turn import duty, supplied_by
+from adjudicator.turn import duty, supplied_by, survivors
 from adjudicator.variant import Variant
 from adjudicator.vocab import NEUTRAL, Location, Phase, PhaseKind, Power, ProvinceId, Unit
 
-from bot.codec.spelled import named, place, power_name, spell
-from bot.codec.spelled import unit as spelled_unit
+from bot.codec.spelled import named, names, place, power_name, spell
 
 SUPPLIED = {"no-order": "no order given", "disorder": "no order given", "bribe": "the order written with the BRIBE",
             "neutral": "neutral, nobody commands it", "random": "neutral, nobody commands it: drawn at random, rule 3.4"}
@@ -56,7 +54,7 @@ class OrderLine:
     verdict: str
     why: str = ""
     supplied: str = ""
-    prestige: bool = False
+    rule_order: bool = False
     """A rule module's order (a bid, a loan, a pledge of loyalty), not a unit's."""
 
     @property
@@ -78,8 +76,9 @@ class PowerOrders:
 
 @dataclass(frozen=True, slots=True)
 class Section:
-    """A part of the report: ``key`` says which (``changes``, ``prestige``, ``year``, ``waived``,
-    ``standings``, ``game``), for a front end that shows some part its own way."""
+    """A part of the report: ``key`` says which (``changes``, a rule module's parts (prestige:
+    ``prestige``, ``year``), ``waived``, ``standings``, ``game``), for a front end that shows some
+    part its own way."""
 
     key: str
     title: str
@@ -110,15 +109,12 @@ def phase_report(adjudication: Adjudication, variant: Variant, before: Position,
     text, reason) of each line that could not be read as an order; ``nmr``: the powers that sent
     no orders; ``next_phase``: the line that says what comes next (or how the game ended)."""
     events = adjudication.events
-    rule = events.rule if isinstance(events.rule, PrestigeEvents) else None
-    year = events.rule_year if isinstance(events.rule_year, PrestigeYear) else None
     sections = [
         Section("changes", "What changed", tuple(_changes(adjudication, variant, before))),
-        Section("prestige", "Prestige", tuple(_prestige(rule, variant)) if rule is not None else ()),
-        Section("year", f"The end of {before.phase.year}", tuple(_year_end(year, variant, before.phase))
-                if year is not None else ()),
+        *(Section(part.key, part.title, part.lines) for part in report_parts(variant, before, adjudication,
+                                                                             names(variant))),
         Section("waived", "Builds waived", tuple(_waived(adjudication, variant, before))),
-        Section("standings", _standings_title(adjudication.position, before.phase, year),
+        Section("standings", _standings_title(adjudication.position, before.phase, events.rule_year is not None),
                 tuple(_standings(before, adjudication, variant))),
         Section("game", "The game", tuple(_game(events, variant, nmr))),
     ]
@@ -129,8 +125,8 @@ def phase_report(adjudication: Adjudication, variant: Variant, before: Position,
 
 def _orders(adjudication: Adjudication, variant: Variant, before: Position,
             unread: Iterable[tuple[str, str, str]]) -> list[PowerOrders]:
-    rule = adjudication.events.rule if isinstance(adjudication.events.rule, PrestigeEvents) else None
-    bribed = rule.bribed if rule is not None else {}
+    rule = adjudication.events.rule
+    bribed = commanded(before, rule)
     by_power: dict[str, list[OrderLine]] = {}
     for whose, text, reason in unread:
         by_power.setdefault(whose, []).append(OrderLine(Power(whose), text, Outcome.INVALID, "not understood",
@@ -156,29 +152,28 @@ def _orders(adjudication: Adjudication, variant: Variant, before: Position,
 
 def order_outcome(result: OrderResult, variant: Variant, before: Position, events: Events) -> OrderLine:
     """One order given in the phase ``before`` was played from, with its outcome as the report words it."""
-    rule = events.rule if isinstance(events.rule, PrestigeEvents) else None
-    return _order_line(result, variant, before, rule, rule.bribed if rule is not None else {})
+    return _order_line(result, variant, before, events.rule, commanded(before, events.rule))
 
 
-def _order_line(r: OrderResult, variant: Variant, before: Position, rule: PrestigeEvents | None,
+def _order_line(r: OrderResult, variant: Variant, before: Position, rule: object | None,
                 bribed: Mapping[ProvinceId, Power]) -> OrderLine:
     order = r.order
     words = _words(order, variant, before, bribed)
     if not is_rule_order(order):
         return OrderLine(order.power, words, r.outcome, _VERDICT[r.outcome], _why(r, words, variant))
-    spent = rule.spent_on(order) if rule is not None else 0
+    cost = spent(before, rule, order)
     why = named(r.reason, variant)
-    for tail in (*_SPENT_TAILS, f"; {spent} prestige spent"):
+    for tail in (*_SPENT_TAILS, f"; {cost} prestige spent"):
         why = why.removesuffix(tail)
     kind = order_kind(order)
     verdict = _KIND_VERDICT.get(kind, _VERDICT)[r.outcome]
     if kind == "loan" and r.succeeded:
         why = ""        # "2 prestige lent to ...": the order says it
-    if spent:
-        verdict += f", {spent} spent"
+    if cost:
+        verdict += f", {cost} spent"
     elif r.outcome is not Outcome.SUCCEEDS:
         verdict += ", nothing spent"
-    return OrderLine(order.power, words, r.outcome, verdict, why, prestige=True)
+    return OrderLine(order.power, words, r.outcome, verdict, why, rule_order=True)
 
 
 def _words(order: Order, variant: Variant, before: Position, bribed: Mapping[ProvinceId, Power]) -> str:
@@ -220,13 +215,12 @@ def _held(order: Order, variant: Variant, before: Position, bribed: Mapping[Prov
 
 
 def _name(power: str, variant: Variant) -> str:
-    return f"{variant.power_name(Power(power))} ({power})" if power in variant.powers else power
+    return names(variant).titled(Power(power))
 
 
 def _unit(u: Unit, variant: Variant) -> str:
     """``A Tarsus (Antioch)``, ``A Damascus (neutral)``."""
-    whose = "neutral" if u.power == NEUTRAL else variant.powers[u.power].name if u.power in variant.powers else u.power
-    return f"{spelled_unit(u, variant)} ({whose})"
+    return names(variant).owned(u)
 
 
 # -- the sections ------------------------------------------------------------------------------
@@ -240,15 +234,15 @@ def _changes(adjudication: Adjudication, variant: Variant, before: Position) -> 
         if d.unit not in gone:
             out.append(f"Dislodged: {_unit(d.unit, variant)}, attacked from {place(Location(d.attacker_from), variant)}"
                        f"{' by convoy' if d.by_convoy else ''}: it retreats or is disbanded next")
-    prestige = isinstance(events.rule, PrestigeEvents)
-    commanded = {r.order.location.province: r.order.power for r in (*adjudication.results, *adjudication.implicit)
+    commander = {r.order.location.province: r.order.power for r in (*adjudication.results, *adjudication.implicit)
                  if isinstance(r.order, UnitOrder) and not isinstance(r.order, Build)}
     for a in events.annihilated:
         line = f"Destroyed: {_unit(a.unit, variant)}, dislodged with nowhere to retreat"
         if a.by and a.by != NEUTRAL:
             line += f" (by {variant.power_name(a.by)})"
-        if prestige:
-            line += "; " + _annihilation_prestige(a.unit, a.by, commanded.get(a.unit.province), variant)
+        note = annihilation_note(before, a.unit, a.by, commander.get(a.unit.province), names(variant))
+        if note:
+            line += "; " + note
         out.append(line)
     if before.phase.kind is PhaseKind.RETREAT:
         for r in (*adjudication.results, *adjudication.implicit):
@@ -264,59 +258,14 @@ def _changes(adjudication: Adjudication, variant: Variant, before: Position) -> 
     return out
 
 
-def _annihilation_prestige(unit: Unit, by: Power | None, commander: Power | None, variant: Variant) -> str:
-    """The prestige an annihilation earns and costs at the year's end (rules 2.3.2-2.3.5)."""
-    parts = []
-    if by and by != NEUTRAL:
-        parts.append(f"+1 prestige to {variant.power_name(by)} at the year's end (rules 2.3.2, 2.3.3)")
-    if unit.power != NEUTRAL:
-        parts.append(f"-1 to {variant.power_name(unit.power)} (rule 2.3.2)")
-    elif commander and commander != NEUTRAL:
-        parts.append(f"-1 to {variant.power_name(commander)}, who commanded it (rule 2.3.4)")
-    return ", ".join(parts) if parts else "no prestige changes hands (rule 2.3.4)"
 
 
 def _owner(power: str, variant: Variant) -> str:
     return "neutral" if power == NEUTRAL else variant.power_name(Power(power)) if power in variant.powers else power
 
 
-def _prestige(rule: PrestigeEvents, variant: Variant) -> list[str]:
-    out = []
-    for home, lord in rule.vassals.items():
-        out.append(f"Vassal: the neutral army of {place(Location(home), variant)} obeys {variant.power_name(lord)} "
-                   f"until the year's end (rule 2.4)")
-    for province, briber in rule.bribed.items():
-        out.append(f"Bribed: the unit in {place(Location(province), variant)} obeys {variant.power_name(briber)} "
-                   f"this season, to hold, support or convoy (rules 2.5, 2.8)")
-    for province in rule.rebellions:
-        out.append(f"Rebellion: {place(Location(province), variant)} is neutral now (rule 2.7)")
-    for power, a in rule.ledger.items():
-        spent = sum(s.amount for s in a.spent)
-        if a.start == a.left and not spent and not a.received:
-            continue
-        received = f", received {a.received}" if a.received else ""
-        out.append(f"{_name(power, variant)}: had {a.start}{received}, spent {spent}, {a.left} left")
-    return out
 
 
-def _year_end(year: PrestigeYear, variant: Variant, phase: Phase) -> list[str]:
-    out = []
-    for power, total in year.prestige.items():
-        award, extra = year.award.get(power, 0), year.annihilations.get(power, 0)
-        line = (f"{_name(power, variant)}: {total} prestige for {phase.year + 1} — {award} for "
-                f"{year.centres.get(power, 0)} centres by rank (rule 2.3.1)")
-        if extra:
-            line += f", {extra:+d} for annihilations (rule 2.3.2)"
-        if award + extra < 0:
-            line += ", but never below 0 (rule 2.3.6)"
-        out.append(line)
-    for u in year.disbanded:
-        out.append(f"Disbanded: {_unit(u, variant)}, away from home and in no supply centre at the year's end "
-                   f"(rules 2.4.7, 3.1)")
-    for power, centres in year.fiefs_lost.items():
-        places = ", ".join(place(Location(c), variant) for c in centres)
-        out.append(f"{variant.power_name(power)} loses its seized fief {places}: another power holds it (rule 2.6.3)")
-    return out
 
 
 def _waived(adjudication: Adjudication, variant: Variant, before: Position) -> list[str]:
@@ -336,11 +285,11 @@ def _waived(adjudication: Adjudication, variant: Variant, before: Position) -> l
     return out
 
 
-def _standings_title(after: Position, phase: Phase, year: PrestigeYear | None) -> str:
+def _standings_title(after: Position, phase: Phase, year_ended: bool) -> str:
     column = standing_column(after)
     if column is None:
         return "Centres · units"
-    if year is not None or phase.kind is PhaseKind.ADJUSTMENT:
+    if year_ended or phase.kind is PhaseKind.ADJUSTMENT:
         return f"Centres · units · {column[0]} for {phase.year + 1}"
     return f"Centres · units · {column[0]} left for {phase.year}"
 
@@ -350,10 +299,13 @@ def _standings(before: Position, adjudication: Adjudication, variant: Variant) -
     after = adjudication.position
     was, now = before.center_counts(), after.center_counts()
     column = standing_column(after)
+    # the powers still in the game, and any that lost its last centre this phase and is not out yet
+    shown = set(survivors(variant, after)) | {p for p in survivors(variant, before)
+                                              if was.get(p) and p not in after.eliminated}
     out = []
     for power in variant.powers:
         centres, units = now.get(power, 0), len(after.units_of(power))
-        if power in after.eliminated or not (centres or units or was.get(power)):
+        if power not in shown:
             continue
         delta = centres - was.get(power, 0)
         line = f"{_name(power, variant)}: {centres}{f' ({delta:+d})' if delta else ''} · {units}"
@@ -391,7 +343,7 @@ def report_lines(report: Report, heading: str = "{}:", *, every_order: bool = Tr
             out += [indent + line.text.replace("\n", "\n" + indent + "    ") for line in group.lines]
             out.append("")
     else:
-        bids = [f"{line.power}: {line.text}" for group in report.orders for line in group.lines if line.prestige]
+        bids = [f"{line.power}: {line.text}" for group in report.orders for line in group.lines if line.rule_order]
         if bids:
             out += [heading.format("Prestige orders"), *(indent + b for b in bids), ""]
     for section in report.sections:

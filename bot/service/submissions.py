@@ -93,21 +93,21 @@ class Batch:
         as the engine judged them); the power's standing orders after it. A player who had said
         their orders were final (ready) and changes them is no longer ready."""
         game, power = phase.game, player.power
-        accepted = [ln for ln in lines if ln.order is not None]
+        accepted = [(ln, ln.order) for ln in lines if ln.order is not None]
         self.audit.append(dict(
             game_id=game.id, version=game.version, phase=game.phase, power=power, player=player.player, text=text,
-            accepted=[{"written": ln.written, "canonical": ln.canonical} for ln in accepted],
+            accepted=[{"written": ln.written, "canonical": ln.canonical} for ln, _ in accepted],
             rejected=[{"written": ln.written, "reason": ln.reason} for ln in lines if ln.order is None], at=now))
         standing = list(phase.standing.get(power, []))
         seq = max((o.seq for o in standing), default=0)
-        for line in accepted:
-            gone = replaced(line.order, [o.order for o in standing], *phase.board)
+        for line, order in accepted:
+            gone = replaced(order, [o.order for o in standing], *phase.board)
             for earlier in [o for o in standing if any(o.order is g for g in gone)]:
                 standing.remove(earlier)
                 if earlier.id is not None:
                     self.deleted.add(earlier.id)
             seq += 1
-            standing.append(Standing(order_key(line.order, seq), seq, line.written, line.order, now,
+            standing.append(Standing(order_key(order, seq), seq, line.written, order, now,
                                      submission=len(self.audit) - 1))
         phase.standing[power] = standing
         if player.status == PlayerStatus.CIVIL_DISORDER and accepted:
@@ -128,7 +128,7 @@ class Batch:
                 rows += [dict(game_id=game.id, version=game.version, phase=game.phase, power=power, key=o.key,
                               seq=o.seq, text=o.text, order=order_to_json(o.order), submission_id=ids[o.submission],
                               submitted_at=o.submitted_at)
-                         for o in orders if o.id is None]
+                         for o in orders if o.submission is not None]  # (those of this batch: not stored yet)
         database.add_orders(self.session, rows)
         database.reactivate_players(self.session, {i for p in self.phases.values() for i in p.reactivated})
         database.set_ready(self.session, {i for p in self.phases.values() for i in p.unready}, None)

@@ -109,7 +109,7 @@ def ending(outcome: dict) -> str:
     return f"The game has been ended by the game master{': ' + outcome['reason'] if outcome.get('reason') else ''}.\n"
 
 
-def reminder(game: str, phase: str, deadline: datetime | None, powers: list[str], tz: str = "UTC") -> str:
+def reminder(game: str, phase: str, deadline: datetime | None, powers: Sequence[str], tz: str = "UTC") -> str:
     return (f"Reminder: orders for {phase_name(phase)} ({phase}) in game '{game}' are due by {when(deadline, tz)}.\n"
             f"No orders have been received yet from: {', '.join(powers)}.\n")
 
@@ -150,7 +150,7 @@ def seated(game: str, phase: str | None, power: str, to_decide: list[str], deadl
     return "\n".join(lines) + "\n"
 
 
-def late(game: str, phase: str, deadline: datetime | None, powers: list[str], tz: str = "UTC") -> str:
+def late(game: str, phase: str, deadline: datetime | None, powers: Sequence[str], tz: str = "UTC") -> str:
     return (f"The deadline for {phase} in game '{game}' has passed without orders from {', '.join(powers)}.\n"
             f"Grace period: orders are accepted until {when(deadline, tz)}; then missing orders are NMR.\n")
 

@@ -146,14 +146,15 @@ class SubmissionReport:
 
 @dataclass(frozen=True)
 class PlayerOrders:
-    """A player's own standing orders and prestige: visible to that player and the judge only."""
+    """A player's own standing orders and its rule module's standings column (prestige, as
+    ``column``: its name and the power's number): visible to that player and the judge only."""
 
     game: str
     phase: str
     power: Power
     orders: tuple[OrderLine, ...]
     must_order: bool
-    prestige: int | None
+    column: tuple[str, int] | None
     deadline_at: datetime | None
     duty: Duty | None = None
     """What the power has still to decide in this phase, its standing orders taken into account

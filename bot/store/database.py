@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import hashlib
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cache
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 from collections.abc import Callable, Collection, Iterator
 
 import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import defer
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -24,7 +28,8 @@ from sqlmodel import Session, col, select
 
 from . import faults
 from .names import game_key
-from .rows import ActionRow, DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, PlayerStatus, PressRow, SeasonRow, SubmissionRow, TimerRow
+from .rows import (ActionRow, DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerRow, PlayerStatus, PressRow, SeasonRow,
+                   SubmissionRow, TimerRow, table_of)
 
 
 # -- the database handle --------------------------------------------------------------------
@@ -108,28 +113,41 @@ def game_by_name(session: Session, name: str) -> GameRow | None:
 
 
 def all_games(session: Session, *, status: str | None = None) -> list[GameRow]:
-    stmt = select(GameRow).order_by(GameRow.id)
+    stmt = select(GameRow).order_by(col(GameRow.id))
     if status:
         stmt = stmt.where(GameRow.status == status)
     return list(session.exec(stmt))
 
 
 def players_of(session: Session, game_id: int) -> list[PlayerRow]:
-    return list(session.exec(select(PlayerRow).where(PlayerRow.game_id == game_id).order_by(PlayerRow.id)))
+    return list(session.exec(select(PlayerRow).where(col(PlayerRow.game_id) == game_id).order_by(col(PlayerRow.id))))
 
 
-def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = ()) -> list[sa.Row]:
+def players_in_games(session: Session, statuses: Collection[str]) -> set[str]:
+    """Everybody with a row among the players of the games in these ``statuses``, in one query."""
+    game, seat = table_of(GameRow), table_of(PlayerRow)
+    stmt = (sa.select(seat.c.player).distinct().join(game, game.c.id == seat.c.game_id)
+            .where(game.c.status.in_(sorted(set(statuses)))))
+    return set(session.connection().execute(stmt).scalars())
+
+
+Listing = sa.Row[Any]
+"""A game in a player's listing (``games_of_players``): the game's ``id, name, variant, status, gm,
+phase, policy`` and the player's ``player, power``."""
+
+
+def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = ()) -> list[Listing]:
     """The games ``player`` plays in (optionally only those in ``statuses``); see ``games_of_players``."""
     return games_of_players(session, [player], statuses)
 
 
-def games_of_players(session: Session, players: Collection[str], statuses: tuple[str, ...] = ()) -> list[sa.Row]:
+def games_of_players(session: Session, players: Collection[str], statuses: tuple[str, ...] = ()) -> list[Listing]:
     """The games each of ``players`` plays in, in one query, as plain rows in game order.
 
     A listing, on the path of every DM: each row has the game's ``id, name, variant, status,
     gm, phase, policy`` and the player's ``player, power``; no position, no ORM objects.
     """
-    game, seat = GameRow.__table__, PlayerRow.__table__
+    game, seat = table_of(GameRow), table_of(PlayerRow)
     stmt = (sa.select(game.c.id, game.c.name, game.c.variant, game.c.status, game.c.gm, game.c.phase,
                       game.c.policy, seat.c.player, seat.c.power)
             .join(seat, seat.c.game_id == game.c.id)
@@ -145,8 +163,9 @@ def lock_games(session: Session, names: Collection[str] = (), ids: Collection[in
     PostgreSQL locks them in id order (``ORDER BY id FOR UPDATE``), so that two transactions
     locking overlapping sets cannot deadlock; on SQLite ``BEGIN IMMEDIATE`` already serialises writers.
     """
-    stmt = (select(GameRow).where(sa.or_(GameRow.name.in_(sorted(set(names))), GameRow.id.in_(sorted(set(ids)))))
-            .order_by(GameRow.id))
+    stmt = (select(GameRow)
+            .where(sa.or_(col(GameRow.name).in_(sorted(set(names))), col(GameRow.id).in_(sorted(set(ids)))))
+            .order_by(col(GameRow.id)))
     if session.get_bind().dialect.name != "sqlite":
         stmt = stmt.with_for_update()
     return list(session.exec(stmt))
@@ -154,7 +173,7 @@ def lock_games(session: Session, names: Collection[str] = (), ids: Collection[in
 
 def player_rows(session: Session, game_ids: Collection[int]) -> list[sa.Row]:
     """The players of these games as plain rows (read-only: no ORM objects on the orders' hot path)."""
-    table = PlayerRow.__table__
+    table = table_of(PlayerRow)
     stmt = sa.select(table).where(table.c.game_id.in_(sorted(set(game_ids)))).order_by(table.c.id)
     return list(session.connection().execute(stmt))
 
@@ -162,9 +181,14 @@ def player_rows(session: Session, game_ids: Collection[int]) -> list[sa.Row]:
 def standing_order_rows(session: Session, phases: Collection[tuple[int, int]]) -> list[sa.Row]:
     """The standing orders of every power in these ``(game id, version)`` phases, as plain rows
     in ``orders_of``'s order (power, then the order they were given in)."""
-    table = OrderRow.__table__
-    stmt = (sa.select(table).where(sa.tuple_(table.c.game_id, table.c.version).in_(sorted(set(phases))))
-            .order_by(table.c.game_id, table.c.power, table.c.seq))
+    table = table_of(OrderRow)
+    phases = sorted(set(phases))
+    if len(phases) == 1:    # a deadline run's (a plain comparison: no list to expand)
+        [(game_id, version)] = phases
+        chosen = sa.and_(table.c.game_id == game_id, table.c.version == version)
+    else:
+        chosen = sa.tuple_(table.c.game_id, table.c.version).in_(phases)
+    stmt = sa.select(table).where(chosen).order_by(table.c.game_id, table.c.power, table.c.seq)
     return list(session.connection().execute(stmt))
 
 
@@ -172,7 +196,7 @@ def add_submissions(session: Session, rows: list[dict[str, Any]]) -> list[int]:
     """Insert audit-log rows in one statement; their ids, in the order given."""
     if not rows:
         return []
-    table = SubmissionRow.__table__
+    table = table_of(SubmissionRow)
     stmt = sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
     return list(session.connection().execute(stmt, rows).scalars())
 
@@ -180,18 +204,19 @@ def add_submissions(session: Session, rows: list[dict[str, Any]]) -> list[int]:
 def add_orders(session: Session, rows: list[dict[str, Any]]) -> None:
     """Insert standing-order rows in one statement (``OrderRow``'s columns as keys)."""
     if rows:
-        session.connection().execute(sa.insert(OrderRow.__table__), rows)
+        session.connection().execute(sa.insert(table_of(OrderRow)), rows)
 
 
 def delete_orders_by_id(session: Session, ids: Collection[int]) -> None:
     if ids:
-        session.connection().execute(sa.delete(OrderRow.__table__).where(OrderRow.__table__.c.id.in_(sorted(ids))))
+        table = table_of(OrderRow)
+        session.connection().execute(sa.delete(table).where(table.c.id.in_(sorted(ids))))
 
 
 def reactivate_players(session: Session, ids: Collection[int]) -> None:
     """Players back from civil disorder (they sent orders): active, the count of missed phases cleared."""
     if ids:
-        table = PlayerRow.__table__
+        table = table_of(PlayerRow)
         session.connection().execute(sa.update(table).where(table.c.id.in_(sorted(ids)))
                                      .values(status=PlayerStatus.ACTIVE, nmr_count=0))
 
@@ -199,7 +224,7 @@ def reactivate_players(session: Session, ids: Collection[int]) -> None:
 def set_ready(session: Session, ids: Collection[int], version: int | None) -> None:
     """The players ``ids`` ready for the game's ``version`` (its phase), or, ``None``, no longer ready."""
     if ids:
-        table = PlayerRow.__table__
+        table = table_of(PlayerRow)
         session.connection().execute(sa.update(table).where(table.c.id.in_(sorted(ids))).values(ready_version=version))
 
 
@@ -207,14 +232,14 @@ def orders_of(session: Session, game_id: int, version: int, power: str | None = 
     stmt = select(OrderRow).where(OrderRow.game_id == game_id, OrderRow.version == version)
     if power is not None:
         stmt = stmt.where(OrderRow.power == power)
-    return list(session.exec(stmt.order_by(OrderRow.power, OrderRow.seq)))
+    return list(session.exec(stmt.order_by(col(OrderRow.power), col(OrderRow.seq))))
 
 
 def delete_orders(session: Session, game_id: int, version: int, power: str, keys: list[str] | None = None) -> None:
-    stmt = sa.delete(OrderRow).where(OrderRow.game_id == game_id, OrderRow.version == version,
-                                     OrderRow.power == power)
+    stmt = sa.delete(OrderRow).where(col(OrderRow.game_id) == game_id, col(OrderRow.version) == version,
+                                     col(OrderRow.power) == power)
     if keys is not None:
-        stmt = stmt.where(OrderRow.key.in_(keys))
+        stmt = stmt.where(col(OrderRow.key).in_(keys))
     session.exec(stmt.execution_options(synchronize_session=False))
 
 
@@ -222,13 +247,14 @@ def submissions_of(session: Session, game_id: int, version: int | None = None) -
     stmt = select(SubmissionRow).where(SubmissionRow.game_id == game_id)
     if version is not None:
         stmt = stmt.where(SubmissionRow.version == version)
-    return list(session.exec(stmt.order_by(SubmissionRow.id)))
+    return list(session.exec(stmt.order_by(col(SubmissionRow.id))))
 
 
 def seasons_of(session: Session, game_id: int) -> list[SeasonRow]:
     """Every season of a game, without their pictures (loaded when one is asked for: ``season.picture``)."""
-    stmt = select(SeasonRow).where(SeasonRow.game_id == game_id).order_by(SeasonRow.version)
-    return list(session.exec(stmt.options(defer(SeasonRow.picture))))
+    stmt = select(SeasonRow).where(col(SeasonRow.game_id) == game_id).order_by(col(SeasonRow.version))
+    # (SQLModel types the class's attribute as the column's value; it is the mapped attribute defer wants)
+    return list(session.exec(stmt.options(defer(SeasonRow.picture))))  # type: ignore[arg-type]
 
 
 def season_at(session: Session, game_id: int, version: int) -> SeasonRow | None:
@@ -237,34 +263,57 @@ def season_at(session: Session, game_id: int, version: int) -> SeasonRow | None:
 
 
 def last_season(session: Session, game_id: int) -> SeasonRow | None:
-    stmt = select(SeasonRow).where(SeasonRow.game_id == game_id).order_by(SeasonRow.version.desc())
+    stmt = select(SeasonRow).where(col(SeasonRow.game_id) == game_id).order_by(col(SeasonRow.version).desc())
     return session.exec(stmt).first()
 
 
 def season_before(session: Session, game_id: int, version: int) -> SeasonRow | None:
     """The archive of the last phase adjudicated before ``version``."""
     stmt = (select(SeasonRow).where(SeasonRow.game_id == game_id, SeasonRow.version < version)
-            .order_by(SeasonRow.version.desc()))
+            .order_by(col(SeasonRow.version).desc()))
     return session.exec(stmt).first()
 
 
-def actions_of(session: Session, game_id: int) -> list[ActionRow]:
-    """What the game's masters did, in the order they did it."""
-    return list(session.exec(select(ActionRow).where(ActionRow.game_id == game_id).order_by(ActionRow.id)))
+def actions_of(session: Session, game_id: int, actions: Collection[str] = ()) -> list[ActionRow]:
+    """What the game's masters did (only these ``actions``, by name, when given), in the order they did it."""
+    stmt = select(ActionRow).where(ActionRow.game_id == game_id)
+    if actions:
+        stmt = stmt.where(col(ActionRow.action).in_(sorted(set(actions))))
+    return list(session.exec(stmt.order_by(col(ActionRow.id))))
 
 
 def actions_in_games(session: Session, actions: Collection[str], statuses: Collection[str]) -> list[ActionRow]:
     """The game masters' ``actions`` (by name) in the games of these ``statuses``, oldest first."""
-    stmt = (select(ActionRow).join(GameRow, GameRow.id == ActionRow.game_id)
-            .where(ActionRow.action.in_(sorted(actions)), GameRow.status.in_(sorted(statuses))).order_by(ActionRow.id))
+    stmt = (select(ActionRow).join(GameRow, col(GameRow.id) == col(ActionRow.game_id))
+            .where(col(ActionRow.action).in_(sorted(actions)), col(GameRow.status).in_(sorted(statuses)))
+            .order_by(col(ActionRow.id)))
     return list(session.exec(stmt))
 
 
+def add_season(session: Session, game_id: int, columns: dict[str, Any]) -> None:
+    """Insert a season's row (``columns``: :func:`bot.codec.season.season_columns`), in one statement."""
+    session.connection().execute(sa.insert(table_of(SeasonRow)), {"game_id": game_id, **columns})
+
+
+def add_timers(session: Session, timers: list[TimerRow]) -> None:
+    """Insert these timers in one statement, each given its id (they stay out of the session: a
+    timer is written once, then only claimed or cancelled, by :func:`claim_timer` and
+    :func:`cancel_timers`)."""
+    if not timers:
+        return
+    table = table_of(TimerRow)
+    rows = [{"game_id": t.game_id, "version": t.version, "kind": t.kind, "due_at": t.due_at, "payload": t.payload,
+             "fired_at": t.fired_at} for t in timers]
+    stmt = sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
+    for timer, timer_id in zip(timers, session.connection().execute(stmt, rows).scalars(), strict=True):
+        timer.id = timer_id
+
+
 def pending_timers(session: Session, *, due_before: datetime | None = None, limit: int | None = None) -> list[TimerRow]:
-    stmt = select(TimerRow).where(TimerRow.fired_at.is_(None))
+    stmt = select(TimerRow).where(col(TimerRow.fired_at).is_(None))
     if due_before is not None:
         stmt = stmt.where(TimerRow.due_at <= due_before)
-    stmt = stmt.order_by(TimerRow.due_at, TimerRow.id)
+    stmt = stmt.order_by(col(TimerRow.due_at), col(TimerRow.id))
     if limit:
         stmt = stmt.limit(limit)
     return list(session.exec(stmt))
@@ -273,18 +322,21 @@ def pending_timers(session: Session, *, due_before: datetime | None = None, limi
 def claim_timer(session: Session, timer_id: int, when: datetime) -> bool:
     """Mark the timer as fired at ``when`` if it has not fired yet: whether this call did (of two
     servers that reach the same timer, one claims it)."""
-    result = session.exec(sa.update(TimerRow).where(TimerRow.id == timer_id, TimerRow.fired_at.is_(None))
-                          .values(fired_at=when).execution_options(synchronize_session=False))
+    table = table_of(TimerRow)
+    result = session.connection().execute(sa.update(table).where(table.c.id == timer_id, table.c.fired_at.is_(None))
+                                          .values(fired_at=when))
     return result.rowcount == 1
 
 
 def cancel_timers(session: Session, game_id: int, when: datetime, kinds: Collection[str] = ()) -> None:
     """Mark every pending timer of the game (only those of ``kinds``, when given) as spent (a new
-    phase, pause or end; new reminders)."""
-    stmt = sa.update(TimerRow).where(TimerRow.game_id == game_id, TimerRow.fired_at.is_(None))
+    phase, pause or end; new reminders). The timers written in this transaction are among them:
+    whatever adds timers writes them at once (:func:`add_timers`, or the ORM and a flush)."""
+    table = table_of(TimerRow)
+    stmt = sa.update(table).where(table.c.game_id == game_id, table.c.fired_at.is_(None))
     if kinds:
-        stmt = stmt.where(TimerRow.kind.in_(sorted(set(kinds))))
-    session.exec(stmt.values(fired_at=when).execution_options(synchronize_session=False))
+        stmt = stmt.where(table.c.kind.in_(sorted(set(kinds))))
+    session.connection().execute(stmt.values(fired_at=when))
 
 
 # -- the outbox and its deliveries -------------------------------------------------------------
@@ -297,12 +349,24 @@ _UNEXPANDED = "outbox.expanded_at IS NULL"
 
 
 def add_announcement(session: Session, row: OutboxRow) -> bool:
-    """Write an announcement unless one with its key is there already; whether it was written."""
-    if session.exec(select(OutboxRow.id).where(OutboxRow.key == row.key)).first() is not None:
+    """Write an announcement unless one with its key is there already (one statement: ``INSERT …
+    ON CONFLICT DO NOTHING``); whether it was written. ``row`` is given its id."""
+    table = table_of(OutboxRow)
+    connection = session.connection()
+    values = {c.name: getattr(row, c.name) for c in table.columns if c.name != "id"}
+    written = connection.execute(_new_announcement(connection.dialect.name == "sqlite"), values).scalar()
+    if written is None:
         return False
-    session.add(row)
-    session.flush()
+    row.id = written
     return True
+
+
+@cache
+def _new_announcement(sqlite: bool) -> sa.Insert:
+    """:func:`add_announcement`'s statement (built once: only its parameters change)."""
+    table = table_of(OutboxRow)
+    insert = sqlite_insert(table) if sqlite else postgresql_insert(table)
+    return insert.on_conflict_do_nothing(index_elements=[table.c.key]).returning(table.c.id)
 
 
 def supersede_announcements(session: Session, game_id: int, kinds: Collection[str], *, before: int, by: str,
@@ -315,7 +379,7 @@ def supersede_announcements(session: Session, game_id: int, kinds: Collection[st
     delivery). An announcement not yet fanned out is marked
     fanned out and done, so that no server fans it out; the others are done when their last
     delivery is (:func:`close_announcements`, here for those with none left)."""
-    o, d = OutboxRow.__table__, DeliveryRow.__table__
+    o, d = table_of(OutboxRow), table_of(DeliveryRow)
     stale = (sa.select(o.c.id).where(o.c.game_id == game_id, o.c.kind.in_(sorted(set(kinds))),
                                      o.c.delivered_at.is_(None), o.c.id < before).order_by(o.c.id))
     if session.get_bind().dialect.name != "sqlite":
@@ -337,17 +401,19 @@ def supersede_announcements(session: Session, game_id: int, kinds: Collection[st
     return len(ids)
 
 
-def claim_outbox(session: Session, node: str, now: datetime, until: datetime, limit: int = 200) -> list[OutboxRow]:
-    """Claim announcements not yet fanned out to their recipients whose previous claim (if any) has lapsed."""
-    stmt = (select(OutboxRow)
-            .where(sa.text(_UNEXPANDED), sa.or_(OutboxRow.claimed_until.is_(None), OutboxRow.claimed_until < now))
-            .order_by(OutboxRow.id).limit(limit))
-    if session.get_bind().dialect.name != "sqlite":
+def claim_outbox(session: Session, node: str, now: datetime, until: datetime, limit: int = 200) -> list[sa.Row]:
+    """Claim announcements not yet fanned out to their recipients whose previous claim (if any) has
+    lapsed: plain rows of the outbox (its columns as attributes), as they were before the claim."""
+    o = table_of(OutboxRow)
+    connection = session.connection()
+    stmt = (sa.select(o).where(sa.text(_UNEXPANDED), sa.or_(o.c.claimed_until.is_(None), o.c.claimed_until < now))
+            .order_by(o.c.id).limit(limit))
+    if connection.dialect.name != "sqlite":
         stmt = stmt.with_for_update(skip_locked=True)
-    rows = list(session.exec(stmt))
-    for row in rows:
-        row.claimed_by, row.claimed_until, row.attempts = node, until, row.attempts + 1
-        session.add(row)
+    rows = list(connection.execute(stmt))
+    if rows:
+        connection.execute(sa.update(o).where(o.c.id.in_([row.id for row in rows]))
+                           .values(claimed_by=node, claimed_until=until, attempts=o.c.attempts + 1))
     return rows
 
 
@@ -356,76 +422,94 @@ def expand_announcement(session: Session, outbox_id: int, node: str, recipients:
     """Write the deliveries of an announcement claimed by ``node``: one per ``(notifier, recipient)``
     not already there, each the head of its queue when nothing else waits in it. False (nothing
     written) when the claim was lost to another server."""
-    row = session.get(OutboxRow, outbox_id, with_for_update=session.get_bind().dialect.name != "sqlite")
+    o, table = table_of(OutboxRow), table_of(DeliveryRow)
+    connection = session.connection()
+    stmt = sa.select(o.c.game_id, o.c.expanded_at, o.c.claimed_by).where(o.c.id == outbox_id)
+    if connection.dialect.name != "sqlite":
+        stmt = stmt.with_for_update()
+    row = connection.execute(stmt).first()
     if row is None or row.expanded_at is not None or row.claimed_by != node:
         return False
-    table = DeliveryRow.__table__
-    have = set(session.connection().execute(sa.select(table.c.notifier, table.c.recipient)
-                                            .where(table.c.outbox_id == outbox_id)))
+    have = set(connection.execute(sa.select(table.c.notifier, table.c.recipient)
+                                  .where(table.c.outbox_id == outbox_id)))
     wanted = [pair for pair in sorted(set(recipients)) if pair not in have]
     if wanted:
         _lock_queues(session, [(notifier, recipient, row.game_id) for notifier, recipient in wanted])
         waiting = _queues_waiting(session, row.game_id, wanted)
-        session.connection().execute(sa.insert(table), [
+        connection.execute(sa.insert(table), [
             {"outbox_id": outbox_id, "game_id": row.game_id, "notifier": notifier, "recipient": recipient,
              "state": "pending", "attempts": 0, "due_at": now, "queue_head": (notifier, recipient) not in waiting}
             for notifier, recipient in wanted])
-    row.expanded_at = now
-    if not wanted and not have:
-        row.delivered_at = now  # nobody to tell
-    session.add(row)
+    done = {"expanded_at": now} | ({"delivered_at": now} if not wanted and not have else {})  # nobody to tell
+    connection.execute(sa.update(o).where(o.c.id == outbox_id).values(**done))
     return True
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedDelivery:
+    """A delivery as a claim left it (its attempts counted, its first attempt's time set)."""
+
+    id: int
+    outbox_id: int
+    game_id: int | None
+    notifier: str
+    recipient: str
+    attempts: int
+    first_tried_at: datetime
 
 
 def claim_deliveries(session: Session, notifiers: Collection[str], token: str, now: datetime,
                      until: datetime | Callable[[], datetime], limit: int = 50,
-                     exclude: Collection[int] = ()) -> list[tuple[DeliveryRow, OutboxRow, bool]]:
+                     exclude: Collection[int] = ()) -> list[tuple[ClaimedDelivery, sa.Row, bool]]:
     """Claim due deliveries of these notifiers until ``until`` (or the time a function gives,
     asked once they are chosen: time spent choosing them is then no time of the claim's):
-    ``(delivery, announcement, in doubt)``, due first.
+    ``(delivery, announcement, in doubt)``, due first; the announcement is a plain row of the
+    outbox (its columns as attributes).
 
     Only the head of each queue (one notifier, one recipient, one game) is taken, so that a
     recipient reads a game's announcements in the order they were made. The claim reads the
     index of the queues' heads that are due (``ix_delivery_heads``), one notifier after another:
     it costs the same whatever the number of deliveries waiting behind them. A delivery still
     claimed by a server whose claim lapsed is *in doubt*: that server may have delivered it
-    before it died.
+    before it died. The rows taken are claimed in one statement, their announcements read in one.
     """
-    d = DeliveryRow.__table__
-    postgres = session.get_bind().dialect.name != "sqlite"
-    rows: list[DeliveryRow] = []
+    d, o = table_of(DeliveryRow), table_of(OutboxRow)
+    connection = session.connection()
+    postgres = connection.dialect.name != "sqlite"
+    rows: list[sa.Row] = []
     for notifier in sorted(set(notifiers)):
-        stmt = (select(DeliveryRow)
-                .where(DeliveryRow.notifier == notifier, sa.text(_HEADS), DeliveryRow.due_at <= now,
-                       sa.or_(DeliveryRow.claimed_until.is_(None), DeliveryRow.claimed_until < now))
-                .order_by(DeliveryRow.due_at, DeliveryRow.id).limit(limit))
+        stmt = (sa.select(d.c.id, d.c.outbox_id, d.c.game_id, d.c.notifier, d.c.recipient, d.c.attempts,
+                          d.c.due_at, d.c.claimed_by, d.c.first_tried_at)
+                .where(d.c.notifier == notifier, sa.text(_HEADS), d.c.due_at <= now,
+                       sa.or_(d.c.claimed_until.is_(None), d.c.claimed_until < now))
+                .order_by(d.c.due_at, d.c.id).limit(limit))
         if exclude:
             stmt = stmt.where(d.c.id.not_in(sorted(exclude)))
         if postgres:
             stmt = stmt.with_for_update(skip_locked=True)
-        rows += session.exec(stmt)
+        rows += connection.execute(stmt)
     rows = sorted(rows, key=lambda r: (r.due_at, r.id))[:limit]     # the others are left as they were
     if not rows:
         return []
     if callable(until):
         until = until()
-    out = []
-    for row in rows:
-        in_doubt = row.claimed_by is not None
-        row.claimed_by, row.claimed_until, row.attempts = token, until, row.attempts + 1
-        row.first_tried_at = row.first_tried_at or now
-        session.add(row)
-        out.append((row, in_doubt))
-    announcements = {o.id: o for o in session.exec(select(OutboxRow).where(
-        OutboxRow.id.in_(sorted({r.outbox_id for r in rows}))))}
-    return [(row, announcements[row.outbox_id], in_doubt) for row, in_doubt in out]
+    claimed = [(ClaimedDelivery(r.id, r.outbox_id, r.game_id, r.notifier, r.recipient, r.attempts + 1,
+                                r.first_tried_at or now), r.claimed_by is not None) for r in rows]
+    connection.execute(
+        sa.update(d).where(d.c.id == sa.bindparam("row_id"))
+        .values(claimed_by=token, claimed_until=until, attempts=sa.bindparam("tries"),
+                first_tried_at=sa.bindparam("first")),
+        [{"row_id": c.id, "tries": c.attempts, "first": c.first_tried_at} for c, _ in claimed])
+    announcements = {a.id: a for a in connection.execute(
+        sa.select(o).where(o.c.id.in_(sorted({c.outbox_id for c, _ in claimed}))))}
+    return [(c, announcements[c.outbox_id], in_doubt) for c, in_doubt in claimed]
 
 
 def renew_deliveries(session: Session, token: str, until: datetime, ids: Collection[int] | None = None) -> set[int]:
     """Extend the claim ``token`` holds on the deliveries it is still making (``ids``: those it
     believes it holds, read by their keys; ``None``: found by the token); the ids of those it
     still holds (not those another server took over after the claim lapsed)."""
-    table = DeliveryRow.__table__
+    table = table_of(DeliveryRow)
     stmt = sa.update(table).where(table.c.claimed_by == token, table.c.state == "pending")
     if ids is not None:
         if not ids:
@@ -439,7 +523,7 @@ def finish_delivery(session: Session, delivery_id: int, token: str, now: datetim
     """Record how an attempt under the claim ``token`` went: ``delivered``, ``refused``, or
     ``pending`` again from ``due_at``. False when the claim was lost (another server took it).
     A delivery done makes the next one of its queue the head."""
-    table = DeliveryRow.__table__
+    table = table_of(DeliveryRow)
     values: dict[str, Any] = {"state": state, "reason": reason}
     if state == "pending":
         values.update(due_at=due_at, claimed_by=None, claimed_until=None)
@@ -455,35 +539,75 @@ def finish_delivery(session: Session, delivery_id: int, token: str, now: datetim
     return True
 
 
+def finish_deliveries(session: Session, made: Collection[tuple[int, str]], now: datetime) -> set[int]:
+    """Record these deliveries ``(id, claim token)`` delivered, in one statement per token, and
+    hand each of their queues on to its next delivery; the ids of those whose claim still held
+    (of the others nothing is written: another server took them over)."""
+    by_token: dict[str, list[int]] = {}
+    for delivery_id, token in made:
+        by_token.setdefault(token, []).append(delivery_id)
+    kept: set[int] = set()
+    queues = []
+    for token, ids in sorted(by_token.items()):
+        for row in session.connection().execute(_delivered(), {"ids": sorted(ids), "token": token, "now": now}):
+            kept.add(row.id)
+            queues.append((row.notifier, row.recipient, row.game_id))
+    advance_queues(session, queues)
+    return kept
+
+
+@cache
+def _delivered() -> sa.Update:
+    """:func:`finish_deliveries`' statement (built once: only its parameters change)."""
+    d = table_of(DeliveryRow)
+    return (sa.update(d).where(d.c.id.in_(sa.bindparam("ids", expanding=True)), d.c.claimed_by == sa.bindparam("token"),
+                               d.c.state == "pending")
+            .values(state="delivered", reason=None, done_at=sa.bindparam("now", type_=d.c.done_at.type), claimed_until=None,
+                    queue_head=False)
+            .returning(d.c.id, d.c.notifier, d.c.recipient, d.c.game_id))
+
+
 def advance_queues(session: Session, queues: Collection[tuple[str, str, int | None]]) -> int:
     """Make the first pending delivery of each of these queues (``(notifier, recipient, game id)``)
     its head, where it has none; how many heads were made. Whatever ends a queue's head (a
-    delivery done, refused, dropped) calls this in the same transaction, or the queue stalls."""
-    d = DeliveryRow.__table__
-    head = d.alias("head")
+    delivery done, refused, dropped) calls this in the same transaction, or the queue stalls.
+    One statement for the queues of games and one for those of no game, each run once per queue
+    (an ``executemany``: each reads only its queue's first entry in ``ix_delivery_queue_pending``)."""
     queues = sorted(set(queues), key=_queue_sort)
+    if not queues:
+        return 0
     _lock_queues(session, queues)
     made = 0
-    for notifier, recipient, game_id in queues:
-        first = (sa.select(d.c.id).where(*_in_queue(notifier, recipient, game_id), sa.text(_PENDING))
-                 .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
-        headed = sa.exists().where(*_in_queue(notifier, recipient, game_id, head),   # (a literal, as _HEADS)
-                                   sa.text("head.state = 'pending' AND head.queue_head"))
-        made += session.connection().execute(sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False), ~headed)
-                                             .values(queue_head=True)).rowcount
+    for of_game in (True, False):
+        params = [{"q_notifier": n, "q_recipient": r} | ({"q_game": g} if of_game else {})
+                  for n, r, g in queues if (g is not None) == of_game]
+        if params:
+            result = session.connection().execute(_next_head(of_game), params[0] if len(params) == 1 else params)
+            made += max(result.rowcount, 0)
     return made
 
 
-def _in_queue(notifier: str, recipient: str, game_id: int | None, table: sa.FromClause | None = None) -> list:
-    d = DeliveryRow.__table__ if table is None else table
-    return [d.c.notifier == notifier, d.c.recipient == recipient,
-            d.c.game_id.is_(None) if game_id is None else d.c.game_id == game_id]
+@cache
+def _next_head(of_game: bool) -> sa.Update:
+    """:func:`advance_queues`' statement for a queue of a game or of none (built once): its first
+    pending delivery made its head, unless the queue has a pending head already."""
+    d = table_of(DeliveryRow)
+    head = d.alias("head")
+
+    def queue(table: sa.FromClause) -> list:
+        game = table.c.game_id == sa.bindparam("q_game") if of_game else table.c.game_id.is_(None)
+        return [table.c.notifier == sa.bindparam("q_notifier"), table.c.recipient == sa.bindparam("q_recipient"), game]
+
+    first = (sa.select(d.c.id).where(*queue(d), sa.text(_PENDING))
+             .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
+    headed = sa.exists().where(*queue(head), sa.text("head.state = 'pending' AND head.queue_head"))  # (a literal, as _HEADS)
+    return sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False), ~headed).values(queue_head=True)
 
 
 def _queues_waiting(session: Session, game_id: int | None, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
     """Which of these ``(notifier, recipient)`` queues of one game have a delivery pending (read
     from the game's part of the index of pending deliveries, ``ix_delivery_queue_pending``)."""
-    d = DeliveryRow.__table__
+    d = table_of(DeliveryRow)
     stmt = sa.select(d.c.notifier, d.c.recipient).distinct().where(sa.text(_PENDING))
     if game_id is None:     # the announcements of no game (replies to mail): only these recipients'
         stmt = stmt.where(d.c.game_id.is_(None), d.c.notifier.in_(sorted({n for n, _ in pairs})),
@@ -521,7 +645,7 @@ def _queue_key(notifier: str, recipient: str, game_id: int | None) -> int:
 def open_announcements(session: Session, after: int = 0, limit: int = 500) -> list[int]:
     """The ids of announcements fanned out but not marked delivered, after ``after``, at most
     ``limit`` of them, in id order (for :func:`close_announcements` to look at a batch at a time)."""
-    o = OutboxRow.__table__
+    o = table_of(OutboxRow)
     stmt = (sa.select(o.c.id).where(o.c.delivered_at.is_(None), o.c.expanded_at.is_not(None), o.c.id > after)
             .order_by(o.c.id).limit(limit))
     return list(session.connection().execute(stmt).scalars())
@@ -533,7 +657,7 @@ def close_announcements(session: Session, outbox_ids: Collection[int] | None, no
     deliveries at once, the second sees the first's and closes it."""
     if outbox_ids is not None and not outbox_ids:
         return 0
-    o, d = OutboxRow.__table__, DeliveryRow.__table__
+    o, d = table_of(OutboxRow), table_of(DeliveryRow)
     chosen = [o.c.delivered_at.is_(None), o.c.expanded_at.is_not(None)]
     if outbox_ids is not None:
         chosen.append(o.c.id.in_(sorted(set(outbox_ids))))
@@ -546,7 +670,7 @@ def close_announcements(session: Session, outbox_ids: Collection[int] | None, no
 def delivery_state(session: Session, key: str, notifier: str, recipient: str) -> str | None:
     """How the announcement keyed ``key`` went to ``recipient`` through ``notifier``: ``pending``,
     ``delivered``, ``refused`` or ``superseded``; ``None`` while it is not fanned out (or not there)."""
-    o, d = OutboxRow.__table__, DeliveryRow.__table__
+    o, d = table_of(OutboxRow), table_of(DeliveryRow)
     return session.connection().execute(
         sa.select(d.c.state).join(o, o.c.id == d.c.outbox_id)
         .where(o.c.key == key, d.c.notifier == notifier, d.c.recipient == recipient)).scalar()
@@ -557,7 +681,7 @@ def refused_to(session: Session, game_id: int, notifier: str, recipient: str, *,
     """The ``(delivery id, subject)`` of the game's announcements refused for good to ``recipient``
     through ``notifier``: done since ``since``; with ``unread``, only those after the last one
     delivered to it (what the recipient has missed and not been told of)."""
-    o, d = OutboxRow.__table__, DeliveryRow.__table__
+    o, d = table_of(OutboxRow), table_of(DeliveryRow)
     mine = sa.and_(d.c.game_id == game_id, d.c.notifier == notifier, d.c.recipient == recipient)
     stmt = (sa.select(d.c.id, o.c.subject).join(o, o.c.id == d.c.outbox_id)
             .where(mine, d.c.state == "refused").order_by(d.c.id))
@@ -574,14 +698,14 @@ def refused_to(session: Session, game_id: int, notifier: str, recipient: str, *,
 def refused_recipients(session: Session, game_id: int, notifier: str) -> set[str]:
     """The recipients to whom an announcement of the game was refused for good through ``notifier``:
     the only ones :func:`refused_to` has anything to name for."""
-    d = DeliveryRow.__table__
+    d = table_of(DeliveryRow)
     stmt = (sa.select(d.c.recipient).distinct()
             .where(d.c.game_id == game_id, d.c.notifier == notifier, d.c.state == "refused"))
     return set(session.connection().execute(stmt).scalars())
 
 
 def deliveries_of(session: Session, *, game_id: int | None = None, outbox_id: int | None = None) -> list[DeliveryRow]:
-    stmt = select(DeliveryRow).order_by(DeliveryRow.id)
+    stmt = select(DeliveryRow).order_by(col(DeliveryRow.id))
     if game_id is not None:
         stmt = stmt.where(DeliveryRow.game_id == game_id)
     if outbox_id is not None:
@@ -590,7 +714,7 @@ def deliveries_of(session: Session, *, game_id: int | None = None, outbox_id: in
 
 
 def outbox_of(session: Session, game_id: int | None = None) -> list[OutboxRow]:
-    stmt = select(OutboxRow).order_by(OutboxRow.id)
+    stmt = select(OutboxRow).order_by(col(OutboxRow.id))
     if game_id is not None:
         stmt = stmt.where(OutboxRow.game_id == game_id)
     return list(session.exec(stmt))
@@ -614,8 +738,8 @@ def take_turn(session: Session, name: str, interval: float, burst: float) -> flo
 
 def delete_game(session: Session, game_id: int) -> None:
     for table in (DeliveryRow, OrderRow, SubmissionRow, SeasonRow, TimerRow, OutboxRow, PlayerRow, ActionRow, PressRow):
-        session.exec(sa.delete(table).where(table.game_id == game_id))
-    session.exec(sa.delete(GameRow).where(GameRow.id == game_id))
+        session.exec(sa.delete(table).where(table_of(table).c.game_id == game_id))
+    session.exec(sa.delete(GameRow).where(col(GameRow.id) == game_id))
 
 
 def site_columns(session: Session, game_id: int | None = None) -> tuple[
@@ -624,7 +748,7 @@ def site_columns(session: Session, game_id: int | None = None) -> tuple[
     whatever the number of games: each game's id, name, status, phase, outcome and position; its
     players' power, status and missed deadlines (by game, in the order they joined); the versions
     of its seasons (by game)."""
-    game, player, season = GameRow.__table__, PlayerRow.__table__, SeasonRow.__table__
+    game, player, season = table_of(GameRow), table_of(PlayerRow), table_of(SeasonRow)
     connection = session.connection()
     games = [dict(row._mapping) for row in connection.execute(
         sa.select(game.c.id, game.c.name, game.c.status, game.c.phase, game.c.outcome, game.c.position)
@@ -635,9 +759,9 @@ def site_columns(session: Session, game_id: int | None = None) -> tuple[
         players.setdefault(row.game_id, []).append({"power": row.power, "status": row.status,
                                                     "nmr_count": row.nmr_count})
     versions: dict[int, list[int]] = {}
-    query = sa.select(season.c.game_id, season.c.version)
-    for row in connection.execute(query if game_id is None else query.where(season.c.game_id == game_id)):
-        versions.setdefault(row.game_id, []).append(row.version)
+    of_seasons = sa.select(season.c.game_id, season.c.version)
+    for one in connection.execute(of_seasons if game_id is None else of_seasons.where(season.c.game_id == game_id)):
+        versions.setdefault(one.game_id, []).append(one.version)
     return games, players, versions
 
 

@@ -40,6 +40,7 @@ from typing import Any, Protocol, runtime_checkable
 from collections.abc import Callable, Sequence
 
 import fcntl
+import sqlalchemy as sa
 import structlog
 
 from . import database
@@ -90,7 +91,7 @@ class Announcement:
         return self.recipients if self.audience == "direct" and self.data.get("via") == notifier else ()
 
     @classmethod
-    def from_row(cls, row: OutboxRow) -> Announcement:
+    def from_row(cls, row: OutboxRow | sa.Row) -> Announcement:
         data = dict(row.data)
         return cls(key=row.key, kind=row.kind, audience=row.audience, subject=row.subject, body=row.body,
                    game_id=row.game_id, game=data.pop("game", None), powers=tuple(row.powers),
@@ -278,6 +279,7 @@ class _Hold:
         self.dispatcher, self.token = dispatcher, token
         self.rows, self.until, self.deadline = set(rows), until, deadline
         self.lapsed = False
+        self.unmade = 0  # deliveries of the claim not yet made (for the dispatcher's records)
         self.flying: dict[int, asyncio.Task] = {}
         self.stopped: set[int] = set()
         self._timer: asyncio.TimerHandle | None = None
@@ -341,14 +343,16 @@ class OutboxDispatcher:
     (default: a tenth of the lease, at most 2 s: more than the servers' clocks may differ).
     ``backoff`` doubles from one failed attempt of a recipient to the next, up to
     ``max_backoff``; after ``give_up_after`` from the first attempt the delivery is refused for
-    good. ``concurrency``: deliveries made at once.
+    good. ``concurrency``: deliveries made at once. ``record_linger``: how long at most the record
+    of a delivery made waits for those still being made, to be written in the same transaction
+    (:meth:`_record_soon`).
     """
 
     def __init__(self, db: Database, notifiers: list[Notifier] | None = None, *, node: str = "local",
                  lease: timedelta = timedelta(seconds=60), batch: int = 50, concurrency: int = 8,
                  backoff: timedelta = timedelta(seconds=30), max_backoff: timedelta = timedelta(hours=1),
                  give_up_after: timedelta = timedelta(days=3), clock: Callable[[], datetime] = utcnow,
-                 margin: timedelta | None = None) -> None:
+                 margin: timedelta | None = None, record_linger: timedelta = timedelta(milliseconds=50)) -> None:
         self.db = db
         self.notifiers: list[Notifier] = []
         self.node = node
@@ -358,6 +362,7 @@ class OutboxDispatcher:
             raise ValueError(f"the margin must be shorter than the lease: {self.margin} against {lease}")
         self.batch = batch
         self.concurrency = concurrency
+        self.record_linger = record_linger.total_seconds()
         self.backoff, self.max_backoff, self.give_up_after = backoff, max_backoff, give_up_after
         self.clock = clock
         self._lock = asyncio.Lock()
@@ -368,6 +373,8 @@ class OutboxDispatcher:
         self._renewer = ThreadPoolExecutor(1, thread_name_prefix="outbox-renewal")
         self._to_record: list[tuple[_Claimed, str, Outcome, asyncio.Future]] = []
         self._recording: asyncio.Task | None = None
+        self._making = 0  # deliveries claimed and not yet made
+        self._quiet: asyncio.Future | None = None  # set when none is (records waiting for them)
         for notifier in notifiers or []:
             self.register(notifier)
 
@@ -462,6 +469,7 @@ class OutboxDispatcher:
         """Write the deliveries of new announcements: ask every notifier who receives each."""
         token = self._token()
         claimed = await asyncio.to_thread(self._claim_new, token)
+        expansions = []
         for outbox_id, announcement in claimed:
             recipients = []
             for notifier in self.notifiers:
@@ -473,7 +481,9 @@ class OutboxDispatcher:
                     break
                 recipients += [(notifier.name, str(r)) for r in dict.fromkeys(names)]
             else:
-                await asyncio.to_thread(self._write_expansion, outbox_id, token, recipients)
+                expansions.append((outbox_id, recipients))
+        if expansions:
+            await asyncio.to_thread(self._write_expansions, token, expansions)
         return len(claimed)
 
     def _claim_new(self, token: str) -> list[tuple[int, Announcement]]:
@@ -482,9 +492,12 @@ class OutboxDispatcher:
             rows = database.claim_outbox(session, token, now, now + self.lease, limit=self.batch)
             return [(row.id, Announcement.from_row(row)) for row in rows]
 
-    def _write_expansion(self, outbox_id: int, token: str, recipients: list[tuple[str, str]]) -> None:
+    def _write_expansions(self, token: str, expansions: list[tuple[int, list[tuple[str, str]]]]) -> None:
+        """Write the deliveries of the announcements of one claim, in their order, in one transaction."""
         with self.db.session() as session:
-            database.expand_announcement(session, outbox_id, token, recipients, self.clock())
+            now = self.clock()
+            for outbox_id, recipients in expansions:
+                database.expand_announcement(session, outbox_id, token, recipients, now)
 
     def _claim(self, token: str, exclude: set[int], now: datetime | None = None) -> list[_Claimed]:
         """Claim deliveries due at ``now`` (the dispatcher's clock) for a lease."""
@@ -494,21 +507,22 @@ class OutboxDispatcher:
                      now: datetime | None = None) -> tuple[list[_Claimed], datetime, float]:
         """:meth:`_claim`, and when the claim's lease began: by the dispatcher's clock and by
         ``time.monotonic()``, once the rows were chosen."""
-        marks = [self.clock(), time.monotonic()]
+        began, began_monotonic = self.clock(), time.monotonic()
 
         def until() -> datetime:
-            marks[:] = self.clock(), time.monotonic()
-            return marks[0] + self.lease
+            nonlocal began, began_monotonic
+            began, began_monotonic = self.clock(), time.monotonic()
+            return began + self.lease
 
         if not self.notifiers:
-            return [], marks[0], marks[1]
+            return [], began, began_monotonic
         by_name = {n.name: n for n in self.notifiers}
         now = self.clock() if now is None else now
         with self.db.session() as session:
             rows = database.claim_deliveries(session, by_name, token, now, until, limit=self.batch,
                                              exclude=exclude)
             claimed = self._claimed(rows, by_name)
-        return claimed, marks[0], marks[1]
+        return claimed, began, began_monotonic
 
     @staticmethod
     def _claimed(rows, by_name: dict[str, Notifier]) -> list[_Claimed]:
@@ -520,10 +534,13 @@ class OutboxDispatcher:
     async def _deliver_all(self, claimed: list[_Claimed], hold: _Hold) -> list[Outcome | _Lapsed]:
         renewal = asyncio.get_running_loop().create_task(self._renew(hold))
         gate = asyncio.Semaphore(self.concurrency)
+        self._making += len(claimed)  # each counted off by _deliver_one, however it ends
+        hold.unmade = len(claimed)
         hold.arm()
         try:
             outcomes = await asyncio.gather(*(self._deliver_one(c, hold, gate) for c in claimed))
         finally:
+            self._made(hold, hold.unmade)  # those never started (stopped at once)
             hold.disarm()
             renewal.cancel()
             await asyncio.gather(renewal, return_exceptions=True)
@@ -551,25 +568,30 @@ class OutboxDispatcher:
             return until, database.renew_deliveries(session, token, until, rows)
 
     async def _deliver_one(self, c: _Claimed, hold: _Hold, gate: asyncio.Semaphore) -> Outcome | _Lapsed:
-        async with gate:
-            if not hold.holds(c.row_id):
-                return LAPSED  # another server may have it now: not started
-            making = asyncio.ensure_future(c.notifier.deliver(c.delivery))
-            hold.flying[c.row_id] = making
-            try:
-                outcome = await making
-                if not isinstance(outcome, (Delivered, RetryLater, Refused)):
-                    raise TypeError(f"{c.notifier.name}.deliver answered {outcome!r}, not an outcome")
-            except asyncio.CancelledError:
-                if c.row_id in hold.stopped and not asyncio.current_task().cancelling():
-                    return LAPSED  # stopped where it was: in doubt
-                raise
-            except Exception as exc:
-                log.exception("delivery failed unexpectedly; it will be tried again", key=c.delivery.announcement.key,
-                              notifier=c.notifier.name)
-                outcome = RetryLater(f"internal error ({type(exc).__name__})")
-            finally:
-                hold.flying.pop(c.row_id, None)
+        try:
+            async with gate:
+                if not hold.holds(c.row_id):
+                    return LAPSED  # another server may have it now: not started
+                making = asyncio.ensure_future(c.notifier.deliver(c.delivery))
+                hold.flying[c.row_id] = making
+                try:
+                    outcome = await making
+                    if not isinstance(outcome, (Delivered, RetryLater, Refused)):
+                        raise TypeError(f"{c.notifier.name}.deliver answered {outcome!r}, not an outcome")
+                except asyncio.CancelledError:
+                    task = asyncio.current_task()
+                    assert task is not None  # (a delivery is made in a task of its own)
+                    if c.row_id in hold.stopped and not task.cancelling():
+                        return LAPSED  # stopped where it was: in doubt
+                    raise
+                except Exception as exc:
+                    log.exception("delivery failed unexpectedly; it will be tried again",
+                                  key=c.delivery.announcement.key, notifier=c.notifier.name)
+                    outcome = RetryLater(f"internal error ({type(exc).__name__})")
+                finally:
+                    hold.flying.pop(c.row_id, None)
+        finally:
+            self._made(hold)
         if isinstance(outcome, Delivered):
             crash_point("after_announce")
         await self._record_soon(c, hold.token, outcome)
@@ -579,14 +601,31 @@ class OutboxDispatcher:
         """Record a delivery made, with the others made meanwhile: the outcomes that come while a
         transaction of records is being written are written together in the next one (a group
         commit: no record waits for more than the one before it, and a storm of deliveries costs
-        a transaction per batch, not per delivery)."""
+        a transaction per batch, not per delivery). While other deliveries claimed are still to be
+        made, the first waits for them, ``record_linger`` at most, so that they join it."""
         done = asyncio.get_running_loop().create_future()
         self._to_record.append((c, token, outcome, done))
         if self._recording is None or self._recording.done():
             self._recording = asyncio.ensure_future(self._record_waiting())
         await asyncio.shield(done)  # a delivery stopped meanwhile leaves its record to be written
 
+    def _made(self, hold: _Hold, count: int = 1) -> None:
+        """Deliveries of ``hold`` have been made (or stopped, or not started): when they were the
+        last of those claimed, the records waiting for more to join them wait no longer."""
+        hold.unmade -= count
+        self._making -= count
+        if not self._making and self._quiet is not None and not self._quiet.done():
+            self._quiet.set_result(None)
+
     async def _record_waiting(self) -> None:
+        if self.record_linger > 0 and self._making:  # those ending in the next moment join this transaction
+            self._quiet = asyncio.get_running_loop().create_future()
+            try:
+                await asyncio.wait_for(asyncio.shield(self._quiet), self.record_linger)
+            except TimeoutError:
+                pass
+            finally:
+                self._quiet = None
         while self._to_record:
             batch, self._to_record = self._to_record, []
             try:
@@ -597,13 +636,19 @@ class OutboxDispatcher:
                         done.set_result(None)
 
     def _record_many(self, items: list[tuple[_Claimed, str, Outcome]]) -> None:
-        """Record deliveries made, in one transaction."""
+        """Record deliveries made, in one transaction: those delivered together (a statement per
+        claim), the others one by one."""
         with self.db.session() as session:
             done: set[int] = set()  # the announcements of the deliveries done: closed if they were their last
-            lost = [(c, self._record_in(session, c, token, outcome, done)) for c, token, outcome in items]
+            delivered = [(c, token) for c, token, outcome in items if isinstance(outcome, Delivered)]
+            kept = database.finish_deliveries(session, [(c.row_id, token) for c, token in delivered], self.clock())
+            done |= {c.outbox_id for c, _ in delivered if c.row_id in kept}
+            lost = [(c, c.row_id in kept) for c, _ in delivered]
+            lost += [(c, self._record_in(session, c, token, outcome, done)) for c, token, outcome in items
+                     if not isinstance(outcome, Delivered)]
             database.close_announcements(session, done, self.clock())
-        for c, kept in lost:
-            if not kept:
+        for c, kept_it in lost:
+            if not kept_it:
                 log.warning("claim on a delivery lost while making it (held longer than the lease)",
                             key=c.delivery.announcement.key, notifier=c.notifier.name,
                             recipient=c.delivery.recipient)
@@ -612,17 +657,16 @@ class OutboxDispatcher:
         """Record one delivery made, in a transaction of its own."""
         self._record_many([(c, token, outcome)])
 
-    def _record_in(self, session, c: _Claimed, token: str, outcome: Outcome, done: set[int]) -> bool:
-        """Record a delivery made in ``session``; whether the claim on it still held. Its
-        announcement is added to ``done`` when the delivery is (delivered or refused for good)."""
+    def _record_in(self, session, c: _Claimed, token: str, outcome: RetryLater | Refused, done: set[int]) -> bool:
+        """Record a delivery attempted in ``session`` and not delivered (those delivered are recorded
+        together: :meth:`_record_many`); whether the claim on it still held. Its announcement is
+        added to ``done`` when the delivery is (refused for good)."""
         now = self.clock()
         a, recipient = c.delivery.announcement, c.delivery.recipient
         if isinstance(outcome, RetryLater) and now - c.first_tried_at >= self.give_up_after:
             outcome = Refused(f"still not delivered after {c.delivery.attempt} attempts since "
                               f"{c.first_tried_at:%Y-%m-%d %H:%M} UTC: {outcome.reason}")
-        if isinstance(outcome, Delivered):
-            kept = database.finish_delivery(session, c.row_id, token, now, state="delivered")
-        elif isinstance(outcome, RetryLater):
+        if isinstance(outcome, RetryLater):
             wait = outcome.after if outcome.after is not None else self._backoff(c.delivery.attempt)
             kept = database.finish_delivery(session, c.row_id, token, now, state="pending", due_at=now + wait,
                                             reason=outcome.reason)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from adjudicator.vocab import Location
+from adjudicator.prestige.state import state_of
 from bot.archive.games import ArchiveWriter, export_game, game_archive, import_game, season_report, verify_export
 from bot.cli.main import main
 from bot.service import GameService
@@ -161,11 +162,11 @@ def test_an_outremer_game_keeps_bids_private_and_archives_the_prestige_ledger(sq
         service.join("outremer", f"p{i}", power)
     service.start("outremer", "gm", fill_civil_disorder=True)
     mine = service.my_orders("outremer", "p0")
-    assert mine.power == "ANT" and mine.prestige == 2
+    assert mine.power == "ANT" and mine.column == ("prestige", 2)
     report = service.submit_orders("outremer", "p0", "SECURE LOYALTY BID 1\nA ant H")
     assert [line.canonical for line in report.accepted] == ["ANT: SECURE LOYALTY BID 1", "ANT: A ant H"]
     assert service.force_adjudicate("outremer", "gm") == "adjudicated"
-    assert service.my_orders("outremer", "p0").prestige == 1
+    assert service.my_orders("outremer", "p0").column == ("prestige", 1)
     doc = export_game(sqlite_db, "outremer")
     assert all(c.identical for c in verify_export(doc))
     text = season_report("outremer", service.season("outremer", 0))
@@ -179,8 +180,8 @@ def test_the_games_seed_drives_the_prestige_rules(sqlite_db):
     service = GameService(sqlite_db)
     service.create_game("seeded", "crusader", "gm", seed=11)
     service.create_game("other", "crusader", "gm", seed=12)
-    assert service.board("seeded")[1].prestige.seed == 11
-    assert service.board("other")[1].prestige.seed == 12
+    assert state_of(service.board("seeded")[1]).seed == 11
+    assert state_of(service.board("other")[1]).seed == 12
 
 
 def test_a_vassal_bid_takes_the_units_order_written_with_it(sqlite_db):
@@ -203,7 +204,7 @@ def test_a_vassal_bid_takes_the_units_order_written_with_it(sqlite_db):
     assert service.force_adjudicate("leash", "gm") == "adjudicated"
     _, position = service.board("leash")
     assert position.unit_at("ala") is not None and position.unit_at("ala").power == "NEU"
-    assert position.prestige.vassals == {Location("ala"): "ANT"}     # vassaldom goes with the unit
+    assert state_of(position).vassals == {Location("ala"): "ANT"}     # vassaldom goes with the unit
     # bought in spring, the vassal is its lord's to order in autumn too (rule 2.4.1, docs/rules.md 15)
     report = service.submit_orders("leash", "p0", "A ala - ale")
     assert [line.canonical for line in report.accepted] == ["ANT: A ala - ale"] and not report.rejected

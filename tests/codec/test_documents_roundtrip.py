@@ -19,6 +19,7 @@ from adjudicator.opening import starting_position
 from adjudicator.orders import canonical
 from adjudicator.variant import get_variant
 from adjudicator.vocab import PhaseKind
+from adjudicator.prestige.state import has_state, put_state, state_of
 from bot.codec.documents import adjudicate_document, position_from_dict, position_to_dict
 from tests.random_play import Style, random_orders
 
@@ -31,8 +32,8 @@ def phases(variant_name: str, rules, seed: int, count: int, style: Style):
     variant = get_variant(variant_name)
     rng = random.Random(seed)
     position = starting_position(variant, rules)
-    if position.prestige is not None:
-        position = position.with_changes(prestige=replace(position.prestige, seed=seed))
+    if has_state(position):
+        position = put_state(position, replace(state_of(position), seed=seed))
     for _ in range(count):
         orders = random_orders(rng, variant, position, style)
         adjudication = adjudicate(variant, position, orders)
@@ -86,3 +87,20 @@ def test_vassals_of_a_shared_home_are_written_by_where_they_stand_and_read_back(
     doc = position_to_dict(single, STANDARD)
     assert doc["vassals"] == {"hol": "FRA"} and "vassal_units" not in doc
     assert position_from_dict(doc)[1] == single
+
+
+def test_a_rule_module_that_keeps_no_state_reads_and_writes_its_positions(monkeypatch):
+    """A rule module need not keep state in the position (its reader and writer are optional):
+    a game under it is read and written without them."""
+    from adjudicator import modules
+
+    quiet = modules.RuleModule(name="quiet", hooks=modules.rule_module("prestige").hooks,
+                               initial_state=lambda variant, position: None)
+    monkeypatch.setitem(modules._REGISTERED, "quiet", quiet)
+    try:
+        doc = position_to_dict(starting_position(STANDARD).with_changes(rules=frozenset({"quiet"})))
+        assert doc["rules"] == ["quiet"]
+        _variant, position = position_from_dict(doc)
+        assert position.rules == frozenset({"quiet"}) and position_to_dict(position) == doc
+    finally:
+        modules._modules_of.cache_clear()  # (the module is known to this test only)

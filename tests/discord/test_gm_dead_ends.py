@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import structlog.testing
 
+from adjudicator.prestige.state import has_state
 from tests.fakediscord import payloads as P
 
 
@@ -111,9 +112,9 @@ async def test_the_prestige_option_is_honoured_or_refused_and_a_refused_game_lea
                                                                "prestige": True})
         assert "standard, prestige rules" in text
         _, position = world.service.board("prestigious")
-        assert position.prestige is not None
+        assert has_state(position)
         resp, text = await world.answer(world.gm, "game new", {"name": "plain", "variant": "standard"})
-        assert "prestige" not in text and world.service.board("plain")[1].prestige is None
+        assert "prestige" not in text and not has_state(world.service.board("plain")[1])
         threads = len(fake.threads(world.results))
         for name in ("Prestigious", "12345", " plain "):  # taken (in any case), only digits, taken
             resp, text = await world.answer(world.gm, "game new", {"name": name, "variant": "standard"})

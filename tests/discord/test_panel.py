@@ -273,6 +273,10 @@ async def test_a_whole_season_for_eight_units_by_menu_only(world, capsys):
         taps["BRIBE"] = ede.taps - before
         assert ede.offered("unit")["A Shaizar (if your bid wins)"] == "sha"
 
+        # a kind with nothing to choose opens its form at once (SECURE LOYALTY)
+        form = await ede.tap("pk", "SECURE LOYALTY")
+        assert form.type == 9 and form.data["title"] == "SECURE LOYALTY", form.data      # (left unfilled)
+
         # every unit ordered by the menu
         await order("the bribed unit's order", ("unit", "A Shaizar (if your bid wins)"), ("do", "Hold"))
         await order("move", ("unit", "A Raban"), ("do", "Move to Melitene"))
@@ -540,3 +544,15 @@ async def test_an_answer_later_than_the_taps_15_minutes_asks_the_player_to_open_
         assert "Your units (3)" in ita.text, ita.text
         await ita.tap("unit", "A Venice")
         assert "**A Venice**" in ita.text, ita.text
+
+
+async def test_a_kind_of_order_with_nothing_to_choose_opens_its_form_at_once(world):
+    """What the rule module says of its orders in a menu: SECURE LOYALTY has nothing to choose."""
+    async with world.running():
+        users = await _crusader_game(world)
+        ede = Player(world, users["EDE"])
+        await ede.open()
+        form = await ede.tap("pk", "SECURE LOYALTY")
+        assert form.type == 9 and form.data["title"] == "SECURE LOYALTY", form.data
+        await ede.fill_in({"amount": "1"})
+        assert "✅ SECURE LOYALTY BID 1" in ede.text, ede.text

@@ -10,6 +10,7 @@ from adjudicator.prestige import settle
 from adjudicator.results import Outcome
 from adjudicator.variant import get_variant
 from adjudicator.vocab import NEUTRAL
+from adjudicator.prestige.state import state_of
 
 STANDARD = get_variant("standard")
 
@@ -27,7 +28,7 @@ def run(orders):
 
 
 def left(s):
-    return dict(s.position.prestige.prestige)
+    return dict(state_of(s.position).prestige)
 
 
 # -- decision 12: top down, loans first -----------------------------------------------------
@@ -161,7 +162,7 @@ def test_equal_largest_pools_cancel(board, run):
 def test_vassal_bids_never_pool(board, run):
     p = board(units=["NEU: A nwy"], prestige={"FRA": 2, "ENG": 2})
     s, r = run(p, "FRA: VASSAL A nwy BID 2", "ENG: VASSAL A nwy BID 2")
-    assert all("tied at 2" in x.reason for x in r) and s.position.prestige.vassals == {}
+    assert all("tied at 2" in x.reason for x in r) and state_of(s.position).vassals == {}
 
 
 # -- decisions 15 and 18: who may be bought, who commands ---------------------------------
@@ -248,7 +249,7 @@ def test_a_neutral_nobody_commands_holds_at_home_and_marches_home_from_next_door
 def test_seize_fief_costs_two_and_makes_a_home_centre(board, run):
     p = board(centers={"gre": "TUR"}, prestige={"TUR": 2})
     s, r = run(p, "TUR: SEIZE FIEF gre")
-    assert r[0].outcome is Outcome.SUCCEEDS and "gre" in s.position.prestige.home_centers["TUR"]
+    assert r[0].outcome is Outcome.SUCCEEDS and "gre" in state_of(s.position).home_centers["TUR"]
     assert left(s)["TUR"] == 0
 
 
@@ -267,7 +268,7 @@ def test_seize_fief_refused(board, run, centers, eliminated, why):
 def test_a_starting_home_centre_may_be_seized_once_its_owner_is_eliminated(board, run):
     p = board(centers={"con": "ITA"}, eliminated=("TUR",))
     s, r = run(p, "ITA: SEIZE FIEF con")
-    assert r[0].outcome is Outcome.SUCCEEDS and "con" in s.position.prestige.home_centers["ITA"]
+    assert r[0].outcome is Outcome.SUCCEEDS and "con" in state_of(s.position).home_centers["ITA"]
 
 
 # -- decisions 20, 21: rebellion and loyalty ------------------------------------------------

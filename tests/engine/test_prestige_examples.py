@@ -12,6 +12,7 @@ import pytest
 from adjudicator.adjudicate import adjudicate
 from adjudicator.results import Outcome
 from adjudicator.variant import get_variant
+from adjudicator.prestige.state import state_of
 
 STANDARD = get_variant("standard")
 
@@ -178,7 +179,7 @@ def check_step(step, adj, given, lords):
         outcome, words = want if isinstance(want, tuple) else (want, "")
         got = adj.results[k]
         assert got.outcome is outcome and words in got.reason, (given[k], got)
-    state = pos.prestige
+    state = state_of(pos)
     for power, n in step.get("prestige", {}).items():
         assert state.prestige.get(power, 0) == n, (power, dict(state.prestige))
     for prov, owner in step.get("centers", {}).items():

@@ -9,6 +9,7 @@ import pytest
 from adjudicator.orders import canonical
 from adjudicator.prestige.orders import PRESTIGE_ORDER_TYPES
 from adjudicator.results import Outcome
+from adjudicator.prestige.state import state_of
 
 
 @pytest.fixture
@@ -24,7 +25,7 @@ def _record(position, adj) -> dict:
         "implicit": [(canonical(r.order), r.outcome.value, r.reason) for r in adj.implicit],
         "units": sorted(str(u) for u in adj.position.units),
         "centers": sorted(adj.position.supply_centers.items()),
-        "prestige": repr(adj.position.prestige),
+        "prestige": repr(state_of(adj.position)),
         "events": repr(adj.events),
     }
 

@@ -11,6 +11,7 @@ import pytest
 from adjudicator.adjudicate import adjudicate
 from adjudicator.results import Outcome
 from adjudicator.variant import get_variant
+from adjudicator.prestige.state import state_of
 
 STANDARD = get_variant("standard")
 
@@ -37,7 +38,7 @@ def test_annihilation_by_a_vassal_scores_for_its_lord(board, play):
               centers={"bel": "ENG"}, prestige={"GER": 2})
     adj = play(p, "ENG: A bel - hol", "ENG: F nth S A bel - hol")
     assert adj.events.annihilated == (Annihilation(Unit.parse("NEU: A hol"), "ENG"),)
-    assert adj.position.prestige.annihilations == {"ENG": 1}      # a neutral nobody commands loses nothing
+    assert state_of(adj.position).annihilations == {"ENG": 1}      # a neutral nobody commands loses nothing
 
 
 def test_annihilation_of_a_vassal_costs_its_lord_and_the_mover_gains_even_via_a_vassal(board, play):
@@ -45,7 +46,7 @@ def test_annihilation_of_a_vassal_costs_its_lord_and_the_mover_gains_even_via_a_
               vassals={"hol": "GER", "bel": "FRA"})
     adj = play(p, "FRA: A bel - hol", "ENG: F nth S A bel - hol")
     assert adj.events.annihilated == (Annihilation(Unit.parse("NEU: A hol"), "FRA"),)
-    assert adj.position.prestige.annihilations == {"FRA": 1, "GER": -1}
+    assert state_of(adj.position).annihilations == {"FRA": 1, "GER": -1}
 
 
 def test_a_unit_with_a_retreat_is_not_annihilated_even_when_it_disbands(board, play):
@@ -53,14 +54,14 @@ def test_a_unit_with_a_retreat_is_not_annihilated_even_when_it_disbands(board, p
     adj = play(p, "ENG: A bel - hol", "ENG: F nth S A bel - hol")
     assert str(adj.position.phase) == "S1907R"
     adj = play(adj.position, "GER: A hol disband", retreat=True)
-    assert not adj.position.prestige.annihilations
+    assert not state_of(adj.position).annihilations
 
 
 def test_annihilation_counts_at_the_next_winter(board, play):
     p = board("F1907M", units=["GER: A hol", "ENG: A bel", "ENG: F nth", "GER: A kie", "GER: A ruh", "RUS: A mos"],
               centers={"bel": "ENG", "hol": "GER"})
     adj = play(p, "ENG: A bel - hol", "ENG: F nth S A bel - hol")
-    state = adj.position.prestige
+    state = state_of(adj.position)
     assert state.annihilations == {}                      # spent by the recalculation
     assert adj.events.rule_year.annihilations == {"ENG": 1, "GER": -1}
     assert state.prestige["ENG"] == adj.events.rule_year.award["ENG"] + 1
@@ -79,12 +80,12 @@ def test_a_vassal_may_retreat_only_within_its_leash_else_it_is_annihilated(board
     assert bad.results[0].outcome is Outcome.INVALID
     good = play(adj.position, "FRA: A swe - nwy", retreat=True)
     assert good.results[0].outcome is Outcome.SUCCEEDS and good.position.unit_at("nwy").power == "NEU"
-    assert not good.position.prestige.neutral_homes             # it stands at home again
+    assert not state_of(good.position).neutral_homes             # it stands at home again
     # With Norway taken, nothing is left within the leash.
     p2 = p.with_changes(units=p.units + tuple(board(units=["ENG: A nwy"]).units))
     adj = play(p2, "RUS: A fin - swe", "RUS: F bot S A fin - swe")
     assert adj.events.annihilated == (Annihilation(Unit.parse("NEU: A swe"), "RUS"),)
-    assert adj.position.prestige.annihilations == {"RUS": 1, "FRA": -1}
+    assert state_of(adj.position).annihilations == {"RUS": 1, "FRA": -1}
 
 
 def test_vassal_captures_for_its_lord_but_its_home_stays_neutral(board, play):
@@ -171,7 +172,7 @@ def neutrals(position) -> dict:
     """Each neutral unit of the position: where it stands -> (its home, its lord)."""
     from adjudicator.prestige.state import lord_of, neutral_home
 
-    state = position.prestige
+    state = state_of(position)
     out = {str(u.location): (neutral_home(state, u), lord_of(state, u)) for u in position.units if u.power == "NEU"}
     out.update({f"{d.unit.location} (dislodged)": (neutral_home(state, d.unit, dislodged=True),
                                                    lord_of(state, d.unit, dislodged=True))
@@ -231,7 +232,7 @@ def test_a_bribed_unit_standing_in_a_centre_in_autumn_captures_for_nobody(board,
     adj = play(p, "GER: BRIBE A bel BID 2 A bel H")
     assert adj.results[0].outcome is Outcome.SUCCEEDS
     assert adj.position.supply_centers["bel"] == "FRA"
-    assert adj.position.prestige.bribed == {}
+    assert state_of(adj.position).bribed == {}
     plain = play(p)
     assert plain.position.supply_centers["bel"] == "ENG"
 
@@ -288,7 +289,7 @@ def test_an_annihilated_neutral_away_from_home_leaves_no_home_behind(board, play
               neutral_homes={"swe": "nwy"})
     adj = play(p, "RUS: A fin - swe", "RUS: F bot S A fin - swe")
     assert adj.events.annihilated == (Annihilation(Unit.parse("NEU: A swe"), "RUS"),)
-    assert dict(adj.position.prestige.neutral_homes) == {}
+    assert dict(state_of(adj.position).neutral_homes) == {}
     _, again = position_from_dict(position_to_dict(adj.position, STANDARD))
     assert again == adj.position
 
@@ -301,7 +302,7 @@ def test_the_unit_that_dislodges_a_bribed_unit_in_autumn_takes_the_centre(board,
     adj = play(p, "GER: BRIBE A bel BID 2 A bel H", "FRA: A bur - bel", "FRA: A pic S A bur - bel")
     assert [r.outcome for r in adj.results] == [Outcome.SUCCEEDS] * 3
     assert str(adj.position.phase) == "F1907R"
-    assert dict(adj.position.prestige.bribed) == {}     # the bribed unit is off the board
+    assert dict(state_of(adj.position).bribed) == {}     # the bribed unit is off the board
     done = play(adj.position, "ENG: A bel - hol", retreat=True)
     owners = done.position.supply_centers
     assert owners["bel"] == "FRA"

@@ -7,6 +7,7 @@ import pytest
 from adjudicator.prestige import new_year, ranking_award
 from adjudicator.prestige.winter import homeless_neutrals
 from adjudicator.variant import get_variant
+from adjudicator.prestige.state import put_state, state_of
 
 STANDARD = get_variant("standard")
 
@@ -29,34 +30,34 @@ def test_eliminated_powers_get_nothing(board):
     p = board("W1907B", units=[], eliminated=("TUR",),
               centers={"ank": "RUS", "con": "RUS", "smy": "RUS"})
     q, event = new_year(STANDARD, p)
-    assert "TUR" not in q.prestige.prestige and "TUR" not in event.award
-    assert q.prestige.prestige["RUS"] == 3
+    assert "TUR" not in state_of(q).prestige and "TUR" not in event.award
+    assert state_of(q).prestige["RUS"] == 3
 
 
 def test_a_power_with_neither_centres_nor_units_gets_nothing(board):
     p = board("W1907B", units=["RUS: A mos"], centers={"ank": "RUS", "con": "RUS", "smy": "RUS"})
     q, _ = new_year(STANDARD, p)
-    assert "TUR" not in q.prestige.prestige
+    assert "TUR" not in state_of(q).prestige
 
 
 def test_annihilations_are_added_with_a_floor_of_zero(board):
     p = board("W1907B", units=["RUS: A mos", "ENG: F lon", "GER: A ber"],
               centers={"ank": "RUS", "con": "RUS", "smy": "RUS"})
     from dataclasses import replace
-    p = p.with_changes(prestige=replace(p.prestige, annihilations={"RUS": 2, "ENG": -5, "GER": -1}))
+    p = put_state(p, replace(state_of(p), annihilations={"RUS": 2, "ENG": -5, "GER": -1}))
     q, event = new_year(STANDARD, p)
-    assert q.prestige.prestige["RUS"] == 5          # 3 + 2
-    assert q.prestige.prestige["ENG"] == 0          # 2 - 5, floor 0 (2.3.6)
-    assert q.prestige.prestige["GER"] == 1
-    assert q.prestige.annihilations == {}
+    assert state_of(q).prestige["RUS"] == 5          # 3 + 2
+    assert state_of(q).prestige["ENG"] == 0          # 2 - 5, floor 0 (2.3.6)
+    assert state_of(q).prestige["GER"] == 1
+    assert state_of(q).annihilations == {}
     assert event.annihilations == {"ENG": -5, "GER": -1, "RUS": 2}
 
 
 def test_unspent_prestige_loans_and_vassals_vanish_in_winter(board):
     p = board("W1907B", units=["NEU: A nwy"], prestige={"ENG": 9}, start={"ENG": 1}, vassals={"nwy": "FRA"})
     q, _ = new_year(STANDARD, p)
-    assert q.prestige.prestige["ENG"] == 2 == q.prestige.prestige_start["ENG"]
-    assert q.prestige.vassals == {}
+    assert state_of(q).prestige["ENG"] == 2 == state_of(q).prestige_start["ENG"]
+    assert state_of(q).vassals == {}
 
 
 def test_a_vassals_home_centre_does_not_count_for_its_lord(board):
@@ -64,7 +65,7 @@ def test_a_vassals_home_centre_does_not_count_for_its_lord(board):
     p = board("W1907B", units=["NEU: A nwy"], vassals={"nwy": "FRA"},
               centers={"bel": "FRA", "spa": "FRA", "por": "FRA"})
     q, event = new_year(STANDARD, p)
-    assert event.centres["FRA"] == 6 and q.prestige.prestige["FRA"] == 3
+    assert event.centres["FRA"] == 6 and state_of(q).prestige["FRA"] == 3
 
 
 def test_homeless_neutrals_are_disbanded_unless_in_a_supply_centre_or_released_from_vassaldom(board):
@@ -74,4 +75,4 @@ def test_homeless_neutrals_are_disbanded_unless_in_a_supply_centre_or_released_f
     q, event = new_year(STANDARD, p)
     assert [str(u) for u in event.disbanded] == ["NEU: A fin"]
     assert q.unit_at("fin") is None
-    assert {str(k): v for k, v in q.prestige.neutral_homes.items()} == {"den": "hol", "ska": "nwy"}
+    assert {str(k): v for k, v in state_of(q).neutral_homes.items()} == {"den": "hol", "ska": "nwy"}

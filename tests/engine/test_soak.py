@@ -49,14 +49,14 @@ def test_the_checks_find_a_position_the_judge_cannot_read_back(a_phase):
     from dataclasses import replace
 
     from adjudicator.vocab import Location
+    from adjudicator.prestige.state import put_state, state_of
     from tests.soak import check_phase
 
     variant, before, given, adj = a_phase
     check_phase(variant, before, given, [True, True], set(), adj, {})
-    stale = replace(adj.position.prestige, neutral_homes={Location("swe"): "nwy"})     # as the judge once left it
+    stale = replace(state_of(adj.position), neutral_homes={Location("swe"): "nwy"})     # as the judge once left it
     with pytest.raises(Exception, match="no neutral unit in 'swe'"):
-        check_phase(variant, before, given, [True, True], set(), replace(adj, position=adj.position.with_changes(
-            prestige=stale)), {})
+        check_phase(variant, before, given, [True, True], set(), replace(adj, position=put_state(adj.position, stale)), {})
 
 
 def test_the_checks_find_a_lost_unit_and_an_order_accepted_then_invalid(a_phase):

@@ -12,8 +12,8 @@ from adjudicator.adjudicate import adjudicate
 from adjudicator.errors import CrusaderError, IllegalOrderError
 from adjudicator.opening import starting_position
 from adjudicator.results import Reason
-from adjudicator.turn import (Slot, check_order, commands, duty, game_over, legal, replaced, slot, still_to_decide,
-                              submit, survivors, to_decide, winners)
+from adjudicator.turn import (Slot, check_order, commands, duty, game_over, legal, replaced, retreats, slot,
+                              still_to_decide, submit, survivors, to_decide, winners)
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Location
 
@@ -86,6 +86,28 @@ def test_the_lord_decides_its_dislodged_vassals_retreat_with_the_legal_retreats(
     (unit, options), = duty(STANDARD, after, "ENG").retreats
     assert str(unit) == "NEU: A nwy" and options == (Location("stp"), Location("swe"))
     assert refusal(after, "ENG: A nwy - fin", retreat=True).code == "retreat-to-attacker"
+
+
+def test_every_dislodged_unit_with_who_orders_it_and_where_it_may_go(board, orders):
+    """The free neutral's places, where the judge draws its retreat, and the vassal's, which its lord
+    chooses among: as the lord's duty gives them."""
+    p = board("S1907M", units=["NEU: A nwy", "NEU: A hol", "RUS: A fin", "RUS: F bar", "FRA: A bel", "FRA: A ruh"],
+              vassals={"nwy": "ENG"})
+    after = adjudicate(STANDARD, p, orders("RUS: A fin - nwy", "RUS: F bar S A fin - nwy", "FRA: A bel - hol",
+                                           "FRA: A ruh S A bel - hol")).position
+    found = {str(d.unit): (who, places) for d, who, places in retreats(STANDARD, after)}
+    assert found == {"NEU: A nwy": ("ENG", (Location("stp"), Location("swe"))),
+                     "NEU: A hol": ("NEU", (Location("kie"),))}
+    assert duty(STANDARD, after, "ENG").retreats == ((after.dislodged[0].unit, found["NEU: A nwy"][1]),)
+    assert retreats(STANDARD, p) == ()      # a movement phase: nobody retreats
+
+
+def test_who_is_still_playing_is_one_answer(board):
+    p = board("W1907B", units=["GER: A ber", "NEU: A hol"], centers={"par": "FRA"}, eliminated=["ITA"])
+    assert survivors(STANDARD, p) == tuple(sorted(p.powers_in_game(STANDARD.powers)))
+    assert "ITA" not in survivors(STANDARD, p) and {"GER", "FRA"} <= set(survivors(STANDARD, p))
+    bare = p.with_changes(units=(), supply_centers={k: "NEU" for k in p.supply_centers})
+    assert survivors(STANDARD, bare) == () and game_over(STANDARD, bare)
 
 
 def test_builds_with_their_sites_and_disbands(board):

@@ -76,6 +76,25 @@ def test_the_game_master_or_the_powers_player_sets_a_password(accounts):
     assert accounts.authenticate("crusade1", "ANT", "mine-now", "ant@players.test").power == "ANT"
 
 
+def test_set_password_acts_as_the_sender_never_with_the_operators_rights(accounts):
+    """SET PASSWORD by mail: the signed-on player changes its power's password as itself. Once it
+    no longer plays the power (it left the game), the identity it signed on with may not, where
+    the operator may; a power nobody plays is changed by the address it was registered for."""
+    accounts.register("crusade1", "gm", "ANT", address="ant@players.test", password="right-one")
+    me = accounts.authenticate("crusade1", "ANT", "right-one", "ant@players.test")
+    accounts.set_own_password(me, "second-one")
+    assert accounts.authenticate("crusade1", "ANT", "second-one", "ant@players.test").power == "ANT"
+    accounts.service.leave("crusade1", "discord:77")
+    with pytest.raises(NotAllowedError, match="game master"):
+        accounts.set_own_password(me, "hijacked")
+    accounts.set_power_password("crusade1", None, "ANT", "operator-may")        # only the operator
+    accounts.register("crusade1", "gm", "BYZ", address="byz@players.test", password="byz-first")
+    byz = accounts.authenticate("crusade1", "BYZ", "byz-first", "byz@players.test")
+    assert byz.player is None
+    accounts.set_own_password(byz, "byz-second")
+    assert accounts.authenticate("crusade1", "BYZ", "byz-second", "byz@players.test").power == "BYZ"
+
+
 def test_refusals_say_what_was_wrong_and_never_the_password(accounts):
     accounts.register("crusade1", "gm", "ANT", address="ant@players.test", password="right-one")
     cases = [("nosuchgame", "ANT", "right-one", "no game called 'nosuchgame'"),

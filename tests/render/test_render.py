@@ -21,6 +21,7 @@ from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Retreat, Supp
 from adjudicator.prestige.orders import Bribe, Lend, Rebel, SecureLoyalty, SeizeFief, Vassal
 from adjudicator.variant import get_variant
 from adjudicator.vocab import NEUTRAL, Location, Phase, Power, ProvinceId, Unit, UnitType
+from adjudicator.prestige.state import put_state, state_of
 from bot.render import DEFAULT_SIZE, palette, sprites
 from bot.render.facts import FAILED, INVALID, PENDING, RANDOM, SUCCEEDED, board_facts, season_facts
 from bot.render.geometry import geometry_for
@@ -243,9 +244,9 @@ def test_a_season_with_bids_shows_prestige_after_it_and_the_bribed_units(crusade
     doc = json.loads((ROOT / "tests" / "data" / "exports" / "crusader-three-years.json").read_text())
     season = season_from_document(doc["seasons"][0], "acre")
     facts = season_facts(crusader, season.position, season.adjudication)
-    after = season.adjudication.position.prestige.prestige
-    assert {s.power: s.prestige for s in facts.standings} == dict(after)
-    assert {s.power: s.prestige_before for s in facts.standings} == dict(season.position.prestige.prestige)
+    after = state_of(season.adjudication.position).prestige
+    assert {s.power: s.column for s in facts.standings} == dict(after)
+    assert {s.power: s.column_before for s in facts.standings} == dict(state_of(season.position).prestige)
     bribed = season.adjudication.events.rule.bribed
     badges = [b for b in marks(crusader, facts, Badge) if b.kind == "bribe"]
     assert len(badges) == len(bribed)
@@ -255,15 +256,15 @@ def test_a_season_with_bids_shows_prestige_after_it_and_the_bribed_units(crusade
     # the board the season left, drawn in its retreat or next phase, carries no bribe: a bribe is
     # shown once, with the season it was won in
     later = season.adjudication.position
-    bribed_state = replace(later.prestige, bribed={ProvinceId("tyr"): JER})
-    assert board_facts(crusader, later.with_changes(prestige=bribed_state)).bribed == {}
+    bribed_state = replace(state_of(later), bribed={ProvinceId("tyr"): JER})
+    assert board_facts(crusader, put_state(later, bribed_state)).bribed == {}
 
 
 def test_vassals_are_marked_with_their_lord(crusader):
     position = starting_position(crusader)
     neutral = position.unit_at(ProvinceId("tri"))
-    state = replace(position.prestige, vassals={neutral.location: JER})
-    facts = board_facts(crusader, position.with_changes(prestige=state))
+    state = replace(state_of(position), vassals={neutral.location: JER})
+    facts = board_facts(crusader, put_state(position, state))
     [badge] = marks(crusader, facts, Badge)
     assert badge.kind == "vassal" and badge.colour == crusader.powers[JER].colour
 

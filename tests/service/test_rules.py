@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from adjudicator.prestige.state import lord_of, neutral_home
+from adjudicator.prestige.state import lord_of, neutral_home, state_of
 from bot.service import DeadlinePolicy
 
 PLAYERS = {"ANT": "anna", "BYZ": "basil", "EDE": "edda", "FAT": "fatima", "JER": "jerry", "RUM": "rum", "SEL": "selim"}
@@ -97,7 +97,7 @@ def test_a_vassal_that_dislodges_a_free_neutral_keeps_its_lord_and_the_neutral_r
     assert drawn.order.power == "NEU" and drawn.order.location.province == "har" and drawn.outcome.value == "succeeds"
     landed = drawn.order.destination.province
     variant, position = service.board("outremer")
-    state = position.prestige
+    state = state_of(position)
     vassal, freed = position.unit_at("har"), position.unit_at(landed)
     assert (neutral_home(state, vassal), lord_of(state, vassal)) == ("mar", "EDE")
     assert (neutral_home(state, freed), lord_of(state, freed)) == ("har", None)
@@ -113,7 +113,7 @@ def test_a_vassal_that_dislodges_a_free_neutral_keeps_its_lord_and_the_neutral_r
     service.force_adjudicate("outremer", "gm")
     _, position = service.board("outremer")
     back = position.unit_at("mar")
-    assert back is not None and back.power == "NEU" and neutral_home(position.prestige, back) == "mar"
+    assert back is not None and back.power == "NEU" and neutral_home(state_of(position), back) == "mar"
 
 
 def test_orders_that_cannot_succeed_are_refused_and_bids_that_may_lose_say_what_they_need(outremer):
@@ -133,7 +133,7 @@ def test_orders_that_cannot_succeed_are_refused_and_bids_that_may_lose_say_what_
 def test_what_a_power_must_decide_comes_from_the_engine(outremer, clock):
     service, _, _ = outremer
     mine = service.my_orders("outremer", "rum")
-    assert mine.must_order and mine.duty.prestige == 2
+    assert mine.must_order and mine.duty.spendable == 2
     assert {str(c.unit) for c in mine.duty.units} == {str(u) for u in service.board("outremer")[1].units_of("RUM")}
     service.submit_orders("outremer", "rum", "A ico - phr\nA anc S A ico - phr")
     service.force_adjudicate("outremer", "gm")                      # the neutral in Phrygia retreats at random

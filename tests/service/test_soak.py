@@ -24,7 +24,7 @@ from adjudicator.prestige.events import PrestigeEvents, PrestigeYear
 from adjudicator.orders import Hold, Move
 from adjudicator.position import Position
 from adjudicator.prestige.neutrals import within_leash
-from adjudicator.prestige.state import lord_of, neutral_home
+from adjudicator.prestige.state import has_state, lord_of, neutral_home, state_of
 from adjudicator.variant import Variant, get_variant
 from adjudicator.vocab import NEUTRAL, Location, Phase, PhaseKind, UnitType
 from adjudicator.vocab import Season as Season_
@@ -69,7 +69,7 @@ def beyond_doubt(variant: Variant, position: Position, order) -> bool:
     unit = position.unit_at(order.location.province)
     if unit is None or unit.location != order.location or unit.type is not order.unit_type:
         return False
-    state = position.prestige
+    state = state_of(position)
     if unit.power != order.power and (state is None or lord_of(state, unit) != order.power):
         return False
     if isinstance(order, Hold):
@@ -121,7 +121,7 @@ def check_season(variant: Variant, season: Season, faults: list[str]) -> None:
                 faults.append(f"{where}: {p}'s units do not add up ({sorted(was - now)} gone, {sorted(now - was)} new)")
 
     # prestige never negative
-    state = after.prestige
+    state = state_of(after)
     if state is not None and any(n < 0 for n in (*state.prestige.values(), *state.prestige_start.values())):
         faults.append(f"{where}: negative prestige {state.prestige}")
 
@@ -150,7 +150,7 @@ def check_season(variant: Variant, season: Season, faults: list[str]) -> None:
             annihilated = any(a.unit == unit for a in events.annihilated)
             if unit is not None and still != unit and not dislodged and not annihilated:
                 faults.append(f"{where}: the bribed unit {unit} moved (now {still})")
-    bribed = dict(before.prestige.bribed if before.prestige is not None else {}) | dict(rule.bribed)
+    bribed = dict(state_of(before).bribed if has_state(before) else {}) | dict(rule.bribed)
     for change in events.centres:
         unit = before.unit_at(change.province)
         if change.province in bribed and unit is not None and after.unit_at(change.province) == unit \

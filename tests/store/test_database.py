@@ -50,6 +50,22 @@ def test_migrating_twice_changes_nothing(db):
         assert [r[0] for r in c.execute(sa.text("SELECT version_num FROM alembic_version"))] == [head]
 
 
+def test_the_newest_revisions_read_from_the_migrations_files_are_alembics(tmp_path):
+    """A start checks the database against them without loading Alembic: they must be its heads."""
+    from alembic.script import ScriptDirectory
+
+    from bot.store.migrations import alembic_config, current, heads
+
+    assert heads() == set(ScriptDirectory.from_config(alembic_config()).get_heads())
+    db = Database.sqlite_file(tmp_path / "new.db")
+    with db.engine.connect() as c:
+        assert current(c) is None   # a new database: migrated by Alembic
+    db.migrate()
+    with db.engine.connect() as c:
+        assert current(c) == heads()
+    db.dispose()
+
+
 def test_times_come_back_aware_and_in_utc(db):
     paris = timezone(timedelta(hours=2))
     with db.session() as session:

@@ -622,3 +622,27 @@ async def test_a_server_winding_down_ends_its_flush_with_the_batch_in_hand(db):
     sink.deliver = deliver
     assert await dispatcher.flush() == 5 and len(sink.made) == 5
     assert list(states(db).values()).count("delivered") == 5
+
+
+async def test_the_deliveries_of_one_claim_are_recorded_together_and_a_lone_one_at_once(db, monkeypatch):
+    """Deliveries that end one after the other (a few at a time) are recorded in one transaction
+    when they were claimed together: each record waits for the claim's others (here for as long
+    as they take); a delivery with none left to wait for is recorded at once."""
+    many(db)  # twelve queue heads: one claim of twelve, then the twelve behind them
+    batches: list[int] = []
+    real = OutboxDispatcher._record_many
+
+    def record_many(self, items):
+        batches.append(len(items))
+        return real(self, items)
+
+    monkeypatch.setattr(OutboxDispatcher, "_record_many", record_many)
+    sink = Sink(delay=0.01)
+    dispatcher = OutboxDispatcher(db, [sink], concurrency=3, record_linger=timedelta(hours=1))
+    await asyncio.wait_for(dispatcher.flush(), 60)      # (a guard: a record waiting an hour would stop it)
+    assert batches == [12, 12] and len(set(sink.made)) == 24
+    assert set(states(db).values()) == {"delivered"}
+    announce(db, "9:0:results", game(db, "lone"))
+    alone = OutboxDispatcher(db, [Sink(("ann",))], record_linger=timedelta(hours=1))
+    await asyncio.wait_for(alone.flush(), 60)   # (nothing else claimed: its record waits for nothing)
+    assert batches[2:] == [1]

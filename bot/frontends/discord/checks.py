@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 
-import discord
 from discord import app_commands
 
 from .identity import mention, player_key
 from .transformers import game_named
+from .client import JudgeInteraction
 
 
 class NotGameMaster(app_commands.CheckFailure):
     """The asker is not this game's master and holds no game-master role."""
 
 
-def holds_gm_role(interaction: discord.Interaction) -> bool:
+def holds_gm_role(interaction: JudgeInteraction) -> bool:
     roles = interaction.client.gm_roles
     member_roles = getattr(interaction.user, "roles", None) or []
     return bool(roles) and any(r.name in roles or str(r.id) in roles for r in member_roles)
@@ -27,7 +27,7 @@ def is_gm(*, new_game: bool = False):
     With ``new_game`` (no game yet): a GM role holder, or anyone when no GM role is configured.
     """
 
-    async def predicate(interaction: discord.Interaction) -> bool:
+    async def predicate(interaction: JudgeInteraction) -> bool:
         client = interaction.client
         roles = ", ".join(client.gm_roles)
         if new_game:
@@ -50,7 +50,7 @@ def is_gm(*, new_game: bool = False):
     return app_commands.check(predicate)
 
 
-def acting_gm(interaction: discord.Interaction, game) -> str | None:
+def acting_gm(interaction: JudgeInteraction, game) -> str | None:
     """Whom to tell the service is acting: the game's master as themself, a GM-role holder as the judge."""
     key = player_key(interaction.user)
     return key if game.gm == key else None

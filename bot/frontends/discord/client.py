@@ -10,8 +10,9 @@ import asyncio
 import functools
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 from collections.abc import Callable
+from pathlib import Path
 
 import discord
 from discord import app_commands
@@ -66,7 +67,20 @@ async def reply(interaction: discord.Interaction, text: str, *, ephemeral: bool 
         kwargs = {}
 
 
-class JudgeBotMixin:
+@runtime_checkable
+class _TakesMessages(Protocol):
+    """The orders cog, as the bot asks it (an extension's classes are its own: known by what they do)."""
+
+    async def take(self, message: discord.Message, *, late: bool = False) -> None: ...
+
+
+if TYPE_CHECKING:
+    _Bot = commands.Bot  # (the mixin is checked as the bot it is mixed into)
+else:
+    _Bot = object
+
+
+class JudgeBotMixin(_Bot):
     """What the plain and the sharded bot share."""
 
     def __init__(self, service: GameService, *, settings: DiscordSettings | None = None,
@@ -85,7 +99,8 @@ class JudgeBotMixin:
         self.settings = settings or DiscordSettings()
         self.dispatcher = dispatcher
         self.extensions_to_load = extensions
-        self.sync_record = None  # where registered commands' digest is kept (bot.frontends.discord.registration)
+        # where registered commands' digest is kept (bot.frontends.discord.registration)
+        self.sync_record: Path | None = None
         self._background: set[asyncio.Task] = set()
         # The service blocks (database, parsing): it runs in worker threads. One worker on SQLite,
         # which admits one writer at a time anyway: requests queue in order instead of spinning
@@ -127,7 +142,7 @@ class JudgeBotMixin:
     async def catch_up(self) -> None:
         """Read the DMs players sent while the bot was away (:mod:`bot.frontends.discord.inbox`)."""
         orders = self.get_cog("Orders")
-        if orders is None or self.closing:
+        if not isinstance(orders, _TakesMessages) or self.closing:
             return
         try:
             await self.inbox.catch_up(lambda message: orders.take(message, late=True))
@@ -157,13 +172,13 @@ class JudgeBotMixin:
             return
         self._flush_again = True
         if self._flusher is None or self._flusher.done():
-            self._flusher = self.spawn(self._flush())
+            self._flusher = self.spawn(self._flush(self.dispatcher))
 
-    async def _flush(self) -> None:
+    async def _flush(self, dispatcher: OutboxDispatcher) -> None:
         while self._flush_again:
             self._flush_again = False
             try:
-                await self.dispatcher.flush()
+                await dispatcher.flush()
             except Exception:
                 log.warning("outbox flush failed; the next sweep retries", exc_info=True)
 
@@ -186,6 +201,10 @@ class JudgeBotMixin:
                 await self.unload_extension(name)
         await super().close()
         self.executor.shutdown(wait=False)
+
+
+JudgeInteraction = discord.Interaction[JudgeBotMixin]
+"""An interaction with the judge's bot (``interaction.client`` is the bot, with its service)."""
 
 
 class JudgeBot(JudgeBotMixin, commands.Bot):

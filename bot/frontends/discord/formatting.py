@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterable
+from collections.abc import Iterable
 
 import discord
 
@@ -224,8 +224,8 @@ def my_orders_text(mine: PlayerOrders, variant: Variant) -> str:
         out.append("✅ You have said these orders are final (`/ready ready:False` to take it back).")
     else:
         out.append("Once they are final: `/ready`.")
-    if mine.prestige is not None:
-        out.append(f"Prestige: {mine.prestige}")
+    if mine.column is not None:
+        out.append(f"{mine.column[0].capitalize()}: {mine.column[1]}")
     return "\n".join(out)
 
 

@@ -9,7 +9,7 @@ import logging
 import aiohttp
 import discord
 
-from .client import make_bot
+from .client import JudgeBot, ShardedJudgeBot, make_bot
 from .config import DISCORD_API_BASE, DiscordSettings, point_discord_at
 from .registration import invite_url
 
@@ -31,28 +31,29 @@ class DiscordFrontEnd:
         self.app = app
         self.settings = settings
         self.token = token
-        self.bot = None
+        self.bot: JudgeBot | ShardedJudgeBot | None = None
         self._task: asyncio.Task | None = None
         self.problem: str | None = None
 
     async def start(self) -> None:
         point_discord_at(self.settings.api_base, self.settings.gateway_url)
-        self.bot = make_bot(self.app.service, settings=self.settings, dispatcher=self.app.dispatcher)
-        self.bot.sync_record = self.app.settings.data_dir / "discord-commands.json"
+        self.bot = bot = make_bot(self.app.service, settings=self.settings, dispatcher=self.app.dispatcher)
+        bot.sync_record = self.app.settings.data_dir / "discord-commands.json"
         try:
-            await self.bot.login(self.token)
+            await bot.login(self.token)
         except BaseException as exc:  # noqa: BLE001 (any failure to log in is explained to the operator)
-            await self.bot.close()
+            await bot.close()
             raise login_error(exc, self.settings.api_base or DISCORD_API_BASE) from None
-        log.info("invite the bot to a server with %s", invite_url(self.bot.application_id))
-        self._task = asyncio.create_task(self.bot.connect(reconnect=True), name="discord")
+        if bot.application_id is not None:  # (logging in reads it)
+            log.info("invite the bot to a server with %s", invite_url(bot.application_id))
+        self._task = asyncio.create_task(bot.connect(reconnect=True), name="discord")
         self._task.add_done_callback(self._stopped)
 
     def _stopped(self, task: asyncio.Task) -> None:
-        if task.cancelled() or task.exception() is None:
+        if task.cancelled() or (exc := task.exception()) is None:
             return
-        self.problem = connection_problem(task.exception())
-        log.debug("the Discord connection ended", exc_info=task.exception())
+        self.problem = connection_problem(exc)
+        log.debug("the Discord connection ended", exc_info=exc)
 
     async def stop(self) -> None:
         if self.bot is not None and not self.bot.is_closed():
@@ -61,7 +62,7 @@ class DiscordFrontEnd:
             await asyncio.wait([self._task], timeout=10)
 
 
-def login_error(exc: BaseException, api_base: str) -> Exception:
+def login_error(exc: BaseException, api_base: str) -> BaseException:
     """What to tell an operator when the bot could not log in."""
     from bot.app.errors import SetupError
 

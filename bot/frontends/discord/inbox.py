@@ -90,9 +90,8 @@ class Inbox:
             return count
 
     def _players(self) -> set[str]:
-        service = self.bot.service
-        return {p.player for status in (GameStatus.ACTIVE, GameStatus.PAUSED) for view in service.games(status=status)
-                for p in view.players if user_id(p.player) is not None}
+        players = self.bot.service.players(statuses=(GameStatus.ACTIVE, GameStatus.PAUSED))
+        return {player for player in players if user_id(player) is not None}
 
     async def _catch_up_with(self, uid: int | None, take) -> int:
         if uid is None:

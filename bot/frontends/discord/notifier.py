@@ -119,15 +119,16 @@ class DiscordNotifier:
             return DELIVERED  # the game was deleted: nothing left to say
         try:
             if recipient in (CHANNEL, ARCHIVE):
+                assert entry is not None  # (a channel hears only a game's announcements)
                 await self._to_channel(a, entry, recipient)
-            elif user_id(recipient) is None:
+            elif (uid := user_id(recipient)) is None:
                 return Refused(f"{recipient!r} is not a Discord user")
             else:
                 # press is the players' own words, shown as written (no pings: the client allows none)
                 text = (a.body if a.kind == "press"
                         else announcement_text(a.body, a.data) + await self._to_decide(a, recipient))
                 menu = open_button(entry.name) if entry is not None and a.kind in MENU_KINDS else None
-                await self._post_text(await self._dm(user_id(recipient)), a.key, text, view=menu)
+                await self._post_text(await self._dm(uid), a.key, text, view=menu)
         except DeliveryDeferred as exc:
             return RetryLater(str(exc))
         except (discord.Forbidden, discord.NotFound) as exc:

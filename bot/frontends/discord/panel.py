@@ -23,22 +23,25 @@ amount of a bid, is answered with the form directly: Discord takes a form only f
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import discord
 import structlog
 from discord.ext import commands
 
+from adjudicator.modules import MenuEntry, menu_entry
 from adjudicator.notation import NotationError, read_order
 from adjudicator.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove,
                                 Waive)
+from adjudicator.turn import Verdict
 from adjudicator.variant import Variant, get_variant
-from adjudicator.vocab import Phase
+from adjudicator.vocab import Phase, Power, ProvinceId
 
-from bot.codec.spelled import place, spell
+from bot.codec.spelled import names, place, spell
 from bot.codec.spelled import unit as spelled_unit
 from bot.service import Panel, ServiceError, StalePanelError
 
-from .client import BUG_APOLOGY
+from .client import BUG_APOLOGY, JudgeBotMixin, JudgeInteraction
 from .formatting import CONTENT_LIMIT, phase_name, readiness_text, refusal_text, submission_reply, timestamp
 from .identity import player_key
 from .menu_button import PREFIX, custom_id, open_button
@@ -47,6 +50,11 @@ log = structlog.get_logger("crusader.discord")
 
 PAGE = 24          # options of a menu page: the 25th is "more"
 MORE = "~page:"
+FORM = "~form:"
+"""A kind of the rule module's orders with nothing to choose (SECURE LOYALTY): its option opens
+the amount's form at once, for the template after this mark."""
+GIVE = "~give:"
+"""An order of the rule module that takes no amount (SEIZE FIEF): its option gives it at once."""
 INVALID_WEBHOOK_TOKEN = 50027   # Discord's code for an interaction's token past its 15 minutes
 TOO_LATE = ("The judge was busy for more than the 15 minutes Discord gives it to answer a choice in the orders "
             "menu, so the menu could not show the answer. Your choice may have been taken: open the menu again "
@@ -95,7 +103,7 @@ def _paged(options: list[discord.SelectOption], page: int) -> list[discord.Selec
 
 def _header(panel: Panel, variant: Variant) -> str:
     due = f" · due {timestamp(panel.deadline_at)}" if panel.deadline_at else ""
-    return f"**{variant.power_name(panel.power)} in {panel.game}, {phase_name(panel.phase)}**{due}"
+    return f"**{variant.power_name(Power(panel.power))} in {panel.game}, {phase_name(panel.phase)}**{due}"
 
 
 def _unit_line(u, variant: Variant, kind: str = "M") -> str:
@@ -127,13 +135,13 @@ def main_text(panel: Panel, variant: Variant, answer: str | None = None) -> str:
         out.append(f"Builds left: {panel.duty.builds} (choose a site, or waive).")
     if panel.duty.disbands:
         out.append(f"Units still to remove: {panel.duty.disbands}.")
-    others = [ln for ln in panel.standing if ln.order is not None and not any(
+    others = [ln.order for ln in panel.standing if ln.order is not None and not any(
         u.standing is ln for u in panel.units)]
     if others:
         out.append("Other orders:")
-        out += [f"• {spell(ln.order, variant)}" for ln in others]
-    if panel.prestige:
-        out.append(f"Prestige you may spend: {panel.prestige}.")
+        out += [f"• {spell(order, variant)}" for order in others]
+    if panel.spendable:
+        out.append(f"Prestige you may spend: {panel.spendable}.")
     if not panel.must_decide:
         out.append("You have nothing to decide in this phase.")
     elif panel.ready:
@@ -186,10 +194,10 @@ def main_view(panel: Panel, variant: Variant, page: int = 0) -> discord.ui.View:
         options = [_option(place_of(p, variant), p, f"now: {spell(built[p], variant)}" if p in built else "build here")
                    for p in sites]
         view.add_item(_select(custom_id(g, v, "site"), "Build in…", _paged(options, page), 1))
-    kinds = prestige_kinds(panel)
+    kinds = prestige_kinds(panel, variant)
     if kinds:
-        options = [_option(KIND_LABELS[k][0], k, KIND_LABELS[k][1]) for k in kinds]
-        view.add_item(_select(custom_id(g, v, "pk"), f"Prestige order… (you may spend {panel.prestige})", options, 2))
+        options = [_option(e.label, FORM + e.template if not e.subject else e.kind, e.about) for e in kinds]
+        view.add_item(_select(custom_id(g, v, "pk"), f"Prestige order… (you may spend {panel.spendable})", options, 2))
     if allowed:
         view.add_item(discord.ui.Button(label="Waive a build", style=discord.ButtonStyle.secondary,
                                         custom_id=custom_id(g, v, "waive"), row=3))
@@ -198,7 +206,7 @@ def main_view(panel: Panel, variant: Variant, page: int = 0) -> discord.ui.View:
 
 
 def place_of(province: str, variant: Variant) -> str:
-    prov = variant.provinces.get(province)
+    prov = variant.provinces.get(ProvinceId(province))
     return prov.name if prov is not None else province
 
 
@@ -216,7 +224,7 @@ def _what(order: Order, variant: Variant) -> tuple[str, str | None]:
         case Disband():
             return "Disband", "the unit leaves the board"
         case Build():
-            kind = "an army" if order.unit_type.value == "A" else "a fleet"
+            kind = "an army" if order.unit_type is not None and order.unit_type.value == "A" else "a fleet"
             return f"Build {kind} in {place(order.location, variant)}", str(order)
     return spell(order, variant), str(order)
 
@@ -228,8 +236,9 @@ def unit_view(panel: Panel, variant: Variant, province: str, options: tuple[Orde
     g, v = panel.game_id, panel.version
     unit = next((u for u in panel.units if u.unit.province == province), None)
     who = spelled_unit(unit.unit, variant) if unit is not None else place_of(province, variant)
-    lines = [_header(panel, variant), f"**{who}**" + (f": now {spell(unit.standing.order, variant)}"
-                                                    if unit is not None and unit.standing is not None else "")]
+    standing = unit.standing.order if unit is not None and unit.standing is not None else None
+    lines = [_header(panel, variant), f"**{who}**" + (f": now {spell(standing, variant)}" if standing is not None
+                                                    else "")]
     items = []
     for order in options:
         if isinstance(order, (SupportHold, SupportMove, Convoy)):
@@ -258,14 +267,15 @@ def targets_view(panel: Panel, variant: Variant, province: str, options: tuple[O
     armies it may convoy), each once."""
     g, v = panel.game_id, panel.version
     wanted = (SupportHold, SupportMove) if kind == "support" else (Convoy,)
-    seen: dict[str, list[Order]] = {}
+    seen: dict[str, list[SupportHold | SupportMove | Convoy]] = {}
     for order in options:
         if isinstance(order, wanted):
             seen.setdefault(order.target.province, []).append(order)
     items = []
     for target, orders in seen.items():
         first = orders[0]
-        unit_words = f"{first.target_type.value} {place(first.target, variant)}"
+        unit_words = (f"{first.target_type.value} {place(first.target, variant)}" if first.target_type is not None
+                      else place(first.target, variant))
         owner = next((u for u in panel.units if u.unit.province == target), None)
         mine = " (yours)" if owner is not None else ""
         items.append(_option(f"{unit_words}{mine}", target, f"{len(orders)} possible"))
@@ -282,9 +292,10 @@ def destinations_view(panel: Panel, variant: Variant, province: str, target: str
                       kind: str, page: int = 0) -> tuple[str, discord.ui.View]:
     """Where the unit in ``province`` supports (or convoys) the unit in ``target``: to hold, or each move."""
     g, v = panel.game_id, panel.version
-    items = []
+    items: list[discord.SelectOption] = []
     for order in options:
-        if getattr(order, "target", None) is None or order.target.province != target:
+        aimed = getattr(order, "target", None)
+        if aimed is None or aimed.province != target:
             continue
         if kind == "support" and isinstance(order, SupportHold):
             items.insert(0, _option("Hold where it is", str(order), "support it to hold"))
@@ -303,56 +314,39 @@ def destinations_view(panel: Panel, variant: Variant, province: str, target: str
     return _fit("\n".join(lines)), _done(view)
 
 
-KIND_LABELS = {
-    "Vassal": ("VASSAL", "take a neutral unit as vassal for the year (sealed bid)"),
-    "Bribe": ("BRIBE", "command a neutral or enemy unit this season (sealed bid)"),
-    "SeizeFief": ("SEIZE FIEF", "make a conquered centre a home centre"),
-    "Rebel": ("REBEL", "turn an enemy's conquered centre neutral (sealed bid)"),
-    "SecureLoyalty": ("SECURE LOYALTY", "raise the price of rebellion and bribes against you"),
-    "Lend": ("LEND", "give prestige to another power"),
-}
+def _entries(panel: Panel, variant: Variant) -> list[tuple[MenuEntry, Verdict]]:
+    """Each rule order the power may give now, as the rule module offers it in a menu, with its verdict."""
+    words = names(variant)
+    out: list[tuple[MenuEntry, Verdict]] = []
+    for vd in panel.rule_orders:
+        entry = menu_entry(vd.understood, words)
+        if entry is not None:
+            out.append((entry, vd))
+    return out
 
 
-def prestige_kinds(panel: Panel) -> list[str]:
-    """The kinds of the rule module's orders the power may give now, in the rules' order."""
-    present = {type(v.understood).__name__ for v in panel.rule_orders}
-    return [k for k in KIND_LABELS if k in present]
-
-
-def template(order: Order) -> str:
-    """A rule order's notation without its amount (``VASSAL A sha BID``): the player gives the
-    amount. Every amount-taking prestige order ends with it."""
-    return str(order).rsplit(" ", 1)[0]
-
-
-def _takes_amount(order: Order) -> bool:
-    return hasattr(order, "bid") or hasattr(order, "amount")
-
-
-def _subject(order: Order, variant: Variant) -> str:
-    """What a prestige order is about, in words: the unit, the centre or the power."""
-    if getattr(order, "location", None) is not None:
-        unit = variant.provinces[order.location.province].name
-        return f"{order.unit_type.value} {unit}"
-    if getattr(order, "province", None) is not None:
-        return place_of(order.province, variant)
-    if getattr(order, "to", None) is not None:
-        return variant.power_name(order.to)
-    return KIND_LABELS[type(order).__name__][0]
+def prestige_kinds(panel: Panel, variant: Variant) -> list[MenuEntry]:
+    """The kinds of the rule module's orders the power may give now, in the rules' order (the
+    first order of each kind standing for it)."""
+    first: dict[str, MenuEntry] = {}
+    for entry, _ in _entries(panel, variant):
+        first.setdefault(entry.kind, entry)
+    return sorted(first.values(), key=lambda e: e.rank)
 
 
 def prestige_view(panel: Panel, variant: Variant, kind: str, page: int = 0) -> tuple[str, discord.ui.View]:
     """The units, centres or powers a prestige order of ``kind`` may be given for, each with what
     it needs (the least bid that can win)."""
     g, v = panel.game_id, panel.version
-    verdicts = [vd for vd in panel.rule_orders if type(vd.understood).__name__ == kind]
+    offered = [(e, vd) for e, vd in _entries(panel, variant) if e.kind == kind]
+    if not offered:
+        raise ServiceError("this menu is out of date: open a new one with /orders edit")
     items = []
-    for vd in verdicts:
-        order = vd.understood
-        value = template(order) if _takes_amount(order) else str(order)
-        items.append(_option(_subject(order, variant), value, vd.note.text if vd.note else str(order)))
-    label = KIND_LABELS[kind][0]
-    lines = [_header(panel, variant), f"**{label}**: {KIND_LABELS[kind][1]}. You may spend {panel.prestige}."]
+    for entry, vd in offered:
+        value = entry.template if entry.amount else GIVE + entry.template
+        items.append(_option(entry.subject or entry.label, value, vd.note.text if vd.note else str(vd.understood)))
+    label = offered[0][0].label
+    lines = [_header(panel, variant), f"**{label}**: {offered[0][0].about}. You may spend {panel.spendable}."]
     view = _view()
     view.add_item(_select(custom_id(g, v, "pt", kind), f"{label} for…", _paged(items, page), 0))
     _buttons(view, panel, back=True)
@@ -361,15 +355,14 @@ def prestige_view(panel: Panel, variant: Variant, kind: str, page: int = 0) -> t
 
 def amount_modal(panel: Panel, variant: Variant, text: str) -> discord.ui.Modal:
     """Asks the amount of the prestige order ``text`` (its notation without the amount)."""
-    verdict = next((vd for vd in panel.rule_orders if template(vd.understood) == text), None)
-    least = str(verdict.understood).rsplit(" ", 1)[1] if verdict is not None else "1"
-    lend = text.startswith("LEND")
-    title = (f"LEND to {variant.power_name(text.split()[1])}" if lend
-             else f"{text.removesuffix(' BID')}")
-    modal = discord.ui.Modal(title=title[:45], custom_id=custom_id(panel.game_id, panel.version, "amt", text)[:100])
+    entry = next((e for e, _ in _entries(panel, variant) if e.amount and e.template == text), None)
+    if entry is None:
+        raise ServiceError("this menu is out of date: open a new one with /orders edit")
+    least = entry.least if entry.least is not None else 1
+    modal = discord.ui.Modal(title=entry.title[:45], custom_id=custom_id(panel.game_id, panel.version, "amt", text)[:100])
     modal.add_item(discord.ui.TextInput(
-        label="Prestige to lend" if lend else "Your bid (prestige)", custom_id="amount", min_length=1, max_length=4,
-        placeholder=f"at least {least}; you may spend {panel.prestige}"[:100]))
+        label=entry.prompt, custom_id="amount", min_length=1, max_length=4,
+        placeholder=f"at least {least}; you may spend {panel.spendable}"[:100]))
     modal.stop()  # read from its custom id when submitted (PanelCog.on_interaction)
     return modal
 
@@ -384,11 +377,11 @@ def stale_view(game: str, phase: str) -> discord.ui.View:
 class PanelCog(commands.Cog):
     """Reads every click of a panel from its custom id, whichever panel and whenever it was shown."""
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: JudgeBotMixin) -> None:
         self.bot = bot
         self.service = bot.service
 
-    async def open(self, interaction: discord.Interaction, game: str) -> None:
+    async def open(self, interaction: JudgeInteraction, game: str) -> None:
         """``/orders edit``, or an "Order by menu" button: a new panel, only the player sees it."""
         panel = await self.bot.call(self.service.panel, game, player_key(interaction.user))
         variant = get_variant(panel.variant)
@@ -396,13 +389,14 @@ class PanelCog(commands.Cog):
                                                 ephemeral=True)
 
     @commands.Cog.listener()
-    async def on_interaction(self, interaction: discord.Interaction) -> None:
+    async def on_interaction(self, interaction: JudgeInteraction) -> None:
         if interaction.type not in (discord.InteractionType.component, discord.InteractionType.modal_submit):
             return
-        click = Click.parse((interaction.data or {}).get("custom_id", ""))
+        data = _payload(interaction)
+        click = Click.parse(data.get("custom_id", ""))
         if click is None:
             return
-        values = (interaction.data or {}).get("values") or []
+        values = data.get("values") or []
         if not _opens_form(click, values[0] if values else ""):
             # acknowledged at once: the answer may wait for the judge's workers (an adjudication running)
             if click.action == "open" and not _on_panel(interaction):
@@ -416,7 +410,7 @@ class PanelCog(commands.Cog):
                 raise
             await self._too_late(interaction, click)
 
-    async def _answer(self, interaction: discord.Interaction, click: Click) -> None:
+    async def _answer(self, interaction: JudgeInteraction, click: Click) -> None:
         try:
             await self.handle(interaction, click)
         except StalePanelError as exc:
@@ -427,21 +421,21 @@ class PanelCog(commands.Cog):
         except Exception as exc:
             if isinstance(exc, discord.HTTPException) and exc.code == INVALID_WEBHOOK_TOKEN:
                 raise
-            log.exception("a choice of the orders menu not taken", custom_id=(interaction.data or {}).get("custom_id"))
+            log.exception("a choice of the orders menu not taken", custom_id=_payload(interaction).get("custom_id"))
             await self._show(interaction, BUG_APOLOGY, None, fresh=True)
 
-    async def _too_late(self, interaction: discord.Interaction, click: Click) -> None:
+    async def _too_late(self, interaction: JudgeInteraction, click: Click) -> None:
         """The answer to a tap came after the tap's token expired (Discord's 15 minutes: the judge
         was busy that long), so neither the panel nor a message through the tap can show it: the
         player is told by DM, with the button that opens the menu afresh."""
         log.warning("an answer of the orders menu too late for Discord", user=interaction.user.id,
-                    custom_id=(interaction.data or {}).get("custom_id"))
+                    custom_id=_payload(interaction).get("custom_id"))
         try:
             await interaction.user.send(TOO_LATE, view=open_button(click.game, "Open the menu again"))
         except discord.HTTPException:
             log.warning("the player not told to open the menu again", user=interaction.user.id, exc_info=True)
 
-    async def _show(self, interaction: discord.Interaction, text: str, view: discord.ui.View | None,
+    async def _show(self, interaction: JudgeInteraction, text: str, view: discord.ui.View | None,
                     *, fresh: bool = False) -> None:
         """Answer the click: the panel it came from edited in place, or (``fresh``) a new message only
         the player sees."""
@@ -456,9 +450,9 @@ class PanelCog(commands.Cog):
         else:
             await interaction.response.edit_message(content=text, view=view)
 
-    async def handle(self, interaction: discord.Interaction, click: Click) -> None:
+    async def handle(self, interaction: JudgeInteraction, click: Click) -> None:
         player = player_key(interaction.user)
-        values = (interaction.data or {}).get("values") or []  # (a form is answered before any other)
+        values = _payload(interaction).get("values") or []  # (a form is answered before any other)
         value = values[0] if values else ""
         if click.action == "open":
             panel = await self.bot.call(self.service.panel, click.game, player)
@@ -500,20 +494,20 @@ class PanelCog(commands.Cog):
             else:
                 await self._show(interaction, *destinations_view(panel, variant, province, value, options, kind))
         elif click.action == "pk":
-            if value == "SecureLoyalty":
-                await interaction.response.send_modal(amount_modal(panel, variant, "SECURE LOYALTY BID"))
+            if value.startswith(FORM):
+                await interaction.response.send_modal(amount_modal(panel, variant, value[len(FORM):]))
             else:
                 await self._show(interaction, *prestige_view(panel, variant, value, page))
         elif click.action == "pt":
             if value.startswith(MORE):
                 await self._show(interaction, *prestige_view(panel, variant, click.args[0], page))
-            elif value.startswith("SEIZE FIEF"):
-                await self._submit(interaction, panel, variant, self._order(panel, variant, value))
+            elif value.startswith(GIVE):
+                await self._submit(interaction, panel, variant, self._order(panel, variant, value[len(GIVE):]))
             else:
                 await interaction.response.send_modal(amount_modal(panel, variant, value))
         elif click.action == "amt":
             text = ":".join(click.args)
-            amount = _modal_value(interaction.data, "amount").strip()
+            amount = _modal_value(_payload(interaction), "amount").strip()
             if not amount.isdigit():
                 note = (f"❌ `{amount[:20]}` is not an amount of prestige: write a whole number, such as 2. "
                         f"Nothing was recorded.")
@@ -539,7 +533,7 @@ class PanelCog(commands.Cog):
         except NotationError:
             raise ServiceError(f"{text!r} is not an order this menu offers: open a new one with /orders edit") from None
 
-    async def _submit(self, interaction: discord.Interaction, panel: Panel, variant: Variant, order: Order) -> None:
+    async def _submit(self, interaction: JudgeInteraction, panel: Panel, variant: Variant, order: Order) -> None:
         """The chosen order, taken as a typed one; the panel shows the answer and the units afresh."""
         report = await self.bot.call(self.service.submit_values, panel.game_id, player_key(interaction.user),
                                      [order], panel.version)
@@ -548,7 +542,12 @@ class PanelCog(commands.Cog):
         await self._show(interaction, main_text(fresh, variant, answer), main_view(fresh, variant))
 
 
-def _on_panel(interaction: discord.Interaction) -> bool:
+def _payload(interaction: JudgeInteraction) -> dict[str, Any]:
+    """What a click or a form sent (its custom id, the values chosen, the form's fields), as read."""
+    return dict(interaction.data or {})
+
+
+def _on_panel(interaction: JudgeInteraction) -> bool:
     """Did the click come from a panel (a message only its player sees), to be edited in place?"""
     return interaction.message is not None and interaction.message.flags.ephemeral
 
@@ -557,8 +556,8 @@ def _opens_form(click: Click, value: str) -> bool:
     """Is the answer to this click a form (the amount of a prestige order)? Discord takes a form only
     as the first answer, so such a click is not acknowledged first."""
     if click.action == "pk":
-        return value == "SecureLoyalty"
-    return click.action == "pt" and not value.startswith(MORE) and not value.startswith("SEIZE FIEF")
+        return value.startswith(FORM)
+    return click.action == "pt" and not value.startswith(MORE) and not value.startswith(GIVE)
 
 
 def _modal_value(data: dict | None, field: str) -> str:
@@ -570,5 +569,5 @@ def _modal_value(data: dict | None, field: str) -> str:
     return ""
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: JudgeBotMixin) -> None:
     await bot.add_cog(PanelCog(bot))

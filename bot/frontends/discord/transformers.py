@@ -9,27 +9,27 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import discord
 from discord import app_commands
 
 from adjudicator.errors import CrusaderError
 from adjudicator.variant import get_variant
-from adjudicator.vocab import Location
+from adjudicator.vocab import Location, Power
 from grammar import resolve_power_name, resolve_province, suggestions
 
 from bot.service import GameEntry, NotFoundError, parse_duration, parse_durations
 from bot.store.names import game_key
 from .identity import player_key
+from .client import JudgeBotMixin, JudgeInteraction
 from bot.store.rows import GameStatus
 
 MAX_CHOICES = 25
 
 
-def _service(interaction: discord.Interaction):
+def _service(interaction: JudgeInteraction):
     return interaction.client.service
 
 
-async def game_named(interaction: discord.Interaction, name: str) -> GameEntry | None:
+async def game_named(interaction: JudgeInteraction, name: str) -> GameEntry | None:
     """The game called ``name`` (in any case and punctuation: its key), looked up once per
     interaction: the permission check and the command get the same game."""
     key = game_key(str(name))
@@ -46,7 +46,7 @@ async def game_named(interaction: discord.Interaction, name: str) -> GameEntry |
     return entry
 
 
-async def _entry_for(interaction: discord.Interaction, name: str | None) -> GameEntry | None:
+async def _entry_for(interaction: JudgeInteraction, name: str | None) -> GameEntry | None:
     """The game named ``name``, or the asker's only running game when none is named."""
     service = _service(interaction)
     if name:
@@ -56,13 +56,13 @@ async def _entry_for(interaction: discord.Interaction, name: str | None) -> Game
     return mine[0] if len(mine) == 1 else None
 
 
-class GameTransformer(app_commands.Transformer):
+class GameTransformer(app_commands.Transformer[JudgeBotMixin]):
     """A game by name; autocomplete offers the asker's games first, then the others."""
 
     def __init__(self, *, statuses: tuple[str, ...] = ()) -> None:
         self.statuses = statuses
 
-    async def transform(self, interaction: discord.Interaction, value: str) -> GameEntry:
+    async def transform(self, interaction: JudgeInteraction, value: str) -> GameEntry:
         game = await game_named(interaction, value)
         if game is not None and (not self.statuses or game.status in self.statuses):
             return game
@@ -73,28 +73,29 @@ class GameTransformer(app_commands.Transformer):
         names = ", ".join(g.name for g in games[:15]) or "none yet"
         raise app_commands.AppCommandError(f"There is no game called {value!r}. Games: {names}.")
 
-    async def autocomplete(self, interaction: discord.Interaction, value: str) -> list[app_commands.Choice[str]]:
+    async def autocomplete(self, interaction: JudgeInteraction, value: float | str
+                           ) -> list[app_commands.Choice[int | float | str]]:
         service = _service(interaction)
         mine = {g.name for g in await interaction.client.call(service.directory, player=player_key(interaction.user))}
         games = await interaction.client.call(service.directory, statuses=self.statuses)
-        typed = value.strip().lower()
+        typed = str(value).strip().lower()
         hits = [g for g in games if typed in g.name.lower()]
         hits.sort(key=lambda g: (g.name not in mine, not g.name.lower().startswith(typed), g.name.lower()))
         return [app_commands.Choice(name=f"{g.name} ({g.variant}, {g.status})"[:100], value=g.name)
                 for g in hits[:MAX_CHOICES]]
 
 
-async def _variant_of_game_option(interaction: discord.Interaction):
+async def _variant_of_game_option(interaction: JudgeInteraction):
     """The variant of the game named in the ``game`` option (or the asker's only running game), and
     that game; the classic map when there is none."""
     entry = await _entry_for(interaction, getattr(interaction.namespace, "game", None))
     return get_variant(entry.variant if entry else "standard"), entry
 
 
-class PowerTransformer(app_commands.Transformer):
+class PowerTransformer(app_commands.Transformer[JudgeBotMixin]):
     """A power of the game named in the ``game`` option: code, name or adjective (``France``, ``fra``)."""
 
-    async def transform(self, interaction: discord.Interaction, value: str) -> str:
+    async def transform(self, interaction: JudgeInteraction, value: str) -> Power:
         variant, entry = await _variant_of_game_option(interaction)
         try:
             return resolve_power_name(value, variant)
@@ -104,28 +105,30 @@ class PowerTransformer(app_commands.Transformer):
             raise app_commands.AppCommandError(
                 f"{first}. The powers of {entry.name if entry else variant.name}: {powers}.") from None
 
-    async def autocomplete(self, interaction: discord.Interaction, value: str) -> list[app_commands.Choice[str]]:
+    async def autocomplete(self, interaction: JudgeInteraction, value: float | str
+                           ) -> list[app_commands.Choice[int | float | str]]:
         variant, _ = await _variant_of_game_option(interaction)
-        typed = value.strip().lower()
+        typed = str(value).strip().lower()
         return [app_commands.Choice(name=f"{info.name} ({code})"[:100], value=code)
                 for code, info in variant.powers.items()
                 if not typed or typed in code.lower() or typed in info.name.lower() or typed in info.adjective.lower()
                 ][:MAX_CHOICES]
 
 
-class ProvinceTransformer(app_commands.Transformer):
+class ProvinceTransformer(app_commands.Transformer[JudgeBotMixin]):
     """A province of the game named in the ``game`` option (id, name, alias or a unique start)."""
 
-    async def transform(self, interaction: discord.Interaction, value: str) -> Location:
+    async def transform(self, interaction: JudgeInteraction, value: str) -> Location:
         variant, _ = await _variant_of_game_option(interaction)
         try:
             return resolve_province(value, variant)
         except CrusaderError as exc:
             raise app_commands.AppCommandError(str(exc)) from None
 
-    async def autocomplete(self, interaction: discord.Interaction, value: str) -> list[app_commands.Choice[str]]:
+    async def autocomplete(self, interaction: JudgeInteraction, value: float | str
+                           ) -> list[app_commands.Choice[int | float | str]]:
         variant, _ = await _variant_of_game_option(interaction)
-        typed = value.strip()
+        typed = str(value).strip()
         if typed:
             ids = suggestions(typed, variant, limit=MAX_CHOICES)
         else:
@@ -152,30 +155,30 @@ def wrong_state(game: GameEntry, command: str) -> str:
     return f"{said}; /{command} is not for a game in that state" + (f": {instead}." if instead else ".")
 
 
-class DurationTransformer(app_commands.Transformer):
+class DurationTransformer(app_commands.Transformer[JudgeBotMixin]):
     """``48h``, ``2d``, ``1d12h``, ``90m`` (:func:`bot.service.parse_duration`: a unit, positive, at most a year)."""
 
-    async def transform(self, interaction: discord.Interaction, value: str) -> timedelta:
+    async def transform(self, interaction: JudgeInteraction, value: str) -> timedelta:
         try:
             return parse_duration(value)
         except CrusaderError as exc:
             raise app_commands.AppCommandError(str(exc)) from None
 
 
-class GraceTransformer(app_commands.Transformer):
+class GraceTransformer(app_commands.Transformer[JudgeBotMixin]):
     """A grace period: a duration, or ``none`` (``0``)."""
 
-    async def transform(self, interaction: discord.Interaction, value: str) -> timedelta:
+    async def transform(self, interaction: JudgeInteraction, value: str) -> timedelta:
         try:
             return parse_duration(value, what="the grace period", zero=True)
         except CrusaderError as exc:
             raise app_commands.AppCommandError(str(exc)) from None
 
 
-class DurationsTransformer(app_commands.Transformer):
+class DurationsTransformer(app_commands.Transformer[JudgeBotMixin]):
     """Reminders before a deadline: ``24h, 1h``, or ``none`` (:func:`bot.service.parse_durations`)."""
 
-    async def transform(self, interaction: discord.Interaction, value: str) -> tuple[timedelta, ...]:
+    async def transform(self, interaction: JudgeInteraction, value: str) -> tuple[timedelta, ...]:
         try:
             return parse_durations(value, what="a reminder")
         except CrusaderError as exc:
@@ -186,14 +189,14 @@ Game = app_commands.Transform[GameEntry, GameTransformer]
 RunningGame = app_commands.Transform[GameEntry, GameTransformer(statuses=(GameStatus.ACTIVE, GameStatus.PAUSED))]
 FormingGame = app_commands.Transform[GameEntry, GameTransformer(statuses=(GameStatus.FORMING,))]
 OpenGame = app_commands.Transform[GameEntry, GameTransformer(statuses=(GameStatus.FORMING, GameStatus.ACTIVE, GameStatus.PAUSED))]
-PowerArg = app_commands.Transform[str, PowerTransformer]
+PowerArg = app_commands.Transform[Power, PowerTransformer]
 ProvinceArg = app_commands.Transform[Location, ProvinceTransformer]
 Duration = app_commands.Transform[timedelta, DurationTransformer]
 Grace = app_commands.Transform[timedelta, GraceTransformer]
 Durations = app_commands.Transform[tuple, DurationsTransformer]
 
 
-async def my_game(interaction: discord.Interaction, game: GameEntry | None) -> GameEntry:
+async def my_game(interaction: JudgeInteraction, game: GameEntry | None) -> GameEntry:
     """The game a player command is about: the one named, or the asker's only running game."""
     if game is not None:
         return game

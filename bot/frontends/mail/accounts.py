@@ -36,6 +36,7 @@ from datetime import timedelta
 
 from adjudicator.errors import CrusaderError
 from adjudicator.variant import get_variant
+from adjudicator.vocab import Power
 
 from bot.service import GameService, GameView, NotAllowedError, ServiceError
 from bot.store import database
@@ -146,6 +147,20 @@ class MailAccounts:
             session.add(row)
             mail_store.clear_failures(session, view.id, power)  # a new password lifts a lock
 
+    def set_own_password(self, me: Identity, password: str) -> None:
+        """SET PASSWORD: the signed-on ``me`` changes its own power's password, acting as itself
+        (never with the operator's rights): as the power's player, as the game master for the game
+        master's own identity, or, for a power nobody plays yet, as the address it was registered
+        for."""
+        self.set_power_password(me.game, self._acting_as(me), me.power, password)
+
+    def _acting_as(self, me: Identity) -> str | None:
+        """Who ``me`` acts as: the game's game master for the game master's identity, else the
+        power's player, else (nobody plays it yet) the address it signed on from."""
+        if me.power == GM:
+            return self.service.status(me.game).gm
+        return me.player if me.player is not None else me.address
+
     def set_power_address(self, game: str | int, actor: str | None, power: str, address: str) -> None:
         """Register the address that may sign on for ``power`` and that receives the game's mail."""
         view, power = self._authorise(game, actor, power, gm_only=True)
@@ -185,7 +200,7 @@ class MailAccounts:
             key = f"mail-password:{uuid.uuid4().hex}"
             row.password_mail, row.updated_at = key, now
             session.add(row)
-            name = get_variant(view.variant).power_name(power)
+            name = get_variant(view.variant).power_name(Power(power))
             body = (f"The game master of '{view.name}' ({view.gm}) has registered this address to play "
                     f"{name} ({power}) by mail.\n") if power != GM else (
                     f"This is the game master's password of '{view.name}': sign on with it to start, pause, "
@@ -234,7 +249,7 @@ class MailAccounts:
         play, and owe the address a new password, carried by ``announcement``."""
         a = announcement
         if a.game_id is not None and a.kind == "full":
-            self._owe_gm_password(a)
+            self._owe_gm_password(a, a.game_id)
         if a.game_id is None or a.kind not in ADOPTING:
             return
         view = self.service.status(a.game_id)
@@ -258,18 +273,18 @@ class MailAccounts:
                 row.signon_sender, row.updated_at = None, now
                 session.add(row)
 
-    def _owe_gm_password(self, a: Announcement) -> None:
+    def _owe_gm_password(self, a: Announcement, game_id: int) -> None:
         """The game is full: its game master, named by an address, is owed the game master's password
         (carried by ``a``), unless one works already."""
-        view = self.service.status(a.game_id)
+        view = self.service.status(game_id)
         address = address_of(view.gm)
         if address is None:
             return
         with self.db.session() as session:
-            row = mail_store.identity(session, a.game_id, GM)
+            row = mail_store.identity(session, game_id, GM)
             if row is not None and row.address == address and (row.password_hash or row.password_mail):
                 return
-            row = row or mail_store.MailIdentityRow(game_id=a.game_id, power=GM, updated_at=self.service.now())
+            row = row or mail_store.MailIdentityRow(game_id=game_id, power=GM, updated_at=self.service.now())
             row.address, row.player, row.password_hash, row.password_mail = address, None, None, a.key
             row.signon_sender, row.updated_at = None, self.service.now()
             session.add(row)
@@ -383,9 +398,11 @@ class MailAccounts:
                 mail_store.record_failure(session, view.id, power, source, now)
             elif row.password_mail is not None or row.signon_sender != source:
                 stored = mail_store.identity(session, view.id, power)
-                stored.signon_sender = source  # a sender the player uses: checked even while the power is guessed at
-                stored.password_mail = None  # the password arrived: a late copy of its mail changes nothing
-                session.add(stored)
+                if stored is not None:  # (unless unregistered since it was read)
+                    # a sender the player uses: checked even while the power is guessed at
+                    stored.signon_sender = source
+                    stored.password_mail = None  # the password arrived: a late copy of its mail changes nothing
+                    session.add(stored)
         if not right:
             raise SignonRefused(f"that is not the password of {power} in game '{view.name}'; "
                                 f"the game master ({view.gm}) can set a new one")
@@ -411,7 +428,7 @@ class MailAccounts:
         view = self.service.status(game)
         power = power.strip().upper()
         powers = list(get_variant(view.variant).powers)
-        if power == GM and gm_only and (actor is None or actor == view.gm):
+        if power == GM and (actor is None or actor == view.gm):
             if address_of(view.gm) is None:
                 raise ServiceError(f"the game master of '{view.name}' ({view.gm}) is not named by an e-mail address")
             return view, power
@@ -422,8 +439,16 @@ class MailAccounts:
             return view, power
         if not gm_only and holder is not None and holder.player == actor:
             return view, power
+        if not gm_only and holder is None and actor is not None and self._registered(view, power) == address_of(actor):
+            return view, power      # a power nobody plays yet: the address registered for it
         who = f"the game master of '{view.name}' ({view.gm})" + ("" if gm_only else f" or the player of {power}")
         raise NotAllowedError(f"only {who} may do that")
+
+    def _registered(self, view: GameView, power: str) -> str | None:
+        """The address registered for ``power`` in the game (None: none)."""
+        with self.db.session() as session:
+            row = mail_store.identity(session, view.id, power)
+            return row.address if row is not None else None
 
     def _row(self, session, view: GameView, power: str) -> mail_store.MailIdentityRow:
         row = mail_store.identity(session, view.id, power)

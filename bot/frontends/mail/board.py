@@ -2,18 +2,19 @@
 
 After each season's results, the mail says who owns which supply centre and how many, where
 every unit stands, every dislodged unit with the places it may retreat to, the builds and
-removals each power has to make, and each power's prestige. Every rules answer in it (where a
-unit may retreat, how many builds, at which sites) is the engine's (:func:`adjudicator.turn.duty`);
+removals each power has to make, and each power's prestige. Every rules answer in it (who is
+still playing, where a unit may retreat, how many builds, at which sites) is the engine's
+(:func:`adjudicator.turn.survivors`, :func:`~adjudicator.turn.retreats`, :func:`~adjudicator.turn.duty`),
+and a rule module's standings column is its own (:func:`adjudicator.modules.standing_column`);
 this module only writes them down, in the judge's notation (``A ant``, ``lat``) that players
 write their orders in.
 """
 
 from __future__ import annotations
 
-from adjudicator.modules import rules_for
+from adjudicator.modules import standing_column
 from adjudicator.position import Position
-from adjudicator.turn import duty
-from adjudicator.validate import Board, retreat_options
+from adjudicator.turn import duty, retreats, survivors
 from adjudicator.variant import Variant
 from adjudicator.vocab import NEUTRAL, PhaseKind, Power, Season
 
@@ -23,10 +24,9 @@ def _either(words: list[str]) -> str:
 
 
 def _alive(variant: Variant, position: Position) -> list[Power]:
-    """The powers still on the board (centres or units), in the variant's order."""
-    counts = position.center_counts()
-    return [p for p in variant.powers
-            if p not in position.eliminated and (counts.get(p) or position.units_of(p))]
+    """The powers still in the game (the engine's :func:`~adjudicator.turn.survivors`), in the variant's order."""
+    playing = set(survivors(variant, position))
+    return [p for p in variant.powers if p in playing]
 
 
 def centres(variant: Variant, position: Position, before: Position | None = None) -> list[str]:
@@ -76,12 +76,9 @@ def to_decide(variant: Variant, position: Position) -> list[str]:
                                                             " but has no free home centre to build in (waived)"))
         if todo.disbands:
             out.append(f"  {power} removes {todo.disbands} unit{'s' if todo.disbands != 1 else ''}")
-    uncommanded = [d for d in position.dislodged if d.unit.location.province not in ordered]
-    if uncommanded:  # the neutrals: the judge retreats them at random, among the places the engine allows
-        board = Board(variant, position, hooks=rules_for(position))
-        for d in uncommanded:
-            open_to = retreat_options(board, d)
-            places = [str(loc) for p in sorted(open_to) for loc in open_to[p]]
+    for d, _, open_to in retreats(variant, position):
+        if d.unit.location.province not in ordered:     # the neutrals: the judge retreats them at random
+            places = [str(loc) for loc in open_to]
             whose = d.unit.power if d.unit.power != NEUTRAL else "neutral"
             where = ("it is disbanded (nowhere to go)" if not places else
                      f"it retreats to {places[0]}, the one place open to it" if len(places) == 1 else
@@ -93,22 +90,24 @@ def to_decide(variant: Variant, position: Position) -> list[str]:
     return [f"{head} ({position.phase}):", *out]
 
 
-def prestige(variant: Variant, position: Position) -> list[str]:
-    """Each power's prestige, when the game plays with prestige: for the new year after a winter."""
-    state = position.prestige
-    if state is None:
+def column(variant: Variant, position: Position) -> list[str]:
+    """Each power's number in the rule module's standings column (prestige), when the game plays
+    with one: for the new year after a winter."""
+    standing = standing_column(position)
+    if standing is None:
         return []
+    name, numbers = standing
     phase = position.phase
     new_year = phase.kind is PhaseKind.MOVEMENT and phase.season is Season.SPRING
-    head = f"Prestige for {phase.year}:" if new_year else "Prestige:"
-    return [head + " " + ", ".join(f"{p} {state.prestige.get(p, 0)}" for p in _alive(variant, position))]
+    head = f"{name.capitalize()} for {phase.year}:" if new_year else f"{name.capitalize()}:"
+    return [head + " " + ", ".join(f"{p} {numbers.get(p, 0)}" for p in _alive(variant, position))]
 
 
 def planning(variant: Variant, position: Position, before: Position | None = None) -> list[str]:
     """Everything a player plans the next phase from, section by section."""
     out: list[str] = []
     for section in (to_decide(variant, position), centres(variant, position, before), units(variant, position),
-                    prestige(variant, position)):
+                    column(variant, position)):
         if section:
             out += [*section, ""]
     return out

@@ -33,9 +33,9 @@ from collections.abc import Callable
 import structlog
 
 from adjudicator.errors import CrusaderError
-from adjudicator.prestige.orders import Bribe
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Phase
+from grammar import joined_order
 
 from bot.service import GameService, GameView, NotPlayingError, PlayerOrders, ServiceError, parse_duration
 from bot.service.policy import read_setting
@@ -315,11 +315,12 @@ class _Session:
         return True
 
     def _clear(self, command: Command) -> bool:
-        if not self._played(command):
+        played = self._played(command)
+        if played is None:
             return True
-        me, province = self.me, command.args[0].lower() if command.args else None
+        (me, player), province = played, command.args[0].lower() if command.args else None
         try:
-            left = self.service.clear_orders(me.game, me.player, province)
+            left = self.service.clear_orders(me.game, player, province)
         except ServiceError as exc:
             self.talk.echoes.append(Echo(command.echo, f"nothing withdrawn: {exc}", ok=False))
             return True
@@ -329,11 +330,12 @@ class _Session:
         return True
 
     def _ready(self, command: Command) -> bool:
-        if not self._played(command):
+        played = self._played(command)
+        if played is None:
             return True
-        me, ready = self.me, not command.args
+        (me, player), ready = played, not command.args
         try:
-            answer = self.service.ready(me.game, me.player, ready)
+            answer = self.service.ready(me.game, player, ready)
         except ServiceError as exc:
             self.talk.echoes.append(Echo(command.echo, f"not done: {_said(exc)}", ok=False))
             return True
@@ -356,9 +358,11 @@ class _Session:
             self.talk.echoes.append(Echo(command.echo, "there is no game of that name on this judge; "
                                                        "LIST alone lists its games", ok=False))
             return True
-        mine = (self.me is not None and self.me.power != GM and self.talk.status.id == self.me.game_id)
-        if mine and self.talk.status.status in (GameStatus.ACTIVE, GameStatus.PAUSED) and self.talk.status.phase:
-            self.talk.orders_picture = {"game": self.me.game_id, "name": self.me.game, "power": self.me.power,
+        me = self.me
+        mine = (me is not None and me.power != GM and self.talk.status.id == me.game_id)
+        if (me is not None and mine and self.talk.status.status in (GameStatus.ACTIVE, GameStatus.PAUSED)
+                and self.talk.status.phase):
+            self.talk.orders_picture = {"game": me.game_id, "name": me.game, "power": me.power,
                                         "phase": self.talk.status.phase}
         self.talk.echoes.append(Echo(command.echo, "the game's status" + (" and your orders" if mine else "")
                                      + (" are" if mine else " is") + " below"))
@@ -395,26 +399,28 @@ class _Session:
         return True
 
     def _set_password(self, command: Command) -> bool:
-        if not self._signed_on(command):
+        me = self._signed_on(command)
+        if me is None:
             return True
         try:
-            self.accounts.set_power_password(self.me.game, None, self.me.power, command.args[0])
+            self.accounts.set_own_password(me, command.args[0])      # as the sender, never the operator
         except CrusaderError as exc:
             self.talk.echoes.append(Echo(command.echo, f"password not changed: {exc}", ok=False))
             return True
         self.talk.changed = True
-        self.talk.echoes.append(Echo(command.echo, f"the password of {self.me.power} in '{self.me.game}' is changed"))
+        self.talk.echoes.append(Echo(command.echo, f"the password of {me.power} in '{me.game}' is changed"))
         return True
 
     def _resign(self, command: Command) -> bool:
-        if not self._played(command):
+        played = self._played(command)
+        if played is None:
             return True
-        me = self.me
+        me, player = played
         try:
             status = self.service.status(me.game).status
             if status in (GameStatus.ACTIVE, GameStatus.PAUSED):
-                self.service.clear_orders(me.game, me.player)  # civil disorder: its units hold
-            self.service.remove_player(me.game, me.player, me.power)  # as the player: only their own power
+                self.service.clear_orders(me.game, player)  # civil disorder: its units hold
+            self.service.remove_player(me.game, player, me.power)  # as the player: only their own power
         except ServiceError as exc:
             self.talk.echoes.append(Echo(command.echo, f"not resigned: {exc}", ok=False))
             return True
@@ -502,10 +508,11 @@ class _Session:
         return game, words[-1].upper()
 
     def _phase(self, command: Command) -> bool:
-        if not self._signed_on(command):
+        me = self._signed_on(command)
+        if me is None:
             self.skipping = command.args[0][:12]  # whatever it was for, its lines are not read as orders
             return True
-        current = self.service.status(self.me.game).phase
+        current = self.service.status(me.game).phase
         written = command.args[0].upper()
         try:
             wanted = str(Phase.parse(_njudge_phase(written)))
@@ -563,19 +570,21 @@ class _Session:
             getattr(self, f"_{confirmed.kind}")(confirmed)
         return True
 
-    def _master(self, command: Command) -> bool:
-        """Whether the game master has signed on; if not, ``command`` is answered how to."""
+    def _master(self, command: Command) -> Identity | None:
+        """The game master's identity, when they have signed on; if not, ``command`` is answered how to."""
         if self.me is not None and self.me.power == GM:
-            return True
+            return self.me
         how = "sign on as the game master first: SIGNON GM<game name> <password>"
         if self.me is not None:
             how = f"only the game master of '{self.me.game}' may do that (signed on as GM{self.me.game})"
         self.talk.echoes.append(Echo(command.echo, how, ok=False))
-        return False
+        return None
 
     def _gm_action(self, command: Command, act: Callable[[str, str], GameView],
                    done: Callable[[GameView], str]) -> bool:
-        me = self.me
+        me = self._master(command)  # (signed on: a game master's command is read only then)
+        if me is None:
+            return True
         try:
             view = act(me.game, self._gm_of(me.game))
         except ServiceError as exc:
@@ -618,7 +627,9 @@ class _Session:
                                lambda v: f"the deadline of {v.phase} is now {when(v.deadline_at, v.timezone)}")
 
     def _adjudicate(self, command: Command) -> bool:
-        me = self.me
+        me = self._master(command)  # (signed on: a game master's command is read only then)
+        if me is None:
+            return True
         try:
             phase = self.service.status(me.game).phase
             outcome = self.service.force_adjudicate(me.game, self._gm_of(me.game))
@@ -636,9 +647,9 @@ class _Session:
 
     def _set(self, command: Command) -> bool:
         """The game master's SET <setting> <value> (a player's SET PASSWORD is read as its own kind)."""
-        if not self._master(command):
+        me = self._master(command)
+        if me is None:
             return True
-        me = self.me
         try:
             key, value = read_setting(command.args[0], " ".join(command.args[1:]))
             change = self.service.set_policy(me.game, self._gm_of(me.game), {key: value})
@@ -656,15 +667,17 @@ class _Session:
     # -- a player's votes ------------------------------------------------------------------------
 
     def _draw(self, command: Command) -> bool:
-        if not self._played(command):
+        played = self._played(command)
+        if played is None:
             return True
+        me, player = played
         off = bool(command.args) and command.args[0].upper() in ("OFF", "NO", "NOT")
         if command.args and not off:
             self.talk.echoes.append(Echo(command.echo, "write DRAW to vote for a draw, DRAW OFF to take it back",
                                          ok=False))
             return True
         try:
-            view = self.service.vote_draw(self.me.game, self.me.player, not off)
+            view = self.service.vote_draw(me.game, player, not off)
         except ServiceError as exc:
             self.talk.echoes.append(Echo(command.echo, f"not done: {_said(exc)}", ok=False))
             return True
@@ -677,16 +690,18 @@ class _Session:
         return True
 
     def _concede(self, command: Command) -> bool:
-        if not self._played(command):
+        played = self._played(command)
+        if played is None:
             return True
+        me, player = played
         if len(command.args) != 1:
             self.talk.echoes.append(Echo(command.echo, "write CONCEDE and the power you concede to, or CONCEDE OFF",
                                          ok=False))
             return True
         off = command.args[0].upper() in ("OFF", "NO", "NOT")
         try:
-            to = None if off else self.service.power_code(self.service.status(self.me.game).variant, command.args[0])
-            view = self.service.concede(self.me.game, self.me.player, to)
+            to = None if off else self.service.power_code(self.service.status(me.game).variant, command.args[0])
+            view = self.service.concede(me.game, player, to)
         except ServiceError as exc:
             self.talk.echoes.append(Echo(command.echo, f"not done: {_said(exc)}", ok=False))
             return True
@@ -798,26 +813,27 @@ class _Session:
                                                    f"attached"))
         return True
 
-    def _played(self, command: Command) -> bool:
-        """Whether someone has signed on for a power that has a player; if not, ``command`` is
-        answered why it cannot be carried out."""
-        if not self._signed_on(command):
-            return False
-        if self.me.power == GM:
+    def _played(self, command: Command) -> tuple[Identity, str] | None:
+        """Who signed on and their player, when someone has signed on for a power that has a player;
+        if not, ``command`` is answered why it cannot be carried out."""
+        me = self._signed_on(command)
+        if me is None:
+            return None
+        if me.power == GM:
             self.talk.echoes.append(Echo(command.echo, "the game master plays no power; sign on as a power for "
                                                        "that", ok=False))
-            return False
-        if self.me.player is None:
-            self.talk.echoes.append(Echo(command.echo, f"nobody plays {self.me.power} in '{self.me.game}' yet",
+            return None
+        if me.player is None:
+            self.talk.echoes.append(Echo(command.echo, f"nobody plays {me.power} in '{me.game}' yet",
                                          ok=False))
-            return False
-        return True
+            return None
+        return me, me.player
 
-    def _signed_on(self, command: Command) -> bool:
-        """Whether someone has signed on; if not, ``command`` is answered that it needs it."""
+    def _signed_on(self, command: Command) -> Identity | None:
+        """Who signed on; if nobody has, ``command`` is answered that it needs it."""
         if self.me is None:
             self.talk.echoes.append(Echo(command.echo, f"sign on first ({SIGNON_USAGE})", ok=False))
-        return self.me is not None
+        return self.me
 
     def _order(self, command: Command) -> bool:
         if self.resigned:
@@ -846,6 +862,7 @@ class _Session:
         if not batch:
             return
         me = self.me
+        assert me is not None  # (orders are gathered only while someone is signed on)
         if me.player is None:
             for echo in batch:
                 echo.answer, echo.ok = f"nobody plays {me.power} in '{me.game}' yet; the game master assigns it", False
@@ -877,7 +894,7 @@ class _Session:
             line = _take(rejected, echo.written)
             if line is None and above is not None and _bribe_with_order(above):
                 echo.ok = above.order is not None
-                echo.answer = ("read with the BRIBE above: " + (f"the bribed unit's order, {above.order.order}"
+                echo.answer = ("read with the BRIBE above: " + (f"the bribed unit's order, {joined_order(above.order)}"
                                                                  if echo.ok else "refused with it"))
                 above = None
                 continue
@@ -943,7 +960,7 @@ def _bribe_with_order(line) -> bool:
     """Whether ``line`` (an answered line) is a BRIBE given with its unit's order on the next line:
     accepted with that order, or refused (the grammar joined the two before the judge refused them)."""
     if line.order is not None:
-        return isinstance(line.order, Bribe) and line.order.order is not None
+        return joined_order(line.order) is not None
     return line.written.split(None, 1)[0].upper() == "BRIBE" if line.written.strip() else False
 
 

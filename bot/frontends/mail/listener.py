@@ -90,6 +90,8 @@ class MailFrontEnd:
         if not settings.address:
             raise ValueError("the e-mail front end needs the judge's own address: set CRUSADER_MAIL_ADDRESS")
         self.settings = settings
+        self.address: str = settings.address
+        """The judge's own address."""
         self.service = service
         self.accounts = MailAccounts(service, failures_per_hour=settings.signon_failures)
         self.mailer = Mailer(settings)
@@ -99,7 +101,7 @@ class MailFrontEnd:
                                      attach_maps=settings.attach_maps, archive_url=archive_url)
         self.dispatcher = dispatcher if dispatcher is not None else OutboxDispatcher(service.db)
         self.handler = MailHandler(self.judge, self.dispatcher, settings)
-        self._server: asyncio.AbstractServer | None = None
+        self._server: asyncio.Server | None = None
         self._watch: asyncio.Task | None = None
 
     @property
@@ -121,7 +123,7 @@ class MailFrontEnd:
         try:
             self._server = await loop.create_server(
                 lambda: SMTP(self.handler, data_size_limit=4 * s.max_bytes, enable_SMTPUTF8=True,
-                             hostname=s.address.rpartition("@")[2] or None, ident="Crusader Judge", timeout=120,
+                             hostname=self.address.rpartition("@")[2] or None, ident="Crusader Judge", timeout=120,
                              loop=loop),
                 host=s.listen_host, port=s.listen_port)
         except OSError as exc:

@@ -101,17 +101,17 @@ class MailNotifier:
         if a.game_id is None:
             return ()
         try:
-            return await asyncio.to_thread(self._recipients, a)
+            return await asyncio.to_thread(self._recipients, a, a.game_id)
         except NotFoundError:
             return ()  # the game was deleted: nobody to tell
 
-    def _recipients(self, a: Announcement) -> list[str]:
+    def _recipients(self, a: Announcement, game_id: int) -> list[str]:
         self.accounts.adopt(a)  # players named by an address get the power's mail from now on
-        gm = address_of(self.accounts.service.entry(a.game_id).gm)
+        gm = address_of(self.accounts.service.entry(game_id).gm)
         if a.audience == "gm":
             return [gm] if gm else []
         powers = None if a.audience == "public" else tuple(a.powers)
-        out = sorted({address for _, address in self.accounts.recipients(a.game_id, powers)})
+        out = sorted({address for _, address in self.accounts.recipients(game_id, powers)})
         if a.audience == "public" and gm and gm not in out:
             out.append(gm)
         return out
@@ -143,7 +143,8 @@ class MailNotifier:
         """What ``address`` reads: its own part (a password, how to sign on), the announcement, the
         board; and whether any of it is its own (what the other addresses do not read)."""
         personal = self._personal(a, address, concerned)
-        todo = self._to_decide(a, address) if a.kind in ("reminder", "late") and a.game_id is not None else []
+        todo = (self._to_decide(a, a.game_id, address) if a.kind in ("reminder", "late") and a.game_id is not None
+                else [])
         return ((("\n".join(personal) + "\n\n" if personal else "") + a.body
                  + ("\n" + "\n".join(todo) + "\n" if todo else "") + self._board(a) + self._link(a)),
                 bool(personal or todo))
@@ -217,17 +218,17 @@ class MailNotifier:
                 + ([f"  (and {len(missed) - 10} before them)"] if len(missed) > 10 else [])
                 + [f"LIST {a.game} shows where the game stands; HISTORY {a.game} its seasons.", ""])
 
-    def _to_decide(self, a: Announcement, address: str) -> list[str]:
+    def _to_decide(self, a: Announcement, game_id: int, address: str) -> list[str]:
         """For a reminder or a late notice: what the power this address plays has still to decide,
         while the phase it is about is the game's."""
         service, out = self.accounts.service, []
-        view = service.status(a.game_id)
-        for power in self.accounts.powers_of(a.game_id, address):
+        view = service.status(game_id)
+        for power in self.accounts.powers_of(game_id, address):
             holder = view.player_of(power)
             if power not in a.powers or holder is None:
                 continue
             try:
-                mine = service.my_orders(a.game_id, holder.player)
+                mine = service.my_orders(game_id, holder.player)
             except ServiceError:
                 continue  # no longer a player of the game
             if mine.phase != a.data.get("phase") or mine.duty is None or not mine.duty.must_decide:
@@ -248,9 +249,8 @@ class MailNotifier:
                          if season is not None else [])
             else:  # a start: the board it was written at, however far the game has gone since
                 shown = service.board(a.game_id, a.data.get("version"))
-                variant, position = shown if shown is not None else (None, None)
-                lines = ([] if shown is None else board.standings(variant, position) if a.kind == "ended"
-                         else board.planning(variant, position))
+                lines = ([] if shown is None else board.standings(*shown) if a.kind == "ended"
+                         else board.planning(*shown))
             while len(self._boards) >= 8:
                 self._boards.pop(next(iter(self._boards)))
             self._boards[a.key] = "\n" + "\n".join(lines).rstrip("\n") + "\n" if lines else ""

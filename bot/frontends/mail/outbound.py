@@ -60,6 +60,8 @@ class Mailer:
         if pool < 1:
             raise ValueError("a pool of at least one connection")
         self.settings = settings
+        self.address: str = settings.address
+        """The judge's own address, the sender of every mail."""
         self.relay_problem: str | None = None
         """What is wrong with the relay (``None``: the last message, or probe, went through)."""
         self._refusing = False  # the problem is that it will not relay for the judge
@@ -123,9 +125,9 @@ class Mailer:
                                  cert_bundle=s.relay_ca_file, timeout=s.relay_timeout)
         try:
             await client.connect()
-            response = await client.mail(s.address)
+            response = await client.mail(self.address)
             if not 200 <= response.code < 300:
-                raise aiosmtplib.SMTPSenderRefused(response.code, response.message, s.address)
+                raise aiosmtplib.SMTPSenderRefused(response.code, response.message, self.address)
             await client.rset()
         except (TimeoutError, aiosmtplib.SMTPException, OSError) as exc:
             self._noted(exc, probe=True)
@@ -159,7 +161,7 @@ class Mailer:
         """Send ``message`` (a mail, or a :class:`Letter`'s copy for one address) to ``to`` alone;
         raises ``aiosmtplib.SMTPException`` or ``OSError`` on failure."""
         mail = message if isinstance(message, Addressed) else Addressed(Letter(message, own=()), {})
-        sender = self.settings.address
+        sender = self.address
         async with self._own_loop():
             client = self._take()
             try:
@@ -358,10 +360,10 @@ class _SharingGenerator(_Writer):
 
     def __init__(self, outfp: Any, *, policy: Policy, parts: OrderedDict, key: tuple, top: bool = True) -> None:
         super().__init__(outfp, policy=policy)
-        self._out, self._shared, self._key, self._top = outfp, parts, key, top
+        self._out, self._shared, self._key, self._top, self._policy = outfp, parts, key, top, policy
 
     def clone(self, fp: Any) -> _SharingGenerator:
-        return _SharingGenerator(fp, policy=self.policy, parts=self._shared, key=self._key, top=False)
+        return _SharingGenerator(fp, policy=self._policy, parts=self._shared, key=self._key, top=False)
 
     def flatten(self, msg: Message, unixfrom: bool = False, linesep: str | None = None) -> None:
         if self._top or msg.is_multipart():

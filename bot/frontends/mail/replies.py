@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import secrets
 import uuid
+from typing import Any
 from email.message import EmailMessage, MIMEPart
 from email.utils import format_datetime, make_msgid
 
@@ -60,8 +61,8 @@ def _orders(orders: PlayerOrders) -> list[str]:
         out += ["To decide:"] + [f"  {line}" for line in spelled_duty(orders.duty, get_variant(orders.variant))]
     if not orders.must_order:
         out.append(f"({orders.power} has nothing to order in {orders.phase}.)")
-    if orders.prestige is not None:
-        out.append(f"Prestige: {orders.prestige}")
+    if orders.column is not None:
+        out.append(f"{orders.column[0].capitalize()}: {orders.column[1]}")
     out += [f"Deadline: {when(orders.deadline_at, orders.timezone)}", ""]
     return out
 
@@ -135,7 +136,7 @@ def answers(talk: Conversation) -> list[Announcement]:
     address."""
     out = []
     if talk.to is not None:
-        data = {"via": "mail", "auto": "auto-replied"}
+        data: dict[str, Any] = {"via": "mail", "auto": "auto-replied"}
         if talk.in_reply_to:
             data["in_reply_to"] = talk.in_reply_to
         if talk.orders_picture is not None:
@@ -170,7 +171,8 @@ def announcement_message(judge_address: str, to: str, subject: str, body: str, *
                    message_id=message_id)
     if picture is not None:
         msg.make_mixed()
-        msg.attach(picture if isinstance(picture, MIMEPart) else picture_part(picture, picture_name))
+        part = picture if isinstance(picture, MIMEPart) else picture_part(picture, picture_name)
+        msg.attach(part)  # type: ignore[arg-type]  # typeshed has a message attach only its own class; any part will do
         # a boundary of 128 random bits, chosen after the text: no part can hold it, so the mail is
         # written without searching every part for it
         msg.set_boundary(f"=_{secrets.token_hex(16)}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from xml.sax.saxutils import escape, quoteattr
 
+from adjudicator.vocab import Power
 from adjudicator.variant import Variant
 
 from bot.render import palette
@@ -25,7 +26,7 @@ def _f(x: float) -> str:
     return f"{x:.1f}".rstrip("0").rstrip(".")
 
 
-def centre_chart(variant: Variant, history: Sequence[tuple[str, Mapping[str, int]]], *,
+def centre_chart(variant: Variant, history: Sequence[tuple[str, Mapping[Power, int]]], *,
                  width: int = WIDTH, height: int = 330) -> str:
     """Supply centres per power after each season, as an SVG line chart.
 
@@ -72,7 +73,7 @@ def centre_chart(variant: Variant, history: Sequence[tuple[str, Mapping[str, int
                    f"{escape(label)}</text>")
     out.append(f'<line x1="{_f(left)}" y1="{_f(top + plot_h)}" x2="{_f(left + plot_w)}" y2="{_f(top + plot_h)}" '
                f'stroke="{palette.INK}"/>')
-    ends: list[tuple[float, str, str]] = []
+    ends: list[tuple[float, Power, str]] = []
     for k, power in enumerate(powers):
         colour = variant.powers[power].colour or palette.NEUTRAL
         values = [counts.get(power, 0) for _, counts in history]

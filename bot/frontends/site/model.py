@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Mapping
 
+from adjudicator.modules import ledger, spent, standing_column
 from adjudicator.orders import canonical, is_rule_order
 from adjudicator.events import Events
-from adjudicator.prestige.events import PrestigeEvents
 from adjudicator.position import Position
 from adjudicator.results import Adjudication, OrderResult
 from adjudicator.turn import supplied_by
@@ -92,12 +92,12 @@ class SeasonRecord:
     nmr: tuple[str, ...]
     seed: int
     events: Events
+    adjudication: Adjudication
+    """The season's adjudication as values (to draw its picture when none was stored)."""
     adjudicated_at: str | None = None
     picture: bytes | None = None
     """The season's picture as the judge drew it when it adjudicated the season and stored it (the
     PNG Discord and the mail sent); ``None`` for a season stored without one."""
-    adjudication: Adjudication | None = None
-    """The season's adjudication as values (to draw its picture when none was stored)."""
 
     @property
     def slug(self) -> str:
@@ -110,10 +110,10 @@ class SeasonRecord:
         return self.after.center_counts()
 
     @property
-    def prestige(self) -> dict[str, int] | None:
-        """Prestige per power after the season; ``None`` without the prestige rules."""
-        state = self.after.prestige
-        return dict(state.prestige) if state is not None else None
+    def column(self) -> dict[str, int] | None:
+        """The rule module's standings column (prestige) per power after the season; ``None``
+        without a rule module that has one."""
+        return _column(self.after)
 
     def orders_by_power(self) -> list[tuple[str, list[SeasonOrder]]]:
         by_power: dict[str, list[SeasonOrder]] = {}
@@ -142,7 +142,8 @@ class GameRecord:
 
     @property
     def has_prestige(self) -> bool:
-        return self.start.prestige is not None
+        """Is the game played with a rule module that keeps a standings column (prestige)?"""
+        return standing_column(self.start) is not None
 
     def centre_history(self) -> list[tuple[str, dict[Power, int]]]:
         """(label, centres per power) at the start and after every season."""
@@ -151,19 +152,24 @@ class GameRecord:
     def prestige_history(self) -> list[tuple[SeasonRecord, dict[str, int]]]:
         """Every season after which some power's prestige differs from the season before."""
         out = []
-        last = dict(self.start.prestige.prestige) if self.start.prestige is not None else None
+        last = _column(self.start)
         for season in self.seasons:
-            now = season.prestige
+            now = season.column
             if now is not None and now != last:
                 out.append((season, now))
             last = now
         return out
 
 
+def _column(position: Position) -> dict[str, int] | None:
+    """The rule module's standings column of ``position`` per power, or None."""
+    column = standing_column(position)
+    return {str(p): n for p, n in column[1].items()} if column is not None else None
+
+
 def season_record(season: Season) -> SeasonRecord:
     """The :class:`SeasonRecord` of one season: its orders in rows, its bids and prestige ledger."""
     events = season.events
-    rule = events.rule if isinstance(events.rule, PrestigeEvents) else None
     lines: list[SeasonOrder] = []
     results: list[OrderResult] = []
     bids: list[Bid] = []
@@ -173,21 +179,20 @@ def season_record(season: Season) -> SeasonRecord:
                                  named(result.reason, season.variant)))
         results.append(result)
         if is_rule_order(order):
-            spent = rule.spent_on(order) if rule is not None else 0
+            cost = spent(season.position, events.rule, order)
             verdict = order_outcome(result, season.variant, season.position, events).verdict
-            bids.append(Bid(power, str(order), result.outcome.value, named(result.reason, season.variant), spent,
+            bids.append(Bid(power, str(order), result.outcome.value, named(result.reason, season.variant), cost,
                             verdict))
     for result in season.adjudication.implicit:
         # listed on the page, not drawn: a unit nobody ordered gets no ring on the map
         lines.append(SeasonOrder(result.order.power, "", canonical(result.order), result.outcome.value,
                                  named(result.reason, season.variant), implicit=True,
                                  supplied=SUPPLIED[supplied_by(season.variant, season.adjudication, result)]))
-    ledger = tuple(
-        LedgerLine(power, a.start, a.received, tuple((str(s.order), s.amount) for s in a.spent), a.left)
-        for power, a in sorted(rule.ledger.items())) if rule is not None else ()
+    accounts = tuple(LedgerLine(a.power, a.start, a.received, tuple((str(order), n) for order, n in a.spent), a.left)
+                     for a in ledger(season.position, events.rule))
     return SeasonRecord(phase=season.phase, version=season.version, variant=season.variant, before=season.position,
                         after=season.after, orders=tuple(lines), results=tuple(results), bids=tuple(bids),
-                        ledger=ledger, nmr=tuple(season.nmr), seed=season.seed, events=events,
+                        ledger=accounts, nmr=tuple(season.nmr), seed=season.seed, events=events,
                         adjudicated_at=season.adjudicated_at.isoformat() if season.adjudicated_at else None,
                         picture=season.picture, adjudication=season.adjudication)
 

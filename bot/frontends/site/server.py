@@ -56,6 +56,7 @@ class SiteNotifier:
             # each write it
             index = asyncio.get_running_loop().time() >= self._indexed + self.index_every
             try:
+                assert announcement.game_id is not None  # (recipients: only a game's announcements)
                 await asyncio.to_thread(self.update, announcement.game_id, index=index)
             except Exception:
                 # never hold back the results for the other front ends: a page missing now is

@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 import jinja2
 
+from adjudicator.modules import standing_column
 from adjudicator.vocab import Phase
 
 from bot.archive.games import GameArchive, temporary_prefix, write_atomically
@@ -143,7 +144,6 @@ def _powers(record: GameRecord) -> list[dict[str, str]]:
 
 def _report(season: SeasonRecord) -> Report:
     """The season's results report (:mod:`bot.service.report`), as the mail and Discord give it."""
-    assert season.adjudication is not None
     return phase_report(season.adjudication, season.variant, season.before, nmr=season.nmr)
 
 
@@ -180,14 +180,15 @@ class SiteWriter:
                          for name, (w, h) in zip(_picture_names(season), sizes))
         return self.env.get_template("season.html.j2").render(
             game_name=record.name, season=season, previous=previous, next=following, before=before, after=after,
-            has_prestige=season.before.prestige is not None, powers=_powers(record),
+            has_prestige=standing_column(season.before) is not None, powers=_powers(record),
             results=[s for s in _report(season).sections if s.key != "standings"],
             power_name=season.variant.power_name, written_at=_when(season.adjudicated_at))
 
     def game_page(self, record: GameRecord, board: tuple[int, int] | None = None) -> str:
         """A game's page; ``board``, the width and height of its picture of the board now, if any."""
         history = record.centre_history()
-        start_prestige = dict(record.start.prestige.prestige) if record.start.prestige is not None else {}
+        column = standing_column(record.start)
+        start_prestige = dict(column[1]) if column is not None else {}
         current = record.current or (record.seasons[-1].after if record.seasons else record.start)
         players = {p["power"]: p for p in record.players}
         picture = {"src": BOARD, "width": board[0], "height": board[1]} if board else None
@@ -284,7 +285,7 @@ class SiteWriter:
                             after_png(record.name, season, size=self.map_size))
                 for name, data in zip(names, pictures):
                     write_file(folder / name, data)
-                write_file(path, self.season_page(record, i, tuple(png_size(p) for p in pictures)))
+                write_file(path, self.season_page(record, i, (png_size(pictures[0]), png_size(pictures[1]))))
                 if i == last:
                     last_after = pictures[1]
         for stale in folder.iterdir():

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from adjudicator.variant import get_variant
 from adjudicator.vocab import NEUTRAL, Location, UnitType
+from adjudicator.prestige.state import has_state, state_of
 from bot.codec.documents import adjudicate_document, new_game_document, position_from_dict
 
 HERE = Path(__file__).parent
@@ -193,14 +194,14 @@ def movement(rng, w, variant, position, prestige: bool) -> list[str]:
             out.append(order_text(w, p, "move", {"type": t, "at": unit.location, "to": Location(far)}))
         else:
             out.append(order_text(w, p, "hold", {"type": t, "at": unit.location}))
-    if prestige and position.prestige is not None:
+    if prestige and has_state(position):
         out += prestige_orders(rng, w, variant, position)
     rng.shuffle(out)
     return out
 
 
 def prestige_orders(rng, w, variant, position) -> list[str]:
-    state = position.prestige
+    state = state_of(position)
     neutrals = [u for u in position.units if u.power == NEUTRAL]
     out = []
     for power in sorted(state.prestige):
@@ -249,7 +250,7 @@ def retreats(rng, w, variant, position) -> list[str]:
 def adjustments(rng, w, variant, position) -> list[str]:
     out = []
     counts = position.center_counts()
-    homes = position.prestige.home_centers if position.prestige is not None else {}
+    homes = state_of(position).home_centers if has_state(position) else {}
     for power in variant.powers:
         delta = counts.get(power, 0) - len(position.units_of(power))
         if delta > 0:
@@ -293,7 +294,7 @@ def play(seed: int, variant_name: str, rules: list[str], phases: int) -> list[di
         _, position = position_from_dict(doc)
         kind = position.phase.kind._value_
         if kind == "M":
-            orders = movement(rng, w, variant, position, prestige=position.prestige is not None)
+            orders = movement(rng, w, variant, position, prestige=has_state(position))
         elif kind == "R":
             orders = retreats(rng, w, variant, position)
         else:

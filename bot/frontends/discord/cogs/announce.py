@@ -5,10 +5,11 @@ from __future__ import annotations
 from discord.ext import commands
 
 from ..notifier import DiscordNotifier
+from ..client import JudgeBotMixin
 
 
 class Announce(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: JudgeBotMixin) -> None:
         self.bot = bot
         self.notifier = DiscordNotifier(bot)
 
@@ -21,5 +22,5 @@ class Announce(commands.Cog):
             self.bot.dispatcher.notifiers.remove(self.notifier)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: JudgeBotMixin) -> None:
     await bot.add_cog(Announce(bot))

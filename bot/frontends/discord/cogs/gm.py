@@ -19,13 +19,14 @@ from discord.ext import commands
 
 from adjudicator.errors import CrusaderError
 from adjudicator.variant import get_variant, variant_names
+from adjudicator.vocab import Power
 
 from bot.archive.games import export_game
 from bot.service import DeadlinePolicy, GameView, ServiceError, UnplayedPowersError, parse_moment
 from bot.service.policy import MAX_PRESS_CHARS, PRESS_RULES
 from bot.service.texts import SETTING_NAMES, setting
 from ..checks import acting_gm, is_gm
-from ..client import reply
+from ..client import JudgeBotMixin, JudgeInteraction, reply
 from ..formatting import deadline_text, file_name, phase_name, settings_lines
 from ..notifier import ARCHIVE_NEEDS, RESULTS_NEEDS
 from ..identity import player_key
@@ -42,7 +43,7 @@ def _started(view: GameView) -> str:
 
 
 def variant_power(game, power: str) -> str:
-    return get_variant(game.variant).power_name(power)
+    return get_variant(game.variant).power_name(Power(power))
 
 
 def _seats(view: GameView, game) -> str:
@@ -87,12 +88,12 @@ def _changes(**options) -> dict:
 @app_commands.guild_only()
 @app_commands.default_permissions(manage_guild=True)  # shown to Manage Server, or whom the server's Integrations allow
 class GameMaster(commands.GroupCog, group_name="game", group_description="Run a game (its game master only)"):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: JudgeBotMixin) -> None:
         self.bot = bot
         self.service = bot.service
         super().__init__()
 
-    async def _act(self, interaction: discord.Interaction, text: str, *, public: bool = True,
+    async def _act(self, interaction: JudgeInteraction, text: str, *, public: bool = True,
                    player: discord.abc.Snowflake | None = None) -> None:
         """Answer (publicly by default) and deliver what the action announced; ``player``: the one
         player the answer is about, who is notified (nobody else is)."""
@@ -106,7 +107,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
                            **SETTINGS_HELP)
     @app_commands.choices(variant=VARIANTS, press=PRESS_CHOICES)
     @is_gm(new_game=True)
-    async def new(self, interaction: discord.Interaction, name: app_commands.Range[str, 1, 100], variant: str,
+    async def new(self, interaction: JudgeInteraction, name: app_commands.Range[str, 1, 100], variant: str,
                   channel: discord.TextChannel | None = None, movement: Duration | None = None,
                   retreat: Duration | None = None, adjustment: Duration | None = None,
                   timezone: app_commands.Range[str, 1, 64] | None = None, prestige: bool | None = None,
@@ -162,7 +163,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
     @app_commands.describe(**SETTINGS_HELP)
     @app_commands.choices(press=PRESS_CHOICES)
     @is_gm()
-    async def settings(self, interaction: discord.Interaction, game: Game, movement: Duration | None = None,
+    async def settings(self, interaction: JudgeInteraction, game: Game, movement: Duration | None = None,
                        retreat: Duration | None = None, adjustment: Duration | None = None,
                        grace: Grace | None = None, reminders: Durations | None = None,
                        nmr_limit: app_commands.Range[int, 0, 1000] | None = None, early: bool | None = None,
@@ -196,7 +197,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
     @app_commands.command(name="start", description="Start the game: powers are drawn, the clock starts")
     @app_commands.describe(fill="Start even though some powers have no player: they start in civil disorder")
     @is_gm()
-    async def start(self, interaction: discord.Interaction, game: Game, fill: bool = False) -> None:
+    async def start(self, interaction: JudgeInteraction, game: Game, fill: bool = False) -> None:
         try:
             view = await self.bot.call(self.service.start, game.name, acting_gm(interaction, game),
                                        fill_civil_disorder=fill)
@@ -209,7 +210,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
                            at="A date and time, e.g. 2031-03-01 18:00 (in the game's time zone) or "
                               "2031-03-01 18:00 Europe/Paris")
     @is_gm()
-    async def deadline(self, interaction: discord.Interaction, game: RunningGame,
+    async def deadline(self, interaction: JudgeInteraction, game: RunningGame,
                        after: Duration | None = None, at: app_commands.Range[str, 1, 64] | None = None) -> None:
         if (after is None) == (at is None):
             raise ServiceError("give the new deadline one way: `after` (a time from now, like 36h) or `at` (a date "
@@ -221,32 +222,33 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
             except CrusaderError as exc:
                 raise ServiceError(str(exc)) from None
         else:
+            assert after is not None  # (one of the two, as checked above)
             moment = self.service.now() + after
         view = await self.bot.call(self.service.set_deadline, game.name, acting_gm(interaction, game), moment)
         await self._act(interaction, _deadline(view))
 
     @app_commands.command(name="pause", description="Pause the game (the deadline is suspended)")
     @is_gm()
-    async def pause(self, interaction: discord.Interaction, game: RunningGame) -> None:
+    async def pause(self, interaction: JudgeInteraction, game: RunningGame) -> None:
         view = await self.bot.call(self.service.pause, game.name, acting_gm(interaction, game))
         await self._act(interaction, f"'{view.name}' is paused.")
 
     @app_commands.command(name="resume", description="Resume a paused game")
     @is_gm()
-    async def resume(self, interaction: discord.Interaction, game: RunningGame) -> None:
+    async def resume(self, interaction: JudgeInteraction, game: RunningGame) -> None:
         view = await self.bot.call(self.service.resume, game.name, acting_gm(interaction, game))
         await self._act(interaction, _started(view))
 
     @app_commands.command(name="extend", description="Push the deadline back")
     @app_commands.describe(by="How much longer, e.g. 24h")
     @is_gm()
-    async def extend(self, interaction: discord.Interaction, game: RunningGame, by: Duration) -> None:
+    async def extend(self, interaction: JudgeInteraction, game: RunningGame, by: Duration) -> None:
         view = await self.bot.call(self.service.extend, game.name, acting_gm(interaction, game), by)
         await self._act(interaction, _deadline(view))
 
     @app_commands.command(name="adjudicate", description="Adjudicate now (missing orders count as NMR)")
     @is_gm()
-    async def adjudicate(self, interaction: discord.Interaction, game: RunningGame) -> None:
+    async def adjudicate(self, interaction: JudgeInteraction, game: RunningGame) -> None:
         await interaction.response.defer()
         outcome = await self.bot.call(self.service.force_adjudicate, game.name, acting_gm(interaction, game))
         view = await self.bot.call(self.service.status, game.name)
@@ -255,14 +257,14 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
 
     @app_commands.command(name="rollback", description="Undo the last adjudication")
     @is_gm()
-    async def rollback(self, interaction: discord.Interaction, game: Game) -> None:
+    async def rollback(self, interaction: JudgeInteraction, game: Game) -> None:
         view = await self.bot.call(self.service.rollback, game.name, acting_gm(interaction, game))
         await self._act(interaction, f"Rolled back. {_started(view)}")
 
     @app_commands.command(name="replace", description="Give a power to another player")
     @app_commands.describe(power="The power", player="Its new player")
     @is_gm()
-    async def replace(self, interaction: discord.Interaction, game: Game, power: PowerArg, player: discord.User) -> None:
+    async def replace(self, interaction: JudgeInteraction, game: Game, power: PowerArg, player: discord.User) -> None:
         view = await self.bot.call(self.service.replace_player, game.name, acting_gm(interaction, game), power,
                                    player_key(player))
         await self._act(interaction, f"{get_variant(game.variant).power_name(power)} in '{game.name}' is now played "
@@ -273,7 +275,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
     @app_commands.describe(player="The player (joined, waiting, or not yet in the game)",
                            power="The power (leave it out: drawn at the start)")
     @is_gm()
-    async def assign(self, interaction: discord.Interaction, game: FormingGame, player: discord.User,
+    async def assign(self, interaction: JudgeInteraction, game: FormingGame, player: discord.User,
                      power: PowerArg | None = None) -> None:
         view = await self.bot.call(self.service.assign, game.name, acting_gm(interaction, game), player_key(player),
                                    power)
@@ -285,7 +287,7 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
                                                    "their power goes into civil disorder")
     @app_commands.describe(power="The power whose player to remove", player="Or the player (also one who is waiting)")
     @is_gm()
-    async def kick(self, interaction: discord.Interaction, game: Game, power: PowerArg | None = None,
+    async def kick(self, interaction: JudgeInteraction, game: Game, power: PowerArg | None = None,
                    player: discord.User | None = None) -> None:
         if (power is None) == (player is None):
             raise ServiceError("name the power whose player to remove, or the player (one of the two)")
@@ -293,7 +295,11 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
                                    player=player_key(player) if player is not None else None)
         key = player_key(player) if player is not None else None
         row = view.player_of(power) if power else next((p for p in view.players if p.player == key), None)
-        who = f"{variant_power(game, power)}'s player" if power else player.mention
+        if power:
+            who = f"{variant_power(game, power)}'s player"
+        else:
+            assert player is not None  # (one of the two, as checked above)
+            who = player.mention
         if row is not None and row.status == PlayerStatus.REMOVED:
             text = (f"{who} has been removed from '{game.name}' (told by DM); {variant_power(game, row.power)} is in "
                     "civil disorder until `/game replace` gives it a player.")
@@ -303,20 +309,20 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
 
     @app_commands.command(name="restore", description="Bring a power back from civil disorder: its player plays again")
     @is_gm()
-    async def restore(self, interaction: discord.Interaction, game: RunningGame, power: PowerArg) -> None:
+    async def restore(self, interaction: JudgeInteraction, game: RunningGame, power: PowerArg) -> None:
         await self.bot.call(self.service.restore_player, game.name, acting_gm(interaction, game), power)
         await self._act(interaction, f"{variant_power(game, power)} is back in play in '{game.name}'.")
 
     @app_commands.command(name="end", description="End the game")
     @app_commands.describe(reason="Why (shown to the players)")
     @is_gm()
-    async def end(self, interaction: discord.Interaction, game: Game, reason: str = "") -> None:
+    async def end(self, interaction: JudgeInteraction, game: Game, reason: str = "") -> None:
         await self.bot.call(self.service.end_game, game.name, acting_gm(interaction, game), reason)
         await self._act(interaction, f"'{game.name}' has ended{': ' + reason if reason else ''}.")
 
     @app_commands.command(name="export", description="The whole game as one JSON file (for `crusader verify`)")
     @is_gm()
-    async def export(self, interaction: discord.Interaction, game: Game) -> None:
+    async def export(self, interaction: JudgeInteraction, game: Game) -> None:
         doc = await self.bot.call(export_game, self.service.db, game.id)
         if doc["game"]["status"] in (GameStatus.ACTIVE, GameStatus.PAUSED):  # this phase's orders stay private until adjudicated
             current = doc["game"]["version"]
@@ -328,5 +334,5 @@ class GameMaster(commands.GroupCog, group_name="game", group_description="Run a 
             file=discord.File(io.BytesIO(data), file_name(game.name, "json")))
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: JudgeBotMixin) -> None:
     await bot.add_cog(GameMaster(bot))

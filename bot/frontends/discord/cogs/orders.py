@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
 
 import discord
 import structlog
@@ -17,12 +18,19 @@ from adjudicator.variant import get_variant
 
 from bot.service import Ambiguous, GameEntry, NoGameError, Routed, ServiceError
 from ..batching import Batcher
-from ..client import BUG_APOLOGY, reply
+from ..client import BUG_APOLOGY, JudgeBotMixin, reply
 from ..formatting import chunks, deadline_text, refusal_text, submission_reply
 from ..identity import player_key
 from ..menu_button import open_button
 
 log = structlog.get_logger("crusader.discord")
+
+
+@runtime_checkable
+class TakesPress(Protocol):
+    """The press cog, as this one asks it (an extension's classes are its own: known by what they do)."""
+
+    def take_dm(self, player: str, text: str) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -34,7 +42,7 @@ class Answer:
 
 
 class Orders(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: JudgeBotMixin) -> None:
         self.bot = bot
         self.service = bot.service
         # Messages arriving while the worker threads are busy are taken together, in one transaction.
@@ -82,7 +90,8 @@ class Orders(commands.Cog):
             return
         press = self.bot.get_cog("Press")
         try:
-            said = await self.bot.call(press.take_dm, player, message.content) if press is not None else None
+            said = (await self.bot.call(press.take_dm, player, message.content) if isinstance(press, TakesPress)
+                    else None)
             if said is not None:  # press ("press to ANT: ..."), not orders
                 await message.channel.send(said)
                 self.bot.kick_outbox()
@@ -160,12 +169,11 @@ class GamePicker(discord.ui.View):
         super().__init__(timeout=600)
         self.cog, self.player, self.text = cog, player, pending.text
         self.games = {g.name: g for g in pending.games[:25]}
-        self.select = discord.ui.Select(
-            placeholder="Which game?", min_values=1, max_values=1,
+        self.select = _GameChoice(
+            self, placeholder="Which game?", min_values=1, max_values=1,
             options=[discord.SelectOption(label=g.name[:100], value=g.name[:100],
                                           description=f"{g.power or '?'} · {g.variant} · {g.phase or ''}"[:100])
                      for g in self.games.values()])
-        self.select.callback = self.chosen
         self.add_item(self.select)
 
     async def chosen(self, interaction: discord.Interaction) -> None:
@@ -174,6 +182,7 @@ class GamePicker(discord.ui.View):
             return
         game = self.games[self.select.values[0]]
         outcome = await self.cog.desk((self.player, self.text, game))
+        assert isinstance(outcome, Answer)  # (a message for the game chosen is that game's)
         pieces = chunks(outcome.text)
         await interaction.response.edit_message(content=pieces[0], view=None)
         rest = pieces[1:] or (["Every line of your message and why:"] if outcome.attachment else [])
@@ -181,10 +190,21 @@ class GamePicker(discord.ui.View):
             await interaction.followup.send(piece, **_file(outcome if i == len(rest) - 1 else None))
         self.stop()
 
-    async def on_error(self, interaction: discord.Interaction, error: Exception, item) -> None:
+    async def on_error(self, interaction: discord.Interaction, error: Exception, item: discord.ui.Item[Any]) -> None:
         log.error("a message of orders not taken from the game menu", player=self.player, exc_info=error)
         await reply(interaction, BUG_APOLOGY)
 
 
-async def setup(bot: commands.Bot) -> None:
+class _GameChoice(discord.ui.Select[GamePicker]):
+    """The picker's menu of games: the game chosen goes to the picker."""
+
+    def __init__(self, picker: GamePicker, **options: Any) -> None:
+        super().__init__(**options)
+        self.picker = picker
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await self.picker.chosen(interaction)
+
+
+async def setup(bot: JudgeBotMixin) -> None:
     await bot.add_cog(Orders(bot))

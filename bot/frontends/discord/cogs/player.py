@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import io
+from typing import Any, Protocol, runtime_checkable
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from adjudicator.modules import standing_column
 from adjudicator.variant import get_variant
 
 from bot.service import ServiceError
 from bot.service.texts import ending
 
-from ..client import reply
+from ..client import JudgeBotMixin, JudgeInteraction, reply
 from ..formatting import file_name, my_orders_text, readiness_text, status_text
 from ..identity import player_key
 from ..maps import board_png, orders_png
@@ -24,8 +26,15 @@ from ..transformers import Game, OpenGame, PowerArg, ProvinceArg, RunningGame, m
 from bot.store.rows import GameStatus, PlayerStatus
 
 
+@runtime_checkable
+class OpensPanels(Protocol):
+    """The panel cog, as this one asks it (an extension's classes are its own: known by what they do)."""
+
+    async def open(self, interaction: JudgeInteraction, game: str) -> None: ...
+
+
 class Player(commands.Cog):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: JudgeBotMixin) -> None:
         self.bot = bot
         self.service = bot.service
 
@@ -33,12 +42,12 @@ class Player(commands.Cog):
 
     @orders.command(name="show", description="Show the orders you have in for this phase, drawn on the map")
     @app_commands.describe(game="The game (default: your only running game)")
-    async def orders_show(self, interaction: discord.Interaction, game: RunningGame | None = None) -> None:
+    async def orders_show(self, interaction: JudgeInteraction, game: RunningGame | None = None) -> None:
         entry = await my_game(interaction, game)
         mine = await self.bot.call(self.service.my_orders, entry.name, player_key(interaction.user))
         text = my_orders_text(mine, get_variant(entry.variant))
         orders = [line.order for line in mine.orders if line.order is not None]
-        menu = {"view": open_button(entry.name)} if mine.must_order else {}
+        menu: dict[str, Any] = {"view": open_button(entry.name)} if mine.must_order else {}
         if not orders:
             await reply(interaction, text, **menu)
             return
@@ -56,14 +65,16 @@ class Player(commands.Cog):
 
     @orders.command(name="edit", description="Order by menus and buttons (only you see them)")
     @app_commands.describe(game="The game (default: your only running game)")
-    async def orders_edit(self, interaction: discord.Interaction, game: RunningGame | None = None) -> None:
+    async def orders_edit(self, interaction: JudgeInteraction, game: RunningGame | None = None) -> None:
         entry = await my_game(interaction, game)
-        await self.bot.get_cog("PanelCog").open(interaction, entry.name)
+        panel = self.bot.get_cog("PanelCog")
+        assert isinstance(panel, OpensPanels)  # (loaded with this one)
+        await panel.open(interaction, entry.name)
 
     @orders.command(name="clear", description="Withdraw your orders for this phase (all, or one unit's)")
     @app_commands.describe(game="The game (default: your only running game)",
                            province="Only the order for the unit in this province")
-    async def orders_clear(self, interaction: discord.Interaction, game: RunningGame | None = None,
+    async def orders_clear(self, interaction: JudgeInteraction, game: RunningGame | None = None,
                            province: ProvinceArg | None = None) -> None:
         entry = await my_game(interaction, game)
         mine = await self.bot.call(self.service.clear_orders, entry.name, player_key(interaction.user),
@@ -72,14 +83,14 @@ class Player(commands.Cog):
 
     @app_commands.command(name="status", description="Phase, deadline and who has orders in")
     @app_commands.describe(game="The game (default: your only game)")
-    async def status(self, interaction: discord.Interaction, game: Game | None = None) -> None:
+    async def status(self, interaction: JudgeInteraction, game: Game | None = None) -> None:
         entry = await my_game(interaction, game)
         view = await self.bot.call(self.service.status, entry.name)
         await reply(interaction, status_text(view, get_variant(entry.variant)), ephemeral=False)
 
     @app_commands.command(name="map", description="The board as it stands")
     @app_commands.describe(game="The game (default: your only game)")
-    async def map(self, interaction: discord.Interaction, game: Game | None = None) -> None:
+    async def map(self, interaction: JudgeInteraction, game: Game | None = None) -> None:
         entry = await my_game(interaction, game)
         await interaction.response.defer(thinking=True)
         variant, position = await self.bot.call(self.service.board, entry.name)
@@ -93,10 +104,11 @@ class Player(commands.Cog):
 
     @app_commands.command(name="prestige", description="Prestige of every power (prestige games)")
     @app_commands.describe(game="The game (default: your only running game)")
-    async def prestige(self, interaction: discord.Interaction, game: RunningGame | None = None) -> None:
+    async def prestige(self, interaction: JudgeInteraction, game: RunningGame | None = None) -> None:
         entry = await my_game(interaction, game)
         variant, position = await self.bot.call(self.service.board, entry.name)
-        if position.prestige is None:
+        column = standing_column(position)
+        if column is None:
             await reply(interaction, f"'{entry.name}' is not played with the prestige rules.")
             return
         me = entry.power
@@ -105,7 +117,7 @@ class Player(commands.Cog):
                     if g.id == entry.id]
             me = mine[0].power if mine else None
         lines = [f"**Prestige in {entry.name}, {position.phase}**"]
-        for power, amount in sorted(position.prestige.prestige.items()):
+        for power, amount in sorted(column[1].items()):
             you = " (you)" if power == me else ""
             lines.append(f"{variant.power_name(power)}{you}: {amount}")
         await reply(interaction, "\n".join(lines))
@@ -113,7 +125,7 @@ class Player(commands.Cog):
     @app_commands.command(name="join", description="Join a game (one under way: its waiting list)")
     @app_commands.describe(game="A game that is forming, or under way",
                            power="The power you would like (default: drawn at start)")
-    async def join(self, interaction: discord.Interaction, game: OpenGame, power: PowerArg | None = None) -> None:
+    async def join(self, interaction: JudgeInteraction, game: OpenGame, power: PowerArg | None = None) -> None:
         me = player_key(interaction.user)
         view = await self.bot.call(self.service.join, game.name, me, power)
         seated = [p for p in view.players if p.status != PlayerStatus.WAITING]
@@ -133,7 +145,7 @@ class Player(commands.Cog):
                                                      "that they are not)")
     @app_commands.describe(game="The game (default: your only running game)",
                            ready="True: final (new orders take it back); False: not final any more")
-    async def ready(self, interaction: discord.Interaction, game: RunningGame | None = None, ready: bool = True) -> None:
+    async def ready(self, interaction: JudgeInteraction, game: RunningGame | None = None, ready: bool = True) -> None:
         entry = await my_game(interaction, game)
         await interaction.response.defer(ephemeral=True, thinking=True)  # the last one ready adjudicates the phase
         answer = await self.bot.call(self.service.ready, entry.name, player_key(interaction.user), ready)
@@ -144,7 +156,7 @@ class Player(commands.Cog):
     @app_commands.command(name="concede", description="Concede the game to a power (or withdraw your concession)")
     @app_commands.describe(game="The game (default: your only running game)", to="The power you concede the game to",
                            withdraw="True to withdraw your concession")
-    async def concede(self, interaction: discord.Interaction, game: RunningGame | None = None,
+    async def concede(self, interaction: JudgeInteraction, game: RunningGame | None = None,
                       to: PowerArg | None = None, withdraw: bool = False) -> None:
         if (to is None) == (not withdraw):
             raise ServiceError("name the power you concede the game to (`to`), or withdraw your concession "
@@ -155,7 +167,7 @@ class Player(commands.Cog):
         variant = get_variant(entry.variant)
         if view.status == GameStatus.ENDED:
             text = f"{ending(view.outcome).strip()} ('{view.name}')"
-        elif withdraw:
+        elif withdraw or to is None:  # (no power only when withdrawn, as checked above)
             text = f"Your concession in '{view.name}' is withdrawn."
         else:
             text = (f"You concede '{view.name}' to {variant.power_name(to)}: the game ends with its victory once the "
@@ -165,7 +177,7 @@ class Player(commands.Cog):
 
     @app_commands.command(name="draw", description="Vote for (or withdraw your vote for) a draw")
     @app_commands.describe(game="The game (default: your only running game)", vote="True to vote for, False to withdraw")
-    async def draw(self, interaction: discord.Interaction, game: RunningGame | None = None, vote: bool = True) -> None:
+    async def draw(self, interaction: JudgeInteraction, game: RunningGame | None = None, vote: bool = True) -> None:
         entry = await my_game(interaction, game)
         view = await self.bot.call(self.service.vote_draw, entry.name, player_key(interaction.user), vote)
         if view.status == GameStatus.ENDED:
@@ -176,5 +188,5 @@ class Player(commands.Cog):
         self.bot.kick_outbox()
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: JudgeBotMixin) -> None:
     await bot.add_cog(Player(bot))

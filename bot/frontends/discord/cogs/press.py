@@ -15,13 +15,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot.service import Ambiguous, Routed, ServiceError
 from bot.service.press import history_lines, receipt_text, split_recipients
-from ..client import reply
+from ..client import JudgeBotMixin, JudgeInteraction, reply
 from ..formatting import refusal_text
 from ..identity import player_key
 from ..transformers import MAX_CHOICES, Game, RunningGame, _variant_of_game_option, my_game
@@ -53,7 +52,7 @@ def read_press_dm(text: str) -> PressDM | None:
     return PressDM(m.group("to").strip(), m.group("text").strip(), bool(m.group("anonymous")))
 
 
-async def _recipients_autocomplete(interaction: discord.Interaction, value: str) -> list[app_commands.Choice[str]]:
+async def _recipients_autocomplete(interaction: JudgeInteraction, value: str) -> list[app_commands.Choice[str]]:
     """The recipients typed so far, and each power (then ALL and GM) that may come next."""
     variant, _ = await _variant_of_game_option(interaction)
     head, _, last = value.rpartition(",")
@@ -69,7 +68,7 @@ async def _recipients_autocomplete(interaction: discord.Interaction, value: str)
 
 
 class Press(commands.GroupCog, group_name="press", group_description="Press: messages to the other powers"):
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: JudgeBotMixin) -> None:
         self.bot = bot
         self.service = bot.service
         super().__init__()
@@ -79,7 +78,7 @@ class Press(commands.GroupCog, group_name="press", group_description="Press: mes
                            text="What you say", anonymous="Under grey press: the recipients are not told who sent it",
                            game="The game (default: your only running game)")
     @app_commands.autocomplete(to=_recipients_autocomplete)
-    async def send(self, interaction: discord.Interaction, to: app_commands.Range[str, 1, 400],
+    async def send(self, interaction: JudgeInteraction, to: app_commands.Range[str, 1, 400],
                    text: app_commands.Range[str, 1, 6000], anonymous: bool = False,
                    game: RunningGame | None = None) -> None:
         entry = await my_game(interaction, game)
@@ -90,7 +89,7 @@ class Press(commands.GroupCog, group_name="press", group_description="Press: mes
 
     @app_commands.command(name="history", description="The press your power sent and received, by phase")
     @app_commands.describe(game="The game (default: your only game)")
-    async def history(self, interaction: discord.Interaction, game: Game | None = None) -> None:
+    async def history(self, interaction: JudgeInteraction, game: Game | None = None) -> None:
         entry = await my_game(interaction, game)
         await reply(interaction, await self.bot.call(self.history_text, entry.name, player_key(interaction.user)))
 
@@ -130,7 +129,7 @@ class Press(commands.GroupCog, group_name="press", group_description="Press: mes
             return refusal_text(exc)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: JudgeBotMixin) -> None:
     await bot.add_cog(Press(bot))
 
 
