@@ -29,11 +29,11 @@ from .movement import resolve_movement
 from .orders import (Build, Convoy, Disband, Hold, Move, MovementOrder, Order, Retreat, RuleOrder, SupportHold, SupportMove,
                      Waive, is_rule_order)
 from .position import Position, units_by_province
-from .results import Adjudication, OrderResult, Outcome, Reason
+from .results import Adjudication, OrderResult, Outcome, Phrase, Reason
 from .retreat import resolve_retreats
 from .validate import Board, check, retreat_options
 from .variant import Variant
-from .vocab import NEUTRAL, PhaseKind, Power, ProvinceId, Season
+from .vocab import NEUTRAL, PhaseKind, Power, ProvinceId, Season, Unit
 
 SUCCEEDS, FAILS, INVALID = Outcome.SUCCEEDS, Outcome.FAILS, Outcome.INVALID
 MOVEMENT, RETREAT = PhaseKind.MOVEMENT, PhaseKind.RETREAT
@@ -90,11 +90,21 @@ def _choose(board: Board, candidates: Iterable[tuple[int | None, Order]], result
         if key in chosen:
             j, earlier = chosen[key], orders[key]
             if j is not None:
-                results[j] = OrderResult(earlier, FAILS,
-                                         f"replaced by a later order for {earlier.unit_text}")
+                results[j] = OrderResult(earlier, FAILS, Phrase("replaced by a later order for ",
+                                                                *_unit_of(board, earlier)))
         chosen[key] = i
         orders[key] = understood
     return chosen, orders
+
+
+def _unit_of(board: Board, order: _UnitOrder) -> tuple[Unit | str]:
+    """The unit ``order`` commands as a reason names it: the unit itself, as it stands (a
+    dislodged one in a retreat phase), or the order's words for it."""
+    d = board.dislodgement(order.location.province) if board.kind is RETREAT else None
+    unit = d.unit if d is not None else board.units.get(order.location.province)
+    if unit is not None and unit.type is order.unit_type and unit.location == order.location:
+        return (unit,)
+    return (order.unit_text,)
 
 
 def _start(setup: MovementSetup, orders: tuple[Order, ...]

@@ -18,7 +18,7 @@ from collections.abc import Collection, Sequence
 
 from .orders import Build, Disband, Waive
 from .position import Position, units_by_province
-from .results import Outcome
+from .results import Outcome, Phrase
 from .validate import adjustment_count, province_name
 from .vocab import NEUTRAL, Power, ProvinceId, Unit, UnitType
 from .variant import Variant
@@ -88,8 +88,9 @@ def resolve_adjustments(variant: Variant, position: Position,
                 left[power] -= 1
                 built_in.add(order.province)
                 assert order.unit_type is not None, "validation gives every build its unit type"
-                built.append(Unit(power, order.unit_type, order.location))
-                results[i] = (order, SUCCEEDS, f"builds {order.unit_text} in {where}")
+                new = Unit(power, order.unit_type, order.location)
+                built.append(new)
+                results[i] = (order, SUCCEEDS, Phrase("builds ", new, f" in {where}"))
         elif isinstance(order, Waive):
             if left[power] <= 0:
                 results[i] = (order, FAILS, "no builds left to waive")
@@ -98,7 +99,10 @@ def resolve_adjustments(variant: Variant, position: Position,
                 results[i] = (order, SUCCEEDS, "a build waived")
         else:
             if order.province in removed:
-                results[i] = (order, FAILS, f"{order.unit_text} is already removed")
+                gone = removed[order.province]
+                results[i] = (order, FAILS, Phrase(gone, " is already removed")
+                              if gone.type is order.unit_type and gone.location == order.location
+                              else f"{order.unit_text} is already removed")
             elif left[power] <= 0:
                 results[i] = (order, FAILS, "no removals left: the others were made by earlier orders")
             else:
@@ -117,7 +121,7 @@ def resolve_adjustments(variant: Variant, position: Position,
             removed[unit.province] = unit
             owner = variant.power_name(power)
             moves = f"{distance} move{'s' if distance != 1 else ''}"
-            why = (f"civil disorder: {unit.short} is {moves} from the nearest centre {owner} owns"
+            why = (Phrase("civil disorder: ", unit, f" is {moves} from the nearest centre {owner} owns")
                    if distance != math.inf else f"civil disorder: {owner} owns no centre")
             implicit.append((Disband(power, unit.type, unit.location), SUCCEEDS, why))
     after = tuple(u for u in position.units if u.province not in removed) + tuple(built)

@@ -33,7 +33,7 @@ from typing import cast
 
 from .orders import Convoy, Hold, Move, MovementOrder, SupportHold, SupportMove
 from .position import Dislodgement
-from .results import OrderResult, Outcome
+from .results import OrderResult, Outcome, Phrase, listed
 from .maptables import map_tables
 from .vocab import Location, Power, ProvinceId, Unit, UnitType
 from .variant import Variant
@@ -414,28 +414,22 @@ class _Resolver:
         return MovementOutcome(results=results, units=tuple(after), dislodged=tuple(dislodged),
                                dislodged_by=dislodged_by, standoffs=standoffs, moved=moved)
 
-    def short(self, p: ProvinceId) -> str:
-        """``A mun``: the unit in ``p``, as reasons name it (``Unit.short``, written out here:
-        most phases name a dozen units in their reasons)."""
-        unit = self.units[p]
-        return f"{unit.type.value} {unit.location}"
-
-
 class _Words:
-    """The outcome of each order, with one sentence a player can act on."""
+    """The outcome of each order, with one sentence a player can act on: a :class:`Phrase` when
+    it names a unit or a place (the units as values, for a front end to name)."""
 
     def __init__(self, r: _Resolver, winner: dict[ProvinceId, ProvinceId]):
         self.r = r
         self.winner = winner
-        self.unit = r.short
+        self.unit = r.units.__getitem__
         self.name = r.tables.name
 
-    def dislodged(self, p: ProvinceId) -> str | None:
+    def dislodged(self, p: ProvinceId) -> Phrase | None:
         w = self.winner.get(p)
         if w is None or (p in self.r.dest and self.r.res[p]):
             return None
         r = self.r
-        return f"dislodged by {self.unit(w)} ({r.attack_strength(w)} against {self._resistance(w)})"
+        return Phrase("dislodged by ", self.unit(w), f" ({r.attack_strength(w)} against {self._resistance(w)})")
 
     def _resistance(self, w: ProvinceId) -> int:
         r = self.r
@@ -480,35 +474,35 @@ class _Words:
         if r.res[p]:
             where = r.tables.location_name(r.move_of[p].destination)
             if d in r.units and not (r.kind[d] == MOVE and r.res[d]):
-                return SUCCEEDS, f"moves to {where}, dislodging {self.unit(d)}"
+                return SUCCEEDS, Phrase(f"moves to {where}, dislodging ", self.unit(d))
             return SUCCEEDS, f"moves to {where}"
         if not r.has_path(p):
             if p in r.paradox:
                 return FAILS, "a convoy paradox: the convoy is disregarded and the army holds (Szykman rule)"
             where = r.tables.location_name(r.move_of[p].destination)
             if not r.convoyers.get(p):
-                return FAILS, f"no convoy path: no fleet is ordered to convoy {self.unit(p)} to {where}"
+                return FAILS, Phrase("no convoy path: no fleet is ordered to convoy ", self.unit(p), f" to {where}")
             return FAILS, self.no_path(p, where)
         attack = r.attack_strength(p)
         opp = r.h2h.get(p)
         stays = d in r.units and (opp is not None or r.kind[d] != MOVE or not r.res[d])
         if stays and r.cmd[d] == r.cmd[p]:
-            return FAILS, f"cannot dislodge {self.unit(d)}, a unit of the same power"
+            return FAILS, Phrase("cannot dislodge ", self.unit(d), ", a unit of the same power")
         if opp is not None:
             defend = 1 + r.given(r.move_supports.get(opp, ()))
             if attack < defend:
-                return FAILS, f"beaten by {self.unit(opp)} moving the other way, {attack} against {defend}"
+                return FAILS, Phrase("beaten by ", self.unit(opp), f" moving the other way, {attack} against {defend}")
             if attack == defend:
-                return FAILS, f"bounced with {self.unit(opp)} moving the other way, {attack} against {defend}"
+                return FAILS, Phrase("bounced with ", self.unit(opp), f" moving the other way, {attack} against {defend}")
         for q in r.moves_to[d]:
             if q != p:
                 prevent = r.prevent_strength(q)
                 if attack <= prevent:
-                    return FAILS, f"bounced with {self.unit(q)}, {attack} against {prevent}"
+                    return FAILS, Phrase("bounced with ", self.unit(q), f", {attack} against {prevent}")
         if stays and opp is None:
             if r.kind[d] == MOVE:
-                return FAILS, f"bounced: {self.unit(d)} could not leave, {attack} against 1"
-            return FAILS, f"bounced: {self.unit(d)} holds, {attack} against {r.hold_strength(d)}"
+                return FAILS, Phrase("bounced: ", self.unit(d), f" could not leave, {attack} against 1")
+            return FAILS, Phrase("bounced: ", self.unit(d), f" holds, {attack} against {r.hold_strength(d)}")
         return FAILS, "bounced"
 
     def no_path(self, p: ProvinceId, where: str) -> str:
@@ -524,43 +518,43 @@ class _Words:
                 lost = sorted(f for f in fleets if f in self.winner)
                 if not lost:
                     return "no convoy path"
-                named = ", ".join(self.unit(f) for f in lost)
-                return f"no convoy path: the convoying {'fleet' if len(lost) == 1 else 'fleets'} {named} " \
-                       f"{'was' if len(lost) == 1 else 'were'} dislodged"
+                named = listed(self.unit(f) for f in lost)
+                return Phrase(f"no convoy path: the convoying {'fleet' if len(lost) == 1 else 'fleets'} ", *named,
+                              f" {'was' if len(lost) == 1 else 'were'} dislodged")
             for g in nb[f]:
                 if g in fleets and g not in seen:
                     seen.add(g)
                     frontier.append(g)
-        named = ", ".join(self.unit(f) for f in sorted(fleets))
-        return f"no convoy path: the fleets ordered to convoy {self.unit(p)} ({named}) do not reach {where} from " \
-               f"{r.tables.location_name(r.orders[p].location)}"
+        named = listed(self.unit(f) for f in sorted(fleets))
+        return Phrase("no convoy path: the fleets ordered to convoy ", self.unit(p), " (", *named,
+                      f") do not reach {where} from {r.tables.location_name(r.orders[p].location)}")
 
-    def support(self, p: ProvinceId, hit: str | None) -> tuple[Outcome, str]:
+    def support(self, p: ProvinceId, hit: Phrase | None) -> tuple[Outcome, str]:
         r, o = self.r, self.r.support_of[p]
         t = o.target.province
         if not r.matched[p]:
             if isinstance(o, SupportHold):
-                return FAILS, f"{self.unit(t)} moves, so it cannot be supported to hold"
-            return FAILS, f"{self.unit(t)} does not move to {o.destination}"
+                return FAILS, Phrase(self.unit(t), " moves, so it cannot be supported to hold")
+            return FAILS, Phrase(self.unit(t), " does not move to ", o.destination)
         if hit:
-            return FAILS, f"support cut: {hit}"
+            return FAILS, Phrase("support cut: ", *hit.parts)
         if not r.res[p]:
             shielded = o.destination.province if isinstance(o, SupportMove) else None
             for a in r.moves_to.get(p, ()):
                 if r.cmd[a] != r.cmd[p] and a != shielded and r.has_path(a):
-                    return FAILS, f"support cut by {self.unit(a)}"
+                    return FAILS, Phrase("support cut by ", self.unit(a))
             return FAILS, "support cut"
         return SUCCEEDS, "support given"
 
-    def convoy(self, p: ProvinceId, hit: str | None) -> tuple[Outcome, str]:
+    def convoy(self, p: ProvinceId, hit: Phrase | None) -> tuple[Outcome, str]:
         r, c = self.r, self.r.convoy_of[p]
         t = c.target.province
         if hit:
             return FAILS, hit
         if not r.matched[p]:
             if r.kind.get(t) == MOVE and r.dest[t] == c.destination.province:
-                return FAILS, f"{self.unit(t)} moves over land, not by convoy"
-            return FAILS, f"{self.unit(t)} does not move to {c.destination}"
+                return FAILS, Phrase(self.unit(t), " moves over land, not by convoy")
+            return FAILS, Phrase(self.unit(t), " does not move to ", c.destination)
         if t in r.paradox:
             return FAILS, "a convoy paradox: the convoy is disregarded (Szykman rule)"
         if not r.has_path(t):

@@ -34,7 +34,7 @@ from .modules import rules_for
 from .orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, Waive,
                      is_rule_order)
 from .position import Dislodgement, Position
-from .results import Adjudication, OrderResult, Reason
+from .results import Adjudication, OrderResult, Phrase, Reason, parts_of
 from .validate import Board, check, retreat_options
 from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
 from .variant import Variant
@@ -487,7 +487,7 @@ def supplied_by(variant: Variant, adjudication: Adjudication, result: OrderResul
 
 def _both(needs: Reason | None, note: Reason) -> Reason:
     """An order's note on the whole set (``note``), after what the order itself needs, if anything."""
-    return note if needs is None else Reason(note.code, f"{needs.text}; {note.text}")
+    return note if needs is None else Reason(note.code, Phrase(*parts_of(needs.text), "; ", *parts_of(note.text)))
 
 
 __all__ = ["Command", "Duty", "Slot", "Submission", "Verdict", "check_order", "choices", "commands", "duty",

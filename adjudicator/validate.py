@@ -24,7 +24,7 @@ from .modules import rules_for
 from .orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold,
                      SupportMove, UnitOrder, Waive, is_rule_order)
 from .position import Dislodgement, Position, units_by_province
-from .results import Reason
+from .results import Phrase, Reason, parts_of
 from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
 from .variant import Variant
 
@@ -197,7 +197,7 @@ def _ordered_unit(board: Board, order: UnitOrder) -> Unit | Reason:
         return unit
     if order.power != board.commander.get(province, unit.power):
         owner = power_adjective(board.variant, unit.power)
-        return Reason("not-your-unit", f"not your unit: {unit.short} is {owner}")
+        return Reason("not-your-unit", Phrase("not your unit: ", unit, f" is {owner}"))
     return unit
 
 
@@ -249,8 +249,8 @@ def _no_way(board: Board, unit: Unit, dest: Location, via_convoy: bool, without:
     if kind is None:
         return Reason("no-such-province", f"there is no province {province!r}")
     if province == src:
-        return Reason("same-province", f"{unit.short} is in {tables.name(src)} already; a unit cannot move to "
-                                        f"where it stands", _reachable(board, unit))
+        return Reason("same-province", Phrase(unit, f" is in {tables.name(src)} already; a unit cannot move to "
+                                               f"where it stands"), _reachable(board, unit))
     if unit.type is FLEET:
         if via_convoy:
             return Reason("fleet-convoyed", "only armies can be convoyed", f"{unit.short} - {province}")
@@ -259,13 +259,13 @@ def _no_way(board: Board, unit: Unit, dest: Location, via_convoy: bool, without:
         return Reason("army-to-sea", f"an army cannot go to {tables.name(province)}, which is a sea",
                       _reachable(board, unit))
     if province in tables.army_adjacent.get(src, ()):
-        return Reason("no-convoy", f"no fleet could convoy {unit.short} to {tables.name(province)}",
+        return Reason("no-convoy", Phrase("no fleet could convoy ", unit, f" to {tables.name(province)}"),
                       f"{unit.short} - {province}")
     if without and board.convoy_possible(src, province):
-        return Reason("convoy-through-supporter", f"the only convoy route for {unit.short} to "
-                                                  f"{tables.name(province)} runs through the supporting fleet")
-    return Reason("not-adjacent", f"not adjacent: {tables.name(province)} is not adjacent to {tables.name(src)}, "
-                                  f"and no fleets at sea could convoy {unit.short} there", _reachable(board, unit))
+        return Reason("convoy-through-supporter", Phrase("the only convoy route for ", unit, f" to {tables.name(province)} "
+                                                         "runs through the supporting fleet"))
+    return Reason("not-adjacent", Phrase(f"not adjacent: {tables.name(province)} is not adjacent to {tables.name(src)}, "
+                                         "and no fleets at sea could convoy ", unit, " there"), _reachable(board, unit))
 
 
 def _no_fleet_way(board: Board, source: Location, dest: Location) -> Reason:
@@ -340,8 +340,8 @@ def _check_support_hold(board: Board, order: SupportHold) -> Checked:
     unit, target = found
     if not _can_reach(board, unit, target.location.province):
         return None, Reason("support-out-of-reach",
-                            f"{unit.short} cannot support a unit in {board.name(target.location.province)}: "
-                            f"it could not move there itself", _reachable(board, unit))
+                            Phrase(unit, f" cannot support a unit in {board.name(target.location.province)}: "
+                                   "it could not move there itself"), _reachable(board, unit))
     return _understood(order, unit, target_type=target.type, target=target.location), None
 
 
@@ -353,10 +353,10 @@ def _check_support_move(board: Board, order: SupportMove) -> Checked:
     dest, here = order.destination, unit.location.province
     if dest.province == here:
         return None, Reason("support-into-itself",
-                            f"{unit.short} cannot support a move into {board.name(here)}, where it stands itself")
+                            Phrase(unit, f" cannot support a move into {board.name(here)}, where it stands itself"))
     if not _can_reach(board, unit, dest.province):
-        return None, Reason("support-out-of-reach", f"{unit.short} cannot support a move to "
-                                                    f"{board.name(dest.province)}: it could not move there itself",
+        return None, Reason("support-out-of-reach", Phrase(unit, f" cannot support a move to {board.name(dest.province)}: "
+                                                           "it could not move there itself"),
                             _reachable(board, unit))
     # a support need not name the coast of a supported fleet move (DATC 6.B.7, 6.B.8, 6.B.15)
     to = _step(board, target, dest, board.tables.supported)
@@ -364,7 +364,8 @@ def _check_support_move(board: Board, order: SupportMove) -> Checked:
         to = _province_only(dest)
     if to is None:
         why = _no_way(board, target, dest if target.type is FLEET else _province_only(dest), False, here)
-        return None, Reason("supported-move-impossible", f"the supported move is impossible ({why.text})")
+        return None, Reason("supported-move-impossible",
+                               Phrase("the supported move is impossible (", *parts_of(why.text), ")"))
     return _understood(order, unit, target_type=target.type, target=target.location, destination=to), None
 
 
@@ -375,8 +376,8 @@ def _check_convoy_order(board: Board, order: Convoy) -> Checked:
     if unit.type is not FLEET:
         return None, Reason("convoy-by-army", "only fleets convoy")
     if unit.province not in board.tables.seas:
-        return None, Reason("convoy-from-coast", f"only fleets at sea convoy: {unit.short} is on the coast of "
-                                                 f"{board.name(unit.province)}")
+        return None, Reason("convoy-from-coast", Phrase("only fleets at sea convoy: ", unit, " is on the coast of "
+                                                        f"{board.name(unit.province)}"))
     standing = board.units.get(order.target.province)
     if standing is not None and standing.type is not ARMY:
         return None, Reason("convoy-of-fleet", f"only armies can be convoyed: the unit in "
@@ -386,8 +387,8 @@ def _check_convoy_order(board: Board, order: Convoy) -> Checked:
         return None, target
     src, dst = target.province, order.destination.province
     if dst == src:
-        return None, Reason("convoy-in-place", f"{target.short} cannot be convoyed to {board.name(dst)}, "
-                                               f"where it stands")
+        return None, Reason("convoy-in-place", Phrase(target, f" cannot be convoyed to {board.name(dst)}, "
+                                                      "where it stands"))
     if src not in board.shores:
         return None, Reason("convoy-off-coast", f"an army can be convoyed only from a coast, and {board.name(src)} "
                                                 f"is not on the coast")
@@ -395,8 +396,8 @@ def _check_convoy_order(board: Board, order: Convoy) -> Checked:
         return None, Reason("convoy-off-coast", f"an army can be convoyed only to a coast, and {board.name(dst)} "
                                                 f"is not on the coast")
     if not board.on_minimal_route(unit.province, src, dst):
-        return None, Reason("convoy-off-route", f"{unit.short} is not needed on any convoy route from "
-                                                f"{board.name(src)} to {board.name(dst)}")
+        return None, Reason("convoy-off-route", Phrase(unit, " is not needed on any convoy route from "
+                                                       f"{board.name(src)} to {board.name(dst)}"))
     return _understood(order, unit, target_type=ARMY, target=target.location, destination=Location(dst)), None
 
 
@@ -427,7 +428,7 @@ def _retreat_block(board: Board, dislodgement: Dislodgement, province: ProvinceI
                                              f"standoff")
     occupant = board.position.unit_at(province)
     if occupant is not None:
-        return Reason("retreat-occupied", f"cannot retreat to {board.name(province)}: {occupant.short} is there")
+        return Reason("retreat-occupied", Phrase(f"cannot retreat to {board.name(province)}: ", occupant, " is there"))
     return None
 
 
@@ -445,8 +446,8 @@ def _check_retreat(board: Board, order: Retreat | Move | Disband) -> Checked:
         return None, Reason("wrong-unit-type", f"the unit in {board.name(province)} is {unit.type.a_noun}, "
                                                f"not {order.unit_type.a_noun}", unit.short)
     if order.power != board.commander.get(province, unit.power):
-        return None, Reason("not-your-unit", f"not your unit: {unit.short} is "
-                                             f"{power_adjective(board.variant, unit.power)}")
+        return None, Reason("not-your-unit", Phrase("not your unit: ", unit,
+                                                    f" is {power_adjective(board.variant, unit.power)}"))
     if type(order) is Disband:
         return Disband(order.power, unit.type, unit.location), None
     if type(order) is Move and order.via_convoy:
@@ -477,7 +478,7 @@ def _no_retreat(board: Board, dislodgement: Dislodgement, dest: Location,
     if unit.type is FLEET:
         why = _destination(board, unit, dest)
     elif dest.province == unit.province:
-        why = Reason("same-province", f"{unit.short} cannot retreat to where it stands")
+        why = Reason("same-province", Phrase(unit, " cannot retreat to where it stands"))
     elif board.variant.provinces.get(dest.province) is None:
         why = Reason("no-such-province", f"there is no province {dest.province!r}")
     elif board.variant.provinces[dest.province].kind is SEA:
@@ -492,8 +493,8 @@ def _no_retreat(board: Board, dislodgement: Dislodgement, dest: Location,
     block = _retreat_block(board, dislodgement, why.province)
     if block is not None:
         return dataclasses.replace(block, accepted=accepted)
-    return Reason("retreat-beyond-rules", f"{unit.short} may not retreat to {board.name(why.province)} under the "
-                                          f"rules in play", accepted)
+    return Reason("retreat-beyond-rules", Phrase(unit, f" may not retreat to {board.name(why.province)} under the "
+                                                 "rules in play"), accepted)
 
 
 # -- adjustments --------------------------------------------------------------------------------
@@ -541,7 +542,8 @@ def _check_build(board: Board, order: Build, centres: int, units: int) -> Checke
                             _free_sites(pos, power, homes))
     occupant = pos.unit_at(prov)
     if occupant is not None:
-        return None, Reason("site-occupied", f"{name} is occupied by {occupant.short}", _free_sites(pos, power, homes))
+        return None, Reason("site-occupied", Phrase(f"{name} is occupied by ", occupant),
+                            _free_sites(pos, power, homes))
     if order.unit_type is None:
         return None, Reason("unit-type-needed", f"say which unit to build: A {prov} build or F {prov} build",
                             f"A {prov} build, F {prov} build")

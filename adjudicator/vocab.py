@@ -183,8 +183,10 @@ class Unit:
 
     @property
     def short(self) -> str:
-        """``A mun``: the unit without its power."""
-        return f"{self.type.value} {self.location}"
+        """``A mun``: the unit without its power. (Its location written out here, and its type's
+        value read as the member keeps it: a phase's reasons name a dozen units.)"""
+        loc, kind = self.location, self.type._value_
+        return f"{kind} {loc.province}/{loc.coast}" if loc.coast else f"{kind} {loc.province}"
 
     def at(self, location: Location) -> Unit:
         """This unit standing at ``location`` (after a move)."""

@@ -26,7 +26,8 @@ from adjudicator.vocab import Phase
 
 from bot.codec.documents import read_orders
 from bot.service.report import phase_report, report_text
-from bot.codec.season import Season, season_columns, season_document, season_from_document, season_from_row
+from bot.codec.season import (Season, season_columns, season_document, season_from_document, season_from_row,
+                              with_phrases)
 from bot.store import database
 from bot.store.database import Database
 from bot.store.names import check_game_name, game_key, name_taken
@@ -225,7 +226,8 @@ def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None, v
 
     An export that :func:`verify_export` finds different is refused (:class:`ExportRejected`)
     unless ``verify`` is false; what cannot be read at all is an :class:`InputError`, a name taken
-    a :class:`ServiceError`."""
+    a :class:`ServiceError`. The seasons of a verified export keep their reasons as the engine's
+    values (:func:`~bot.codec.season.with_phrases`), so that the reports name their units."""
     if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
         raise InputError(f"not a game export: expected \"format\": \"{EXPORT_FORMAT}\"")
     if doc.get("format_version") != EXPORT_VERSION:
@@ -258,7 +260,10 @@ def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None, v
             session.add(PlayerRow(game_id=game.id, player=p["player"], power=p["power"], status=p["status"],
                                   nmr_count=p["nmr_count"], draw_vote=p["draw_vote"], joined_at=_at(p["joined_at"])))
         for s in doc["seasons"]:
-            session.add(SeasonRow(game_id=game.id, **season_columns(season_from_document(s, name))))
+            # the export's reasons are the contract's text: a verified season's are made values again (the
+            # report names their units); an unverified one's stay text, shown as they are
+            season = season_from_document(s, name)
+            session.add(SeasonRow(game_id=game.id, **season_columns(with_phrases(season) if verify else season)))
         for s in doc["submissions"]:
             session.add(SubmissionRow(game_id=game.id, version=s["version"], phase=s["phase"], power=s["power"],
                                       player=s["player"], text=s["text"], accepted=s["accepted"],

@@ -13,21 +13,29 @@ text. An export keeps a season as the contract's documents (:func:`season_docume
 document ``crusader adjudicate`` writes for the same position and orders, which ``crusader
 verify`` recomputes); :func:`season_from_document` reads one back, reading each order's text
 once with the reader of position documents.
+
+A reason that names units or places is a :class:`~adjudicator.results.Phrase`: the tables keep
+its parts beside its text (``phrase``), so that it reads back as the same value; the contract's
+documents have the text alone, and :func:`with_phrases` makes the values again by adjudicating
+the phase again (an import does). A season stored before the tables kept the parts reads back
+with its reasons as text, which the front ends show as it is.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 from collections.abc import Mapping
 
 from adjudicator.orders import Order, canonical
 from adjudicator.position import Position
-from adjudicator.results import Adjudication, OrderResult, Outcome
+from adjudicator.adjudicate import adjudicate
+from adjudicator.notation import read_unit
+from adjudicator.results import Adjudication, OrderResult, Outcome, Part, Phrase
 from adjudicator.variant import Variant
 from adjudicator.events import Events
-from adjudicator.vocab import Phase, PhaseKind, Power
+from adjudicator.vocab import Location, Phase, PhaseKind, Power, Unit
 
 from .events import events_from_json, events_to_json
 from .documents import DocumentError, position_from_dict, position_to_dict, read_orders, result_to_dict
@@ -97,11 +105,38 @@ class Season:
 
 
 def _result_to_json(result: OrderResult) -> dict[str, Any]:
-    return {"order": order_to_json(result.order), "outcome": result.outcome.value, "reason": result.reason}
+    """A result as the tables keep it: a reason that is a :class:`Phrase` keeps its parts beside
+    its text (``phrase``: words, ``{"unit": "RUM: A ico"}``, ``{"location": "spa/nc"}``), for the
+    front ends to name them."""
+    out: dict[str, Any] = {"order": order_to_json(result.order), "outcome": result.outcome.value,
+                           "reason": result.reason}
+    if isinstance(result.reason, Phrase):
+        out["phrase"] = [_part_to_json(p) for p in result.reason.parts]
+    return out
 
 
-def _result_from_json(data: Mapping[str, Any]) -> OrderResult:
-    return OrderResult(order_from_json(data["order"]), Outcome(data["outcome"]), data["reason"])
+def _part_to_json(part: Part) -> str | dict[str, str]:
+    if isinstance(part, str):
+        return part
+    return {"unit": str(part)} if isinstance(part, Unit) else {"location": str(part)}
+
+
+def _result_from_json(data: Mapping[str, Any], variant: Variant) -> OrderResult:
+    """The result :func:`_result_to_json` wrote; the reason a :class:`Phrase` again when its parts
+    were kept (a season stored before they were has the text alone, which the front ends show as
+    it is)."""
+    reason = data["reason"]
+    if "phrase" in data:
+        phrase = Phrase(*(_part_from_json(p, variant) for p in data["phrase"]))
+        if phrase == reason:
+            reason = phrase
+    return OrderResult(order_from_json(data["order"]), Outcome(data["outcome"]), reason)
+
+
+def _part_from_json(part: str | Mapping[str, str], variant: Variant) -> Part:
+    if isinstance(part, str):
+        return part
+    return read_unit(part["unit"], variant) if "unit" in part else Location.parse(part["location"])
 
 
 def adjudication_to_json(adjudication: Adjudication, variant: Variant) -> dict[str, Any]:
@@ -115,8 +150,8 @@ def adjudication_to_json(adjudication: Adjudication, variant: Variant) -> dict[s
 def adjudication_from_json(data: Mapping[str, Any], kind: PhaseKind) -> Adjudication:
     """The adjudication :func:`adjudication_to_json` wrote for a phase of kind ``kind``."""
     variant, after = position_from_dict(_board(data["position"]))
-    return Adjudication(results=tuple(_result_from_json(r) for r in data["results"]), position=after,
-                        implicit=tuple(_result_from_json(r) for r in data["implicit"]),
+    return Adjudication(results=tuple(_result_from_json(r, variant) for r in data["results"]), position=after,
+                        implicit=tuple(_result_from_json(r, variant) for r in data["implicit"]),
                         events=events_from_json(data["events"], kind, variant, after.rules))
 
 
@@ -189,6 +224,24 @@ def season_from_document(doc: Mapping[str, Any], game: str) -> Season:
                   adjudication=adjudication, nmr=tuple(doc["nmr"]), players=tuple(doc["players"]), seed=doc["seed"],
                   deadline_at=_time(doc.get("deadline_at")), adjudicated_at=_time(doc.get("adjudicated_at")),
                   adjudicated_by=doc.get("adjudicated_by", ""))
+
+
+def with_phrases(season: Season) -> Season:
+    """``season`` with its reasons as the engine makes them (a :class:`Phrase` where a reason names
+    units or places), for a season whose reasons are text alone (read from an export, whose
+    documents are the contract's): the phase is adjudicated again, the engine being a pure function
+    of the position and the orders, and each result whose order, outcome and reason come out the
+    same takes the engine's; any other keeps its text."""
+    again = adjudicate(season.variant, season.position, [o.order for o in season.orders])
+
+    def keep(stored: tuple[OrderResult, ...], made: tuple[OrderResult, ...]) -> tuple[OrderResult, ...]:
+        if len(stored) != len(made):
+            return stored
+        return tuple(m if m == s and isinstance(m.reason, Phrase) else s for s, m in zip(stored, made))
+
+    adjudication = season.adjudication
+    return replace(season, adjudication=replace(adjudication, results=keep(adjudication.results, again.results),
+                                                implicit=keep(adjudication.implicit, again.implicit)))
 
 
 def _read(variant: Variant, phase: Phase, texts: list[str]) -> list[Order]:

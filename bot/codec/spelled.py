@@ -12,6 +12,9 @@ player reading an answer or a results post gets the same value in words:
     >>> spell(read_order("JER: LEND ANT 1", crusader), crusader)
     'LEND 1 prestige to The Principality of Antioch'
 
+The judge's reasons likewise (:func:`named`): ``dislodged by A ico (2 against 1)`` in the
+command-line contract's documents, ``dislodged by A Iconium (2 against 1)`` to a player.
+
 A pure function of values: the front ends (Discord, mail, the site) show orders this one way.
 """
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 from adjudicator.orders import (Build, Convoy, Disband, Hold, Move, Order, Retreat, SupportHold, SupportMove, UnitOrder,
                                 Waive)
 from adjudicator import modules
+from adjudicator.results import Phrase
 from adjudicator.turn import Duty
 from adjudicator.variant import Variant
 from adjudicator.vocab import NEUTRAL, Location, Power, Unit, UnitType
@@ -114,6 +118,17 @@ class _Names:
 def names(variant: Variant) -> modules.Names:
     """Places, powers, units and orders named in words on ``variant``'s map, for a rule module's words."""
     return _Names(variant)
+
+
+def named(reason: str, variant: Variant) -> str:
+    """A reason of the judge as a player reads it: a :class:`~adjudicator.results.Phrase`'s units
+    and places by their names (``dislodged by A ico (2 against 1)`` -> ``dislodged by A Iconium (2
+    against 1)``); any other text as it is. The one place a reason is put in words: every front
+    end's results (the report, the archive site's orders) show reasons through it."""
+    if not isinstance(reason, Phrase):
+        return reason
+    return "".join(p if isinstance(p, str) else unit(p, variant) if isinstance(p, Unit) else place(p, variant)
+                   for p in reason.parts)
 
 
 def _either(words: list[str], word: str = "or") -> str:

@@ -27,7 +27,7 @@ from adjudicator.turn import duty, supplied_by, survivors
 from adjudicator.variant import Variant
 from adjudicator.vocab import NEUTRAL, Location, Phase, PhaseKind, Power, ProvinceId, Unit
 
-from bot.codec.spelled import names, place, power_name, spell
+from bot.codec.spelled import named, names, place, power_name, spell
 
 SUPPLIED = {"no-order": "no order given", "disorder": "no order given", "bribe": "the order written with the BRIBE",
             "neutral": "neutral, nobody commands it", "random": "neutral, nobody commands it: drawn at random, rule 3.4"}
@@ -140,7 +140,7 @@ def _orders(adjudication: Adjudication, variant: Variant, before: Position,
         if isinstance(r.order, Hold) and r.succeeded and why in ("neutral", "no-order"):
             held.setdefault(r.order.power, []).append(_held(r.order, variant, before, bribed))
             continue
-        line = OrderLine(r.order.power, words, r.outcome, _VERDICT[r.outcome], _why(r, words), SUPPLIED[why])
+        line = OrderLine(r.order.power, words, r.outcome, _VERDICT[r.outcome], _why(r, words, variant), SUPPLIED[why])
         by_power.setdefault(r.order.power, []).append(line)
     for power, units in held.items():
         label = "held, nobody commands them" if power == NEUTRAL else "held, no order given"
@@ -160,9 +160,9 @@ def _order_line(r: OrderResult, variant: Variant, before: Position, rule: object
     order = r.order
     words = _words(order, variant, before, bribed)
     if not is_rule_order(order):
-        return OrderLine(order.power, words, r.outcome, _VERDICT[r.outcome], _why(r, words))
+        return OrderLine(order.power, words, r.outcome, _VERDICT[r.outcome], _why(r, words, variant))
     cost = spent(before, rule, order)
-    why = r.reason
+    why = named(r.reason, variant)
     for tail in (*_SPENT_TAILS, f"; {cost} prestige spent"):
         why = why.removesuffix(tail)
     kind = order_kind(order)
@@ -200,12 +200,13 @@ def _whose(order: Order, variant: Variant, before: Position, bribed: Mapping[Pro
     return " (vassal)" if owner == NEUTRAL else ""
 
 
-def _why(r: OrderResult, words: str) -> str:
+def _why(r: OrderResult, words: str, variant: Variant) -> str:
     """The judge's reason for an order that did not succeed (one that did says it all: it moved,
-    held, supported, retreated, was built)."""
-    if r.succeeded or not r.reason or r.reason in words:
+    held, supported, retreated, was built), its units and places by name (:func:`named`)."""
+    if r.succeeded or not r.reason:
         return ""
-    return r.reason
+    why = named(r.reason, variant)
+    return "" if why in words else why
 
 
 def _held(order: Order, variant: Variant, before: Position, bribed: Mapping[ProvinceId, Power]) -> str:

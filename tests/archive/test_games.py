@@ -11,7 +11,7 @@ import pytest
 
 from adjudicator.vocab import Location
 from adjudicator.prestige.state import state_of
-from bot.archive.games import ArchiveWriter, export_game, import_game, season_report, verify_export
+from bot.archive.games import ArchiveWriter, export_game, game_archive, import_game, season_report, verify_export
 from bot.cli.main import main
 from bot.service import GameService
 from bot.store.outbox import OutboxDispatcher
@@ -225,6 +225,10 @@ def test_a_recorded_export_imports_exports_and_verifies_byte_for_byte(sqlite_db)
     assert written(doc) == recorded
     assert again == written({**doc, "actions": []})  # it kept no game master's actions: it has none now
     assert all(check.identical for check in verify_export(doc))
+    # its reasons, text in the export, are values again in the tables: the season report names the units
+    seasons = {str(s.phase): s for s in game_archive(sqlite_db, "golden").seasons}
+    assert "fails: bounced: A Phrygia holds, 1 against 1" in season_report("golden", seasons["S1101M"])
+    assert "dislodged by F Acre (2 against 1)" in season_report("golden", seasons["F1102M"])
 
 
 def test_what_a_kill_left_half_written_in_the_archive_is_swept_and_a_set_aside_folder_put_back(tmp_path):

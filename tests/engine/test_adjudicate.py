@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import pickle
+from dataclasses import FrozenInstanceError
+
+import pytest
+
 from adjudicator.events import Annihilation, CentreChange
 
 from adjudicator.adjudicate import adjudicate
@@ -10,7 +16,7 @@ from adjudicator.orders import Build, Convoy, Disband, Hold, Move, Retreat, Supp
 from adjudicator.prestige.orders import Bribe
 from adjudicator.position import Dislodgement, Position
 from adjudicator.opening import starting_position
-from adjudicator.results import Outcome
+from adjudicator.results import Outcome, Phrase, listed, parts_of
 from adjudicator.turn import check_order
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Location, Phase, Power, ProvinceId, Unit, UnitType
@@ -225,3 +231,45 @@ def test_victory():
     pos = board("F1910M", "FRA: A par", centers=owners)
     adj = adjudicate(V, pos, [])
     assert adj.events.victory == ("FRA",)
+
+
+# -- reasons as values ---------------------------------------------------------------------------
+
+
+def test_a_reason_that_names_units_keeps_them_as_values_beside_its_text():
+    pos = board("S1901M", "GER: A mun", "AUS: A boh", "GER: A sil", "FRA: A bur", "AUS: A tyr", "ITA: A ven")
+    orders = [move("GER", A, "mun", "tyr"), SupportMove(Power("GER"), A, loc("sil"), A, loc("mun"), loc("boh")),
+              move("FRA", A, "bur", "mun"), move("AUS", A, "boh", "mun"),
+              SupportMove(Power("AUS"), A, loc("tyr"), A, loc("boh"), loc("mun")), move("ITA", A, "ven", "tyr")]
+    adj = adjudicate(V, pos, orders)
+    support, bounce = adj.results[1].reason, adj.results[2].reason
+    assert isinstance(support, Phrase) and support == "A mun does not move to boh"
+    assert support.parts == (Unit.parse("GER: A mun"), " does not move to ", loc("boh"))
+    assert isinstance(bounce, Phrase) and bounce.parts == ("bounced with ", Unit.parse("AUS: A boh"),
+                                                           ", 1 against 1")
+    cut = adj.results[4].reason
+    assert cut == "support cut by A ven" and cut.parts == ("support cut by ", Unit.parse("ITA: A ven"))
+    held = adjudicate(V, board("S1901M", "FRA: A par"), [])
+    assert held.implicit[0].reason == "holds" and not isinstance(held.implicit[0].reason, Phrase)
+
+
+def test_a_phrase_is_its_text_frozen_and_said_again_in_another_reason():
+    unit = Unit.parse("RUS: F stp/sc")
+    phrase = Phrase("dislodged by ", unit, " (2 against 1)")
+    assert str(phrase) == phrase == "dislodged by F stp/sc (2 against 1)" and json.dumps(phrase) == f'"{phrase}"'
+    with pytest.raises(FrozenInstanceError):
+        phrase.parts = ()       # type: ignore[misc]
+    assert pickle.loads(pickle.dumps(phrase)).parts == phrase.parts
+    cut = Phrase("support cut: ", *parts_of(phrase))
+    assert cut == "support cut: dislodged by F stp/sc (2 against 1)" and cut.parts[1:] == phrase.parts
+    assert parts_of("holds") == ("holds",) and type(f"{phrase}; more") is str
+    assert Phrase("support cut: ", phrase).parts == cut.parts       # a phrase within gives its parts
+    assert Phrase(*listed([unit, Unit.parse("ENG: F eng")])) == "F stp/sc, F eng"
+
+
+def test_an_invalid_order_and_a_replaced_order_name_their_units_as_values():
+    pos = board("S1901M", "FRA: A par", "GER: A mun")
+    adj = adjudicate(V, pos, [move("FRA", A, "par", "bur"), move("FRA", A, "par", "pic"), move("FRA", A, "mun", "ruh")])
+    assert adj.results[0].reason.parts == ("replaced by a later order for ", Unit.parse("FRA: A par"))
+    assert adj.results[2].outcome is Outcome.INVALID and adj.results[2].reason == "not your unit: A mun is German"
+    assert adj.results[2].reason.parts == ("not your unit: ", Unit.parse("GER: A mun"), " is German")

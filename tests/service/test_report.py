@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
-from bot.codec.documents import adjudicate_position
+from adjudicator.results import Phrase
+from bot.codec.documents import adjudicate_document, adjudicate_position
+from bot.codec.season import GivenOrder, Season, season_columns, season_from_row, with_phrases
 from bot.service.report import phase_report, report_lines, report_text
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden" / "documents.jsonl"
@@ -74,3 +77,45 @@ def test_the_rule_module_says_what_kind_each_of_its_orders_is():
     assert kinds == {"ANT: VASSAL A ale BID 2": "bid", "ANT: BRIBE A dms BID 1": "bid", "ANT: SEIZE FIEF sha": "bid",
                      "ANT: REBEL tar BID 3": "bid", "ANT: LEND BYZ 1": "loan", "ANT: SECURE LOYALTY BID 1": "pledge",
                      "ANT: A ant H": "unit"}
+
+
+def test_the_report_names_the_units_of_the_judges_reasons_the_document_keeps_their_ids():
+    doc = _spring()
+    variant, position, adjudication, _ = adjudicate_position(doc)
+    text = report_text(phase_report(adjudication, variant, position))
+    assert "  A Harran H — fails (neutral, nobody commands it): dislodged by A Edessa (2 against 1)\n" in text
+    assert "  A Taurus Mountains - Iconium — fails: bounced: A Iconium holds, 1 against 1\n" in text
+    assert "  A Turbessel S A Harran — fails: replaced by a later order for A Turbessel\n" in text
+    assert ("  A Sinope - Ancyra — invalid: not adjacent: Ancyra is not adjacent to Sinope, and no fleets at sea "
+            "could convoy A Sinope there\n") in text
+    assert " A ede " not in text and " A sin " not in text
+    document = adjudicate_document(doc)
+    reasons = {r["canonical"]: r["reason"] for r in (*document["results"], *document["implicit"])}
+    assert reasons["NEU: A har H"] == "dislodged by A ede (2 against 1)"
+    assert "bounced: A ico holds, 1 against 1" in reasons.values()
+
+
+def test_a_season_stored_keeps_its_reasons_values_and_one_stored_with_their_text_alone_reads_as_it_was():
+    doc = _spring()
+    variant, position, adjudication, _ = adjudicate_position(doc)
+    season = Season("g", 1, variant, position, tuple(GivenOrder(r.order.power, str(r.order), r.order)
+                                                     for r in adjudication.results), adjudication)
+    columns = season_columns(season)
+    columns["result"] = json.loads(json.dumps(columns["result"]))     # as the tables keep it
+    back = season_from_row(SimpleNamespace(**columns), "g")
+    assert back.adjudication == adjudication
+    assert [r.reason.parts for r in back.results if isinstance(r.reason, Phrase)] == \
+        [r.reason.parts for r in adjudication.results if isinstance(r.reason, Phrase)]
+    named_text = report_text(phase_report(back.adjudication, variant, position))
+    assert "dislodged by A Edessa (2 against 1)" in named_text
+    # a season the tables kept before they kept the parts: its text, as it was
+    for entry in (*columns["result"]["results"], *columns["result"]["implicit"]):
+        entry.pop("phrase", None)
+    old = season_from_row(SimpleNamespace(**columns), "g")
+    assert old.adjudication == adjudication
+    assert not any(isinstance(r.reason, Phrase) for r in (*old.results, *old.adjudication.implicit))
+    assert "dislodged by A ede (2 against 1)" in report_text(phase_report(old.adjudication, variant, position))
+    # adjudicated again, as an import does, its reasons are values again
+    again = with_phrases(old)
+    assert again.adjudication == adjudication
+    assert report_text(phase_report(again.adjudication, variant, position)) == named_text

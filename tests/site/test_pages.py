@@ -23,6 +23,7 @@ from bot.cli.main import main
 from bot.codec.documents import position_from_dict
 from bot.frontends.site import season_picture
 from bot.codec.season import season_from_document
+from bot.codec.spelled import named
 from bot.frontends.site.server import SiteNotifier
 from bot.frontends.site.writer import SiteWriter
 from bot.store.outbox import OutboxDispatcher
@@ -101,9 +102,13 @@ def test_the_prestige_history_follows_the_ledger(page, acre, site, export):
     assert rows["S1101M"]["JER"] == 0 and rows["S1101M"]["BYZ"] == 1  # the vassal bid and the bribe were paid
 
 
-def test_a_season_page_shows_every_order_with_its_outcome_and_reason(page, acre, site, export):
-    labels = set()
-    for season in export["seasons"]:
+def test_a_season_page_shows_every_order_with_its_outcome_and_reason(page, acre, site, export, played):
+    """Each reason as the results report words it: the export's text, its units and places named."""
+    labels, renamed = set(), 0
+    kept = game_archive(played[0], acre.name).seasons
+    for season, stored_season in zip(export["seasons"], kept, strict=True):
+        variant = stored_season.variant
+        renamed += sum(1 for r in stored_season.results if named(r.reason, variant) != r.reason)
         doc = page(site, acre.name, f"{season['phase']}.html")
         shown = {}
         for table in doc.find_all("table", cls="orders"):
@@ -112,12 +117,14 @@ def test_a_season_page_shows_every_order_with_its_outcome_and_reason(page, acre,
                 shown[understood] = (written, outcome, reason, "implicit" in tr.classes)
         stored = season["result"]["results"]
         words = {"succeeds": "succeeded", "fails": "failed", "invalid": "invalid"}
-        for order, entry in zip(season["orders"], stored):
+        for order, entry, result in zip(season["orders"], stored, stored_season.results, strict=True):
+            assert result.reason == entry["reason"]     # the contract's text, kept
             assert shown[entry["canonical"]] == (order["text"].replace("\n", " "), words[entry["result"]],
-                                                 entry["reason"], False)
-        for entry in season["result"].get("implicit", []):
+                                                 named(result.reason, variant), False)
+        for entry, result in zip(season["result"].get("implicit", []), stored_season.adjudication.implicit,
+                                 strict=True):
             written, *rest = shown[entry["canonical"]]
-            assert rest == [words[entry["result"]], entry["reason"], True]
+            assert rest == [words[entry["result"]], named(result.reason, variant), True]
             neutral = entry["canonical"].startswith("NEU: ")
             labels.add(written)
             assert written in (("(neutral, nobody commands it)", "(neutral, nobody commands it: drawn at random, rule 3.4)")
@@ -127,6 +134,7 @@ def test_a_season_page_shows_every_order_with_its_outcome_and_reason(page, acre,
     spring = page(site, acre.name, "S1101M.html")
     row = next(tr for tr in spring.find_all("tr", cls="order") if "FAT: BRIBE F tyr BID 1" in tr.text())
     assert row.attrs["data-outcome"] == "fails" and "against a minimum of 3" in row.text()
+    assert renamed, "some reason of the game names a unit, by its name on the page"
 
 
 def test_the_bids_say_who_won_what_and_what_each_spent(page, acre, site):

@@ -26,6 +26,7 @@ from adjudicator.vocab import NEUTRAL, Phase, Power
 from bot.codec.documents import position_from_dict
 from bot.archive.games import GameArchive
 from bot.codec.season import Season
+from bot.codec.spelled import named
 from bot.service.report import SUPPLIED, order_outcome
 
 
@@ -35,6 +36,7 @@ class SeasonOrder:
 
     ``written`` is empty for an order the judge supplied (``implicit``); ``supplied`` then says why
     (a unit left without orders holds, a neutral nobody commands, the order written with a BRIBE).
+    ``reason`` is the judge's reason as the results report words it: units and places by name.
     """
 
     power: str
@@ -173,16 +175,18 @@ def season_record(season: Season) -> SeasonRecord:
     bids: list[Bid] = []
     for given, result in zip(season.orders, season.results):
         order, power = result.order, result.order.power
-        lines.append(SeasonOrder(power, given.written, canonical(order), result.outcome.value, result.reason))
+        lines.append(SeasonOrder(power, given.written, canonical(order), result.outcome.value,
+                                 named(result.reason, season.variant)))
         results.append(result)
         if is_rule_order(order):
             cost = spent(season.position, events.rule, order)
             verdict = order_outcome(result, season.variant, season.position, events).verdict
-            bids.append(Bid(power, str(order), result.outcome.value, result.reason, cost, verdict))
+            bids.append(Bid(power, str(order), result.outcome.value, named(result.reason, season.variant), cost,
+                            verdict))
     for result in season.adjudication.implicit:
         # listed on the page, not drawn: a unit nobody ordered gets no ring on the map
         lines.append(SeasonOrder(result.order.power, "", canonical(result.order), result.outcome.value,
-                                 result.reason, implicit=True,
+                                 named(result.reason, season.variant), implicit=True,
                                  supplied=SUPPLIED[supplied_by(season.variant, season.adjudication, result)]))
     accounts = tuple(LedgerLine(a.power, a.start, a.received, tuple((str(order), n) for order, n in a.spent), a.left)
                      for a in ledger(season.position, events.rule))
