@@ -37,10 +37,10 @@ def read_message(text: str, variant: Variant, position: Position, power: Power,
     for line in lines:
         written = line.text.strip()
         if line.order is None:
-            out.append((line.line_no, OrderLine(written, reason=str(line.error))))
+            out.append((line.line_no, OrderLine(written, reason=str(line.error), line_no=line.line_no)))
             continue
-        out.append((line.line_no, _judged(written, next(verdicts))))
-    out += [(n.line_no, OrderLine(n.written, reason=n.reason)) for n in bounded.not_read]
+        out.append((line.line_no, _judged(written, next(verdicts), line.line_no)))
+    out += [(n.line_no, OrderLine(n.written, reason=n.reason, line_no=n.line_no)) for n in bounded.not_read]
     return [line for _, line in sorted(out, key=lambda pair: pair[0])], submission
 
 
@@ -53,11 +53,12 @@ def read_values(orders: Sequence[Order], variant: Variant, position: Position, p
     return [_judged(str(order), verdict) for order, verdict in zip(orders, submission.verdicts, strict=True)], submission
 
 
-def _judged(written: str, verdict: Verdict) -> OrderLine:
-    """The answer for a line ``written``: the order the engine understood, or why it refused it."""
+def _judged(written: str, verdict: Verdict, line_no: int | None = None) -> OrderLine:
+    """The answer for a line ``written`` (on line ``line_no`` of its message): the order the engine
+    understood, or why it refused it."""
     if verdict.refusal is None:  # (accepted)
-        return OrderLine(written, verdict.understood, note=verdict.note, replaces=verdict.replaces)
-    return OrderLine(written, reason=verdict.refusal.text, refusal=verdict.refusal)
+        return OrderLine(written, verdict.understood, note=verdict.note, replaces=verdict.replaces, line_no=line_no)
+    return OrderLine(written, reason=verdict.refusal.text, refusal=verdict.refusal, line_no=line_no)
 
 
 def order_key(order: Order, seq: int) -> str:

@@ -95,7 +95,9 @@ class OrderLine:
     may branch on; a line that could not be read has none). ``note``: for an accepted order that
     only the adjudication can settle (a bid that may lose, prestige beyond what the power holds),
     what it needs. ``replaces``: the order an accepted one takes the place of (the power's standing
-    order of the same unit, bid or site, or an earlier line of the same message).
+    order of the same unit, bid or site, or an earlier line of the same message). ``line_no``: the
+    line of the message it was written on, counting from 1 (``None`` for an order not written in
+    a message: a standing one, one chosen from a menu).
     """
 
     written: str
@@ -104,6 +106,7 @@ class OrderLine:
     refusal: Reason | None = None
     note: Reason | None = None
     replaces: Order | None = None
+    line_no: int | None = None
 
     @property
     def canonical(self) -> str | None:

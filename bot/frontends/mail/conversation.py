@@ -874,12 +874,14 @@ class _Session:
                 echo.answer, echo.ok = f"not accepted: {_said(exc)}", False
             return
         self.talk.changed = self.talk.changed or bool(report.accepted)
-        accepted, rejected = list(report.accepted), list(report.rejected)
+        # the batch went as one message, a line each: each echo is answered by what its line became
+        accepted = {line.line_no: line for line in report.accepted}
+        rejected = {line.line_no: line for line in report.rejected}
         standing = {line.canonical for line in report.standing}
         above = None  # what the line above became (a BRIBE takes the next line as its unit's order)
         given = [line.order for line in report.accepted]
-        for echo in batch:
-            line = _take(accepted, echo.written)
+        for line_no, echo in enumerate(batch, 1):
+            line = accepted.pop(line_no, None)
             if line is not None:
                 echo.answer = f"accepted: {line.canonical}"
                 if line.canonical not in standing:
@@ -891,7 +893,7 @@ class _Session:
                         echo.answer += f" (conditional: {line.note})"
                 above = line
                 continue
-            line = _take(rejected, echo.written)
+            line = rejected.pop(line_no, None)
             if line is None and above is not None and _bribe_with_order(above):
                 echo.ok = above.order is not None
                 echo.answer = ("read with the BRIBE above: " + (f"the bribed unit's order, {joined_order(above.order)}"
@@ -901,9 +903,9 @@ class _Session:
             echo.ok = False
             echo.answer = _refused(line) if line else "not an order; ignored"
             above = line
-        for line in accepted:  # read by the service together with another line (a BRIBE and its order)
+        for line in accepted.values():  # read by the service together with another line (a BRIBE and its order)
             self.talk.echoes.append(Echo(line.written, f"accepted: {line.canonical}"))
-        for line in rejected:
+        for line in rejected.values():
             self.talk.echoes.append(Echo(line.written, _refused(line), ok=False))
         if report.ready_cleared:
             batch[-1].answer += ("\n(your orders changed, so they are no longer marked final: write READY again "
@@ -976,13 +978,6 @@ def _refused(line) -> str:
 def _reason(reason: str | None) -> str:
     """The service's reason without its "line N:" (N counts the order lines, not the message's)."""
     return re.sub(r"^line \d+: ", "", reason or "not an order this judge understands")
-
-
-def _take(lines: list, written: str):
-    for i, line in enumerate(lines):
-        if line.written.strip() == written.strip():
-            return lines.pop(i)
-    return None
 
 
 def _njudge_phase(written: str) -> str:
