@@ -15,14 +15,13 @@ def test_every_answer_names_the_line_it_answers(make_service, sqlite_db, clock):
         service.join("g", player, power)
     service.start("g", "gm")
     long_line = "A mar - spa " + "x" * MAX_LINE
-    report = service.submit_orders("g", "flo", "\n".join([
-        "A par - bur",      # 1
-        "",                 # 2: nothing
-        "F bre - mao",      # 3
-        "A zzz - bur",      # 4: no such place
-        long_line,          # 5: too long to read
-        "A par - bur",      # 6: the same text as line 1, answered for itself
-    ]))
+    lines = ["A par - bur",      # 1
+             "",                 # 2: nothing
+             "F bre - mao",      # 3
+             "A zzz - bur",      # 4: no such place
+             long_line,          # 5: too long to read
+             "A par - bur"]      # 6: the same text as line 1, answered for itself
+    report = service.submit_orders("g", "flo", "\n".join(lines))
     accepted = {line.line_no: line.written for line in report.accepted}
     rejected = {line.line_no: line.reason for line in report.rejected}
     assert accepted == {1: "A par - bur", 3: "F bre - mao", 6: "A par - bur"}
