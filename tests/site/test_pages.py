@@ -208,10 +208,18 @@ def test_a_season_page_is_written_once_and_the_indexes_each_time(acre, tmp_path)
     spring = root / acre.name / "S1101M.html"
     first = (spring.stat().st_ino, spring.stat().st_mtime_ns, spring.read_text())
     index_before = (root / acre.name / "index.html").read_text()
+    pictures = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (root / acre.name).glob("*.png")
+                if p.name != "board.png"}
+    pages = {p.name: p.read_text() for p in (root / acre.name).glob("*.html") if p.name != "index.html"}
 
     acre.play(service, *acre.next_season)
     writer.write_game(game_archive(db, acre.name))
     assert (spring.stat().st_ino, spring.stat().st_mtime_ns, spring.read_text()) == first
+    # the season before the new one links to it now; its pictures are not drawn or written again
+    relinked = [name for name, text in pages.items() if (root / acre.name / name).read_text() != text]
+    assert len(relinked) == 1 and 'href="S1102M.html"' in (root / acre.name / relinked[0]).read_text()
+    assert {name: ((root / acre.name / name).stat().st_ino, (root / acre.name / name).stat().st_mtime_ns)
+            for name in pictures} == pictures
     assert (root / acre.name / "S1102M.html").is_file()
     index_after = (root / acre.name / "index.html").read_text()
     assert index_after != index_before and 'href="S1102M.html"' in index_after

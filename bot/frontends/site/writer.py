@@ -147,6 +147,12 @@ def _report(season: SeasonRecord) -> Report:
     return phase_report(season.adjudication, season.variant, season.before, nmr=season.nmr)
 
 
+def _png_file_size(path: Path) -> tuple[int, int]:
+    """Width and height of the PNG file at ``path``, read from its header alone."""
+    with path.open("rb") as f:
+        return png_size(f.read(24))
+
+
 def _picture_names(season: SeasonRecord) -> tuple[str, str]:
     """The files of a season's two pictures: the board before with the orders, the board after."""
     return f"{season.slug}.png", f"{season.slug}-after.png"
@@ -278,16 +284,22 @@ class SiteWriter:
             keep.update({path.name, *names})
             # a season rolled back and adjudicated anew has a new version: its page is rewritten, and
             # so is the last one before a new season, which now links to it
-            if (rewrite or not path.exists() or written.get(season.slug) != season.version
-                    or (i == last - 1 and record.seasons[last].slug not in written)):
-                # the map before: the picture stored with the season, as Discord and the mail sent it
-                pictures = (before_png(record.name, season, size=self.map_size),
-                            after_png(record.name, season, size=self.map_size))
-                for name, data in zip(names, pictures):
-                    write_file(folder / name, data)
-                write_file(path, self.season_page(record, i, (png_size(pictures[0]), png_size(pictures[1]))))
-                if i == last:
-                    last_after = pictures[1]
+            page_due = rewrite or not path.exists() or written.get(season.slug) != season.version
+            if page_due or (i == last - 1 and record.seasons[last].slug not in written):
+                files = [folder / name for name in names]
+                if not page_due and all(f.is_file() for f in files):
+                    # only its link to the season after it is new: its pictures stand as they were
+                    sizes = tuple(_png_file_size(f) for f in files)
+                else:
+                    # the map before: the picture stored with the season, as Discord and the mail sent it
+                    pictures = (before_png(record.name, season, size=self.map_size),
+                                after_png(record.name, season, size=self.map_size))
+                    for file, data in zip(files, pictures):
+                        write_file(file, data)
+                    sizes = (png_size(pictures[0]), png_size(pictures[1]))
+                    if i == last:
+                        last_after = pictures[1]
+                write_file(path, self.season_page(record, i, (sizes[0], sizes[1])))
         for stale in folder.iterdir():
             if _SEASON_FILE.match(stale.name) and stale.name not in keep:
                 stale.unlink(missing_ok=True)
