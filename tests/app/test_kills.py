@@ -326,12 +326,14 @@ def play_under_kills(tmp_path: Path, url: str, count: int, seed: int, work: Work
             p.join(timeout=60)
         assert not [p.failure for p in players if p.failure], [p.failure for p in players]
 
-        # no more kills, freezes or deadlines: the servers finish what is due and deliver all
+        # no more kills, freezes or deadlines: the servers finish what is due and deliver all. A
+        # deadline set just before the players stopped falls up to 3 s later: it is waited for too
+        # (else it may fire between the last look and the stop, its results written and not sent)
         def settled() -> bool:
             with db.session() as s:
                 undelivered = s.execute(sa.text("SELECT count(*) FROM outbox WHERE delivered_at IS NULL")).scalar()
-                due = s.execute(sa.text("SELECT count(*) FROM timer WHERE fired_at IS NULL AND due_at <= :now"),
-                                {"now": service.now()}).scalar()
+                due = s.execute(sa.text("SELECT count(*) FROM timer WHERE fired_at IS NULL AND due_at <= :soon"),
+                                {"soon": service.now() + timedelta(seconds=10)}).scalar()
             return undelivered == 0 and due == 0
 
         servers.disarm()
