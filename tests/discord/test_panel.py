@@ -3,6 +3,7 @@ interaction, the panel edited in place, the taps counted."""
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 from tests.fakediscord import payloads as P
@@ -455,23 +456,27 @@ async def test_a_winter_by_menu_builds_of_each_kind_a_waive_and_removals(world):
         assert "A Ukraine: Disband A Ukraine" in rus.text and "still to remove" not in rus.text, rus.text
 
 
+def held_panel(world, monkeypatch) -> threading.Event:
+    """The judge's answers to the panel held back until the event returned is set (its workers busy)."""
+    busy = threading.Event()
+    panel = world.service.panel
+
+    def slow_panel(*args, **kwargs):
+        busy.wait(timeout=30)
+        return panel(*args, **kwargs)
+
+    monkeypatch.setattr(world.service, "panel", slow_panel)
+    return busy
+
+
 async def test_a_tap_is_acknowledged_before_the_judge_answers(world, monkeypatch):
     """A tap while the judge's workers are busy (an adjudication running) is acknowledged at once,
     within Discord's 3 seconds, and the panel edited once the answer is ready."""
-    import threading
-
     async with world.running():
         await world.start_game("busy")
         ita = Player(world, world.user("ITA"))
         await ita.open()
-        busy = threading.Event()
-        panel = world.service.panel
-
-        def slow_panel(*args, **kwargs):
-            busy.wait(timeout=30)
-            return panel(*args, **kwargs)
-
-        monkeypatch.setattr(world.service, "panel", slow_panel)
+        busy = held_panel(world, monkeypatch)
         inter = await world.fake.component(ita.user, ita.panel, ita.menu("unit")["custom_id"], ["ven"])
         resp = await world.fake.wait_for_interaction_response(inter)
         assert resp.type == 6 and inter.edits == 0      # acknowledged while the judge has not answered
@@ -505,8 +510,6 @@ async def test_an_answer_later_than_the_taps_15_minutes_asks_the_player_to_open_
     """The judge's workers were busy past the 15 minutes of a tap's token: the panel cannot be
     edited any more (Discord answers 401 Invalid Webhook Token). The bot logs it, and tells the
     player by DM to open the menu again, with the button that opens it; nothing crashes."""
-    import threading
-
     from structlog.testing import capture_logs
 
     async with world.running():
@@ -514,14 +517,8 @@ async def test_an_answer_later_than_the_taps_15_minutes_asks_the_player_to_open_
         ita = Player(world, world.user("ITA"))
         await ita.open()
         before = ita.text
-        busy = threading.Event()
         panel = world.service.panel
-
-        def slow_panel(*args, **kwargs):
-            busy.wait(timeout=30)
-            return panel(*args, **kwargs)
-
-        monkeypatch.setattr(world.service, "panel", slow_panel)
+        busy = held_panel(world, monkeypatch)
         with capture_logs() as events:
             inter = await world.fake.component(ita.user, ita.panel, ita.menu("unit")["custom_id"], ["ven"])
             resp = await world.fake.wait_for_interaction_response(inter)
