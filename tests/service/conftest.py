@@ -50,3 +50,14 @@ def start_tannenberg(service, dispatcher, policy) -> None:
         service.join("tannenberg", player, power)
     service.start("tannenberg", "gm")
     flush(dispatcher)
+
+
+def to_the_1901_retreat(service, game: str) -> None:
+    """Spring and autumn 1901 of classic game ``game``, Germany played by gus and France by flo (as
+    in :data:`POWERS`): Germany's army in Burgundy is dislodged, France takes Portugal."""
+    service.submit_orders(game, "gus", "A mun - bur")
+    service.submit_orders(game, "flo", "A par - gas\nF bre - mao")
+    service.force_adjudicate(game, "gm")
+    service.submit_orders(game, "flo", "A mar - bur\nA gas S A mar - bur\nF mao - por")
+    service.force_adjudicate(game, "gm")
+    assert service.status(game).phase == "F1901R"

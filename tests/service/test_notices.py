@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from bot.service import DeadlinePolicy, NoGameError, NotPlayingError
-from tests.service.conftest import flush
+from tests.service.conftest import flush, to_the_1901_retreat
 
 PLAYERS = {"ENG": "ed", "FRA": "flo", "GER": "gus"}
 
@@ -26,19 +26,9 @@ def game(make_service, sqlite_db, clock):
     return service, dispatcher, sink
 
 
-def _to_the_retreat(service) -> None:
-    """Spring and autumn 1901: Germany's army in Burgundy is dislodged, France takes Portugal."""
-    service.submit_orders("notices", "gus", "A mun - bur")
-    service.submit_orders("notices", "flo", "A par - gas\nF bre - mao")
-    service.force_adjudicate("notices", "gm")
-    service.submit_orders("notices", "flo", "A mar - bur\nA gas S A mar - bur\nF mao - por")
-    service.force_adjudicate("notices", "gm")
-    assert service.status("notices").phase == "F1901R"
-
-
 def test_a_retreat_and_a_winter_tell_each_power_that_must_decide_what_and_by_when(game, clock, start):
     service, dispatcher, sink = game
-    _to_the_retreat(service)
+    to_the_1901_retreat(service, "notices")
     flush(dispatcher)
     [retreat] = sink.of_kind("phase_opened")
     deadline = service.status("notices").deadline_at
@@ -67,7 +57,7 @@ def test_a_retreat_and_a_winter_tell_each_power_that_must_decide_what_and_by_whe
 
 def test_a_notice_of_a_phase_rolled_back_before_it_was_delivered_is_dropped_and_the_results_are_marked(game):
     service, dispatcher, sink = game
-    _to_the_retreat(service)
+    to_the_1901_retreat(service, "notices")
     service.rollback("notices", "gm")             # back to F1901M: the retreat notice is stale
     service.force_adjudicate("notices", "gm")     # the same orders again
     flush(dispatcher)

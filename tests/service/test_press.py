@@ -12,7 +12,7 @@ from bot.service import DeadlinePolicy, InputError, NotAllowedError, NotPlayingE
 from bot.service.press import history_lines, receipt_text
 from bot.store.outbox import Announcement, OutboxDispatcher
 from tests.notifiers import RecordingNotifier
-from tests.service.conftest import flush
+from tests.service.conftest import flush, to_the_1901_retreat
 
 PLAYERS = {"ENG": "ed", "FRA": "flo", "GER": "gus", "ITA": "ivo"}
 
@@ -119,12 +119,7 @@ def test_grey_press_hides_the_sender_from_every_recipient_and_only_under_grey(ga
 def test_press_in_retreats_and_adjustments_only_when_the_game_allows(game):
     service, _dispatcher, _sink = game
     service.set_policy("parley", "gm", {"press_all_phases": False})
-    service.submit_orders("parley", "gus", "A mun - bur")
-    service.submit_orders("parley", "flo", "A par - gas\nF bre - mao")
-    service.force_adjudicate("parley", "gm")
-    service.submit_orders("parley", "flo", "A mar - bur\nA gas S A mar - bur\nF mao - por")
-    service.force_adjudicate("parley", "gm")
-    assert service.status("parley").phase == "F1901R"
+    to_the_1901_retreat(service, "parley")
     with pytest.raises(NotAllowedError, match="retreat and adjustment phases"):
         service.send_press("parley", "flo", "GER", "sorry about Burgundy")
     assert service.send_press("parley", "flo", "GM", "a question").sent_to == ("GM",)
