@@ -334,18 +334,7 @@ SHARED_PARTS = 16
 """Parts written out kept for the next messages (a few announcements' pictures)."""
 
 
-class _Writer(BytesGenerator):
-    """Writes a message as :class:`~email.generator.BytesGenerator` does, a part's text at once
-    (its line ends made the policy's with ``str.replace``) where that writes it a line at a time
-    (a picture is 2,600 lines of base64: 1 ms)."""
-
-    def _write_lines(self, lines: str) -> None:
-        if lines:
-            newline = self._NL  # type: ignore[attr-defined]  # (the line end flatten writes with)
-            self.write(lines.replace("\r\n", "\n").replace("\r", "\n").replace("\n", newline))
-
-
-class _SharingGenerator(_Writer):
+class _SharingGenerator(BytesGenerator):
     """Writes a message as :class:`~email.generator.BytesGenerator` does, but a non-multipart part
     it has written before (the same object: the map picture attached to the mail of every address
     of an announcement) is taken as then written, not encoded again."""
@@ -364,7 +353,7 @@ class _SharingGenerator(_Writer):
         kept = self._shared.get(ident)
         if kept is None or kept[0] is not msg:
             out = io.BytesIO()
-            _Writer(out, policy=self.policy).flatten(msg, unixfrom, linesep)
+            BytesGenerator(out, policy=self.policy).flatten(msg, unixfrom, linesep)
             kept = self._shared[ident] = (msg, out.getvalue())  # the part itself kept: its id not reused
             while len(self._shared) > SHARED_PARTS:
                 self._shared.popitem(last=False)
