@@ -34,19 +34,16 @@ def cmd_migrate(args: argparse.Namespace) -> Exit:
 def cmd_health(args: argparse.Namespace) -> Exit:
     """Exit 0 when the database answers with the newest schema and no front end of a ``crusader
     serve`` running on this data directory has failed; for container healthchecks."""
-    from alembic.migration import MigrationContext
-    from alembic.script import ScriptDirectory
-
     from bot.app.setup import SetupError, database_errors, open_database
     from bot.app.status import running_servers
-    from bot.store.migrations import alembic_config
+    from bot.store.migrations import current as schema_at, heads as newest
 
     config = settings(args)
     try:
         db = open_database(config, migrate=False, create=False)
         with database_errors(config, db), db.engine.connect() as connection:
-            current = set(MigrationContext.configure(connection).get_current_heads())
-        heads = set(ScriptDirectory.from_config(alembic_config()).get_heads())
+            current = schema_at(connection)
+        heads = newest()
         db.dispose()
     except SetupError as exc:
         print(f"crusader: unhealthy: {exc}", file=sys.stderr)

@@ -3,17 +3,15 @@
 ``upgrade(engine)`` brings any database to the newest revision. On PostgreSQL it holds an
 advisory lock while doing so, so that two servers starting together do not race. A database
 already at the newest revision (every start but the first after an upgrade of the judge) is
-told so by one query, without loading Alembic and the migrations.
+told so by one query, without taking the lock or running Alembic's environment.
 """
 
 from __future__ import annotations
 
-import ast
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import exc, text
+from sqlalchemy import text
 from sqlalchemy.engine import Connection, Engine
 
 if TYPE_CHECKING:
@@ -21,7 +19,6 @@ if TYPE_CHECKING:
 
 HERE = Path(__file__).resolve().parent
 _ADVISORY_KEY = 0x43525344  # "CRSD"
-_ASSIGNED = re.compile(r"^(revision|down_revision)\s*(?::[^=]*)?=\s*(.+?)\s*$", re.MULTILINE)
 
 
 def alembic_config(connection=None) -> Config:
@@ -35,25 +32,17 @@ def alembic_config(connection=None) -> Config:
 
 
 def heads() -> set[str]:
-    """The newest revisions of the migrations shipped (those no other revision follows), read from
-    their files' ``revision`` and ``down_revision`` lines."""
-    revisions: set[str] = set()
-    followed: set[str] = set()
-    for path in (HERE / "versions").glob("*.py"):
-        assigned = {name: ast.literal_eval(value) for name, value in _ASSIGNED.findall(path.read_text())}
-        revisions.add(assigned["revision"])
-        before = assigned.get("down_revision")
-        followed.update((before,) if isinstance(before, str) else before or ())
-    return revisions - followed
+    """The newest revisions of the migrations shipped (those no other revision follows)."""
+    from alembic.script import ScriptDirectory
+
+    return set(ScriptDirectory.from_config(alembic_config()).get_heads())
 
 
-def current(connection: Connection) -> set[str] | None:
-    """The revisions the database stands at (``None`` when it has none: a new database)."""
-    try:
-        return {row[0] for row in connection.execute(text("SELECT version_num FROM alembic_version"))}
-    except exc.DBAPIError:
-        connection.rollback()
-        return None
+def current(connection: Connection) -> set[str]:
+    """The revisions the database stands at (none for a new database)."""
+    from alembic.migration import MigrationContext
+
+    return set(MigrationContext.configure(connection).get_current_heads())
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
