@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .common import CommandError, Exit, read_input, read_json
 from .shell import add_database_options, open_service, refusals_are_command_errors
-from bot.store.rows import GameStatus, PlayerStatus
+from bot.store.statuses import GameStatus, PlayerStatus
 
 
 def _view_text(view, tz: str = "UTC") -> str:

@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
 from .names import game_key
+from .statuses import GameStatus, PlayerStatus
 
 
 def utcnow() -> datetime:
@@ -39,24 +40,6 @@ class UTCDateTime(sa.types.TypeDecorator):
         if value is None:
             return None
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-class GameStatus(StrEnum):
-    """Where a game is in its life (stored as its value: ``game.status``)."""
-
-    FORMING = "forming"     # created; players join; not started
-    ACTIVE = "active"       # under way: deadlines run
-    PAUSED = "paused"       # under way, its clock stopped by the game master
-    ENDED = "ended"         # over: won, drawn, conceded or ended by the game master
-
-
-class PlayerStatus(StrEnum):
-    """Where a player stands in a game (stored as its value: ``player.status``)."""
-
-    ACTIVE = "active"                   # plays their power (or will be given one at the start)
-    CIVIL_DISORDER = "civil_disorder"   # missed too many deadlines: their units hold; orders bring them back
-    REMOVED = "removed"                 # taken out, or resigned: the power has no player
-    WAITING = "waiting"                 # on the waiting list: no power yet
 
 
 class StatusType(sa.types.TypeDecorator):

@@ -195,6 +195,7 @@ def test_the_command_line_names_an_unknown_variant(capsys):
 
 
 PICTURE_MODULES = ("bot.render", "PIL", "aggdraw", "cairosvg", "cairocffi", "shapely", "numpy", "scipy")
+DATABASE_MODULES = ("sqlalchemy", "sqlmodel", "alembic", "psycopg", "bot.store.rows", "bot.store.database")
 
 
 @pytest.mark.parametrize("argv", [
@@ -207,7 +208,8 @@ PICTURE_MODULES = ("bot.render", "PIL", "aggdraw", "cairosvg", "cairocffi", "sha
     ["adjudicate", "-"],
 ])
 def test_commands_that_draw_nothing_import_no_picture_code(argv, tmp_path):
-    """``crusader --help`` and every command that draws nothing run without the picture code."""
+    """``crusader --help`` and every command that draws nothing run without the picture code, and,
+    storing nothing, without the database's (SQLAlchemy alone is a third of a second of imports)."""
     probe = (
         "import sys\n"
         "from bot.cli.main import main\n"
@@ -215,7 +217,8 @@ def test_commands_that_draw_nothing_import_no_picture_code(argv, tmp_path):
         f"    main({argv!r})\n"
         "except SystemExit:\n"
         "    pass\n"
-        f"loaded = sorted(m for m in sys.modules if m.split('.')[0] in {PICTURE_MODULES!r} or m.startswith('bot.render'))\n"
+        f"loaded = sorted(m for m in sys.modules if m.split('.')[0] in {PICTURE_MODULES!r} or m.startswith('bot.render')\n"
+        f"                or m.split('.')[0] in {DATABASE_MODULES!r} or m in {DATABASE_MODULES!r})\n"
         "print('LOADED', loaded, file=sys.stderr)\n"
     )
     stdin = '{"variant": "standard", "phase": "S1901M", "units": [], "orders": []}' if argv[0] == "adjudicate" else "A ant H\n"
