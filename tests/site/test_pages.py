@@ -7,6 +7,7 @@ import asyncio
 import io
 import json
 import re
+import shutil
 import tomllib
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -224,6 +225,35 @@ def test_a_season_page_is_written_once_and_the_indexes_each_time(acre, tmp_path)
     index_after = (root / acre.name / "index.html").read_text()
     assert index_after != index_before and 'href="S1102M.html"' in index_after
     assert not [p for p in root.rglob(".*")], "a temporary file was left behind"
+    db.dispose()
+
+
+def test_the_site_index_shows_each_game_as_its_pages_now_stand(acre, page, tmp_path):
+    """The index's row of a game is made again when the game's pages are, and only the rows of the
+    games whose pages are there: one writer's rows made once, a game's row after its new season."""
+    db, service = acre.played(tmp_path / "judge.db")
+    root = tmp_path / "site"
+    writer = SiteWriter(root)
+    writer.write_game(game_archive(db, acre.name))
+    other = root / "another"
+    other.mkdir()
+    (other / "game.json").write_text(json.dumps({"name": "Another", "variant_title": "Standard", "status": "ended",
+                                                 "phase_name": "", "seasons": 3, "outcome": "Won by FRA."}))
+    (root / "stray").mkdir()  # a folder without a summary: not a game
+    writer.write_index()
+    title = get_variant("crusader").title
+    assert page(root, "index.html").by_id("games").rows() == [
+        [acre.name, title, "active", "Spring 1102 Movement", str(len(acre.seasons)), ""],
+        ["Another", "Standard", "ended", "-", "3", "Won by FRA."]]
+
+    acre.play(service, *acre.next_season)
+    writer.write_game(game_archive(db, acre.name))
+    rows = page(root, "index.html").by_id("games").rows()
+    assert rows[0] == [acre.name, title, "active", "Fall 1102 Movement", str(len(acre.seasons) + 1), ""]
+    assert rows[1][0] == "Another"
+    shutil.rmtree(other)
+    writer.write_index()
+    assert [row[0] for row in page(root, "index.html").by_id("games").rows()] == [acre.name]
     db.dispose()
 
 
