@@ -468,3 +468,21 @@ def test_pages_written_by_another_version_of_the_site_are_written_again(acre, tm
     assert (spring.stat().st_mtime_ns, spring.stat().st_ino) != first
     assert json.loads(summary.read_text())["format"] == data["format"]
     db.dispose()
+
+
+def test_an_announcement_delivered_again_writes_nothing(acre, tmp_path):
+    """The notifier reads the game once for an announcement of its results, and writes nothing
+    when its pages show what it read already (a delivery made again after a kill)."""
+    db, service = acre.played(tmp_path / "judge.db")
+    root = tmp_path / "site"
+    notifier = SiteNotifier(db, SiteWriter(root))
+    with db.engine.connect() as c:
+        game_id = c.exec_driver_sql("SELECT id FROM game").scalar_one()
+    assert notifier.update(game_id) is True
+    before = _files(root)
+    assert notifier.update(game_id) is False
+    assert _files(root) == before
+    acre.play(service, *acre.next_season)
+    assert notifier.update(game_id) is True
+    assert (root / acre.name / "S1102M.html").is_file()
+    db.dispose()
