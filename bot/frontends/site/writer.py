@@ -129,7 +129,8 @@ def environment() -> jinja2.Environment:
     """The Jinja2 environment of the site's templates (``bot/frontends/site/templates/*.html.j2``)."""
     env = jinja2.Environment(loader=jinja2.PackageLoader("bot.frontends.site", "templates"),
                              autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",)),
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             auto_reload=False)  # (compiled once: the package's templates do not change under it)
     env.globals.update(phase_name=_phase_name, outcome_word=lambda o: _OUTCOME_WORDS.get(o, o))
     return env
 
