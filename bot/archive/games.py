@@ -175,8 +175,9 @@ def game_archive(db: Database, ref: str | int, *, record: bool = True) -> GameAr
     ``record=False``: without its standing orders, its audit log and its game masters' actions
     (what the archive site, which shows the seasons, does not read)."""
     with db.session() as session:
-        game = database.game_by_name(session, str(ref)) or (session.get(GameRow, int(ref))
-                                                            if str(ref).isdigit() else None)
+        # a number is the game's id (as the archive site asks); a text its name, or its id in digits
+        game = (session.get(GameRow, ref) if isinstance(ref, int) else
+                database.game_by_name(session, ref) or (session.get(GameRow, int(ref)) if ref.isdigit() else None))
         if game is None:
             raise NoSuchGameError(ref, [g.name for g in database.all_games(session)][:10])
         return GameArchive(
@@ -188,7 +189,7 @@ def game_archive(db: Database, ref: str | int, *, record: bool = True) -> GameAr
             players=tuple({"player": p.player, "power": p.power, "status": p.status, "nmr_count": p.nmr_count,
                            "draw_vote": p.draw_vote, "joined_at": _iso(p.joined_at)}
                           for p in database.players_of(session, game.id)),
-            seasons=tuple(season_from_row(s, game.name) for s in database.seasons_of(session, game.id)),
+            seasons=tuple(season_from_row(s, game.name) for s in database.seasons_of(session, game.id, pictures=True)),
             orders=tuple({"version": o.version, "phase": o.phase, "power": o.power, "key": o.key, "seq": o.seq,
                           "text": o.text, "canonical": canonical(order_from_json(o.order)),
                           "submitted_at": _iso(o.submitted_at)}

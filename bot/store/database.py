@@ -21,7 +21,6 @@ from collections.abc import Callable, Collection, Iterator
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.orm import defer
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
@@ -250,11 +249,13 @@ def submissions_of(session: Session, game_id: int, version: int | None = None) -
     return list(session.exec(stmt.order_by(col(SubmissionRow.id))))
 
 
-def seasons_of(session: Session, game_id: int) -> list[SeasonRow]:
-    """Every season of a game, without their pictures (loaded when one is asked for: ``season.picture``)."""
-    stmt = select(SeasonRow).where(col(SeasonRow.game_id) == game_id).order_by(col(SeasonRow.version))
-    # (SQLModel types the class's attribute as the column's value; it is the mapped attribute defer wants)
-    return list(session.exec(stmt.options(defer(SeasonRow.picture))))  # type: ignore[arg-type]
+def seasons_of(session: Session, game_id: int, *, pictures: bool = False) -> list[sa.Row[Any]]:
+    """Every season of a game, oldest first, in one query: the columns of its rows (as attributes,
+    like a ``SeasonRow``'s), its picture only with ``pictures`` (a row without it has no ``picture``)."""
+    season = table_of(SeasonRow)
+    columns = [c for c in season.c if pictures or c.name != "picture"]
+    query = sa.select(*columns).where(season.c.game_id == game_id).order_by(season.c.version)
+    return list(session.connection().execute(query))
 
 
 def season_at(session: Session, game_id: int, version: int) -> SeasonRow | None:

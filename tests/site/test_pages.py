@@ -7,6 +7,7 @@ import asyncio
 import io
 import json
 import re
+import shutil
 import tomllib
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -227,6 +228,35 @@ def test_a_season_page_is_written_once_and_the_indexes_each_time(acre, tmp_path)
     db.dispose()
 
 
+def test_the_site_index_shows_each_game_as_its_pages_now_stand(acre, page, tmp_path):
+    """The index's row of a game is made again when the game's pages are, and only the rows of the
+    games whose pages are there: one writer's rows made once, a game's row after its new season."""
+    db, service = acre.played(tmp_path / "judge.db")
+    root = tmp_path / "site"
+    writer = SiteWriter(root)
+    writer.write_game(game_archive(db, acre.name))
+    other = root / "another"
+    other.mkdir()
+    (other / "game.json").write_text(json.dumps({"name": "Another", "variant_title": "Standard", "status": "ended",
+                                                 "phase_name": "", "seasons": 3, "outcome": "Won by FRA."}))
+    (root / "stray").mkdir()  # a folder without a summary: not a game
+    writer.write_index()
+    title = get_variant("crusader").title
+    assert page(root, "index.html").by_id("games").rows() == [
+        [acre.name, title, "active", "Spring 1102 Movement", str(len(acre.seasons)), ""],
+        ["Another", "Standard", "ended", "-", "3", "Won by FRA."]]
+
+    acre.play(service, *acre.next_season)
+    writer.write_game(game_archive(db, acre.name))
+    rows = page(root, "index.html").by_id("games").rows()
+    assert rows[0] == [acre.name, title, "active", "Fall 1102 Movement", str(len(acre.seasons) + 1), ""]
+    assert rows[1][0] == "Another"
+    shutil.rmtree(other)
+    writer.write_index()
+    assert [row[0] for row in page(root, "index.html").by_id("games").rows()] == [acre.name]
+    db.dispose()
+
+
 def test_a_rolled_back_season_loses_its_page_and_gets_a_new_one_when_adjudicated_again(acre, tmp_path):
     db, service = acre.played(tmp_path / "judge.db")
     root = tmp_path / "site"
@@ -437,4 +467,22 @@ def test_pages_written_by_another_version_of_the_site_are_written_again(acre, tm
     SiteNotifier(db, SiteWriter(root)).update_all()
     assert (spring.stat().st_mtime_ns, spring.stat().st_ino) != first
     assert json.loads(summary.read_text())["format"] == data["format"]
+    db.dispose()
+
+
+def test_an_announcement_delivered_again_writes_nothing(acre, tmp_path):
+    """The notifier reads the game once for an announcement of its results, and writes nothing
+    when its pages show what it read already (a delivery made again after a kill)."""
+    db, service = acre.played(tmp_path / "judge.db")
+    root = tmp_path / "site"
+    notifier = SiteNotifier(db, SiteWriter(root))
+    with db.engine.connect() as c:
+        game_id = c.exec_driver_sql("SELECT id FROM game").scalar_one()
+    assert notifier.update(game_id) is True
+    before = _files(root)
+    assert notifier.update(game_id) is False
+    assert _files(root) == before
+    acre.play(service, *acre.next_season)
+    assert notifier.update(game_id) is True
+    assert (root / acre.name / "S1102M.html").is_file()
     db.dispose()

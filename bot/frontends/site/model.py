@@ -11,6 +11,7 @@ does the same for a whole game (:func:`bot.archive.games.game_archive`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 from collections.abc import Mapping
 
@@ -105,11 +106,21 @@ class SeasonRecord:
         return str(self.phase)
 
     @property
+    def given(self) -> int:
+        """How many orders the players gave (not those the judge supplied)."""
+        return sum(not line.implicit for line in self.orders)
+
+    @property
+    def failed(self) -> int:
+        """How many of the orders the players gave did not succeed."""
+        return sum(not line.implicit and line.outcome != "succeeds" for line in self.orders)
+
+    @cached_property
     def centers(self) -> dict[Power, int]:
         """Supply centres per power after the season."""
         return self.after.center_counts()
 
-    @property
+    @cached_property
     def column(self) -> dict[str, int] | None:
         """The rule module's standings column (prestige) per power after the season; ``None``
         without a rule module that has one."""

@@ -19,7 +19,7 @@ from bot.archive.games import game_archive, sweep_temporary
 from bot.store import database
 from bot.store.database import Database
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
-from .writer import SiteWriter, site_state
+from .writer import SiteWriter, archive_state, site_state
 
 log = structlog.get_logger("crusader.site")
 
@@ -88,8 +88,9 @@ class SiteNotifier:
 
     def update(self, game_id: int, *, index: bool = True, state: tuple[str, str] | None = None) -> bool:
         """Bring a game's pages up to date; whether any was written. ``state``: the game's name and
-        :func:`~.writer.site_state`, when read already."""
-        state = state or game_states(self.db, game_id).get(game_id)
+        :func:`~.writer.site_state`, when read already (at start-up, for every game at once: the
+        pages of a game that is current are not read); without it the game is read whole, as an
+        announcement of its results asks, and written unless its pages show that already."""
         if state is not None and self.writer.is_current(*state):
             return False  # its pages show what it is now: nothing to write
         try:
@@ -98,6 +99,8 @@ class SiteNotifier:
             if index:
                 self.writer.write_index()
             return True  # deleted since
+        if state is None and self.writer.is_current(archive.game["name"], archive_state(archive)):
+            return False  # (an announcement delivered again)
         self.writer.write_game(archive, index=index)
         return True
 

@@ -33,10 +33,11 @@ import shutil
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from collections.abc import Callable, Iterable, Mapping
 
 import jinja2
+from markupsafe import Markup
 
 from adjudicator.modules import standing_column
 from adjudicator.vocab import Phase
@@ -128,7 +129,8 @@ def environment() -> jinja2.Environment:
     """The Jinja2 environment of the site's templates (``bot/frontends/site/templates/*.html.j2``)."""
     env = jinja2.Environment(loader=jinja2.PackageLoader("bot.frontends.site", "templates"),
                              autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",)),
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                             auto_reload=False)  # (compiled once: the package's templates do not change under it)
     env.globals.update(phase_name=_phase_name, outcome_word=lambda o: _OUTCOME_WORDS.get(o, o))
     return env
 
@@ -138,8 +140,14 @@ def write_file(path: Path, text: str | bytes) -> None:
     write_atomically(path, text, mode=_FILE_MODE)
 
 
-def _powers(record: GameRecord) -> list[dict[str, str]]:
-    return [{"code": code, "name": info.name, "colour": info.colour} for code, info in record.variant.powers.items()]
+class _Power(NamedTuple):
+    code: str
+    name: str
+    colour: str
+
+
+def _powers(record: GameRecord) -> list[_Power]:
+    return [_Power(code, info.name, info.colour) for code, info in record.variant.powers.items()]
 
 
 def _report(season: SeasonRecord) -> Report:
@@ -172,7 +180,7 @@ class SiteWriter:
         self.map_size = map_size
         self.clock = clock
         self.env = environment()
-        self._read: dict[str, tuple[tuple[int, int, int], dict[str, Any]]] = {}  # summaries read, by slug
+        self._read: dict[str, tuple[tuple[int, int, int], dict[str, Any], str]] = {}  # summaries read, by slug
 
     # -- pages ------------------------------------------------------------------------------
 
@@ -213,8 +221,10 @@ class SiteWriter:
         return self.env.get_template("press.html.j2").render(
             game=record, phases=phases, phase_name=_phase_name, written_at=self._now(), when=_when)
 
-    def index_page(self, games: list[dict[str, Any]]) -> str:
-        return self.env.get_template("site_index.html.j2").render(games=games, written_at=self._now())
+    def index_page(self, rows: list[str]) -> str:
+        """The site's index: the games' rows (each made from its summary by ``game_row.html.j2``)."""
+        return self.env.get_template("site_index.html.j2").render(rows=Markup("").join(Markup(r) for r in rows),
+                                                                  written_at=self._now())
 
     def _now(self) -> str:
         return self.clock().astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -347,29 +357,40 @@ class SiteWriter:
         return summary if isinstance(summary, dict) else {}
 
     def games(self) -> list[dict[str, Any]]:
-        """The games written under the root, from their summaries, by name (a summary read again
-        only when its file has changed since it was last read)."""
+        """The games written under the root, from their summaries, by name."""
+        return [summary for summary, _ in self._listing()]
+
+    def _listing(self) -> list[tuple[dict[str, Any], str]]:
+        """The games written under the root, by name: each one's summary and its row in the site
+        index, both read and made again only when its summary's file has changed since."""
         out, seen = [], {}
-        if self.root.is_dir():
-            for path in sorted(self.root.glob(f"*/{SUMMARY}")):
-                if path.parent.name.startswith("."):
-                    continue
-                try:
-                    stat = path.stat()
-                    stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
-                    kept = self._read.get(path.parent.name)
-                    if kept is not None and kept[0] == stamp:
-                        summary = kept[1]
-                    else:
-                        summary = json.loads(path.read_text(encoding="utf-8"))
-                        summary["slug"] = path.parent.name
-                except (OSError, ValueError):
-                    continue
-                seen[path.parent.name] = (stamp, summary)
-                out.append(summary)
+        try:
+            entries = list(os.scandir(self.root))
+        except OSError:
+            entries = []
+        row = self.env.get_template("game_row.html.j2").module.game_row  # type: ignore[attr-defined]
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = os.path.join(entry.path, SUMMARY)
+            try:
+                stat = os.stat(path)
+                stamp = (stat.st_ino, stat.st_mtime_ns, stat.st_size)
+                kept = self._read.get(entry.name)
+                if kept is not None and kept[0] == stamp:
+                    summary, html = kept[1], kept[2]
+                else:
+                    with open(path, encoding="utf-8") as f:
+                        summary = json.load(f)
+                    summary["slug"] = entry.name
+                    html = str(row(summary))
+            except (OSError, ValueError, TypeError, jinja2.UndefinedError):
+                continue  # not a game's folder, or a summary being written (read on the next call)
+            seen[entry.name] = (stamp, summary, html)
+            out.append((summary, html))
         self._read = seen
-        return sorted(out, key=lambda g: g.get("name", "").lower())
+        return sorted(out, key=lambda g: (g[0].get("name", "").lower(), g[0]["slug"]))
 
     def write_index(self) -> None:
         """Rewrite the site's index from the games under the root."""
-        write_file(self.root / "index.html", self.index_page(self.games()))
+        write_file(self.root / "index.html", self.index_page([html for _, html in self._listing()]))
