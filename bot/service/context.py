@@ -99,6 +99,11 @@ class Context:
             raise game_not_found(session, ref)
         return game
 
+    def game_id(self, session: Session, ref: str | int) -> int:
+        """The number of the game ``ref`` names: a number as it is (whoever reads the game by it
+        finds whether there is one), a name or a number written as text as :meth:`game` finds it."""
+        return ref if isinstance(ref, int) else self.game(session, ref).id
+
     @staticmethod
     def identity(text: str, what: str = "a player") -> str:
         return identity(text, what)     # (an InputError says what is accepted)

@@ -132,8 +132,20 @@ def players_in_games(session: Session, statuses: Collection[str]) -> set[str]:
 
 
 Listing = sa.Row[Any]
-"""A game in a player's listing (``games_of_players``): the game's ``id, name, variant, status, gm,
-phase, policy`` and the player's ``player, power``."""
+"""A game as a listing has it (``games_of_players``, ``game_listing``): the game's ``id, name,
+variant, status, gm, phase, policy, version, deadline_at`` (and in a player's listing the
+player's ``player, power``)."""
+
+
+def _listed(game: sa.Table) -> tuple[sa.Column, ...]:
+    return (game.c.id, game.c.name, game.c.variant, game.c.status, game.c.gm, game.c.phase, game.c.policy,
+            game.c.version, game.c.deadline_at)
+
+
+def game_listing(session: Session, game_id: int) -> Listing | None:
+    """The game numbered ``game_id`` as a listing has it: a plain row, its position not read."""
+    game = table_of(GameRow)
+    return session.connection().execute(sa.select(*_listed(game)).where(game.c.id == game_id)).first()
 
 
 def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = ()) -> list[Listing]:
@@ -145,11 +157,11 @@ def games_of_players(session: Session, players: Collection[str], statuses: tuple
     """The games each of ``players`` plays in, in one query, as plain rows in game order.
 
     A listing, on the path of every DM: each row has the game's ``id, name, variant, status,
-    gm, phase, policy`` and the player's ``player, power``; no position, no ORM objects.
+    gm, phase, policy, version, deadline_at`` and the player's ``player, power``; no position, no
+    ORM objects.
     """
     game, seat = table_of(GameRow), table_of(PlayerRow)
-    stmt = (sa.select(game.c.id, game.c.name, game.c.variant, game.c.status, game.c.gm, game.c.phase,
-                      game.c.policy, seat.c.player, seat.c.power)
+    stmt = (sa.select(*_listed(game), seat.c.player, seat.c.power)
             .join(seat, seat.c.game_id == game.c.id)
             .where(seat.c.player.in_(sorted(set(players)))).order_by(game.c.id, seat.c.id))
     if statuses:
@@ -262,6 +274,23 @@ def season_at(session: Session, game_id: int, version: int) -> SeasonRow | None:
     return session.exec(select(SeasonRow).where(SeasonRow.game_id == game_id, SeasonRow.version == version)).first()
 
 
+SEASON_JSON = ("position", "orders", "result", "nmr", "players")
+"""The columns of a season's row kept as JSON."""
+
+
+def stored_season(session: Session, game_id: int, version: int) -> sa.Row | None:
+    """The season adjudicated at ``version`` as it is stored, its JSON columns (:data:`SEASON_JSON`)
+    as their text, with its game's name (``game``); ``None``: not adjudicated, or rolled back.
+    The text is what a season read is known by (:class:`bot.service.lobby.SeasonsRead`)."""
+    season, game = table_of(SeasonRow), table_of(GameRow)
+    stmt = (sa.select(game.c.name.label("game"), season.c.version, season.c.seed, season.c.deadline_at,
+                      season.c.adjudicated_at, season.c.adjudicated_by,
+                      *(sa.cast(season.c[name], sa.Text).label(name) for name in SEASON_JSON), season.c.picture)
+            .join(game, game.c.id == season.c.game_id)
+            .where(season.c.game_id == game_id, season.c.version == version))
+    return session.connection().execute(stmt).first()
+
+
 def last_season(session: Session, game_id: int) -> SeasonRow | None:
     stmt = select(SeasonRow).where(col(SeasonRow.game_id) == game_id).order_by(col(SeasonRow.version).desc())
     return session.exec(stmt).first()
@@ -280,6 +309,15 @@ def actions_of(session: Session, game_id: int, actions: Collection[str] = ()) ->
     if actions:
         stmt = stmt.where(col(ActionRow.action).in_(sorted(set(actions))))
     return list(session.exec(stmt.order_by(col(ActionRow.id))))
+
+
+def action_details(session: Session, game_id: int, action: str) -> list[dict[str, Any]]:
+    """The details of each ``action`` the game's masters took in the game, oldest first, as
+    plain values (on the path of every adjudication: no ORM objects)."""
+    table = table_of(ActionRow)
+    stmt = (sa.select(table.c.details).where(table.c.game_id == game_id, table.c.action == action)
+            .order_by(table.c.id))
+    return list(session.connection().execute(stmt).scalars())
 
 
 def actions_in_games(session: Session, actions: Collection[str], statuses: Collection[str]) -> list[ActionRow]:
