@@ -227,7 +227,7 @@ class Context:
         centers: dict[str, int] = {}
         must: tuple[str, ...] = ()
         if game.position is not None and game.status != GameStatus.FORMING:
-            ordered = {o.power for o in database.orders_of(session, game.id, game.version)}
+            ordered = database.powers_with_orders(session, game.id, game.version)
             variant, position = position_from_dict(game.position)
             centers = dict(sorted(position.center_counts().items()))
             must = tuple(sorted(to_decide(variant, position)))

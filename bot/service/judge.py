@@ -129,7 +129,7 @@ class Judge:
         variant, position = position_from_dict(game.position)
         players = database.players_of(session, game.id)
         playing = {p.power: p.player for p in players if p.status not in CIVIL_DISORDER_STATES and p.power}
-        have: set[str | None] = {o.power for o in database.orders_of(session, game.id, game.version)}
+        have: set[str | None] = set(database.powers_with_orders(session, game.id, game.version))
         have |= {p.power for p in players if self.ctx.is_ready(game, p)}
         missing = sorted(p for p in to_decide(variant, position) if p in playing and p not in have)
         return missing, playing

@@ -247,6 +247,13 @@ def orders_of(session: Session, game_id: int, version: int, power: str | None = 
     return list(session.exec(stmt.order_by(col(OrderRow.power), col(OrderRow.seq))))
 
 
+def powers_with_orders(session: Session, game_id: int, version: int) -> set[str]:
+    """The powers with orders standing in the game's ``version`` (its phase), not the orders."""
+    table = table_of(OrderRow)
+    stmt = sa.select(table.c.power).distinct().where(table.c.game_id == game_id, table.c.version == version)
+    return set(session.connection().execute(stmt).scalars())
+
+
 def delete_orders(session: Session, game_id: int, version: int, power: str, keys: list[str] | None = None) -> None:
     stmt = sa.delete(OrderRow).where(col(OrderRow.game_id) == game_id, col(OrderRow.version) == version,
                                      col(OrderRow.power) == power)
