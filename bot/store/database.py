@@ -101,10 +101,15 @@ def lock_game(session: Session, game_id: int, *, skip_locked: bool = True) -> Ga
     ``None`` when another process holds it. On SQLite the transaction is ``BEGIN IMMEDIATE``,
     which already serialises writers.
     """
-    stmt = select(GameRow).where(GameRow.id == game_id)
-    if session.get_bind().dialect.name != "sqlite":
-        stmt = stmt.with_for_update(skip_locked=skip_locked)
-    return session.exec(stmt).first()
+    locks = session.get_bind().dialect.name != "sqlite"
+    return session.exec(_game_locked(locks, skip_locked), params={"game_id": game_id}).first()
+
+
+@cache
+def _game_locked(locks: bool, skip_locked: bool):
+    """:func:`lock_game`'s statement (built once: only its parameters change)."""
+    stmt = select(GameRow).where(GameRow.id == sa.bindparam("game_id"))
+    return stmt.with_for_update(skip_locked=skip_locked) if locks else stmt
 
 
 def game_by_name(session: Session, name: str) -> GameRow | None:
@@ -120,7 +125,13 @@ def all_games(session: Session, *, status: str | None = None) -> list[GameRow]:
 
 
 def players_of(session: Session, game_id: int) -> list[PlayerRow]:
-    return list(session.exec(select(PlayerRow).where(col(PlayerRow.game_id) == game_id).order_by(col(PlayerRow.id))))
+    return list(session.exec(_players_of(), params={"game_id": game_id}))
+
+
+@cache
+def _players_of():
+    """:func:`players_of`' statement (built once: only its parameters change)."""
+    return select(PlayerRow).where(col(PlayerRow.game_id) == sa.bindparam("game_id")).order_by(col(PlayerRow.id))
 
 
 def players_in_games(session: Session, statuses: Collection[str]) -> set[str]:
@@ -144,8 +155,14 @@ def _listed(game: sa.Table) -> tuple[sa.Column, ...]:
 
 def game_listing(session: Session, game_id: int) -> Listing | None:
     """The game numbered ``game_id`` as a listing has it: a plain row, its position not read."""
+    return session.connection().execute(_game_listing(), {"game_id": game_id}).first()
+
+
+@cache
+def _game_listing() -> sa.Select:
+    """:func:`game_listing`'s statement (built once: only its parameters change)."""
     game = table_of(GameRow)
-    return session.connection().execute(sa.select(*_listed(game)).where(game.c.id == game_id)).first()
+    return sa.select(*_listed(game)).where(game.c.id == sa.bindparam("game_id"))
 
 
 def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = ()) -> list[Listing]:
@@ -197,11 +214,18 @@ def standing_order_rows(session: Session, phases: Collection[tuple[int, int]]) -
     phases = sorted(set(phases))
     if len(phases) == 1:    # a deadline run's (a plain comparison: no list to expand)
         [(game_id, version)] = phases
-        chosen = sa.and_(table.c.game_id == game_id, table.c.version == version)
-    else:
-        chosen = sa.tuple_(table.c.game_id, table.c.version).in_(phases)
+        return list(session.connection().execute(_phase_orders(), {"game_id": game_id, "version": version}))
+    chosen = sa.tuple_(table.c.game_id, table.c.version).in_(phases)
     stmt = sa.select(table).where(chosen).order_by(table.c.game_id, table.c.power, table.c.seq)
     return list(session.connection().execute(stmt))
+
+
+@cache
+def _phase_orders() -> sa.Select:
+    """:func:`standing_order_rows`' statement for one phase (built once: only its parameters change)."""
+    table = table_of(OrderRow)
+    return (sa.select(table).where(table.c.game_id == sa.bindparam("game_id"), table.c.version == sa.bindparam("version"))
+            .order_by(table.c.game_id, table.c.power, table.c.seq))
 
 
 def add_submissions(session: Session, rows: list[dict[str, Any]]) -> list[int]:
@@ -249,9 +273,15 @@ def orders_of(session: Session, game_id: int, version: int, power: str | None = 
 
 def powers_with_orders(session: Session, game_id: int, version: int) -> set[str]:
     """The powers with orders standing in the game's ``version`` (its phase), not the orders."""
+    return set(session.connection().execute(_powers_with_orders(), {"game_id": game_id, "version": version}).scalars())
+
+
+@cache
+def _powers_with_orders() -> sa.Select:
+    """:func:`powers_with_orders`' statement (built once: only its parameters change)."""
     table = table_of(OrderRow)
-    stmt = sa.select(table.c.power).distinct().where(table.c.game_id == game_id, table.c.version == version)
-    return set(session.connection().execute(stmt).scalars())
+    return (sa.select(table.c.power).distinct()
+            .where(table.c.game_id == sa.bindparam("game_id"), table.c.version == sa.bindparam("version")))
 
 
 def delete_orders(session: Session, game_id: int, version: int, power: str, keys: list[str] | None = None) -> None:
@@ -289,13 +319,18 @@ def stored_season(session: Session, game_id: int, version: int) -> sa.Row | None
     """The season adjudicated at ``version`` as it is stored, its JSON columns (:data:`SEASON_JSON`)
     as their text, with its game's name (``game``); ``None``: not adjudicated, or rolled back.
     The text is what a season read is known by (:class:`bot.service.lobby.SeasonsRead`)."""
+    return session.connection().execute(_stored_season(), {"game_id": game_id, "version": version}).first()
+
+
+@cache
+def _stored_season() -> sa.Select:
+    """:func:`stored_season`'s statement (built once: only its parameters change)."""
     season, game = table_of(SeasonRow), table_of(GameRow)
-    stmt = (sa.select(game.c.name.label("game"), season.c.version, season.c.seed, season.c.deadline_at,
+    return (sa.select(game.c.name.label("game"), season.c.version, season.c.seed, season.c.deadline_at,
                       season.c.adjudicated_at, season.c.adjudicated_by,
                       *(sa.cast(season.c[name], sa.Text).label(name) for name in SEASON_JSON), season.c.picture)
             .join(game, game.c.id == season.c.game_id)
-            .where(season.c.game_id == game_id, season.c.version == version))
-    return session.connection().execute(stmt).first()
+            .where(season.c.game_id == sa.bindparam("game_id"), season.c.version == sa.bindparam("version")))
 
 
 def last_season(session: Session, game_id: int) -> SeasonRow | None:
@@ -321,10 +356,16 @@ def actions_of(session: Session, game_id: int, actions: Collection[str] = ()) ->
 def action_details(session: Session, game_id: int, action: str) -> list[dict[str, Any]]:
     """The details of each ``action`` the game's masters took in the game, oldest first, as
     plain values (on the path of every adjudication: no ORM objects)."""
+    return list(session.connection().execute(_action_details(), {"game_id": game_id, "action": action}).scalars())
+
+
+@cache
+def _action_details() -> sa.Select:
+    """:func:`action_details`' statement (built once: only its parameters change)."""
     table = table_of(ActionRow)
-    stmt = (sa.select(table.c.details).where(table.c.game_id == game_id, table.c.action == action)
+    return (sa.select(table.c.details)
+            .where(table.c.game_id == sa.bindparam("game_id"), table.c.action == sa.bindparam("action"))
             .order_by(table.c.id))
-    return list(session.connection().execute(stmt).scalars())
 
 
 def actions_in_games(session: Session, actions: Collection[str], statuses: Collection[str]) -> list[ActionRow]:
@@ -367,10 +408,16 @@ def pending_timers(session: Session, *, due_before: datetime | None = None, limi
 def claim_timer(session: Session, timer_id: int, when: datetime) -> bool:
     """Mark the timer as fired at ``when`` if it has not fired yet: whether this call did (of two
     servers that reach the same timer, one claims it)."""
-    table = table_of(TimerRow)
-    result = session.connection().execute(sa.update(table).where(table.c.id == timer_id, table.c.fired_at.is_(None))
-                                          .values(fired_at=when))
+    result = session.connection().execute(_claim_timer(), {"timer_id": timer_id, "when": when})
     return result.rowcount == 1
+
+
+@cache
+def _claim_timer() -> sa.Update:
+    """:func:`claim_timer`'s statement (built once: only its parameters change)."""
+    table = table_of(TimerRow)
+    return (sa.update(table).where(table.c.id == sa.bindparam("timer_id"), table.c.fired_at.is_(None))
+            .values(fired_at=sa.bindparam("when", type_=table.c.fired_at.type)))
 
 
 def cancel_timers(session: Session, game_id: int, when: datetime, kinds: Collection[str] = ()) -> None:
@@ -378,10 +425,20 @@ def cancel_timers(session: Session, game_id: int, when: datetime, kinds: Collect
     phase, pause or end; new reminders). The timers written in this transaction are among them:
     whatever adds timers writes them at once (:func:`add_timers`, or the ORM and a flush)."""
     table = table_of(TimerRow)
-    stmt = sa.update(table).where(table.c.game_id == game_id, table.c.fired_at.is_(None))
-    if kinds:
-        stmt = stmt.where(table.c.kind.in_(sorted(set(kinds))))
+    if not kinds:
+        session.connection().execute(_cancel_timers(), {"of_game": game_id, "when": when})
+        return
+    stmt = sa.update(table).where(table.c.game_id == game_id, table.c.fired_at.is_(None),
+                                  table.c.kind.in_(sorted(set(kinds))))
     session.connection().execute(stmt.values(fired_at=when))
+
+
+@cache
+def _cancel_timers() -> sa.Update:
+    """:func:`cancel_timers`' statement for every kind (built once: only its parameters change)."""
+    table = table_of(TimerRow)
+    return (sa.update(table).where(table.c.game_id == sa.bindparam("of_game"), table.c.fired_at.is_(None))
+            .values(fired_at=sa.bindparam("when", type_=table.c.fired_at.type)))
 
 
 # -- the outbox and its deliveries -------------------------------------------------------------
