@@ -9,14 +9,25 @@ from datetime import timedelta
 import pytest
 
 from bot.service import DeadlinePolicy, GameService, NoSuchGameError
+from bot.store.database import Database
 from tests.service.conftest import start_tannenberg
 
 POLICY = DeadlinePolicy(movement=timedelta(hours=48), retreat=timedelta(hours=24), adjustment=timedelta(hours=24))
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request, sqlite_db):
+    if request.param == "sqlite":
+        yield sqlite_db
+        return
+    handle = Database(request.getfixturevalue("pg_url"))
+    yield handle
+    handle.dispose()
+
+
 @pytest.fixture
-def game(make_service, sqlite_db, clock):
-    service, dispatcher, _ = make_service(sqlite_db)
+def game(make_service, db, clock):
+    service, dispatcher, _ = make_service(db)
     start_tannenberg(service, dispatcher, POLICY)
     return service
 
@@ -50,8 +61,8 @@ def test_a_season_rolled_back_and_adjudicated_again_at_the_same_moment_is_read_a
     assert game.season("tannenberg", 0) is None
 
 
-def test_a_season_rolled_back_by_another_server_is_read_anew(game, sqlite_db, clock):
-    other = GameService(sqlite_db, node="other")
+def test_a_season_rolled_back_by_another_server_is_read_anew(game, db, clock):
+    other = GameService(db, node="other")
     game.submit_orders("tannenberg", "flo", "A par - bur")
     game.force_adjudicate("tannenberg", "gm")
     assert _moves(game.season("tannenberg", 0)) == ["A par - bur"]
