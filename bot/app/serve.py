@@ -103,7 +103,7 @@ def build_app(settings: Settings) -> App:
     if missing:
         log.warning(missing)
     service = GameService(db, node=settings.node_name, pictures=pictures)
-    archive = ArchiveWriter(db, settings.data_dir / "archive")
+    archive = ArchiveWriter(service, settings.data_dir / "archive")
     archive.tidy()  # what a kill left half-written
     dispatcher = OutboxDispatcher(db, [LogNotifier(), archive],
                                   node=settings.node_name, lease=timedelta(seconds=settings.outbox_lease))

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Mapping
 
 from adjudicator.results import Adjudication
@@ -38,6 +38,9 @@ from bot.codec.values import order_from_json, order_to_json
 from bot.service.errors import InputError, NoSuchGameError, ServiceError
 from bot.service.press import published
 from adjudicator.variant import Variant
+
+if TYPE_CHECKING:
+    from bot.service import GameService
 
 EXPORT_FORMAT = "crusader-game"
 EXPORT_VERSION = 1
@@ -365,8 +368,8 @@ class ArchiveWriter:
 
     name = "archive"
 
-    def __init__(self, db: Database, root: Path) -> None:
-        self.db = db
+    def __init__(self, service: GameService, root: Path) -> None:
+        self.service = service
         self.root = Path(root)
 
     def tidy(self) -> int:
@@ -384,13 +387,13 @@ class ArchiveWriter:
         game_id, version = announcement.game_id, announcement.data.get("version")
         if game_id is None or version is None:
             return  # (not a season's results)
-        with self.db.session() as session:
-            game = session.get(GameRow, game_id)
-            row = database.season_at(session, game_id, version)
-            if game is None or row is None:
-                return  # rolled back since: nothing to archive
-            season = season_from_row(row, game.name)
-            name = game.name
+        try:
+            season = self.service.season(game_id, version)  # (read once for every front end)
+        except NoSuchGameError:
+            return  # deleted since: nothing to archive
+        if season is None:
+            return  # rolled back since: nothing to archive
+        name = season.game
         folder = self.root / game_key(name)
         stem = f"{season.version:04d}-{season.phase}"
         text = json.dumps(season_document(season), ensure_ascii=False, indent=1, sort_keys=True) + "\n"

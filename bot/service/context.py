@@ -99,6 +99,11 @@ class Context:
             raise game_not_found(session, ref)
         return game
 
+    def game_id(self, session: Session, ref: str | int) -> int:
+        """The number of the game ``ref`` names: a number as it is (whoever reads the game by it
+        finds whether there is one), a name or a number written as text as :meth:`game` finds it."""
+        return ref if isinstance(ref, int) else self.game(session, ref).id
+
     @staticmethod
     def identity(text: str, what: str = "a player") -> str:
         return identity(text, what)     # (an InputError says what is accepted)
@@ -222,7 +227,7 @@ class Context:
         centers: dict[str, int] = {}
         must: tuple[str, ...] = ()
         if game.position is not None and game.status != GameStatus.FORMING:
-            ordered = {o.power for o in database.orders_of(session, game.id, game.version)}
+            ordered = database.powers_with_orders(session, game.id, game.version)
             variant, position = position_from_dict(game.position)
             centers = dict(sorted(position.center_counts().items()))
             must = tuple(sorted(to_decide(variant, position)))

@@ -19,12 +19,14 @@ import structlog
 
 from adjudicator.adjudicate import adjudicate
 from adjudicator.modules import module_seed
+from adjudicator.orders import Order
 from adjudicator.position import Position
+from adjudicator.results import Adjudication
 from adjudicator.turn import to_decide, winners
 from adjudicator.vocab import Phase, Power
 
 from bot.codec import limits
-from bot.codec.documents import position_from_dict, position_to_dict
+from bot.codec.documents import position_from_dict
 from bot.codec.season import GivenOrder, Season, season_columns
 from bot.codec.values import order_from_json
 from bot.store import database
@@ -56,13 +58,18 @@ _timings = _Timings()
 
 @dataclass(frozen=True)
 class _Drawn:
-    """A season's picture drawn before its game was locked, and what it was drawn from."""
+    """A season adjudicated and its picture drawn before its game was locked, and what from: the
+    game's position document and standing orders as stored, and as values."""
 
     game_id: int
     version: int
     position: dict | None
     orders: list
     picture: bytes | None
+    variant: Variant
+    board: Position
+    given: tuple[Order, ...]
+    adjudication: Adjudication
 
     def fits(self, game: GameRow, orders) -> bool:
         """Whether the picture shows the season of ``game`` adjudicated with ``orders``."""
@@ -122,7 +129,7 @@ class Judge:
         variant, position = position_from_dict(game.position)
         players = database.players_of(session, game.id)
         playing = {p.power: p.player for p in players if p.status not in CIVIL_DISORDER_STATES and p.power}
-        have: set[str | None] = {o.power for o in database.orders_of(session, game.id, game.version)}
+        have: set[str | None] = set(database.powers_with_orders(session, game.id, game.version))
         have |= {p.power for p in players if self.ctx.is_ready(game, p)}
         missing = sorted(p for p in to_decide(variant, position) if p in playing and p not in have)
         return missing, playing
@@ -225,8 +232,8 @@ class Judge:
         """The picture of the season a run is about to adjudicate, drawn before the game is locked,
         on SQLite: there the lock holds back every other writer (the outbox recording its
         deliveries among them) and the picture is most of a run. Read in a short transaction of its
-        own; the run uses it when the game and its orders are still what it was drawn from
-        (:meth:`_Drawn.fits`), and draws again otherwise. ``None`` when there is nothing to draw (no
+        own; the run uses it, and the adjudication it was drawn from, when the game and its orders
+        are still what they were (:meth:`_Drawn.fits`), and adjudicates and draws again otherwise. ``None`` when there is nothing to draw (no
         pictures, a reminder, a grace period about to begin, a game moved on) and on PostgreSQL,
         whose lock holds back only that game's row, and where every server sharing the database
         would draw the picture of every game whose deadline passes."""
@@ -246,14 +253,16 @@ class Judge:
             if trigger == "deadline" and self.ctx.policy(game).grace > timedelta(0) and self._missing(session, game)[0]:
                 return None
             orders = database.standing_order_rows(session, [(game.id, game.version)])
-        began = time.perf_counter()
         variant, position = position_from_dict(game.position)
-        adjudication = adjudicate(variant, position, [order_from_json(o.order) for o in orders])
+        given = tuple(order_from_json(o.order) for o in orders)
+        began = time.perf_counter()
+        adjudication = adjudicate(variant, position, list(given))
         adjudicated = time.perf_counter()
         _timings.adjudicate += adjudicated - began
         picture = self._picture(game, variant, position, adjudication)
         _timings.picture += time.perf_counter() - adjudicated
-        return _Drawn(game.id, game.version, game.position, _standing(orders), picture)
+        return _Drawn(game.id, game.version, game.position, _standing(orders), picture, variant, position, given,
+                      adjudication)
 
     def _picture(self, game: GameRow, variant: Variant, before, adjudication) -> bytes | None:
         """The season's picture (:func:`bot.render.season.season_picture`), drawn once, here, and
@@ -273,12 +282,13 @@ class Judge:
         anything to decide; arm the deadline of the phase that waits for orders, announce each."""
         orders = database.standing_order_rows(session, [(game.id, game.version)])
         players = database.players_of(session, game.id)
-        variant, position = position_from_dict(game.position)
+        ahead = drawn if drawn is not None and drawn.fits(game, orders) else None
+        variant, position = (ahead.variant, ahead.board) if ahead else position_from_dict(game.position)
         snapshot = self._snapshot(players)      # the players as they were before this phase
         answered = {o.power for o in orders} | {p.power for p in players if self.ctx.is_ready(game, p)}
         nmr, disorder = self._count_nmr(session, game, players, to_decide(variant, position), answered)
         again = self._again(session, game)      # phases adjudicated before, and rolled back since
-        runs = [self._archive(session, game, variant, position, orders, snapshot, nmr, now, trigger, drawn)]
+        runs = [self._archive(session, game, variant, position, orders, snapshot, nmr, now, trigger, ahead)]
         won = winners(variant, runs[-1].after)
         while not won and not to_decide(variant, runs[-1].after) and not limits.calendar_ends(runs[-1].after.phase):
             runs.append(self._archive(session, game, variant, runs[-1].after, [], self._snapshot(players), [], now,
@@ -335,8 +345,8 @@ class Judge:
         """The phases of ``game`` that were adjudicated once and rolled back since (their results,
         posted again, say so)."""
         again: set[str] = set()
-        for action in database.actions_of(session, game.id, ("rollback",)):
-            again.update(action.details.get("undone") or [action.details.get("to")])
+        for details in database.action_details(session, game.id, "rollback"):
+            again.update(details.get("undone") or [details.get("to")])
         return again
 
     def _count_nmr(self, session, game: GameRow, players, need, have) -> tuple[list[Power], list]:
@@ -365,19 +375,22 @@ class Judge:
                  "draw_vote": p.draw_vote} for p in players]
 
     def _archive(self, session, game: GameRow, variant: Variant, position: Position, orders, snapshot: list[dict],
-                 nmr: list[Power], now, trigger: str, drawn: _Drawn | None = None) -> Season:
+                 nmr: list[Power], now, trigger: str, ahead: _Drawn | None = None) -> Season:
         """Adjudicate the game's phase (``position``) with the standing ``orders``, keep the season,
-        move the game on a version to the next position. The picture is the one drawn ahead when
-        it was drawn from this very position and these very orders."""
-        given = tuple(GivenOrder(o.power, o.text, order_from_json(o.order), o.key, o.seq, o.submitted_at)
-                      for o in orders)
-        began = time.perf_counter()
-        adjudication = adjudicate(variant, position, [o.order for o in given])
-        adjudicated = time.perf_counter()
-        _timings.adjudicate += adjudicated - began
-        if drawn is not None and drawn.fits(game, orders):
-            picture = drawn.picture
+        move the game on a version to the next position. ``ahead``: the phase adjudicated and
+        drawn before the game was locked, from this very position and these very orders
+        (:meth:`_Drawn.fits`), whose adjudication and picture are this one's: the engine is a pure
+        function of them."""
+        decoded = ahead.given if ahead else tuple(order_from_json(o.order) for o in orders)
+        given = tuple(GivenOrder(o.power, o.text, order, o.key, o.seq, o.submitted_at)
+                      for o, order in zip(orders, decoded, strict=True))
+        if ahead:
+            adjudication, picture = ahead.adjudication, ahead.picture
         else:
+            began = time.perf_counter()
+            adjudication = adjudicate(variant, position, list(decoded))
+            adjudicated = time.perf_counter()
+            _timings.adjudicate += adjudicated - began
             picture = self._picture(game, variant, position, adjudication) if self.ctx.pictures else None
             _timings.picture += time.perf_counter() - adjudicated
         season = Season(game=game.name, version=game.version, variant=variant, position=position, orders=given,
@@ -385,7 +398,9 @@ class Judge:
                         seed=_seed(position, game.seed),
                         deadline_at=game.deadline_at, adjudicated_at=now, adjudicated_by=f"{self.ctx.node}:{trigger}",
                         picture=picture)
-        database.add_season(session, game.id, season_columns(season))
-        game.position, game.phase = position_to_dict(adjudication.position, variant), str(adjudication.position.phase)
+        columns = season_columns(season)
+        database.add_season(session, game.id, columns)
+        # the next position's document, made once: the season's result has it
+        game.position, game.phase = columns["result"]["position"], str(adjudication.position.phase)
         game.version += 1
         return season

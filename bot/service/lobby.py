@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import random
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from types import SimpleNamespace
+from typing import Any
 
 from adjudicator.errors import CrusaderError
 from adjudicator.position import Position
@@ -17,7 +22,7 @@ from bot.store import database
 from bot.store.names import check_game_name, game_key, name_taken
 from bot.store.rows import GameRow, GameStatus, PlayerRow
 from . import texts
-from .context import WAITING, Context, started_phase
+from .context import WAITING, Context, game_not_found, started_phase
 from .errors import NotFoundError, ServiceError, UnplayedPowersError, WrongStateError
 from .policy import DeadlinePolicy
 from .views import GameEntry, GameView
@@ -35,12 +40,44 @@ class SeasonEntry:
     units: dict[str, int]
 
 
+class SeasonsRead:
+    """The seasons read lately, each known by its row as it is stored (its JSON as text, as
+    :func:`bot.store.database.stored_season` reads it): the front ends that show one
+    announcement's season (the Discord channel and archive thread, the mail, the archive files)
+    read its row each, and decode it (:func:`season_from_row`) once between them. A season rolled
+    back and adjudicated again is another row, never the one kept; the same row read on another
+    server, or by another process, is the same text."""
+
+    def __init__(self, size: int = 32) -> None:
+        self.size = size
+        self._kept: OrderedDict[tuple, Season] = OrderedDict()
+        self._lock = threading.Lock()  # (the front ends read from their threads)
+
+    def season(self, stored: Any) -> Season:
+        """The season of a row ``stored`` (:func:`~bot.store.database.stored_season`'s)."""
+        key = tuple(stored[:-1])  # the picture compared apart: a long value, hashed for nothing
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is not None and kept.picture == stored.picture:
+                self._kept.move_to_end(key)
+                return kept
+        columns = stored._asdict()
+        columns.update({name: json.loads(columns[name]) for name in database.SEASON_JSON})
+        season = season_from_row(SimpleNamespace(**columns), stored.game)
+        with self._lock:
+            self._kept[key] = season
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+        return season
+
+
 class Lobby:
     """Games: made, joined and left, given out to players, started; listed for a player or a
     directory; a game's board, its seasons, its status."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+        self.seasons = SeasonsRead()
 
     def check_new_game(self, name: str, variant: str, rules: Iterable[str] = ()) -> tuple[str, dict]:
         """Would :meth:`create_game` accept this game? The name as it would be kept and the opening
@@ -109,13 +146,18 @@ class Lobby:
         return out
 
     def entry(self, game: str | int) -> GameEntry:
+        """The game as a directory lists it (cheap: its board is not read)."""
         with self.ctx.db.session() as session:
-            return self._entry(self.ctx.game(session, game), None)
+            listing = database.game_listing(session, self.ctx.game_id(session, game))
+            if listing is None:
+                raise game_not_found(session, game)
+            return self._entry(listing, None)
 
     def _entry(self, game: GameRow | database.Listing, power: str | None) -> GameEntry:
-        """``game``: its row, or a directory row (``database.games_of_players``) with the same names."""
+        """``game``: its row, or a listing (``database.games_of_players``) with the same names."""
         return GameEntry(id=game.id, name=game.name, variant=game.variant, status=game.status, gm=game.gm,
-                         phase=game.phase, power=power, extra=DeadlinePolicy.extra_of(game.policy))
+                         phase=game.phase, power=power, extra=DeadlinePolicy.extra_of(game.policy),
+                         version=game.version, deadline_at=game.deadline_at)
 
     def board(self, game: str | int, version: int | None = None) -> tuple[Variant, Position] | None:
         """The game's variant and current position (public: units, centres, prestige); with
@@ -128,11 +170,15 @@ class Lobby:
             return position_from_dict(season.position) if season is not None else None
 
     def season(self, game: str | int, version: int) -> Season | None:
-        """The phase adjudicated at ``version`` (``None`` if rolled back since)."""
+        """The phase adjudicated at ``version`` (``None`` if rolled back since): its row read, and
+        decoded once for every front end that asks (:class:`SeasonsRead`)."""
         with self.ctx.db.session() as session:
-            row = self.ctx.game(session, game)
-            season = database.season_at(session, row.id, version)
-            return season_from_row(season, row.name) if season is not None else None
+            game_id = self.ctx.game_id(session, game)
+            stored = database.stored_season(session, game_id, version)
+            if stored is None:
+                self.ctx.game(session, game_id)  # (NoSuchGameError when there is no such game)
+                return None
+        return self.seasons.season(stored)
 
     def status(self, game: str | int) -> GameView:
         with self.ctx.db.session() as session:

@@ -73,7 +73,9 @@ class GameEntry:
     """A game as a directory lists it: enough to route a message to it, never the board or orders.
 
     ``power`` is the asker's power when the directory was asked for one player's games;
-    ``extra`` is what front ends keep with the game (``DeadlinePolicy.extra``, e.g. where to post).
+    ``extra`` is what front ends keep with the game (``DeadlinePolicy.extra``, e.g. where to post);
+    ``version`` and ``deadline_at`` where it stands (whether a season's results are its latest,
+    when its phase ends).
     """
 
     id: int
@@ -84,6 +86,8 @@ class GameEntry:
     phase: str | None
     power: str | None = None
     extra: dict = field(default_factory=dict, compare=False)
+    version: int = 0
+    deadline_at: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -100,10 +100,15 @@ def lock_game(session: Session, game_id: int, *, skip_locked: bool = True) -> Ga
     ``None`` when another process holds it. On SQLite the transaction is ``BEGIN IMMEDIATE``,
     which already serialises writers.
     """
-    stmt = select(GameRow).where(GameRow.id == game_id)
-    if session.get_bind().dialect.name != "sqlite":
-        stmt = stmt.with_for_update(skip_locked=skip_locked)
-    return session.exec(stmt).first()
+    locks = session.get_bind().dialect.name != "sqlite"
+    return session.exec(_game_locked(locks, skip_locked), params={"game_id": game_id}).first()
+
+
+@cache
+def _game_locked(locks: bool, skip_locked: bool):
+    """:func:`lock_game`'s statement (built once: only its parameters change)."""
+    stmt = select(GameRow).where(GameRow.id == sa.bindparam("game_id"))
+    return stmt.with_for_update(skip_locked=skip_locked) if locks else stmt
 
 
 def game_by_name(session: Session, name: str) -> GameRow | None:
@@ -119,7 +124,13 @@ def all_games(session: Session, *, status: str | None = None) -> list[GameRow]:
 
 
 def players_of(session: Session, game_id: int) -> list[PlayerRow]:
-    return list(session.exec(select(PlayerRow).where(col(PlayerRow.game_id) == game_id).order_by(col(PlayerRow.id))))
+    return list(session.exec(_players_of(), params={"game_id": game_id}))
+
+
+@cache
+def _players_of():
+    """:func:`players_of`' statement (built once: only its parameters change)."""
+    return select(PlayerRow).where(col(PlayerRow.game_id) == sa.bindparam("game_id")).order_by(col(PlayerRow.id))
 
 
 def players_in_games(session: Session, statuses: Collection[str]) -> set[str]:
@@ -131,8 +142,26 @@ def players_in_games(session: Session, statuses: Collection[str]) -> set[str]:
 
 
 Listing = sa.Row[Any]
-"""A game in a player's listing (``games_of_players``): the game's ``id, name, variant, status, gm,
-phase, policy`` and the player's ``player, power``."""
+"""A game as a listing has it (``games_of_players``, ``game_listing``): the game's ``id, name,
+variant, status, gm, phase, policy, version, deadline_at`` (and in a player's listing the
+player's ``player, power``)."""
+
+
+def _listed(game: sa.Table) -> tuple[sa.Column, ...]:
+    return (game.c.id, game.c.name, game.c.variant, game.c.status, game.c.gm, game.c.phase, game.c.policy,
+            game.c.version, game.c.deadline_at)
+
+
+def game_listing(session: Session, game_id: int) -> Listing | None:
+    """The game numbered ``game_id`` as a listing has it: a plain row, its position not read."""
+    return session.connection().execute(_game_listing(), {"game_id": game_id}).first()
+
+
+@cache
+def _game_listing() -> sa.Select:
+    """:func:`game_listing`'s statement (built once: only its parameters change)."""
+    game = table_of(GameRow)
+    return sa.select(*_listed(game)).where(game.c.id == sa.bindparam("game_id"))
 
 
 def games_of_player(session: Session, player: str, statuses: tuple[str, ...] = ()) -> list[Listing]:
@@ -144,11 +173,11 @@ def games_of_players(session: Session, players: Collection[str], statuses: tuple
     """The games each of ``players`` plays in, in one query, as plain rows in game order.
 
     A listing, on the path of every DM: each row has the game's ``id, name, variant, status,
-    gm, phase, policy`` and the player's ``player, power``; no position, no ORM objects.
+    gm, phase, policy, version, deadline_at`` and the player's ``player, power``; no position, no
+    ORM objects.
     """
     game, seat = table_of(GameRow), table_of(PlayerRow)
-    stmt = (sa.select(game.c.id, game.c.name, game.c.variant, game.c.status, game.c.gm, game.c.phase,
-                      game.c.policy, seat.c.player, seat.c.power)
+    stmt = (sa.select(*_listed(game), seat.c.player, seat.c.power)
             .join(seat, seat.c.game_id == game.c.id)
             .where(seat.c.player.in_(sorted(set(players)))).order_by(game.c.id, seat.c.id))
     if statuses:
@@ -184,11 +213,18 @@ def standing_order_rows(session: Session, phases: Collection[tuple[int, int]]) -
     phases = sorted(set(phases))
     if len(phases) == 1:    # a deadline run's (a plain comparison: no list to expand)
         [(game_id, version)] = phases
-        chosen = sa.and_(table.c.game_id == game_id, table.c.version == version)
-    else:
-        chosen = sa.tuple_(table.c.game_id, table.c.version).in_(phases)
+        return list(session.connection().execute(_phase_orders(), {"game_id": game_id, "version": version}))
+    chosen = sa.tuple_(table.c.game_id, table.c.version).in_(phases)
     stmt = sa.select(table).where(chosen).order_by(table.c.game_id, table.c.power, table.c.seq)
     return list(session.connection().execute(stmt))
+
+
+@cache
+def _phase_orders() -> sa.Select:
+    """:func:`standing_order_rows`' statement for one phase (built once: only its parameters change)."""
+    table = table_of(OrderRow)
+    return (sa.select(table).where(table.c.game_id == sa.bindparam("game_id"), table.c.version == sa.bindparam("version"))
+            .order_by(table.c.game_id, table.c.power, table.c.seq))
 
 
 def add_submissions(session: Session, rows: list[dict[str, Any]]) -> list[int]:
@@ -234,6 +270,19 @@ def orders_of(session: Session, game_id: int, version: int, power: str | None = 
     return list(session.exec(stmt.order_by(col(OrderRow.power), col(OrderRow.seq))))
 
 
+def powers_with_orders(session: Session, game_id: int, version: int) -> set[str]:
+    """The powers with orders standing in the game's ``version`` (its phase), not the orders."""
+    return set(session.connection().execute(_powers_with_orders(), {"game_id": game_id, "version": version}).scalars())
+
+
+@cache
+def _powers_with_orders() -> sa.Select:
+    """:func:`powers_with_orders`' statement (built once: only its parameters change)."""
+    table = table_of(OrderRow)
+    return (sa.select(table.c.power).distinct()
+            .where(table.c.game_id == sa.bindparam("game_id"), table.c.version == sa.bindparam("version")))
+
+
 def delete_orders(session: Session, game_id: int, version: int, power: str, keys: list[str] | None = None) -> None:
     stmt = sa.delete(OrderRow).where(col(OrderRow.game_id) == game_id, col(OrderRow.version) == version,
                                      col(OrderRow.power) == power)
@@ -263,6 +312,28 @@ def season_at(session: Session, game_id: int, version: int) -> SeasonRow | None:
     return session.exec(select(SeasonRow).where(SeasonRow.game_id == game_id, SeasonRow.version == version)).first()
 
 
+SEASON_JSON = ("position", "orders", "result", "nmr", "players")
+"""The columns of a season's row kept as JSON."""
+
+
+def stored_season(session: Session, game_id: int, version: int) -> sa.Row | None:
+    """The season adjudicated at ``version`` as it is stored, its JSON columns (:data:`SEASON_JSON`)
+    as their text, with its game's name (``game``); ``None``: not adjudicated, or rolled back.
+    The text is what a season read is known by (:class:`bot.service.lobby.SeasonsRead`)."""
+    return session.connection().execute(_stored_season(), {"game_id": game_id, "version": version}).first()
+
+
+@cache
+def _stored_season() -> sa.Select:
+    """:func:`stored_season`'s statement (built once: only its parameters change)."""
+    season, game = table_of(SeasonRow), table_of(GameRow)
+    return (sa.select(game.c.name.label("game"), season.c.version, season.c.seed, season.c.deadline_at,
+                      season.c.adjudicated_at, season.c.adjudicated_by,
+                      *(sa.cast(season.c[name], sa.Text).label(name) for name in SEASON_JSON), season.c.picture)
+            .join(game, game.c.id == season.c.game_id)
+            .where(season.c.game_id == sa.bindparam("game_id"), season.c.version == sa.bindparam("version")))
+
+
 def last_season(session: Session, game_id: int) -> SeasonRow | None:
     stmt = select(SeasonRow).where(col(SeasonRow.game_id) == game_id).order_by(col(SeasonRow.version).desc())
     return session.exec(stmt).first()
@@ -281,6 +352,21 @@ def actions_of(session: Session, game_id: int, actions: Collection[str] = ()) ->
     if actions:
         stmt = stmt.where(col(ActionRow.action).in_(sorted(set(actions))))
     return list(session.exec(stmt.order_by(col(ActionRow.id))))
+
+
+def action_details(session: Session, game_id: int, action: str) -> list[dict[str, Any]]:
+    """The details of each ``action`` the game's masters took in the game, oldest first, as
+    plain values (on the path of every adjudication: no ORM objects)."""
+    return list(session.connection().execute(_action_details(), {"game_id": game_id, "action": action}).scalars())
+
+
+@cache
+def _action_details() -> sa.Select:
+    """:func:`action_details`' statement (built once: only its parameters change)."""
+    table = table_of(ActionRow)
+    return (sa.select(table.c.details)
+            .where(table.c.game_id == sa.bindparam("game_id"), table.c.action == sa.bindparam("action"))
+            .order_by(table.c.id))
 
 
 def actions_in_games(session: Session, actions: Collection[str], statuses: Collection[str]) -> list[ActionRow]:
@@ -323,10 +409,16 @@ def pending_timers(session: Session, *, due_before: datetime | None = None, limi
 def claim_timer(session: Session, timer_id: int, when: datetime) -> bool:
     """Mark the timer as fired at ``when`` if it has not fired yet: whether this call did (of two
     servers that reach the same timer, one claims it)."""
-    table = table_of(TimerRow)
-    result = session.connection().execute(sa.update(table).where(table.c.id == timer_id, table.c.fired_at.is_(None))
-                                          .values(fired_at=when))
+    result = session.connection().execute(_claim_timer(), {"timer_id": timer_id, "when": when})
     return result.rowcount == 1
+
+
+@cache
+def _claim_timer() -> sa.Update:
+    """:func:`claim_timer`'s statement (built once: only its parameters change)."""
+    table = table_of(TimerRow)
+    return (sa.update(table).where(table.c.id == sa.bindparam("timer_id"), table.c.fired_at.is_(None))
+            .values(fired_at=sa.bindparam("when", type_=table.c.fired_at.type)))
 
 
 def cancel_timers(session: Session, game_id: int, when: datetime, kinds: Collection[str] = ()) -> None:
@@ -334,10 +426,20 @@ def cancel_timers(session: Session, game_id: int, when: datetime, kinds: Collect
     phase, pause or end; new reminders). The timers written in this transaction are among them:
     whatever adds timers writes them at once (:func:`add_timers`, or the ORM and a flush)."""
     table = table_of(TimerRow)
-    stmt = sa.update(table).where(table.c.game_id == game_id, table.c.fired_at.is_(None))
-    if kinds:
-        stmt = stmt.where(table.c.kind.in_(sorted(set(kinds))))
+    if not kinds:
+        session.connection().execute(_cancel_timers(), {"of_game": game_id, "when": when})
+        return
+    stmt = sa.update(table).where(table.c.game_id == game_id, table.c.fired_at.is_(None),
+                                  table.c.kind.in_(sorted(set(kinds))))
     session.connection().execute(stmt.values(fired_at=when))
+
+
+@cache
+def _cancel_timers() -> sa.Update:
+    """:func:`cancel_timers`' statement for every kind (built once: only its parameters change)."""
+    table = table_of(TimerRow)
+    return (sa.update(table).where(table.c.game_id == sa.bindparam("of_game"), table.c.fired_at.is_(None))
+            .values(fired_at=sa.bindparam("when", type_=table.c.fired_at.type)))
 
 
 # -- the outbox and its deliveries -------------------------------------------------------------

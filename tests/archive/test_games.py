@@ -110,7 +110,7 @@ def test_results_are_archived_to_files(sqlite_db, tmp_path):
     service.submit_orders("files", "ed", "F lon - nth")
     service.force_adjudicate("files", "gm")
     sink = RecordingNotifier()
-    asyncio.run(OutboxDispatcher(sqlite_db, [sink, ArchiveWriter(sqlite_db, tmp_path / "archive")]).flush())
+    asyncio.run(OutboxDispatcher(sqlite_db, [sink, ArchiveWriter(service, tmp_path / "archive")]).flush())
     files = sorted(p.name for p in (tmp_path / "archive" / "files").iterdir())
     assert files == ["0000-S1901M.json", "0000-S1901M.txt"]
     stored = json.loads((tmp_path / "archive" / "files" / "0000-S1901M.json").read_text())

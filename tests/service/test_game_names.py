@@ -61,7 +61,7 @@ def test_two_games_get_two_archive_folders(sqlite_db, tmp_path):
         service.start(name, "gm", fill_civil_disorder=True)
         service.force_adjudicate(name, "gm")
     root = tmp_path / "archive"
-    asyncio.run(OutboxDispatcher(sqlite_db, [RecordingNotifier(), ArchiveWriter(sqlite_db, root)]).flush())
+    asyncio.run(OutboxDispatcher(sqlite_db, [RecordingNotifier(), ArchiveWriter(service, root)]).flush())
     assert sorted(p.name for p in root.iterdir()) == ["x-y", "xy"]
     assert all(sorted(f.name for f in (root / d).iterdir()) == ["0000-S1901M.json", "0000-S1901M.txt"]
                for d in ("x-y", "xy"))

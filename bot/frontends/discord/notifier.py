@@ -176,10 +176,9 @@ class DiscordNotifier:
             return
         channel = await self._channel(place.get("channel"), entry, a, "results channel", RESULTS_NEEDS)
         variant = get_variant(entry.variant)
-        view = await self.bot.call(self.service.status, entry.id)
-        current = view.version == a.data.get("version", -1) + 1 and view.status == GameStatus.ACTIVE
-        summary = results_summary(season, variant, next_phase=view.phase if current else None,
-                                  deadline=view.deadline_at if current else None, at_once=bool(a.data.get("at_once")),
+        current = entry.version == a.data.get("version", -1) + 1 and entry.status == GameStatus.ACTIVE
+        summary = results_summary(season, variant, next_phase=entry.phase if current else None,
+                                  deadline=entry.deadline_at if current else None, at_once=bool(a.data.get("at_once")),
                                   again=bool(a.data.get("again")))
         png = season_png(season)
         picture = (file_name(f"{entry.name}-{season.phase}", "png"), png) if png else None
