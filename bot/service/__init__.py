@@ -31,8 +31,8 @@ from .orders import OrderDesk
 from .press import PressDesk, PressHistory, PressLine, PressReceipt
 from .policy import DeadlinePolicy
 from .routing import Ambiguous, NoGameError, Routed
-from .views import (GameEntry, GameView, OrderLine, PlayerOrders, PlayerView, PolicyChange, Readiness,
-                    SubmissionReport)
+from .views import (GameEntry, GameView, OrderLine, PlayerOrders, PlayerView, PolicyChange, Readiness, Seat,
+                    Seats, SubmissionReport)
 
 
 class _Part:
@@ -98,6 +98,7 @@ class GameService:
     board = _Part("lobby")
     season = _Part("lobby")
     status = _Part("lobby")
+    seats = _Part("lobby")
     policy_of = _Part("lobby")
     join = _Part("lobby")
     leave = _Part("lobby")
@@ -176,6 +177,8 @@ __all__ = [
     "PressReceipt",
     "Readiness",
     "Routed",
+    "Seat",
+    "Seats",
     "ServiceError",
     "StalePanelError",
     "SubmissionReport",

@@ -15,6 +15,7 @@ from typing import Any
 from adjudicator.errors import CrusaderError
 from adjudicator.position import Position
 from adjudicator.variant import UnknownVariantError, Variant, get_variant
+from adjudicator.vocab import Power
 
 from bot.codec.documents import DocumentError, new_game_document, position_from_dict
 from bot.codec.season import Season, season_from_row
@@ -25,7 +26,7 @@ from . import texts
 from .context import WAITING, Context, game_not_found, started_phase
 from .errors import NotFoundError, ServiceError, UnplayedPowersError, WrongStateError
 from .policy import DeadlinePolicy
-from .views import GameEntry, GameView
+from .views import GameEntry, GameView, Seat, Seats
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,17 @@ class Lobby:
                 self.ctx.game(session, game_id)  # (NoSuchGameError when there is no such game)
                 return None
         return self.seasons.season(stored)
+
+    def seats(self, game: str | int) -> Seats:
+        """Who plays the game (cheap: its board and its orders are not read)."""
+        with self.ctx.db.session() as session:
+            game_id = self.ctx.game_id(session, game)
+            listing = database.game_listing(session, game_id)
+            if listing is None:
+                raise game_not_found(session, game)
+            players = database.players_of(session, game_id)
+            return Seats(id=game_id, gm=listing.gm, players=tuple(
+                Seat(p.player, None if p.power is None else Power(p.power), p.status) for p in players))
 
     def status(self, game: str | int) -> GameView:
         with self.ctx.db.session() as session:

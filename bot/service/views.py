@@ -57,6 +57,29 @@ class GameView:
 
 
 @dataclass(frozen=True)
+class Seat:
+    """A player of a game and the power they hold (``None``: not yet, or on the waiting list)."""
+
+    player: str
+    power: Power | None
+    status: PlayerStatus
+
+
+@dataclass(frozen=True)
+class Seats:
+    """Who plays a game: its game master and its players with their powers, as a front end asks it
+    to know whom to tell (neither the board nor the orders are read for it, as a
+    :class:`GameView`'s are)."""
+
+    id: int
+    gm: str
+    players: tuple[Seat, ...]
+
+    def player_of(self, power: str) -> Seat | None:
+        return next((p for p in self.players if p.power == power), None)
+
+
+@dataclass(frozen=True)
 class PolicyChange:
     """A game's settings changed by its game master (:meth:`bot.service.gm.GameMaster.set_policy`):
     the game, its policy before and after (:class:`~bot.service.policy.DeadlinePolicy`), and the

@@ -105,3 +105,15 @@ def test_a_game_that_is_not_there_is_said_so(game):
         game.season(999, 0)
     with pytest.raises(NoSuchGameError):
         game.season("nowhere", 0)
+
+
+def test_the_seats_of_a_game_are_its_players_as_its_view_has_them(game):
+    """Who plays a game, read without its board or orders, as the game's whole view says it."""
+    game.replace_player("tannenberg", "gm", "FRA", "marianne")
+    seats, view = game.seats("tannenberg"), game.status("tannenberg")
+    assert seats.id == view.id and seats.gm == view.gm == "gm"
+    assert [(s.player, s.power, s.status) for s in seats.players] == [(p.player, p.power, p.status) for p in view.players]
+    assert seats.player_of("FRA").player == "marianne" and seats.player_of("XYZ") is None
+    assert game.seats(view.id) == seats
+    with pytest.raises(NoSuchGameError):
+        game.seats(999)

@@ -38,7 +38,7 @@ from adjudicator.errors import CrusaderError
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Power
 
-from bot.service import GameService, GameView, NotAllowedError, ServiceError
+from bot.service import GameService, GameView, NotAllowedError, Seats, ServiceError
 from bot.store import database
 from bot.store import mail as mail_store
 from bot.store.outbox import Announcement, outbox_row
@@ -118,7 +118,7 @@ def address_of(player: str | None) -> str | None:
         return None
 
 
-def _holds(row: mail_store.MailIdentityRow, view: GameView) -> bool:
+def _holds(row: mail_store.MailIdentityRow, view: GameView | Seats) -> bool:
     """Whether ``row`` still speaks for its power: the power has no player yet, or the player it
     was registered for (or, registered for nobody in particular, whoever) plays it."""
     if row.power == GM:
@@ -411,7 +411,7 @@ class MailAccounts:
 
     def recipients(self, game_id: int, powers: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
         """``(power, address)`` of every address that speaks for a power of the game (or of ``powers`` only)."""
-        view = self.service.status(game_id)
+        view = self.service.seats(game_id)
         with self.db.session() as session:
             rows = mail_store.identities_of(session, game_id)
         return [(r.power, r.address) for r in rows

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
@@ -91,8 +90,6 @@ class MailNotifier:
         self._boards: dict[str, str] = {}  # the last few boards written out, by announcement key
         self._letters: OrderedDict[str, tuple[float, str, Letter]] = OrderedDict()  # the last few, by key
         self._concerned: dict[str, asyncio.Future] = {}  # the last few announcements' Concerned, by key
-        self._seasons: dict[str, Season | None] = {}  # the seasons of the last few results, by key
-        self._seasons_lock = threading.Lock()
 
     async def recipients(self, announcement: Announcement) -> Sequence[str]:
         a = announcement
@@ -261,16 +258,9 @@ class MailNotifier:
         return f"<{digest}@{self.judge_address.rpartition('@')[2] or 'crusader.invalid'}>"
 
     def _season(self, a: Announcement) -> Season | None:
-        """The season a results announcement gives, read once for its picture and its board."""
-        with self._seasons_lock:  # read in the threads that draw pictures and write boards
-            if a.key in self._seasons:
-                return self._seasons[a.key]
-        season = self.accounts.service.season(a.game_id, a.data["version"])
-        with self._seasons_lock:
-            while len(self._seasons) >= 8:
-                self._seasons.pop(next(iter(self._seasons)))
-            self._seasons[a.key] = season
-        return season
+        """The season a results announcement gives (decoded once for every front end: the
+        service's :class:`~bot.service.lobby.SeasonsRead`)."""
+        return self.accounts.service.season(a.game_id, a.data["version"])
 
     @staticmethod
     async def _once(kept: dict[str, asyncio.Future], key: str, make: Callable[[], Awaitable[T]]) -> T:
