@@ -258,3 +258,30 @@ async def test_results_adjudicated_while_the_bot_was_away_are_posted_when_it_com
     assert {power: len(fake.bot_messages(user)) for power, user in world.players.items()} == dms
     embeds = [e for m in fake.bot_messages(world.results) if m["embeds"] for e in m["embeds"]]
     assert sum(1 for e in embeds if e["title"].startswith("tannenberg: Spring 1901")) == 1
+
+
+async def test_a_season_s_results_read_the_service_in_one_hand_off_per_post(world):
+    """Each results delivery (the channel's post, the archive thread's) reads the game, the season
+    and the game as it stands in one call to the service's worker threads, and posts as before."""
+    from bot.frontends.discord.notifier import ARCHIVE, CHANNEL
+
+    fake = world.fake
+    async with world.running():
+        await world.start_game()
+        calls: list[tuple[str, tuple]] = []
+        call = world.bot.call
+
+        async def counted(fn, /, *args, **kwargs):
+            calls.append((getattr(fn, "__name__", repr(fn)), args))
+            return await call(fn, *args, **kwargs)
+
+        world.bot.call = counted
+        world.clock.advance(timedelta(hours=48))
+        world.service.fire_due()
+        await world.flush()
+    results = [(name, args) for name, args in calls if args and getattr(args[0], "kind", None) == "results"]
+    assert sorted(args[1] for name, args in results if name == "_read" and args[1] is not None) == sorted([CHANNEL, ARCHIVE])
+    assert [name for name, _ in calls if name in ("season", "status")] == []
+    posted = [m for m in fake.bot_messages(world.results) if m["embeds"]]
+    assert [e["title"] for m in posted for e in m["embeds"]][:1] == ["tannenberg: Spring 1901 Movement (S1901M)"]
+    assert [a["filename"] for a in posted[0]["attachments"]] == ["tannenberg-S1901M.png"]

@@ -20,6 +20,7 @@ import asyncio
 import contextvars
 import io
 import logging
+from dataclasses import dataclass
 from datetime import timedelta
 from collections.abc import Sequence
 
@@ -30,7 +31,7 @@ from adjudicator.variant import get_variant
 from bot.codec.season import Season
 from bot.archive.games import season_report
 from bot.codec.spelled import duty as spelled_duty
-from bot.service import GameEntry, NotFoundError, ServiceError
+from bot.service import GameEntry, GameView, NotFoundError, ServiceError
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome, Refused, RetryLater
 from . import refs
 from .formatting import (announcement_text, chunks, file_name, pack_embeds, phase_name, public_text, results_detail,
@@ -69,6 +70,18 @@ class DeliveryDeferred(RuntimeError):
     """The announcement could not be posted now; the outbox will offer it again."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """What a delivery needs of the service, read in one call to its worker threads (each hand-off
+    to a thread and back costs the event loop more than the reads themselves): the game (``None``:
+    deleted, or no game), and for results the season (``None``: rolled back since) and, for the
+    results channel, the game as it stands (whether the next phase is still open)."""
+
+    entry: GameEntry | None
+    season: Season | None = None
+    view: GameView | None = None
+
+
 class DiscordNotifier:
     name = "discord"
 
@@ -93,12 +106,22 @@ class DiscordNotifier:
         return (CHANNEL, ARCHIVE) if a.kind == "results" else (CHANNEL,)
 
     async def _entry(self, a: Announcement) -> GameEntry | None:
+        return (await self.bot.call(self._read, a, None)).entry
+
+    def _read(self, a: Announcement, recipient: str | None) -> _Read:
+        """What delivering ``a`` to ``recipient`` (``None``: only the game) reads (in a worker thread)."""
         if a.game_id is None:
-            return None
+            return _Read(None)
         try:
-            return await self.bot.call(self.service.entry, a.game_id)
+            entry = self.service.entry(a.game_id)
         except NotFoundError:
-            return None  # the game was deleted: nobody to tell
+            return _Read(None)  # the game was deleted: nobody to tell
+        if a.kind != "results" or recipient not in (CHANNEL, ARCHIVE):
+            return _Read(entry)
+        season = self.service.season(entry.id, a.data.get("version"))
+        if season is None or recipient == ARCHIVE:
+            return _Read(entry, season)
+        return _Read(entry, season, self.service.status(entry.id))
 
     async def deliver(self, delivery: Delivery) -> Outcome:
         first = FIRST_ATTEMPT.set(delivery.attempt <= 1 and not delivery.in_doubt)
@@ -114,13 +137,14 @@ class DiscordNotifier:
             except TimeoutError:
                 return RetryLater("not connected to Discord", after=timedelta(seconds=self.ready_timeout))
         a, recipient = delivery.announcement, delivery.recipient
-        entry = await self._entry(a)
+        read = await self.bot.call(self._read, a, recipient)
+        entry = read.entry
         if a.game_id is not None and entry is None:
             return DELIVERED  # the game was deleted: nothing left to say
         try:
             if recipient in (CHANNEL, ARCHIVE):
                 assert entry is not None  # (a channel hears only a game's announcements)
-                await self._to_channel(a, entry, recipient)
+                await self._to_channel(a, read, recipient)
             elif (uid := user_id(recipient)) is None:
                 return Refused(f"{recipient!r} is not a Discord user")
             else:
@@ -152,11 +176,13 @@ class DiscordNotifier:
 
     # -- public: the game's channel and archive ------------------------------------------------
 
-    async def _to_channel(self, a: Announcement, entry: GameEntry, recipient: str) -> None:
+    async def _to_channel(self, a: Announcement, read: _Read, recipient: str) -> None:
+        entry = read.entry
+        assert entry is not None
         place = entry.extra["discord"]
         try:
             if a.kind == "results":
-                await self._post_results(a, entry, place, archive=recipient == ARCHIVE)
+                await self._post_results(a, read, place, archive=recipient == ARCHIVE)
             else:
                 channel = await self._channel(place.get("channel"), entry, a, "results channel", TEXT_NEEDS)
                 text = f"**{public_text(a.subject)}**\n{announcement_text(a.body, a.data)}"
@@ -167,16 +193,17 @@ class DiscordNotifier:
                                 ref=f"{a.key}:{recipient}:gm-notice")
             raise DeliveryDeferred(f"{a.key}: {exc}") from exc
 
-    async def _post_results(self, a: Announcement, entry: GameEntry, place: dict, *, archive: bool) -> None:
-        season = await self.bot.call(self.service.season, entry.id, a.data.get("version"))
+    async def _post_results(self, a: Announcement, read: _Read, place: dict, *, archive: bool) -> None:
+        entry, season, view = read.entry, read.season, read.view
+        assert entry is not None
         if season is None:
             return  # rolled back since
         if archive:
             await self._post_archive(a, entry, place, season)
             return
+        assert view is not None  # (read with the season, for the results channel)
         channel = await self._channel(place.get("channel"), entry, a, "results channel", RESULTS_NEEDS)
         variant = get_variant(entry.variant)
-        view = await self.bot.call(self.service.status, entry.id)
         current = view.version == a.data.get("version", -1) + 1 and view.status == GameStatus.ACTIVE
         summary = results_summary(season, variant, next_phase=view.phase if current else None,
                                   deadline=view.deadline_at if current else None, at_once=bool(a.data.get("at_once")),
