@@ -224,6 +224,27 @@ def test_make_bot_passes_client_options_through():
     asyncio.run(bot.close())
 
 
+async def test_the_bot_is_sent_no_message_of_a_server_s_channels_not_even_its_own_posts(world):
+    from tests.fakediscord import payloads
+
+    fake = world.fake
+    async with world.running() as bot:
+        assert not fake.session.intents & payloads.INTENT_GUILD_MESSAGES
+        seen: list[discord.Message] = []
+
+        async def heard(message: discord.Message) -> None:
+            seen.append(message)
+
+        bot.add_listener(heard, "on_message")
+        await world.start_game()
+        world.clock.advance(timedelta(hours=48))
+        world.service.fire_due()
+        await world.flush()
+        assert [m for m in fake.bot_messages(world.results) if m["embeds"]]  # the results posted
+        assert "✅ A Paris - Burgundy" in await world.dm("FRA", "A par - bur")  # DMs are read
+    assert seen and all(m.guild is None for m in seen)
+
+
 def test_the_bot_keeps_no_message_cache_unless_asked():
     bot = make_bot(None, settings=DiscordSettings(token=None))
     assert bot._connection.max_messages is None and bot._connection._messages is None
