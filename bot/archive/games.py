@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Mapping
 
+from adjudicator.results import Adjudication
 from adjudicator.orders import canonical
 from adjudicator.variant import get_variant
 from adjudicator.vocab import Phase
@@ -238,13 +239,16 @@ def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None, v
         name = check_game_name(name or g["name"])
     except ValueError as exc:
         raise InputError(str(exc)) from None
+    made: list[Adjudication] = []  # the engine's adjudication of each season, made once to verify it
     if verify:
-        checks = verify_export(doc)
+        verified = _verified(doc)
+        checks = [check for check, _ in verified]
         bad = [c for c in checks if not c.identical]
         if bad:
             raise ExportRejected(f"the export does not re-adjudicate to what it stores ({len(bad)} of {len(checks)} "
                                  f"seasons differ; first {bad[0].phase}: {bad[0].detail}); 'crusader verify' shows "
                                  "each season; import it as it is with --unverified", checks)
+        made = [adjudication for _, adjudication in verified]
     with db.session() as session:
         taken = database.game_by_name(session, name)
         if taken is not None:
@@ -259,11 +263,12 @@ def import_game(db: Database, doc: dict[str, Any], *, name: str | None = None, v
         for p in doc["players"]:
             session.add(PlayerRow(game_id=game.id, player=p["player"], power=p["power"], status=p["status"],
                                   nmr_count=p["nmr_count"], draw_vote=p["draw_vote"], joined_at=_at(p["joined_at"])))
-        for s in doc["seasons"]:
+        for i, s in enumerate(doc["seasons"]):
             # the export's reasons are the contract's text: a verified season's are made values again (the
-            # report names their units); an unverified one's stay text, shown as they are
+            # report names their units), from the adjudication that verified it; an unverified one's stay
+            # text, shown as they are
             season = season_from_document(s, name)
-            session.add(SeasonRow(game_id=game.id, **season_columns(with_phrases(season) if verify else season)))
+            session.add(SeasonRow(game_id=game.id, **season_columns(with_phrases(season, made[i]) if verify else season)))
         for s in doc["submissions"]:
             session.add(SubmissionRow(game_id=game.id, version=s["version"], phase=s["phase"], power=s["power"],
                                       player=s["player"], text=s["text"], accepted=s["accepted"],
@@ -314,28 +319,36 @@ def _first_difference(a: Any, b: Any, where: str = "") -> str:
 
 def verify_export(doc: dict[str, Any]) -> list[SeasonCheck]:
     """Re-adjudicate every season; each must give the stored result and lead to the next season."""
+    return [check for check, _ in _verified(doc)]
+
+
+def _verified(doc: dict[str, Any]) -> list[tuple[SeasonCheck, Adjudication]]:
+    """:func:`verify_export`'s checks, each with the engine's adjudication of its season."""
     try:
         return _verify(doc)
     except (KeyError, TypeError, AttributeError, IndexError) as exc:
         raise InputError(f"not a game export as crusader game export writes it ({type(exc).__name__}: {exc})") from None
 
 
-def _verify(doc: dict[str, Any]) -> list[SeasonCheck]:
-    from bot.codec.documents import adjudicate_document
+def _verify(doc: dict[str, Any]) -> list[tuple[SeasonCheck, Adjudication]]:
+    from bot.codec.documents import adjudicate_position
 
     checks = []
     seasons = doc.get("seasons", [])
     for i, season in enumerate(seasons):
         document = {**season["position"], "orders": [o["canonical"] for o in season["orders"]]}
-        recomputed = json.loads(json.dumps(adjudicate_document(document)))
+        _, _, adjudication, result = adjudicate_position(document)
+        recomputed = json.loads(json.dumps(result))
         if recomputed != season["result"]:
-            checks.append(SeasonCheck(season["phase"], False, _first_difference(season["result"], recomputed)))
+            checks.append((SeasonCheck(season["phase"], False, _first_difference(season["result"], recomputed)),
+                           adjudication))
             continue
         following = seasons[i + 1]["position"] if i + 1 < len(seasons) else doc["game"]["position"]
         if following != season["result"]["position"]:
-            checks.append(SeasonCheck(season["phase"], False, "the next season does not start from this result"))
+            checks.append((SeasonCheck(season["phase"], False, "the next season does not start from this result"),
+                           adjudication))
             continue
-        checks.append(SeasonCheck(season["phase"], True))
+        checks.append((SeasonCheck(season["phase"], True), adjudication))
     return checks
 
 

@@ -226,13 +226,15 @@ def season_from_document(doc: Mapping[str, Any], game: str) -> Season:
                   adjudicated_by=doc.get("adjudicated_by", ""))
 
 
-def with_phrases(season: Season) -> Season:
+def with_phrases(season: Season, again: Adjudication | None = None) -> Season:
     """``season`` with its reasons as the engine makes them (a :class:`Phrase` where a reason names
     units or places), for a season whose reasons are text alone (read from an export, whose
-    documents are the contract's): the phase is adjudicated again, the engine being a pure function
-    of the position and the orders, and each result whose order, outcome and reason come out the
-    same takes the engine's; any other keeps its text."""
-    again = adjudicate(season.variant, season.position, [o.order for o in season.orders])
+    documents are the contract's): the phase is adjudicated again (``again``, when that is done
+    already: the engine's adjudication of the season's position and orders), the engine being a
+    pure function of the position and the orders, and each result whose order, outcome and reason
+    come out the same takes the engine's; any other keeps its text."""
+    if again is None:
+        again = adjudicate(season.variant, season.position, [o.order for o in season.orders])
 
     def keep(stored: tuple[OrderResult, ...], made: tuple[OrderResult, ...]) -> tuple[OrderResult, ...]:
         if len(stored) != len(made):

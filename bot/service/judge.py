@@ -304,11 +304,14 @@ class Judge:
         key = f"{game.id}:{runs[0].version}"
         phase = str(runs[0].phase)
         must_now = to_decide(variant, runs[-1].after)
+        if disorder:  # the game master told once, however many fell at the same deadline
+            fallen = [p.power for p in disorder]
+            self.ctx.announce(session, game, "civil_disorder", "gm",
+                           f"{game.name}: {', '.join(fallen)} {'is' if len(fallen) == 1 else 'are'} in civil disorder",
+                           "".join(f"{p.power} ({p.player}) sent no orders for {p.nmr_count} phases in a row and is "
+                                   "now in civil disorder: its units hold and its builds are waived.\n" for p in disorder),
+                           key=f"{key}:civil_disorder", powers=fallen, recipients=[p.player for p in disorder])
         for p in disorder:
-            self.ctx.announce(session, game, "civil_disorder", "gm", f"{game.name}: {p.power} is in civil disorder",
-                           f"{p.power} ({p.player}) sent no orders for {p.nmr_count} phases in a row and is now "
-                           f"in civil disorder: its units hold and its builds are waived.\n",
-                           key=f"{key}:civil_disorder:{p.power}", powers=[p.power], recipients=[p.player])
             back = (f"Send orders for {game.phase} to play it again." if p.power in must_now and not winner else
                     f"It has nothing to decide in {game.phase}; send orders in a later phase in which it has, to play "
                     "it again.")

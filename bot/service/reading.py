@@ -18,6 +18,7 @@ from adjudicator.variant import Variant
 from adjudicator.vocab import Power
 
 from bot.codec import limits
+from bot.codec.spelled import named
 from .views import OrderLine
 
 
@@ -39,7 +40,7 @@ def read_message(text: str, variant: Variant, position: Position, power: Power,
         if line.order is None:
             out.append((line.line_no, OrderLine(written, reason=str(line.error), line_no=line.line_no)))
             continue
-        out.append((line.line_no, _judged(written, next(verdicts), line.line_no)))
+        out.append((line.line_no, _judged(written, next(verdicts), variant, line.line_no)))
     out += [(n.line_no, OrderLine(n.written, reason=n.reason, line_no=n.line_no)) for n in bounded.not_read]
     return [line for _, line in sorted(out, key=lambda pair: pair[0])], submission
 
@@ -50,15 +51,16 @@ def read_values(orders: Sequence[Order], variant: Variant, position: Position, p
     ``standing`` orders exactly as :func:`read_message` judges the orders of a message: each is
     written in the judge's notation (``A ede - har``), as a player could have typed it."""
     submission = submit(variant, position, power, orders, standing)
-    return [_judged(str(order), verdict) for order, verdict in zip(orders, submission.verdicts, strict=True)], submission
+    return [_judged(str(order), verdict, variant) for order, verdict in zip(orders, submission.verdicts, strict=True)], submission
 
 
-def _judged(written: str, verdict: Verdict, line_no: int | None = None) -> OrderLine:
+def _judged(written: str, verdict: Verdict, variant: Variant, line_no: int | None = None) -> OrderLine:
     """The answer for a line ``written`` (on line ``line_no`` of its message): the order the engine
-    understood, or why it refused it."""
+    understood, or why it refused it (the units and places of the reason named as the results
+    name them)."""
     if verdict.refusal is None:  # (accepted)
         return OrderLine(written, verdict.understood, note=verdict.note, replaces=verdict.replaces, line_no=line_no)
-    return OrderLine(written, reason=verdict.refusal.text, refusal=verdict.refusal, line_no=line_no)
+    return OrderLine(written, reason=named(verdict.refusal.text, variant), refusal=verdict.refusal, line_no=line_no)
 
 
 def order_key(order: Order, seq: int) -> str:

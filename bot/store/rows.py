@@ -280,6 +280,9 @@ class DeliveryRow(SQLModel, table=True):
         # the next delivery of a queue, when its head is done
         sa.Index("ix_delivery_queue_pending", "game_id", "notifier", "recipient", "outbox_id",
                  postgresql_where=sa.text("state = 'pending'"), sqlite_where=sa.text("state = 'pending'")),
+        # who refused a game's mail for good (asked by every announcement's mail): refusals only
+        sa.Index("ix_delivery_refused", "game_id", "notifier", "recipient",
+                 postgresql_where=sa.text("state = 'refused'"), sqlite_where=sa.text("state = 'refused'")),
     )
 
     id: int = Field(default=None, primary_key=True)  # (None until the row is first written)

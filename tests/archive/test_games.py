@@ -74,6 +74,27 @@ def test_import_restores_the_whole_game(played):
         import_game(db, doc)
 
 
+def test_an_import_adjudicates_each_season_once(played, monkeypatch):
+    """Verifying an export and keeping its reasons as the engine's values take one adjudication of
+    each season between them, not one each."""
+    import bot.codec.documents
+    import bot.codec.season
+
+    _, db = played
+    doc = export_game(db, "archive")
+    made: list[str] = []
+    for module in (bot.codec.documents, bot.codec.season):
+        real = module.adjudicate
+
+        def counted(variant, position, orders, _real=real):
+            made.append(str(position.phase))
+            return _real(variant, position, orders)
+
+        monkeypatch.setattr(module, "adjudicate", counted)
+    import_game(db, doc, name="archive-once")
+    assert sorted(made) == sorted(s["phase"] for s in doc["seasons"]) and len(made) >= 2
+
+
 def test_season_report_reads_like_a_judge(played):
     service, _ = played
     text = season_report("archive", service.season("archive", 0))

@@ -76,7 +76,8 @@ def test_a_vassal_bought_in_spring_is_ordered_by_its_lord_in_autumn(outremer, cl
     report = service.submit_orders("outremer", "jerry", "A ale - ala")
     [refused] = report.rejected
     assert refused.refusal is not None and refused.refusal.code == "not-your-unit"
-    assert refused.reason == refused.refusal.text
+    assert refused.reason == "not your unit: A Aleppo is neutral"  # the engine's reason, its unit named
+    assert str(refused.refusal.text) == "not your unit: A ale is neutral"  # the engine's value, as the engine writes it
 
 
 def test_a_vassal_that_dislodges_a_free_neutral_keeps_its_lord_and_the_neutral_retreats_at_random(outremer, clock):
