@@ -411,17 +411,29 @@ def _stale_announcements(lock: bool) -> sa.Select:
 def claim_outbox(session: Session, node: str, now: datetime, until: datetime, limit: int = 200) -> list[sa.Row]:
     """Claim announcements not yet fanned out to their recipients whose previous claim (if any) has
     lapsed: plain rows of the outbox (its columns as attributes), as they were before the claim."""
-    o = table_of(OutboxRow)
     connection = session.connection()
-    stmt = (sa.select(o).where(sa.text(_UNEXPANDED), sa.or_(o.c.claimed_until.is_(None), o.c.claimed_until < now))
-            .order_by(o.c.id).limit(limit))
-    if connection.dialect.name != "sqlite":
-        stmt = stmt.with_for_update(skip_locked=True)
-    rows = list(connection.execute(stmt))
+    rows = list(connection.execute(_unexpanded(connection.dialect.name != "sqlite"), {"now": now, "limit": limit}))
     if rows:
-        connection.execute(sa.update(o).where(o.c.id.in_([row.id for row in rows]))
-                           .values(claimed_by=node, claimed_until=until, attempts=o.c.attempts + 1))
+        connection.execute(_outbox_claimed(), {"ids": [row.id for row in rows], "node": node, "until": until})
     return rows
+
+
+@cache
+def _unexpanded(lock: bool) -> sa.Select:
+    """:func:`claim_outbox`'s statements (built once: only their parameters change)."""
+    o = table_of(OutboxRow)
+    stmt = (sa.select(o).where(sa.text(_UNEXPANDED), sa.or_(o.c.claimed_until.is_(None),
+                                                             o.c.claimed_until < sa.bindparam("now", type_=o.c.claimed_until.type)))
+            .order_by(o.c.id).limit(sa.bindparam("limit", type_=sa.Integer)))
+    return stmt.with_for_update(skip_locked=True) if lock else stmt
+
+
+@cache
+def _outbox_claimed() -> sa.Update:
+    o = table_of(OutboxRow)
+    return (sa.update(o).where(o.c.id.in_(sa.bindparam("ids", expanding=True)))
+            .values(claimed_by=sa.bindparam("node"), claimed_until=sa.bindparam("until", type_=o.c.claimed_until.type),
+                    attempts=o.c.attempts + 1))
 
 
 def expand_announcement(session: Session, outbox_id: int, node: str, recipients: Collection[tuple[str, str]],
@@ -504,19 +516,11 @@ def claim_deliveries(session: Session, notifiers: Collection[str], token: str, n
     """
     d, o = table_of(DeliveryRow), table_of(OutboxRow)
     connection = session.connection()
-    postgres = connection.dialect.name != "sqlite"
+    heads = _due_heads(connection.dialect.name != "sqlite", bool(exclude))
     rows: list[sa.Row] = []
     for notifier in sorted(set(notifiers)):
-        stmt = (sa.select(d.c.id, d.c.outbox_id, d.c.game_id, d.c.notifier, d.c.recipient, d.c.attempts,
-                          d.c.due_at, d.c.claimed_by, d.c.first_tried_at)
-                .where(d.c.notifier == notifier, sa.text(_HEADS), d.c.due_at <= now,
-                       sa.or_(d.c.claimed_until.is_(None), d.c.claimed_until < now))
-                .order_by(d.c.due_at, d.c.id).limit(limit))
-        if exclude:
-            stmt = stmt.where(d.c.id.not_in(sorted(exclude)))
-        if postgres:
-            stmt = stmt.with_for_update(skip_locked=True)
-        rows += connection.execute(stmt)
+        rows += connection.execute(heads, {"notifier": notifier, "now": now, "limit": limit}
+                                   | ({"exclude": sorted(exclude)} if exclude else {}))
     rows = sorted(rows, key=lambda r: (r.due_at, r.id))[:limit]     # the others are left as they were
     if not rows:
         return []
@@ -532,6 +536,21 @@ def claim_deliveries(session: Session, notifiers: Collection[str], token: str, n
     announcements = {a.id: a for a in connection.execute(
         sa.select(o).where(o.c.id.in_(sorted({c.outbox_id for c, _ in claimed}))))}
     return [(c, announcements[c.outbox_id], in_doubt) for c, in_doubt in claimed]
+
+
+@cache
+def _due_heads(lock: bool, excluding: bool) -> sa.Select:
+    """:func:`claim_deliveries`' look for the due heads of one notifier's queues (built once)."""
+    d = table_of(DeliveryRow)
+    now = sa.bindparam("now", type_=d.c.due_at.type)
+    stmt = (sa.select(d.c.id, d.c.outbox_id, d.c.game_id, d.c.notifier, d.c.recipient, d.c.attempts,
+                      d.c.due_at, d.c.claimed_by, d.c.first_tried_at)
+            .where(d.c.notifier == sa.bindparam("notifier"), sa.text(_HEADS), d.c.due_at <= now,
+                   sa.or_(d.c.claimed_until.is_(None), d.c.claimed_until < now))
+            .order_by(d.c.due_at, d.c.id).limit(sa.bindparam("limit", type_=sa.Integer)))
+    if excluding:
+        stmt = stmt.where(d.c.id.not_in(sa.bindparam("exclude", expanding=True)))
+    return stmt.with_for_update(skip_locked=True) if lock else stmt
 
 
 def renew_deliveries(session: Session, token: str, until: datetime, ids: Collection[int] | None = None) -> set[int]:
