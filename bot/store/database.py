@@ -483,11 +483,9 @@ def supersede_announcements(session: Session, game_id: int, kinds: Collection[st
     fanned out and done, so that no server fans it out; the others are done when their last
     delivery is (:func:`close_announcements`, here for those with none left)."""
     o, d = table_of(OutboxRow), table_of(DeliveryRow)
-    stale = (sa.select(o.c.id).where(o.c.game_id == game_id, o.c.kind.in_(sorted(set(kinds))),
-                                     o.c.delivered_at.is_(None), o.c.id < before).order_by(o.c.id))
-    if session.get_bind().dialect.name != "sqlite":
-        stale = stale.with_for_update()
-    ids = list(session.connection().execute(stale).scalars())
+    connection = session.connection()
+    ids = list(connection.execute(_stale_announcements(connection.dialect.name != "sqlite"),
+                                  {"game": game_id, "kinds": sorted(set(kinds)), "before": before}).scalars())
     if not ids:
         return 0
     idle = sa.or_(d.c.claimed_until.is_(None), d.c.claimed_until < now)
@@ -504,20 +502,41 @@ def supersede_announcements(session: Session, game_id: int, kinds: Collection[st
     return len(ids)
 
 
+@cache
+def _stale_announcements(lock: bool) -> sa.Select:
+    """:func:`supersede_announcements`' look for what is superseded (built once)."""
+    o = table_of(OutboxRow)
+    stale = (sa.select(o.c.id).where(o.c.game_id == sa.bindparam("game"), o.c.kind.in_(sa.bindparam("kinds", expanding=True)),
+                                     o.c.delivered_at.is_(None), o.c.id < sa.bindparam("before")).order_by(o.c.id))
+    return stale.with_for_update() if lock else stale
+
+
 def claim_outbox(session: Session, node: str, now: datetime, until: datetime, limit: int = 200) -> list[sa.Row]:
     """Claim announcements not yet fanned out to their recipients whose previous claim (if any) has
     lapsed: plain rows of the outbox (its columns as attributes), as they were before the claim."""
-    o = table_of(OutboxRow)
     connection = session.connection()
-    stmt = (sa.select(o).where(sa.text(_UNEXPANDED), sa.or_(o.c.claimed_until.is_(None), o.c.claimed_until < now))
-            .order_by(o.c.id).limit(limit))
-    if connection.dialect.name != "sqlite":
-        stmt = stmt.with_for_update(skip_locked=True)
-    rows = list(connection.execute(stmt))
+    rows = list(connection.execute(_unexpanded(connection.dialect.name != "sqlite"), {"now": now, "limit": limit}))
     if rows:
-        connection.execute(sa.update(o).where(o.c.id.in_([row.id for row in rows]))
-                           .values(claimed_by=node, claimed_until=until, attempts=o.c.attempts + 1))
+        connection.execute(_outbox_claimed(), {"ids": [row.id for row in rows], "node": node, "until": until})
     return rows
+
+
+@cache
+def _unexpanded(lock: bool) -> sa.Select:
+    """:func:`claim_outbox`'s statements (built once: only their parameters change)."""
+    o = table_of(OutboxRow)
+    stmt = (sa.select(o).where(sa.text(_UNEXPANDED), sa.or_(o.c.claimed_until.is_(None),
+                                                             o.c.claimed_until < sa.bindparam("now", type_=o.c.claimed_until.type)))
+            .order_by(o.c.id).limit(sa.bindparam("limit", type_=sa.Integer)))
+    return stmt.with_for_update(skip_locked=True) if lock else stmt
+
+
+@cache
+def _outbox_claimed() -> sa.Update:
+    o = table_of(OutboxRow)
+    return (sa.update(o).where(o.c.id.in_(sa.bindparam("ids", expanding=True)))
+            .values(claimed_by=sa.bindparam("node"), claimed_until=sa.bindparam("until", type_=o.c.claimed_until.type),
+                    attempts=o.c.attempts + 1))
 
 
 def expand_announcement(session: Session, outbox_id: int, node: str, recipients: Collection[tuple[str, str]],
@@ -525,27 +544,49 @@ def expand_announcement(session: Session, outbox_id: int, node: str, recipients:
     """Write the deliveries of an announcement claimed by ``node``: one per ``(notifier, recipient)``
     not already there, each the head of its queue when nothing else waits in it. False (nothing
     written) when the claim was lost to another server."""
-    o, table = table_of(OutboxRow), table_of(DeliveryRow)
     connection = session.connection()
-    stmt = sa.select(o.c.game_id, o.c.expanded_at, o.c.claimed_by).where(o.c.id == outbox_id)
-    if connection.dialect.name != "sqlite":
-        stmt = stmt.with_for_update()
-    row = connection.execute(stmt).first()
+    row = connection.execute(_expanding(connection.dialect.name != "sqlite"), {"outbox_id": outbox_id}).first()
     if row is None or row.expanded_at is not None or row.claimed_by != node:
         return False
-    have = set(connection.execute(sa.select(table.c.notifier, table.c.recipient)
-                                  .where(table.c.outbox_id == outbox_id)))
+    have = set(connection.execute(_recipients_written(), {"outbox_id": outbox_id}))
     wanted = [pair for pair in sorted(set(recipients)) if pair not in have]
     if wanted:
         _lock_queues(session, [(notifier, recipient, row.game_id) for notifier, recipient in wanted])
         waiting = _queues_waiting(session, row.game_id, wanted)
-        connection.execute(sa.insert(table), [
+        connection.execute(_new_delivery(), [
             {"outbox_id": outbox_id, "game_id": row.game_id, "notifier": notifier, "recipient": recipient,
              "state": "pending", "attempts": 0, "due_at": now, "queue_head": (notifier, recipient) not in waiting}
             for notifier, recipient in wanted])
-    done = {"expanded_at": now} | ({"delivered_at": now} if not wanted and not have else {})  # nobody to tell
-    connection.execute(sa.update(o).where(o.c.id == outbox_id).values(**done))
+    # (delivered when nobody is to be told)
+    connection.execute(_expanded(), {"outbox_id": outbox_id, "now": now, "told": now if not wanted and not have else None})
     return True
+
+
+@cache
+def _expanding(lock: bool) -> sa.Select:
+    """:func:`expand_announcement`'s statements (built once: only their parameters change)."""
+    o = table_of(OutboxRow)
+    stmt = sa.select(o.c.game_id, o.c.expanded_at, o.c.claimed_by).where(o.c.id == sa.bindparam("outbox_id"))
+    return stmt.with_for_update() if lock else stmt
+
+
+@cache
+def _recipients_written() -> sa.Select:
+    d = table_of(DeliveryRow)
+    return sa.select(d.c.notifier, d.c.recipient).where(d.c.outbox_id == sa.bindparam("outbox_id"))
+
+
+@cache
+def _new_delivery() -> sa.Insert:
+    return sa.insert(table_of(DeliveryRow))
+
+
+@cache
+def _expanded() -> sa.Update:
+    o = table_of(OutboxRow)
+    return (sa.update(o).where(o.c.id == sa.bindparam("outbox_id"))
+            .values(expanded_at=sa.bindparam("now", type_=o.c.expanded_at.type),
+                    delivered_at=sa.func.coalesce(sa.bindparam("told", type_=o.c.delivered_at.type), o.c.delivered_at)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -578,19 +619,11 @@ def claim_deliveries(session: Session, notifiers: Collection[str], token: str, n
     """
     d, o = table_of(DeliveryRow), table_of(OutboxRow)
     connection = session.connection()
-    postgres = connection.dialect.name != "sqlite"
+    heads = _due_heads(connection.dialect.name != "sqlite", bool(exclude))
     rows: list[sa.Row] = []
     for notifier in sorted(set(notifiers)):
-        stmt = (sa.select(d.c.id, d.c.outbox_id, d.c.game_id, d.c.notifier, d.c.recipient, d.c.attempts,
-                          d.c.due_at, d.c.claimed_by, d.c.first_tried_at)
-                .where(d.c.notifier == notifier, sa.text(_HEADS), d.c.due_at <= now,
-                       sa.or_(d.c.claimed_until.is_(None), d.c.claimed_until < now))
-                .order_by(d.c.due_at, d.c.id).limit(limit))
-        if exclude:
-            stmt = stmt.where(d.c.id.not_in(sorted(exclude)))
-        if postgres:
-            stmt = stmt.with_for_update(skip_locked=True)
-        rows += connection.execute(stmt)
+        rows += connection.execute(heads, {"notifier": notifier, "now": now, "limit": limit}
+                                   | ({"exclude": sorted(exclude)} if exclude else {}))
     rows = sorted(rows, key=lambda r: (r.due_at, r.id))[:limit]     # the others are left as they were
     if not rows:
         return []
@@ -606,6 +639,21 @@ def claim_deliveries(session: Session, notifiers: Collection[str], token: str, n
     announcements = {a.id: a for a in connection.execute(
         sa.select(o).where(o.c.id.in_(sorted({c.outbox_id for c, _ in claimed}))))}
     return [(c, announcements[c.outbox_id], in_doubt) for c, in_doubt in claimed]
+
+
+@cache
+def _due_heads(lock: bool, excluding: bool) -> sa.Select:
+    """:func:`claim_deliveries`' look for the due heads of one notifier's queues (built once)."""
+    d = table_of(DeliveryRow)
+    now = sa.bindparam("now", type_=d.c.due_at.type)
+    stmt = (sa.select(d.c.id, d.c.outbox_id, d.c.game_id, d.c.notifier, d.c.recipient, d.c.attempts,
+                      d.c.due_at, d.c.claimed_by, d.c.first_tried_at)
+            .where(d.c.notifier == sa.bindparam("notifier"), sa.text(_HEADS), d.c.due_at <= now,
+                   sa.or_(d.c.claimed_until.is_(None), d.c.claimed_until < now))
+            .order_by(d.c.due_at, d.c.id).limit(sa.bindparam("limit", type_=sa.Integer)))
+    if excluding:
+        stmt = stmt.where(d.c.id.not_in(sa.bindparam("exclude", expanding=True)))
+    return stmt.with_for_update(skip_locked=True) if lock else stmt
 
 
 def renew_deliveries(session: Session, token: str, until: datetime, ids: Collection[int] | None = None) -> set[int]:
@@ -760,14 +808,36 @@ def close_announcements(session: Session, outbox_ids: Collection[int] | None, no
     deliveries at once, the second sees the first's and closes it."""
     if outbox_ids is not None and not outbox_ids:
         return 0
+    connection = session.connection()
+    if outbox_ids is None:
+        return connection.execute(_close_announcements(False), {"now": now}).rowcount
+    ids = sorted(set(outbox_ids))
+    if connection.dialect.name != "sqlite":
+        connection.execute(_open_announcements_locked(), {"ids": ids})
+    return connection.execute(_close_announcements(True), {"ids": ids, "now": now}).rowcount
+
+
+def _open(chosen: bool) -> list:
+    o = table_of(OutboxRow)
+    return [o.c.delivered_at.is_(None), o.c.expanded_at.is_not(None)] + (
+        [o.c.id.in_(sa.bindparam("ids", expanding=True))] if chosen else [])
+
+
+@cache
+def _close_announcements(chosen: bool) -> sa.Update:
+    """:func:`close_announcements`' statement, for the announcements named (``ids``) or for all
+    (built once: only its parameters change)."""
     o, d = table_of(OutboxRow), table_of(DeliveryRow)
-    chosen = [o.c.delivered_at.is_(None), o.c.expanded_at.is_not(None)]
-    if outbox_ids is not None:
-        chosen.append(o.c.id.in_(sorted(set(outbox_ids))))
-        if session.get_bind().dialect.name != "sqlite":
-            session.connection().execute(sa.select(o.c.id).where(*chosen).order_by(o.c.id).with_for_update())
     pending = sa.exists().where(d.c.outbox_id == o.c.id, d.c.state == "pending")
-    return session.connection().execute(sa.update(o).where(*chosen, ~pending).values(delivered_at=now)).rowcount
+    return (sa.update(o).where(*_open(chosen), ~pending)
+            .values(delivered_at=sa.bindparam("now", type_=o.c.delivered_at.type)))
+
+
+@cache
+def _open_announcements_locked() -> sa.Select:
+    """The open announcements named (``ids``), locked in id order (PostgreSQL)."""
+    o = table_of(OutboxRow)
+    return sa.select(o.c.id).where(*_open(True)).order_by(o.c.id).with_for_update()
 
 
 def delivery_state(session: Session, key: str, notifier: str, recipient: str) -> str | None:

@@ -224,6 +224,27 @@ def test_make_bot_passes_client_options_through():
     asyncio.run(bot.close())
 
 
+async def test_the_bot_is_sent_no_message_of_a_server_s_channels_not_even_its_own_posts(world):
+    from tests.fakediscord import payloads
+
+    fake = world.fake
+    async with world.running() as bot:
+        assert not fake.session.intents & payloads.INTENT_GUILD_MESSAGES
+        seen: list[discord.Message] = []
+
+        async def heard(message: discord.Message) -> None:
+            seen.append(message)
+
+        bot.add_listener(heard, "on_message")
+        await world.start_game()
+        world.clock.advance(timedelta(hours=48))
+        world.service.fire_due()
+        await world.flush()
+        assert [m for m in fake.bot_messages(world.results) if m["embeds"]]  # the results posted
+        assert "✅ A Paris - Burgundy" in await world.dm("FRA", "A par - bur")  # DMs are read
+    assert seen and all(m.guild is None for m in seen)
+
+
 def test_the_bot_keeps_no_message_cache_unless_asked():
     bot = make_bot(None, settings=DiscordSettings(token=None))
     assert bot._connection.max_messages is None and bot._connection._messages is None
@@ -258,3 +279,30 @@ async def test_results_adjudicated_while_the_bot_was_away_are_posted_when_it_com
     assert {power: len(fake.bot_messages(user)) for power, user in world.players.items()} == dms
     embeds = [e for m in fake.bot_messages(world.results) if m["embeds"] for e in m["embeds"]]
     assert sum(1 for e in embeds if e["title"].startswith("tannenberg: Spring 1901")) == 1
+
+
+async def test_a_season_s_results_read_the_service_in_one_hand_off_per_post(world):
+    """Each results delivery (the channel's post, the archive thread's) reads the game, the season
+    and the game as it stands in one call to the service's worker threads, and posts as before."""
+    from bot.frontends.discord.notifier import ARCHIVE, CHANNEL
+
+    fake = world.fake
+    async with world.running():
+        await world.start_game()
+        calls: list[tuple[str, tuple]] = []
+        call = world.bot.call
+
+        async def counted(fn, /, *args, **kwargs):
+            calls.append((getattr(fn, "__name__", repr(fn)), args))
+            return await call(fn, *args, **kwargs)
+
+        world.bot.call = counted
+        world.clock.advance(timedelta(hours=48))
+        world.service.fire_due()
+        await world.flush()
+    results = [(name, args) for name, args in calls if args and getattr(args[0], "kind", None) == "results"]
+    assert sorted(args[1] for name, args in results if name == "_read" and args[1] is not None) == sorted([CHANNEL, ARCHIVE])
+    assert [name for name, _ in calls if name in ("season", "status")] == []
+    posted = [m for m in fake.bot_messages(world.results) if m["embeds"]]
+    assert [e["title"] for m in posted for e in m["embeds"]][:1] == ["tannenberg: Spring 1901 Movement (S1901M)"]
+    assert [a["filename"] for a in posted[0]["attachments"]] == ["tannenberg-S1901M.png"]

@@ -86,7 +86,10 @@ class JudgeBotMixin(_Bot):
     def __init__(self, service: GameService, *, settings: DiscordSettings | None = None,
                  dispatcher: OutboxDispatcher | None = None, extensions: tuple[str, ...] = EXTENSIONS,
                  **client_kwargs: Any) -> None:
-        intents = discord.Intents.default()  # guilds, guild and DM messages; no privileged intent
+        intents = discord.Intents.default()  # guilds and DMs; no privileged intent
+        # Nothing said in a server's channels is read (orders come by DM, commands as interactions):
+        # without this the gateway sends back every post of the judge's, its embeds with it.
+        intents.guild_messages = False
         # The judge reads no edited or deleted message, so it keeps none: discord.py's message
         # cache (the last 1,000 by default) would only hold every DM for the garbage collector to walk.
         client_kwargs.setdefault("max_messages", None)

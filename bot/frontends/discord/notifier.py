@@ -20,6 +20,7 @@ import asyncio
 import contextvars
 import io
 import logging
+from dataclasses import dataclass
 from datetime import timedelta
 from collections.abc import Sequence
 
@@ -69,6 +70,17 @@ class DeliveryDeferred(RuntimeError):
     """The announcement could not be posted now; the outbox will offer it again."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """What a delivery needs of the service, read in one call to its worker threads (each hand-off
+    to a thread and back costs the event loop more than the reads themselves): the game as it
+    stands (``None``: deleted, or no game; its entry says whether the next phase is still open),
+    and for results the season (``None``: rolled back since)."""
+
+    entry: GameEntry | None
+    season: Season | None = None
+
+
 class DiscordNotifier:
     name = "discord"
 
@@ -93,12 +105,19 @@ class DiscordNotifier:
         return (CHANNEL, ARCHIVE) if a.kind == "results" else (CHANNEL,)
 
     async def _entry(self, a: Announcement) -> GameEntry | None:
+        return (await self.bot.call(self._read, a, None)).entry
+
+    def _read(self, a: Announcement, recipient: str | None) -> _Read:
+        """What delivering ``a`` to ``recipient`` (``None``: only the game) reads (in a worker thread)."""
         if a.game_id is None:
-            return None
+            return _Read(None)
         try:
-            return await self.bot.call(self.service.entry, a.game_id)
+            entry = self.service.entry(a.game_id)
         except NotFoundError:
-            return None  # the game was deleted: nobody to tell
+            return _Read(None)  # the game was deleted: nobody to tell
+        if a.kind != "results" or recipient not in (CHANNEL, ARCHIVE):
+            return _Read(entry)
+        return _Read(entry, self.service.season(entry.id, a.data.get("version")))
 
     async def deliver(self, delivery: Delivery) -> Outcome:
         first = FIRST_ATTEMPT.set(delivery.attempt <= 1 and not delivery.in_doubt)
@@ -114,13 +133,14 @@ class DiscordNotifier:
             except TimeoutError:
                 return RetryLater("not connected to Discord", after=timedelta(seconds=self.ready_timeout))
         a, recipient = delivery.announcement, delivery.recipient
-        entry = await self._entry(a)
+        read = await self.bot.call(self._read, a, recipient)
+        entry = read.entry
         if a.game_id is not None and entry is None:
             return DELIVERED  # the game was deleted: nothing left to say
         try:
             if recipient in (CHANNEL, ARCHIVE):
                 assert entry is not None  # (a channel hears only a game's announcements)
-                await self._to_channel(a, entry, recipient)
+                await self._to_channel(a, read, recipient)
             elif (uid := user_id(recipient)) is None:
                 return Refused(f"{recipient!r} is not a Discord user")
             else:
@@ -152,11 +172,13 @@ class DiscordNotifier:
 
     # -- public: the game's channel and archive ------------------------------------------------
 
-    async def _to_channel(self, a: Announcement, entry: GameEntry, recipient: str) -> None:
+    async def _to_channel(self, a: Announcement, read: _Read, recipient: str) -> None:
+        entry = read.entry
+        assert entry is not None
         place = entry.extra["discord"]
         try:
             if a.kind == "results":
-                await self._post_results(a, entry, place, archive=recipient == ARCHIVE)
+                await self._post_results(a, read, place, archive=recipient == ARCHIVE)
             else:
                 channel = await self._channel(place.get("channel"), entry, a, "results channel", TEXT_NEEDS)
                 text = f"**{public_text(a.subject)}**\n{announcement_text(a.body, a.data)}"
@@ -167,8 +189,9 @@ class DiscordNotifier:
                                 ref=f"{a.key}:{recipient}:gm-notice")
             raise DeliveryDeferred(f"{a.key}: {exc}") from exc
 
-    async def _post_results(self, a: Announcement, entry: GameEntry, place: dict, *, archive: bool) -> None:
-        season = await self.bot.call(self.service.season, entry.id, a.data.get("version"))
+    async def _post_results(self, a: Announcement, read: _Read, place: dict, *, archive: bool) -> None:
+        entry, season = read.entry, read.season
+        assert entry is not None
         if season is None:
             return  # rolled back since
         if archive:
