@@ -111,6 +111,17 @@ class RawCapture(Capture):
 
 def test_the_seven_mails_of_a_season_differ_only_in_their_own_headers(sqlite_db, monkeypatch, open_rig):
     monkeypatch.setattr(passwords, "SCRYPT_N", 2**10)
+    from bot.frontends.mail.notifier import MailNotifier
+
+    written: list[str] = []  # the results' texts written, by address ("": what every address reads)
+    body = MailNotifier._body
+
+    def counted(self, a, address, concerned):
+        if a.kind == "results":
+            written.append(address)
+        return body(self, a, address, concerned)
+
+    monkeypatch.setattr(MailNotifier, "_body", counted)
     relay = RawCapture()
     with open_rig(sqlite_db, attach_maps=True, capture=relay) as rig:
         rig.register_game("outremer", PLAYERS)
@@ -132,6 +143,7 @@ def test_the_seven_mails_of_a_season_differ_only_in_their_own_headers(sqlite_db,
                                  if not field.lower().startswith((b"to:", b"message-id:")))
                         + raw.partition(b"\r\n\r\n")[2])
     assert len(without_own) == 1  # the same mail but for To and Message-ID
+    assert written == [""]  # its text written once for the seven, none of whom reads a part of its own
     assert len({message_from_bytes(raw)["Message-ID"] for raw in relay.raw.values()}) == 7
 
 

@@ -29,7 +29,7 @@ import hashlib
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from email.message import MIMEPart
 from typing import TYPE_CHECKING, TypeVar
 
@@ -72,6 +72,18 @@ class Concerned:
 
     owed: frozenset[str]
     refusing: frozenset[str]
+    common: str | None = None
+    """What every other address reads (``None``: each address is asked apart, as for a reminder,
+    which says what each power has still to decide)."""
+
+    def alike(self, address: str) -> bool:
+        """Does ``address`` read :attr:`common`, nothing of its own?"""
+        return self.common is not None and address not in self.owed and address not in self.refusing
+
+
+OWN_PARTS = ("reminder", "late", *PASSWORD_KINDS)
+"""Announcements in which any address may read a part of its own (what its powers have still to
+decide; how to sign on as the powers it plays)."""
 
 
 class MailNotifier:
@@ -121,7 +133,8 @@ class MailNotifier:
             picture = await self._picture(a)
         try:
             concerned = await self._once(self._concerned, a.key, lambda: asyncio.to_thread(self._concerning, a))
-            body, own = await asyncio.to_thread(self._body, a, address, concerned)
+            body, own = ((concerned.common, False) if concerned.alike(address) and concerned.common is not None
+                         else await asyncio.to_thread(self._body, a, address, concerned))
         except NotFoundError:
             return DELIVERED  # the game was deleted: nothing left to say
         message_id = self.message_id(a.key, address)
@@ -129,12 +142,16 @@ class MailNotifier:
         return await self.mailer.deliver(letter.to(address, message_id), address)
 
     def _concerning(self, a: Announcement) -> Concerned:
-        """Who among ``a``'s addresses has a part of its own in its mail, found once for them all."""
+        """Who among ``a``'s addresses has a part of its own in its mail, and what the others read,
+        found once for them all (a season's seven mails: one hand-off to a thread, not seven)."""
         if a.game_id is None:
             return Concerned(frozenset(), frozenset())
         with self.db.session() as session:
             refusing = database.refused_recipients(session, a.game_id, self.name) if a.audience != "direct" else set()
-        return Concerned(frozenset(self.accounts.owed(a)), frozenset(refusing))
+        concerned = Concerned(frozenset(self.accounts.owed(a)), frozenset(refusing))
+        if a.kind in OWN_PARTS:
+            return concerned
+        return replace(concerned, common=self._body(a, "", Concerned(frozenset(), frozenset()))[0])
 
     def _body(self, a: Announcement, address: str, concerned: Concerned) -> tuple[str, bool]:
         """What ``address`` reads: its own part (a password, how to sign on), the announcement, the
@@ -292,11 +309,15 @@ class MailNotifier:
                 else f"{board['name']}-{board['phase']}.png" if board
                 else f"{announcement.game}-{announcement.data.get('phase')}.png")  # the phase the picture shows
         try:
-            png = await asyncio.to_thread(self._draw, announcement)
-            return await asyncio.to_thread(picture_part, png, name) if png else None
+            return await asyncio.to_thread(self._attached, announcement, name)
         except Exception:
             log.exception("map picture not drawn; the mail goes without it", key=announcement.key)
             return None
+
+    def _attached(self, announcement: Announcement, name: str) -> MIMEPart | None:
+        """The picture drawn (or taken as stored) and made an attachment, in one worker thread."""
+        png = self._draw(announcement)
+        return picture_part(png, name) if png else None
 
     def _orders_picture(self, wanted: dict) -> bytes | None:
         """A power's standing orders drawn on the board, while the game is still in the phase the
