@@ -149,10 +149,14 @@ class Lobby:
     def entry(self, game: str | int) -> GameEntry:
         """The game as a directory lists it (cheap: its board is not read)."""
         with self.ctx.db.session() as session:
-            listing = database.game_listing(session, self.ctx.game_id(session, game))
-            if listing is None:
-                raise game_not_found(session, game)
-            return self._entry(listing, None)
+            return self._entry(self._listing(session, game), None)
+
+    def _listing(self, session, game: str | int) -> database.Listing:
+        """The game ``game`` names, as a listing has it (:func:`~bot.store.database.game_listing`)."""
+        listing = database.game_listing(session, self.ctx.game_id(session, game))
+        if listing is None:
+            raise game_not_found(session, game)
+        return listing
 
     def _entry(self, game: GameRow | database.Listing, power: str | None) -> GameEntry:
         """``game``: its row, or a listing (``database.games_of_players``) with the same names."""
@@ -184,12 +188,9 @@ class Lobby:
     def seats(self, game: str | int) -> Seats:
         """Who plays the game (cheap: its board and its orders are not read)."""
         with self.ctx.db.session() as session:
-            game_id = self.ctx.game_id(session, game)
-            listing = database.game_listing(session, game_id)
-            if listing is None:
-                raise game_not_found(session, game)
-            players = database.players_of(session, game_id)
-            return Seats(id=game_id, gm=listing.gm, players=tuple(
+            listing = self._listing(session, game)
+            players = database.players_of(session, listing.id)
+            return Seats(id=listing.id, gm=listing.gm, players=tuple(
                 Seat(p.player, None if p.power is None else Power(p.power), p.status) for p in players))
 
     def status(self, game: str | int) -> GameView:

@@ -409,17 +409,17 @@ class MailAccounts:
         holder = view.player_of(power) if power != GM else None
         return Identity(view.id, view.name, power, holder.player if holder else None, row.address)
 
-    def recipients(self, game_id: int, powers: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
-        """``(power, address)`` of every address that speaks for a power of the game (or of ``powers`` only)."""
-        view = self.service.seats(game_id)
+    def recipients(self, seats: Seats, powers: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
+        """``(power, address)`` of every address that speaks for a power of the game whose ``seats``
+        these are (or for one of ``powers`` only)."""
         with self.db.session() as session:
-            rows = mail_store.identities_of(session, game_id)
+            rows = mail_store.identities_of(session, seats.id)
         return [(r.power, r.address) for r in rows
-                if r.address and r.power != GM and (powers is None or r.power in powers) and _holds(r, view)]
+                if r.address and r.power != GM and (powers is None or r.power in powers) and _holds(r, seats)]
 
     def powers_of(self, game_id: int, address: str) -> list[str]:
         """The powers of the game ``address`` speaks for."""
-        return [power for power, a in self.recipients(game_id) if a == address]
+        return [power for power, a in self.recipients(self.service.seats(game_id)) if a == address]
 
     # -- inside --------------------------------------------------------------------------------
 

@@ -76,9 +76,9 @@ class Concerned:
     """What every other address reads (``None``: each address is asked apart, as for a reminder,
     which says what each power has still to decide)."""
 
-    def alike(self, address: str) -> bool:
-        """Does ``address`` read :attr:`common`, nothing of its own?"""
-        return self.common is not None and address not in self.owed and address not in self.refusing
+    def common_to(self, address: str) -> str | None:
+        """:attr:`common`, when ``address`` reads it, nothing of its own (``None``: it is asked apart)."""
+        return None if address in self.owed or address in self.refusing else self.common
 
 
 OWN_PARTS = ("reminder", "late", *PASSWORD_KINDS)
@@ -116,11 +116,12 @@ class MailNotifier:
 
     def _recipients(self, a: Announcement, game_id: int) -> list[str]:
         self.accounts.adopt(a)  # players named by an address get the power's mail from now on
-        gm = address_of(self.accounts.service.entry(game_id).gm)
+        seats = self.accounts.service.seats(game_id)
+        gm = address_of(seats.gm)
         if a.audience == "gm":
             return [gm] if gm else []
         powers = None if a.audience == "public" else tuple(a.powers)
-        out = sorted({address for _, address in self.accounts.recipients(game_id, powers)})
+        out = sorted({address for _, address in self.accounts.recipients(seats, powers)})
         if a.audience == "public" and gm and gm not in out:
             out.append(gm)
         return out
@@ -133,8 +134,9 @@ class MailNotifier:
             picture = await self._picture(a)
         try:
             concerned = await self._once(self._concerned, a.key, lambda: asyncio.to_thread(self._concerning, a))
-            body, own = ((concerned.common, False) if concerned.alike(address) and concerned.common is not None
-                         else await asyncio.to_thread(self._body, a, address, concerned))
+            common = concerned.common_to(address)
+            body, own = (common, False) if common is not None else await asyncio.to_thread(self._body, a, address,
+                                                                                             concerned)
         except NotFoundError:
             return DELIVERED  # the game was deleted: nothing left to say
         message_id = self.message_id(a.key, address)
