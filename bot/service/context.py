@@ -8,7 +8,9 @@ from collections.abc import Callable, Sequence
 
 from sqlmodel import Session
 
+from adjudicator.position import Position
 from adjudicator.turn import to_decide
+from adjudicator.variant import Variant
 from adjudicator.vocab import Phase, PhaseKind, Power
 
 from bot.codec.documents import position_from_dict
@@ -287,35 +289,39 @@ class Context:
             supersedes=SUPERSEDES.get(kind, ()))
         outbox.write(session, announcement, self.now())
 
-    def to_decide_lines(self, session: Session, game: GameRow, power: str) -> list[str]:
+    def to_decide_lines(self, session: Session, game: GameRow, power: str,
+                        board: tuple[Variant, Position] | None = None) -> list[str]:
         """What ``power`` has still to decide in the game's phase, its standing orders taken into
-        account, in words (:func:`bot.codec.spelled.duty`); none when nothing."""
+        account, in words (:func:`bot.codec.spelled.duty`); none when nothing. ``board``: the
+        game's variant and position as values, when the caller has them (else read from the game's)."""
         from adjudicator.turn import still_to_decide
         from bot.codec.spelled import duty as spelled_duty
         from bot.codec.values import order_from_json
 
-        variant, position = position_from_dict(game.position)
+        variant, position = board or position_from_dict(game.position)
         standing = [order_from_json(o.order) for o in database.orders_of(session, game.id, game.version, power)]
         left = still_to_decide(variant, position, Power(power), standing)
         return spelled_duty(left, variant) if left.must_decide else []
 
-    def announce_decisions(self, session: Session, game: GameRow, players) -> None:
+    def announce_decisions(self, session: Session, game: GameRow, players,
+                           board: tuple[Variant, Position] | None = None) -> None:
         """When a retreat or an adjustment phase begins (or a rollback brings one back): the player of
         each power that has something to decide in it is told what, and by when (kind
-        ``phase_opened``, to that player alone). Powers in civil disorder are not."""
+        ``phase_opened``, to that player alone). Powers in civil disorder are not. ``board``: the
+        game's variant and position as values, when the caller has them (else read from the game's)."""
         if game.status != GameStatus.ACTIVE or Phase.parse(started_phase(game)).kind is PhaseKind.MOVEMENT:
             return
         phase = started_phase(game)
         from adjudicator.variant import get_variant
 
-        variant, position = position_from_dict(game.position)
-        must = to_decide(variant, position)
+        board = board or position_from_dict(game.position)
+        must = to_decide(*board)
         tz = self.policy(game).timezone
         for p in players:
             power = p.power
             if power is None or power not in must or p.status in (*CIVIL_DISORDER_STATES, WAITING):
                 continue
-            lines = self.to_decide_lines(session, game, power)
+            lines = self.to_decide_lines(session, game, power, board)
             if not lines:
                 continue
             name = get_variant(game.variant).power_name(Power(power))

@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
+import sqlalchemy as sa
 import structlog
 
 from adjudicator.adjudicate import adjudicate
@@ -110,7 +111,7 @@ class Judge:
         _timings.start()
         drawn = self._draw_ahead(timer_id=timer_id, now=now)
         with self.ctx.db.session() as session:
-            timer = session.get(TimerRow, timer_id)
+            timer = database.timer(session, timer_id)
             if timer is None or timer.fired_at is not None:
                 return "spent"
             if timer.due_at > now:
@@ -151,7 +152,7 @@ class Judge:
         ready = {p.power for p in players if self.ctx.is_ready(game, p)}
         return sorted(p for p in to_decide(variant, position) if p in playing and p not in ready)
 
-    def _remind(self, session, timer: TimerRow) -> str:
+    def _remind(self, session, timer: sa.Row) -> str:
         game = database.lock_game(session, timer.game_id)
         if game is None:
             return "busy"
@@ -241,7 +242,7 @@ class Judge:
             return None
         with self.ctx.db.session() as session:
             if timer_id is not None:
-                timer = session.get(TimerRow, timer_id)
+                timer = database.timer(session, timer_id)
                 if timer is None or timer.fired_at is not None or timer.due_at > now or timer.kind == "reminder":
                     return None
                 game_id, version, trigger = timer.game_id, timer.version, timer.kind
@@ -290,10 +291,12 @@ class Judge:
         again = self._again(session, game)      # phases adjudicated before, and rolled back since
         runs = [self._archive(session, game, variant, position, orders, snapshot, nmr, now, trigger, ahead)]
         won = winners(variant, runs[-1].after)
-        while not won and not to_decide(variant, runs[-1].after) and not limits.calendar_ends(runs[-1].after.phase):
+        must_now = to_decide(variant, runs[-1].after)
+        while not won and not must_now and not limits.calendar_ends(runs[-1].after.phase):
             runs.append(self._archive(session, game, variant, runs[-1].after, [], self._snapshot(players), [], now,
                                       "nothing to decide"))
             won = winners(variant, runs[-1].after)
+            must_now = to_decide(variant, runs[-1].after)
         winner = won[0] if won else None
         outcome = {"winner": winner} if winner else None
         timers = [] if winner else self.ctx.arm(session, game, self.ctx.phase_deadline(game, now), now)
@@ -313,7 +316,6 @@ class Judge:
                                  "version": season.version, "at_once": i > 0, "again": rerun})
         key = f"{game.id}:{runs[0].version}"
         phase = str(runs[0].phase)
-        must_now = to_decide(variant, runs[-1].after)
         if disorder:  # the game master told once, however many fell at the same deadline
             fallen = [p.power for p in disorder]
             self.ctx.announce(session, game, "civil_disorder", "gm",
@@ -337,7 +339,7 @@ class Judge:
         if outcome:
             self.ctx.finish(session, game, outcome, now=now, key=f"{game.id}:{runs[-1].version}:ended")
         else:
-            self.ctx.announce_decisions(session, game, players)
+            self.ctx.announce_decisions(session, game, players, (variant, runs[-1].after))
         return timers
 
     @staticmethod

@@ -396,6 +396,19 @@ def add_timers(session: Session, timers: list[TimerRow]) -> None:
         timer.id = timer_id
 
 
+def timer(session: Session, timer_id: int) -> sa.Row | None:
+    """The timer numbered ``timer_id`` as a plain row (its columns as attributes, like a
+    ``TimerRow``'s; read on the path of every deadline: no ORM object), ``None`` if there is none."""
+    return session.connection().execute(_timer(), {"timer_id": timer_id}).first()
+
+
+@cache
+def _timer() -> sa.Select:
+    """:func:`timer`'s statement (built once: only its parameters change)."""
+    table = table_of(TimerRow)
+    return sa.select(table).where(table.c.id == sa.bindparam("timer_id"))
+
+
 def pending_timers(session: Session, *, due_before: datetime | None = None, limit: int | None = None) -> list[TimerRow]:
     stmt = select(TimerRow).where(col(TimerRow.fired_at).is_(None))
     if due_before is not None:
