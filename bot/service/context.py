@@ -3,6 +3,7 @@ request works on and their views, the games' timers and the outbox."""
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime
 from collections.abc import Callable, Sequence
 
@@ -46,6 +47,12 @@ SUPERSEDES: dict[str, tuple[str, ...]] = {
 not yet delivered: the outbox drops what is left of those when it is written
 (:attr:`bot.store.outbox.Announcement.supersedes`). Results, the start, new players, civil
 disorder and the game master's notices are never dropped: they stay true of their moment."""
+
+
+_POLICIES_KEPT = 256
+_policies: dict[int, tuple[dict, dict, DeadlinePolicy]] = {}
+"""The policies :meth:`Context.policy` parsed, by the identity of the document parsed: the document
+itself (kept, so that its identity is not another's), a copy of it as it was, and the policy."""
 
 
 def started_phase(game: GameRow) -> str:
@@ -214,7 +221,18 @@ class Context:
 
     @staticmethod
     def policy(game: GameRow) -> DeadlinePolicy:
-        return DeadlinePolicy.from_dict(game.policy)
+        """The game's deadline policy, parsed once for as long as the game's row holds the same
+        document, unchanged (a deadline run asks for it for its grace, its NMR limit, its next
+        deadline and reminders, and each announcement's time zone)."""
+        document = game.policy
+        parsed = _policies.get(id(document))
+        if parsed is not None and parsed[0] is document and parsed[1] == document:
+            return parsed[2]
+        policy = DeadlinePolicy.from_dict(document)
+        if len(_policies) >= _POLICIES_KEPT:
+            _policies.clear()
+        _policies[id(document)] = (document, copy.deepcopy(document), policy)
+        return policy
 
     def hidden(self, game: GameRow) -> bool:
         """Whether who plays which power in ``game`` is hidden from its players (an anonymous game
