@@ -16,10 +16,10 @@ from adjudicator.vocab import Phase, PhaseKind, Power
 
 from bot.codec.documents import position_from_dict
 from bot.store import database
-from bot.store.database import Database
+from bot.store.database import Database, Timer
 from bot.store import outbox
 from bot.store.outbox import Announcement
-from bot.store.rows import ActionRow, GameRow, GameStatus, PlayerRow, PlayerStatus, TimerRow, utcnow
+from bot.store.rows import ActionRow, GameRow, GameStatus, PlayerRow, PlayerStatus, utcnow
 from . import texts
 from .errors import NoSuchGameError, NotAllowedError, NotFoundError, NotPlayingError, ServiceError, WrongStateError
 from .identities import identity
@@ -85,7 +85,7 @@ class Context:
         self.node = node
         self.pictures = pictures
         """Whether a season's picture is drawn when it is adjudicated and stored with it."""
-        self.timer_listeners: list[Callable[[list[TimerRow]], None]] = []
+        self.timer_listeners: list[Callable[[list[Timer]], None]] = []
 
     def now(self) -> datetime:
         moment = self.clock()
@@ -276,22 +276,22 @@ class Context:
 
     # -- timers and announcements -----------------------------------------------------------
 
-    def arm(self, session: Session, game: GameRow, deadline: datetime | None, now: datetime) -> list[TimerRow]:
+    def arm(self, session: Session, game: GameRow, deadline: datetime | None, now: datetime) -> list[Timer]:
         """Replace the game's pending timers by a deadline at ``deadline`` and its reminders."""
         database.cancel_timers(session, game.id, now)
         game.deadline_at = deadline
         if deadline is None:
             return []
-        timers = [TimerRow(game_id=game.id, version=game.version, kind="deadline", due_at=deadline, payload={}),
+        timers = [Timer(game_id=game.id, version=game.version, kind="deadline", due_at=deadline),
                   *self.reminder_timers(game, deadline, now)]
         database.add_timers(session, timers)
         return timers
 
-    def reminder_timers(self, game: GameRow, deadline: datetime, now: datetime) -> list[TimerRow]:
+    def reminder_timers(self, game: GameRow, deadline: datetime, now: datetime) -> list[Timer]:
         """The reminders of a deadline set at ``now`` (:meth:`DeadlinePolicy.reminders_for` the time
         until it: in a phase shorter than a reminder, one halfway through it)."""
-        return [TimerRow(game_id=game.id, version=game.version, kind="reminder", due_at=deadline - before,
-                         payload={"before": before.total_seconds()})
+        return [Timer(game_id=game.id, version=game.version, kind="reminder", due_at=deadline - before,
+                      payload={"before": before.total_seconds()})
                 for before in self.policy(game).reminders_for(deadline - now)]
 
     def phase_deadline(self, game: GameRow, now: datetime) -> datetime:
@@ -362,7 +362,7 @@ class Context:
             return {}
         return {"deadline": game.deadline_at.isoformat(), "timezone": self.policy(game).timezone}
 
-    def notify(self, timers: list[TimerRow]) -> None:
+    def notify(self, timers: list[Timer]) -> None:
         """Tell the scheduler (if one listens) about timers just committed."""
         if timers:
             for listener in self.timer_listeners:

@@ -32,7 +32,8 @@ from bot.codec.season import GivenOrder, Season, season_columns
 from bot.codec.values import order_from_json
 from bot.store import database
 from bot.store.faults import crash_point
-from bot.store.rows import GameRow, GameStatus, PlayerStatus, TimerRow
+from bot.store.database import Timer
+from bot.store.rows import GameRow, GameStatus, PlayerStatus
 from . import texts
 from .context import CIVIL_DISORDER_STATES, Context, started_phase
 from adjudicator.variant import Variant
@@ -181,7 +182,7 @@ class Judge:
             outcome, timers = self._run(session, game_id, version, trigger, timer_id, now, drawn)
         return self._after(outcome, timers, game_id, version, trigger)
 
-    def _after(self, outcome: str, timers: list[TimerRow], game_id: int, version: int, trigger: str) -> str:
+    def _after(self, outcome: str, timers: list[Timer], game_id: int, version: int, trigger: str) -> str:
         """After the commit: arm the new timers, say what happened."""
         if outcome == "adjudicated":
             crash_point("after_adjudication")
@@ -192,7 +193,7 @@ class Judge:
         return outcome
 
     def _run(self, session, game_id: int, version: int, trigger: str, timer_id: int | None,
-             now, drawn: _Drawn | None = None) -> tuple[str, list[TimerRow]]:
+             now, drawn: _Drawn | None = None) -> tuple[str, list[Timer]]:
         game = database.lock_game(session, game_id)
         if game is None:
             return "busy", []
@@ -215,10 +216,10 @@ class Judge:
         crash_point("after_results")
         return "adjudicated", timers
 
-    def _grace(self, session, game: GameRow, now, grace, missing, playing) -> list[TimerRow]:
+    def _grace(self, session, game: GameRow, now, grace, missing, playing) -> list[Timer]:
         database.cancel_timers(session, game.id, now)
         game.deadline_at = (game.deadline_at or now) + grace
-        timer = TimerRow(game_id=game.id, version=game.version, kind="grace", due_at=game.deadline_at, payload={})
+        timer = Timer(game_id=game.id, version=game.version, kind="grace", due_at=game.deadline_at)
         database.add_timers(session, [timer])
         session.add(game)
         self.ctx.announce(session, game, "late", "players", f"{game.name}: orders late for {game.phase}",
@@ -278,7 +279,7 @@ class Judge:
             return None
 
     def _adjudicate_locked(self, session, game: GameRow, now, trigger: str,
-                           drawn: _Drawn | None = None) -> list[TimerRow]:
+                           drawn: _Drawn | None = None) -> list[Timer]:
         """Adjudicate the game's phase, then at once every following phase in which no power has
         anything to decide; arm the deadline of the phase that waits for orders, announce each."""
         orders = database.standing_order_rows(session, [(game.id, game.version)])

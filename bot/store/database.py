@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from datetime import datetime
 from pathlib import Path
@@ -382,18 +382,36 @@ def add_season(session: Session, game_id: int, columns: dict[str, Any]) -> None:
     session.connection().execute(sa.insert(table_of(SeasonRow)), {"game_id": game_id, **columns})
 
 
-def add_timers(session: Session, timers: list[TimerRow]) -> None:
-    """Insert these timers in one statement, each given its id (they stay out of the session: a
-    timer is written once, then only claimed or cancelled, by :func:`claim_timer` and
-    :func:`cancel_timers`)."""
+@dataclass(slots=True)
+class Timer:
+    """A timer to write (:func:`add_timers`): a deadline, the end of a grace period or a reminder of
+    the game's ``version``, due at ``due_at``; given its ``id`` when written. Values, not an ORM
+    object: a timer is written once, then only claimed or cancelled, by :func:`claim_timer` and
+    :func:`cancel_timers`."""
+
+    game_id: int
+    version: int
+    kind: str
+    due_at: datetime
+    payload: dict[str, Any] = field(default_factory=dict)
+    id: int | None = None
+
+
+def add_timers(session: Session, timers: list[Timer]) -> None:
+    """Insert these timers in one statement, each given its id."""
     if not timers:
         return
-    table = table_of(TimerRow)
     rows = [{"game_id": t.game_id, "version": t.version, "kind": t.kind, "due_at": t.due_at, "payload": t.payload,
-             "fired_at": t.fired_at} for t in timers]
-    stmt = sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
-    for timer, timer_id in zip(timers, session.connection().execute(stmt, rows).scalars(), strict=True):
+             "fired_at": None} for t in timers]
+    for timer, timer_id in zip(timers, session.connection().execute(_new_timers(), rows).scalars(), strict=True):
         timer.id = timer_id
+
+
+@cache
+def _new_timers() -> sa.Insert:
+    """:func:`add_timers`' statement (built once: only its parameters change)."""
+    table = table_of(TimerRow)
+    return sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
 
 
 def timer(session: Session, timer_id: int) -> sa.Row | None:
@@ -464,17 +482,20 @@ _HEADS = "delivery.state = 'pending' AND delivery.queue_head"
 _UNEXPANDED = "outbox.expanded_at IS NULL"
 
 
-def add_announcement(session: Session, row: OutboxRow) -> bool:
-    """Write an announcement unless one with its key is there already (one statement: ``INSERT …
-    ON CONFLICT DO NOTHING``); whether it was written. ``row`` is given its id."""
-    table = table_of(OutboxRow)
+def add_announcement(session: Session, row: OutboxRow | dict[str, Any]) -> int | None:
+    """Write an announcement (``row``: its row, or its row's columns but the id as values, made
+    with no ORM object: :func:`bot.store.outbox.outbox_values`) unless one with its key is there
+    already (one statement: ``INSERT … ON CONFLICT DO NOTHING``); its id (a row is given it too),
+    ``None`` when it was not written."""
+    if isinstance(row, dict):
+        values = row
+    else:
+        values = {c.name: getattr(row, c.name) for c in table_of(OutboxRow).columns if c.name != "id"}
     connection = session.connection()
-    values = {c.name: getattr(row, c.name) for c in table.columns if c.name != "id"}
     written = connection.execute(_new_announcement(connection.dialect.name == "sqlite"), values).scalar()
-    if written is None:
-        return False
-    row.id = written
-    return True
+    if written is not None and not isinstance(row, dict):
+        row.id = written
+    return written
 
 
 @cache
