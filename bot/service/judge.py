@@ -86,9 +86,10 @@ def _seed(position: Position, game_seed: int) -> int:
     return seed if seed is not None else game_seed
 
 
-def _standing(orders) -> list:
-    """What of the standing orders the adjudication reads, to compare."""
-    return [(o.power, o.seq, o.text, o.order) for o in orders]
+def _standing(orders) -> list[tuple]:
+    """The standing orders' rows as they were read, to compare (each whole: the adjudication reads
+    a part of each)."""
+    return [tuple(o) for o in orders]
 
 
 class Judge:

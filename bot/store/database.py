@@ -379,7 +379,13 @@ def actions_in_games(session: Session, actions: Collection[str], statuses: Colle
 
 def add_season(session: Session, game_id: int, columns: dict[str, Any]) -> None:
     """Insert a season's row (``columns``: :func:`bot.codec.season.season_columns`), in one statement."""
-    session.connection().execute(sa.insert(table_of(SeasonRow)), {"game_id": game_id, **columns})
+    session.connection().execute(_new_season(), {"game_id": game_id, **columns})
+
+
+@cache
+def _new_season() -> sa.Insert:
+    """:func:`add_season`'s statement (built once: only its parameters change)."""
+    return sa.insert(table_of(SeasonRow))
 
 
 @dataclass(slots=True)
