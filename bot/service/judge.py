@@ -100,7 +100,7 @@ class Judge:
 
     def fire_due(self, *, limit: int | None = None) -> int:
         """Fire every pending timer that is due (the scheduler's sweep; tests call it after moving the clock)."""
-        with self.ctx.db.session() as session:
+        with self.ctx.db.session(read_only=True) as session:
             due = [(t.id, t.kind) for t in database.pending_timers(session, due_before=self.ctx.now(), limit=limit)]
         # reminders first, so that a reminder due with its deadline still goes out before the results
         for timer_id, _ in sorted(due, key=lambda t: t[1] != "reminder"):
@@ -234,15 +234,15 @@ class Judge:
                     trigger: str = "deadline") -> _Drawn | None:
         """The picture of the season a run is about to adjudicate, drawn before the game is locked,
         on SQLite: there the lock holds back every other writer (the outbox recording its
-        deliveries among them) and the picture is most of a run. Read in a short transaction of its
-        own; the run uses it, and the adjudication it was drawn from, when the game and its orders
+        deliveries among them) and the picture is most of a run. Read in a short read-only transaction
+        of its own (which holds no writer back); the run uses it, and the adjudication it was drawn from, when the game and its orders
         are still what they were (:meth:`_Drawn.fits`), and adjudicates and draws again otherwise. ``None`` when there is nothing to draw (no
         pictures, a reminder, a grace period about to begin, a game moved on) and on PostgreSQL,
         whose lock holds back only that game's row, and where every server sharing the database
         would draw the picture of every game whose deadline passes."""
         if not self.ctx.pictures or not self.ctx.db.is_sqlite:
             return None
-        with self.ctx.db.session() as session:
+        with self.ctx.db.session(read_only=True) as session:
             if timer_id is not None:
                 timer = database.timer(session, timer_id)
                 if timer is None or timer.fired_at is not None or timer.due_at > now or timer.kind == "reminder":

@@ -45,8 +45,24 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     dbapi_connection.isolation_level = None
 
 
-def _sqlite_begin_immediate(conn) -> None:
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
+_READ_ONLY = "crusader_read_only"
+"""The execution option of :meth:`Database.session`'s read-only sessions (SQLite)."""
+
+
+def _sqlite_begin(conn) -> None:
+    """Begin a transaction on SQLite: ``BEGIN IMMEDIATE``, taking the write lock at once, so that
+    writers are serialised from their start and none fails upgrading a read to a write (a
+    deferred transaction that reads, then writes after another writer committed, gets
+    ``SQLITE_BUSY`` at once, whatever the busy timeout). A read-only session's is a plain
+    (deferred) ``BEGIN``: it never holds the write lock, and in WAL mode neither waits for a
+    writer nor holds one back; it runs with ``PRAGMA query_only`` on, so that a write there
+    fails at once instead of upgrading the transaction (the pragma is the connection's, set when
+    a session of the other kind last used it)."""
+    read_only = bool(conn.get_execution_options().get(_READ_ONLY))
+    if conn.info.get(_READ_ONLY, False) != read_only:
+        conn.exec_driver_sql(f"PRAGMA query_only={'ON' if read_only else 'OFF'}")
+        conn.info[_READ_ONLY] = read_only
+    conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
 class Database:
@@ -62,7 +78,10 @@ class Database:
         self.engine: Engine = sa.create_engine(url, **kwargs)
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
-            event.listen(self.engine, "begin", _sqlite_begin_immediate)
+            event.listen(self.engine, "begin", _sqlite_begin)
+        self._reader: Engine = self.engine.execution_options(
+            **({_READ_ONLY: True} if self.is_sqlite else {"postgresql_readonly": True}))
+        """The engine of read-only sessions: the same connections, another way of beginning."""
         faults.watch_writes(self.engine)
 
     @property
@@ -81,9 +100,14 @@ class Database:
         upgrade(self.engine)
 
     @contextmanager
-    def session(self) -> Iterator[Session]:
-        """A unit of work: committed when the block ends normally, rolled back otherwise."""
-        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+    def session(self, *, read_only: bool = False) -> Iterator[Session]:
+        """A unit of work: committed when the block ends normally, rolled back otherwise.
+
+        ``read_only``: a session that only reads, in a read-only transaction (PostgreSQL ``READ
+        ONLY``; SQLite a deferred ``BEGIN`` under ``PRAGMA query_only``): on SQLite it does not
+        take the write lock that every other session takes first (:func:`_sqlite_begin`). A
+        write in it fails, a change to a row read in it included (when it is flushed)."""
+        with Session(self._reader if read_only else self.engine, expire_on_commit=False) as session, session.begin():
             yield session
         faults.after_commit()
 
