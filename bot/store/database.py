@@ -56,11 +56,11 @@ def _sqlite_begin(conn) -> None:
     ``SQLITE_BUSY`` at once, whatever the busy timeout). A read-only session's is a plain
     (deferred) ``BEGIN``: it never holds the write lock, and in WAL mode neither waits for a
     writer nor holds one back; it runs with ``PRAGMA query_only`` on, so that a write there
-    fails at once instead of upgrading the transaction (the pragma is the connection's, set when
-    a session of the other kind last used it)."""
+    fails at once instead of upgrading the transaction (the pragma is the connection's, switched
+    when a session of the other kind used it last, straight through the driver)."""
     read_only = bool(conn.get_execution_options().get(_READ_ONLY))
     if conn.info.get(_READ_ONLY, False) != read_only:
-        conn.exec_driver_sql(f"PRAGMA query_only={'ON' if read_only else 'OFF'}")
+        conn.connection.dbapi_connection.execute(f"PRAGMA query_only={'ON' if read_only else 'OFF'}")
         conn.info[_READ_ONLY] = read_only
     conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
