@@ -231,7 +231,8 @@ class Context:
         policy = DeadlinePolicy.from_dict(document)
         if len(_policies) >= _POLICIES_KEPT:
             _policies.clear()
-        _policies[id(document)] = (document, copy.deepcopy(document), policy)
+        _policies[id(document)] = (document, {key: copy.deepcopy(value) if isinstance(value, (dict, list)) else value
+                                              for key, value in document.items()}, policy)
         return policy
 
     def hidden(self, game: GameRow) -> bool:

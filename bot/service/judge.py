@@ -361,14 +361,16 @@ class Judge:
         for p in players:
             if p.power is None or p.power not in need or p.status in CIVIL_DISORDER_STATES:
                 continue
-            if p.power in have:
-                p.nmr_count = 0
-            else:
+            if p.power not in have:
                 nmr.append(Power(p.power))
                 p.nmr_count += 1
                 if limit and p.nmr_count >= limit:
                     p.status = PlayerStatus.CIVIL_DISORDER
                     disorder.append(p)
+            elif p.nmr_count:
+                p.nmr_count = 0
+            else:
+                continue    # (a row left as it is is not written)
             session.add(p)
         return sorted(nmr), disorder
 
