@@ -343,7 +343,8 @@ class _Generator(BytesGenerator):
         # text the package itself encodes, a picture's base64, has only "\n": replaced ten times
         # faster than by the expression)
         if lines:
-            self.write(lines.replace("\n", self._NL) if "\r" not in lines else _LINE_END.sub(self._NL, lines))
+            end: str = self._NL  # type: ignore[attr-defined]  # (the generator's line end, set as it flattens)
+            self.write(lines.replace("\n", end) if "\r" not in lines else _LINE_END.sub(end, lines))
 
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
