@@ -115,6 +115,12 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def system_seconds(pid: int) -> float:
+    """The part of :func:`cpu_seconds` spent in the kernel (writes, reads, syncs), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[12]) / os.sysconf("SC_CLK_TCK")
+
+
 def _serve_calls(conn, loop: asyncio.AbstractEventLoop, handlers: dict, done: asyncio.Event) -> None:
     """In a thread of the helper process: each call from the pipe runs on the helper's loop."""
     while True:
@@ -606,6 +612,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
         start = at.timestamp()
         wait_for(lambda: time.time() >= start, lead + 5, "the deadline", every=0.05)
         cpu0 = {s.node: s.cpu_seconds() for s in running}
+        system0 = {s.node: system_seconds(s.process.pid) for s in running}
         helpers_cpu0 = {"discord": fake.cpu_seconds(), "relay": relay.cpu_seconds()}
         mails_wanted = games * len(orders)
 
@@ -625,6 +632,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
         wait_for(lambda: outbox_left(url) == 0, timeout, "the whole outbox delivered", every=1.0)
         result["outbox_delivered_s"] = round(time.time() - start, 1)  # to the second: polled
         result["cpu_s"] = {s.node: round(s.cpu_seconds() - cpu0[s.node], 1) for s in running}
+        result["system_cpu_s"] = {s.node: round(system_seconds(s.process.pid) - system0[s.node], 1) for s in running}
         result["cpu_to_results_s"] = {k: round(v, 1) for k, v in cpu_results.items()}
         result["helpers_cpu_s"] = {"discord": round(fake.cpu_seconds() - helpers_cpu0["discord"], 1),
                                    "relay": round(relay.cpu_seconds() - helpers_cpu0["relay"], 1)}
@@ -720,7 +728,8 @@ def report(r: dict[str, Any]) -> str:
             f"  engine ({e['phase_runs']} runs {e['by_server']}): a run {e['run_ms']['mean']} ms mean "
             f"({e['run_ms']['p50']} p50; CPU {e['cpu_ms']['mean']} ms): adjudication {e['adjudicate_ms']['mean']} ms, "
             f"picture {e['picture_ms']['mean']} ms, storage {e['storage_ms']['mean']} ms")
-    lines.append(f"  servers' CPU: {r['cpu_s']} s in all ({r['cpu_to_results_s']} s until the last result); "
+    lines.append(f"  servers' CPU: {r['cpu_s']} s in all ({r['cpu_to_results_s']} s until the last result; "
+                 f"in the kernel {r.get('system_cpu_s')} s); "
                  f"memory {r['memory_kib']} KiB; the test Discord's and the relay's CPU {r['helpers_cpu_s']} s")
     if "memory_per_game_kib" in r:
         lines.append(f"  memory: {r['baseline_rss_kib']} KiB with no game, {r['rss_ready_kib']} KiB with "
