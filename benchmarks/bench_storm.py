@@ -554,12 +554,12 @@ def outbox_left(url: str) -> int:
 
 def storm(url: str, games: int, servers_count: int, site: bool, lead: float, baseline: bool, tmp: Path,
           timeout: float, profile: Path | None = None, tree: Path = ROOT, restart: bool = False,
-          start_only: bool = False) -> dict[str, Any]:
+          start_only: bool = False, spread: float = 0.0) -> dict[str, Any]:
     logs = tmp / "logs"
     logs.mkdir()
     result: dict[str, Any] = {"games": games, "servers": servers_count,
                               "database": "sqlite" if url.startswith("sqlite") else "postgresql", "site": site,
-                              "load_at_start": os.getloadavg()}
+                              "load_at_start": os.getloadavg(), "spread_s": spread}
     fake = Remote(fake_discord_main)
     relay = Remote(relay_main)
     running: list[Server] = []
@@ -606,6 +606,13 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
             session.exec(sa.update(GameRow).where(GameRow.status == "active").values(deadline_at=at))
             session.exec(sa.update(TimerRow).where(TimerRow.kind == "deadline", TimerRow.fired_at.is_(None))
                          .values(due_at=at))
+            if spread:  # one game's deadline after another, evenly over ``spread`` seconds: each closes alone
+                ids = sorted(session.exec(sa.select(GameRow.id).where(GameRow.status == "active")).scalars())
+                for n, game_id in enumerate(ids):
+                    when = at + timedelta(seconds=spread * n / len(ids))
+                    session.exec(sa.update(GameRow).where(GameRow.id == game_id).values(deadline_at=when))
+                    session.exec(sa.update(TimerRow).where(TimerRow.game_id == game_id, TimerRow.kind == "deadline",
+                                                           TimerRow.fired_at.is_(None)).values(due_at=when))
         db.dispose()
         result["rss_ready_kib"] = {s.node: s.memory_kib()["VmRSS"] for s in running}
         profilers += [sampler(s, profile) for s in running] if profile else []
@@ -620,7 +627,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
             p, m = fake.call("progress"), relay.call("progress")
             return (p, m) if p["results"] >= games and m["mails"] >= mails_wanted else None
 
-        p, m = wait_for(results_done, timeout, "every result posted and mailed", every=0.5)
+        p, m = wait_for(results_done, timeout + spread, "every result posted and mailed", every=0.5)
         done = time.time()
         cpu_results = {s.node: s.cpu_seconds() - cpu0[s.node] for s in running}
         result["results_posted_s"] = round(p["last_results"] - start, 2)
@@ -708,6 +715,7 @@ def report(r: dict[str, Any]) -> str:
     lines = [
         f"{r['games']} games, {r['servers']} server(s) on {r['database']}, servers ready in {r['servers_ready_s']} s"
         + (f" (started again in {r['servers_restarted_s']} s)" if "servers_restarted_s" in r else "") + f", site {'on' if r['site'] else 'off'}; "
+        + (f"the deadlines spread over {r['spread_s']} s; " if r.get("spread_s") else "") +
         f"load {r['load_at_start'][0]:.1f} at the start, {r['load_at_end'][0]:.1f} at the end",
         f"  posted and mailed: {r['posted_and_mailed_s']} s (results posted {r['results_posted_s']} s, mailed "
         f"{r['mailed_s']} s); archive threads {r['archive_posted_s']} s; whole outbox {r['outbox_delivered_s']} s; "
@@ -752,6 +760,9 @@ def main(argv=None) -> int:
     parser.add_argument("--lead", type=float, default=60.0,
                         help="seconds from the servers being ready to the deadline (more than their sweep's 30 s)")
     parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument("--spread", type=float, default=0.0,
+                        help="the deadlines one after another, evenly over this many seconds, not all at once: "
+                             "each phase closing on a quiet core, its CPU measured alone")
     parser.add_argument("--no-memory-baseline", dest="baseline", action="store_false")
     parser.add_argument("--json", type=Path, help="also write the result as JSON here")
     parser.add_argument("--keep", type=Path, help="keep the servers' logs in this directory")
@@ -774,10 +785,11 @@ def main(argv=None) -> int:
             if args.database:
                 with scratch_database(args.database) as url:
                     result = storm(url, args.games, servers, args.site, args.lead, args.baseline, tmp, args.timeout,
-                                   args.profile, args.tree, args.restart, args.start_only)
+                                   args.profile, args.tree, args.restart, args.start_only, args.spread)
             else:
                 result = storm(f"sqlite:///{tmp / 'storm.db'}", args.games, servers, args.site, args.lead,
-                               args.baseline, tmp, args.timeout, args.profile, args.tree, args.restart, args.start_only)
+                               args.baseline, tmp, args.timeout, args.profile, args.tree, args.restart, args.start_only,
+                               args.spread)
         finally:
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)
