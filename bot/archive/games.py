@@ -27,7 +27,7 @@ from adjudicator.vocab import Phase
 
 from bot.codec.documents import read_orders
 from bot.codec.jsontext import json_text
-from bot.service.report import phase_report, report_text
+from bot.service.report import report_of, report_text
 from bot.codec.season import (Season, season_columns, season_document, season_from_document, season_from_row,
                               with_phrases)
 from bot.store import database
@@ -65,8 +65,7 @@ def _at(text: str) -> datetime:
 
 def season_report(game: str, season: Season) -> str:
     """One season as the e-mail judges print it: orders with results, then the board after."""
-    report = phase_report(season.adjudication, season.variant, season.position, nmr=season.nmr,
-                          title=f"Game '{game}', {season.phase.long_name} ({season.phase}): results")
+    report = report_of(season, title=f"Game '{game}', {season.phase.long_name} ({season.phase}): results")
     out = [report_text(report).rstrip("\n")]
     after = season.after
     units: dict[str, list[str]] = {}
