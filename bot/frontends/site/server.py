@@ -10,16 +10,23 @@ that changed while the server was away (none, when it was stopped and started ag
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 import structlog
 from aiohttp import web
 
-from bot.archive.games import game_archive, sweep_temporary
+from bot.archive.games import GameArchive, published_lines, sweep_temporary
+from bot.codec.season import Season
 from bot.store import database
 from bot.store.database import Database
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
-from .writer import SiteWriter, archive_state, site_state
+from bot.store.rows import GameRow
+from .writer import SiteWriter, site_state
+
+if TYPE_CHECKING:
+    from bot.service import GameService
 
 log = structlog.get_logger("crusader.site")
 
@@ -36,8 +43,9 @@ class SiteNotifier:
 
     name = "site"
 
-    def __init__(self, db: Database, writer: SiteWriter, *, index_every: float = INDEX_EVERY) -> None:
-        self.db = db
+    def __init__(self, service: GameService, writer: SiteWriter, *, index_every: float = INDEX_EVERY) -> None:
+        self.service = service
+        self.db: Database = service.db
         self.writer = writer
         self.index_every = index_every
         self._lock = asyncio.Lock()
@@ -89,20 +97,41 @@ class SiteNotifier:
     def update(self, game_id: int, *, index: bool = True, state: tuple[str, str] | None = None) -> bool:
         """Bring a game's pages up to date; whether any was written. ``state``: the game's name and
         :func:`~.writer.site_state`, when read already (at start-up, for every game at once: the
-        pages of a game that is current are not read); without it the game is read whole, as an
-        announcement of its results asks, and written unless its pages show that already."""
+        pages of a game that is current are not read); without it the game's site columns are read,
+        as an announcement of its results asks, and its pages written unless they show that
+        already. Only the seasons whose pages are due are read and decoded (through the service's
+        read, which the other front ends' reads of the same season share); the game's page shows
+        the others from its summary."""
         if state is not None and self.writer.is_current(*state):
             return False  # its pages show what it is now: nothing to write
         try:
-            archive = game_archive(self.db, game_id, record=False)  # the seasons: what the pages show
-        except ValueError:
-            if index:
-                self.writer.write_index()
-            return True  # deleted since
-        if state is None and self.writer.is_current(archive.game["name"], archive_state(archive)):
+            return self._update(game_id, index=index, current=state is not None)
+        except _RolledBack:
+            return self._update(game_id, index=index, current=state is not None)  # read again, as it is now
+
+    def _update(self, game_id: int, *, index: bool, current: bool) -> bool:
+        with self.db.session() as session:
+            games, players, versions = database.site_columns(session, game_id)
+            if not games:
+                if index:
+                    self.writer.write_index()
+                return True  # deleted since
+            game = games[0]
+            row = session.get(GameRow, game_id) if game["status"] == "ended" else None
+            press = published_lines(session, row) if row is not None else ()
+        seats, stored = tuple(players.get(game_id, ())), versions.get(game_id, [])
+        if not current and self.writer.is_current(game["name"], site_state(game, seats, stored)):
             return False  # (an announcement delivered again)
-        self.writer.write_game(archive, index=index)
+        archive = GameArchive(game=game, players=seats, seasons=(), orders=(), submissions=(), press=press)
+        self.writer.write_game(archive, index=index, versions=stored, read=lambda due: self._seasons(game_id, due))
         return True
+
+    def _seasons(self, game_id: int, versions: Sequence[int]) -> list[Season]:
+        """The seasons of a game stored at ``versions`` (:class:`_RolledBack` if one is no longer)."""
+        seasons = [self.service.season(game_id, v) for v in versions]
+        if any(s is None for s in seasons):
+            raise _RolledBack(game_id)
+        return [s for s in seasons if s is not None]
 
     async def catch_up(self) -> int:
         """:meth:`update_all` one game at a time, each in turn with the deliveries (a server starts
@@ -134,6 +163,10 @@ class SiteNotifier:
             self.writer.write_index()
         log.info("archive pages brought up to date", games=len(states), written=written)
         return len(states)
+
+
+class _RolledBack(Exception):
+    """A season whose page was due was rolled back before it was read."""
 
 
 def game_states(db: Database, game_id: int | None = None) -> dict[int, tuple[str, str]]:
@@ -188,10 +221,10 @@ class ArchiveSite:
 
     name = "archive site"
 
-    def __init__(self, db: Database, root: Path, host: str, port: int) -> None:
+    def __init__(self, service: GameService, root: Path, host: str, port: int) -> None:
         self.root = Path(root)
         self.host, self.port = host, port
-        self.notifier = SiteNotifier(db, SiteWriter(self.root))
+        self.notifier = SiteNotifier(service, SiteWriter(self.root))
         self._runner: web.AppRunner | None = None
         self._catch_up: asyncio.Task | None = None
 
