@@ -9,12 +9,14 @@ Layout under the site's root::
     <game>/<phase>-after.png   the board it left
     <game>/board.png           the board as it stands now
     <game>/press.html          the press between its players, when the game published it at its end
-    <game>/game.json           the game's line in the site index
+    <game>/game.json           the game's line in the site index, and a line per season
 
 Every file is written atomically (a temporary file renamed over the old one), so a reader never
 sees half a page. A season page is written once, when its season is archived (again only if it
-is rolled back and adjudicated anew). A game's page and its board are written when what they
-show changes: the game's summary keeps the digest of what its pages were written from
+is rolled back and adjudicated anew, or relinked when the seasons around it change). The game's
+page is made from the line its summary keeps of each season (:func:`~.model.season_line`), so that
+bringing it up to date reads and decodes only the seasons whose own pages are due. A game's page
+and its board are written when what they show changes: the game's summary keeps the digest of what its pages were written from
 (:func:`site_state`: the game's status, phase, outcome and board, its players and the versions of
 its seasons, and the site's own templates and code), so that a game whose digest is unchanged is
 not written again, at start-up or when its announcement is delivered twice. The board of a game
