@@ -396,7 +396,8 @@ class SiteWriter:
                "outcome": outcome_text(record.outcome), "start": start, "lines": lines,
                "format": site_format(), "state": state, "board": board_key,
                "board_size": list(board_size) if board_size else None}
-        write_file(folder / SUMMARY, json.dumps(out, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+        # (compact: written by the C encoder, which an indent turns off)
+        write_file(folder / SUMMARY, json.dumps(out, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n")
         return record
 
     def _board_key(self, record: GameRecord) -> str | None:
