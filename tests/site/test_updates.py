@@ -35,19 +35,35 @@ def _versions(db) -> list[int]:
 
 
 class Reads:
-    """The seasons the notifier reads and decodes, by version."""
+    """What the notifier reads: seasons through the service's shared read and in rows of its own
+    (by version), and the seasons it decodes for their pages."""
 
     def __init__(self, service, monkeypatch) -> None:
-        self.versions: list[int] = []
+        self.shared: list[int] = []
+        self.rows: list[int] = []
         self.decoded: list[int] = []
-        real_season, real_record = service.season, site_writer.season_record
-        monkeypatch.setattr(service, "season", lambda game, version: (self.versions.append(version),
-                                                                       real_season(game, version))[1])
-        monkeypatch.setattr(site_writer, "season_record", lambda season: (self.decoded.append(season.version),
-                                                                          real_record(season))[1])
+        real_season, real_rows, real_record = service.season, database.seasons_of, site_writer.season_record
+
+        def season(game, version):
+            self.shared.append(version)
+            return real_season(game, version)
+
+        def seasons_of(*args, **kwargs):
+            rows = real_rows(*args, **kwargs)
+            self.rows += [row.version for row in rows]
+            return rows
+
+        def season_record(season):
+            self.decoded.append(season.version)
+            return real_record(season)
+
+        monkeypatch.setattr(service, "season", season)
+        monkeypatch.setattr(database, "seasons_of", seasons_of)
+        monkeypatch.setattr(site_writer, "season_record", season_record)
 
     def clear(self) -> None:
-        self.versions.clear()
+        self.shared.clear()
+        self.rows.clear()
         self.decoded.clear()
 
 
@@ -72,8 +88,8 @@ class Game:
     def adjudicate(self) -> None:
         assert self.service.force_adjudicate(self.acre.name, "gm") == "adjudicated"
 
-    def update(self) -> bool:
-        return self.notifier.update(self.id)
+    def update(self, announced: int | None = None) -> bool:
+        return self.notifier.update(self.id, announced=announced)
 
     def fresh(self) -> dict[str, bytes]:
         """The game's site as ``crusader archive build`` writes it afresh."""
@@ -103,7 +119,23 @@ def test_an_update_reads_the_new_season_and_the_one_it_follows_whatever_the_leng
     assert new
     assert game.update()
     # the new seasons, and the last one before them, whose page now links to the first of them
-    assert game.reads.versions == game.reads.decoded == [before[-1], *new]
+    assert game.reads.rows == game.reads.decoded == [before[-1], *new]
+    assert _files(game.root) == game.fresh()
+
+
+def test_the_announced_season_is_read_through_the_service_s_shared_read(game):
+    """The season whose results are announced, which the other front ends read too, is read
+    through the service (decoded once between them); the one before it, which only the site
+    reads again, in a query of its own, and kept out of the service's shared read."""
+    game.play(4)
+    game.update()
+    before = _versions(game.db)
+    game.adjudicate()
+    [*_, announced] = _versions(game.db)
+    game.reads.clear()
+    game.update(announced)
+    assert game.reads.shared == [announced]
+    assert game.reads.rows == [v for v in game.reads.decoded if v != announced] and before[-1] in game.reads.rows
     assert _files(game.root) == game.fresh()
 
 
@@ -139,7 +171,7 @@ def test_a_rolled_back_season_loses_its_line_and_its_files_and_the_season_before
         assert not list(folder.glob(f"{line['slug']}*")), f"{line['slug']}'s files are left"
         assert f'href="{line["slug"]}.html"' not in (folder / "index.html").read_text()
     # only the season that is last now is read again: its page no longer links to the next
-    assert game.reads.decoded == [after[-1]]
+    assert game.reads.rows == game.reads.decoded == [after[-1]]
     assert 'rel="next"' not in (folder / f"{summary['lines'][-1]['slug']}.html").read_text()
     assert _files(game.root) == game.fresh()
 

@@ -18,7 +18,7 @@ import structlog
 from aiohttp import web
 
 from bot.archive.games import GameArchive, published_lines, sweep_temporary
-from bot.codec.season import Season
+from bot.codec.season import Season, season_from_row
 from bot.store import database
 from bot.store.database import Database
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
@@ -65,7 +65,8 @@ class SiteNotifier:
             index = asyncio.get_running_loop().time() >= self._indexed + self.index_every
             try:
                 assert announcement.game_id is not None  # (recipients: only a game's announcements)
-                await asyncio.to_thread(self.update, announcement.game_id, index=index)
+                announced = announcement.data.get("version") if announcement.kind == "results" else None
+                await asyncio.to_thread(self.update, announcement.game_id, index=index, announced=announced)
             except Exception:
                 # never hold back the results for the other front ends: a page missing now is
                 # written with the game's next announcement, or when the server starts
@@ -94,22 +95,24 @@ class SiteNotifier:
                 log.exception("archive index not written")
             self._indexed = asyncio.get_running_loop().time()
 
-    def update(self, game_id: int, *, index: bool = True, state: tuple[str, str] | None = None) -> bool:
+    def update(self, game_id: int, *, index: bool = True, state: tuple[str, str] | None = None,
+               announced: int | None = None) -> bool:
         """Bring a game's pages up to date; whether any was written. ``state``: the game's name and
         :func:`~.writer.site_state`, when read already (at start-up, for every game at once: the
         pages of a game that is current are not read); without it the game's site columns are read,
         as an announcement of its results asks, and its pages written unless they show that
-        already. Only the seasons whose pages are due are read and decoded (through the service's
-        read, which the other front ends' reads of the same season share); the game's page shows
-        the others from its summary."""
+        already. Only the seasons whose pages are due are read and decoded; the game's page shows
+        the others from its summary. ``announced``: the version of the season whose results are
+        announced, read through the service's read that the other front ends share (decoded once
+        between them); the others, which no other front end reads, in one query of their own."""
         if state is not None and self.writer.is_current(*state):
             return False  # its pages show what it is now: nothing to write
         try:
-            return self._update(game_id, index=index, current=state is not None)
-        except _RolledBack:
-            return self._update(game_id, index=index, current=state is not None)  # read again, as it is now
+            return self._update(game_id, index=index, current=state is not None, announced=announced)
+        except _RolledBack:  # read again, as it is now
+            return self._update(game_id, index=index, current=state is not None, announced=announced)
 
-    def _update(self, game_id: int, *, index: bool, current: bool) -> bool:
+    def _update(self, game_id: int, *, index: bool, current: bool, announced: int | None) -> bool:
         with self.db.session() as session:
             games, players, versions = database.site_columns(session, game_id)
             if not games:
@@ -123,13 +126,22 @@ class SiteNotifier:
         if not current and self.writer.is_current(game["name"], site_state(game, seats, stored)):
             return False  # (an announcement delivered again)
         archive = GameArchive(game=game, players=seats, seasons=(), orders=(), submissions=(), press=press)
-        self.writer.write_game(archive, index=index, versions=stored, read=lambda due: self._seasons(game_id, due))
+        self.writer.write_game(archive, index=index, versions=stored,
+                               read=lambda due: self._seasons(game_id, game["name"], due, announced))
         return True
 
-    def _seasons(self, game_id: int, versions: Sequence[int]) -> list[Season]:
-        """The seasons of a game stored at ``versions`` (:class:`_RolledBack` if one is no longer)."""
-        seasons = [self.service.season(game_id, v) for v in versions]
-        if any(s is None for s in seasons):
+    def _seasons(self, game_id: int, name: str, versions: Sequence[int], announced: int | None) -> list[Season]:
+        """The seasons of a game stored at ``versions`` (:class:`_RolledBack` if one is no longer):
+        the ``announced`` one through the service's shared read, the others in one query."""
+        seasons: list[Season | None] = []
+        if announced in versions:
+            seasons.append(self.service.season(game_id, announced))
+        others = [v for v in versions if v != announced]
+        if others:
+            with self.db.session() as session:
+                rows = database.seasons_of(session, game_id, pictures=True, versions=others)
+            seasons += [season_from_row(row, name) for row in rows]
+        if len(seasons) != len(versions) or any(s is None for s in seasons):
             raise _RolledBack(game_id)
         return [s for s in seasons if s is not None]
 
