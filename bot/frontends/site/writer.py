@@ -16,10 +16,10 @@ sees half a page. A season page is written once, when its season is archived (ag
 is rolled back and adjudicated anew, or relinked when the seasons around it change). The game's
 page is made from the line its summary keeps of each season (:func:`~.model.season_line`), so that
 bringing it up to date reads and decodes only the seasons whose own pages are due. A game's page
-and its board are written when what they show changes: the game's summary keeps the digest of what its pages were written from
-(:func:`site_state`: the game's status, phase, outcome and board, its players and the versions of
-its seasons, and the site's own templates and code), so that a game whose digest is unchanged is
-not written again, at start-up or when its announcement is delivered twice. The board of a game
+and its board are written when what they show changes: the game's summary keeps the digest of
+what its pages were written from (:func:`site_state`: the game's status, phase, outcome and board,
+its players and the versions of its seasons, and the site's own templates and code), so that a
+game whose digest is unchanged is not written again, at start-up or when its announcement is delivered twice. The board of a game
 is the picture of the board its last season left whenever it is that board (drawn once). A whole
 game can also be built afresh in a temporary directory that is then renamed into place.
 """
@@ -316,36 +316,10 @@ class SiteWriter:
                          rewrite: bool, state: str) -> GameRecord:
         folder.mkdir(parents=True, exist_ok=True)
         summary = self._summary(folder)
-        if summary.get("format") != site_format():
-            rewrite = True  # written by another version of the pages
-        versions = sorted(versions)
-        before = [] if rewrite else _lines(summary)
-        known = {line["version"]: line for line in before if (folder / f"{line['slug']}.html").is_file()}
-        # a season is read for its page when it has none yet (new, or rolled back and adjudicated
-        # anew: another version), or when the seasons before and after it are others now (the
-        # last season before a new one links to it)
-        was = _neighbours([line["version"] for line in before])
-        now = _neighbours(versions)
-        due = [v for v in versions if v not in known or was.get(v) != now[v]]
-        seasons = sorted((season_record(s) for s in read(due)), key=lambda s: s.version) if due else []
-        decoded = {s.version: s for s in seasons}
-        if set(decoded) != set(due):
-            raise ValueError(f"seasons {sorted(set(due) - set(decoded))} are no longer stored")  # rolled back since
-        lines = tuple(season_line(decoded[v]) if v in decoded else known[v] for v in versions)
-        variant, current = position_from_dict({k: v for k, v in archive.game["position"].items() if k != "orders"})
-        if not versions:
-            start: Mapping[str, Any] = start_line(current)
-        elif versions[0] in decoded:
-            start = start_line(decoded[versions[0]].before)
-        else:
-            start = summary["start"]  # (the first season's, unchanged)
-        record = GameRecord(
-            name=archive.game["name"], variant=variant, status=archive.game.get("status", ""),
-            phase=archive.game.get("phase"), outcome=archive.game.get("outcome"), start=start, lines=lines,
-            seasons=tuple(seasons), current=current,
-            players=tuple({"power": p.get("power"), "status": p.get("status", ""), "nmr_count": p.get("nmr_count", 0)}
-                          for p in archive.players if p.get("power")),
-            press=tuple(archive.press))
+        if summary.get("format") != site_format() or not isinstance(archive.game.get("position"), Mapping):
+            rewrite = True  # written by another version of the pages (or a game without a board: read whole)
+        record, known = self._record(folder, summary, archive, sorted(versions), read, rewrite=rewrite)
+        lines, decoded = record.lines, {s.version: s for s in record.seasons}
         last_after: bytes | None = None  # the board the last season left, when drawn now
         for i, line in enumerate(lines):
             season = decoded.get(line["version"])
@@ -384,7 +358,7 @@ class SiteWriter:
             board_size = tuple(summary.get("board_size") or ()) or None  # as written: not drawn again
         if board_key is not None and board_size is None:
             # the board a game stands at is, between two seasons, the one its last season left
-            board = (last_after if last_after is not None and record.current == decoded[versions[-1]].after
+            board = (last_after if last_after is not None and record.current == record.seasons[-1].after
                      else board_png(record, size=self.map_size))
             if board is not None:
                 write_file(folder / BOARD, board)
@@ -393,12 +367,47 @@ class SiteWriter:
         out = {"name": record.name, "slug": game_slug(record.name),
                "variant": record.variant.name, "variant_title": record.variant.title, "status": record.status,
                "phase": record.phase, "phase_name": _phase_name(record.phase), "seasons": len(lines),
-               "outcome": outcome_text(record.outcome), "start": start, "lines": lines,
+               "outcome": outcome_text(record.outcome), "start": record.start, "lines": lines,
                "format": site_format(), "state": state, "board": board_key,
                "board_size": list(board_size) if board_size else None}
         # (compact: written by the C encoder, which an indent turns off)
         write_file(folder / SUMMARY, json.dumps(out, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n")
         return record
+
+    @staticmethod
+    def _record(folder: Path, summary: Mapping[str, Any], archive: GameArchive, versions: list[int],
+                read: SeasonReader, *, rewrite: bool) -> tuple[GameRecord, dict[int, Mapping[str, Any]]]:
+        """The game's record, with the seasons whose pages are due read and decoded and the others'
+        lines as its ``summary`` keeps them; and the lines of the seasons whose pages stand, by version."""
+        before = [] if rewrite or not isinstance(summary.get("start"), dict) else _lines(summary)
+        known = {line["version"]: line for line in before if (folder / f"{line['slug']}.html").is_file()}
+        # a season is read for its page when it has none yet (new, or rolled back and adjudicated
+        # anew: another version), or when the seasons before and after it are others now (the
+        # last season before a new one links to it)
+        was, now = _neighbours([line["version"] for line in before]), _neighbours(versions)
+        due = [v for v in versions if v not in known or was.get(v) != now[v]]
+        seasons = sorted((season_record(s) for s in read(due)), key=lambda s: s.version) if due else []
+        decoded = {s.version: s for s in seasons}
+        if set(decoded) != set(due):
+            raise ValueError(f"seasons {sorted(set(due) - set(decoded))} are no longer stored")  # rolled back since
+        game = archive.game
+        variant, current = (position_from_dict({k: v for k, v in game["position"].items() if k != "orders"})
+                            if isinstance(game.get("position"), Mapping) else (seasons[0].variant, None))
+        if versions and versions[0] in decoded:
+            start: Mapping[str, Any] = start_line(decoded[versions[0]].before)
+        elif versions:
+            start = summary["start"]  # (the first season's, unchanged)
+        else:
+            assert current is not None  # (a game without seasons read has its board)
+            start = start_line(current)
+        record = GameRecord(
+            name=game["name"], variant=variant, status=game.get("status", ""), phase=game.get("phase"),
+            outcome=game.get("outcome"), start=start, seasons=tuple(seasons), current=current,
+            lines=tuple(season_line(decoded[v]) if v in decoded else known[v] for v in versions),
+            players=tuple({"power": p.get("power"), "status": p.get("status", ""), "nmr_count": p.get("nmr_count", 0)}
+                          for p in archive.players if p.get("power")),
+            press=tuple(archive.press))
+        return record, known
 
     def _board_key(self, record: GameRecord) -> str | None:
         """What the board picture is drawn from (``None``: the game has no board to show)."""
