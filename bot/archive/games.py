@@ -26,6 +26,7 @@ from adjudicator.variant import get_variant
 from adjudicator.vocab import Phase
 
 from bot.codec.documents import read_orders
+from bot.codec.jsontext import json_text
 from bot.service.report import phase_report, report_text
 from bot.codec.season import (Season, season_columns, season_document, season_from_document, season_from_row,
                               with_phrases)
@@ -404,6 +405,6 @@ class ArchiveWriter:
         name = season.game
         folder = self.root / game_key(name)
         stem = f"{season.version:04d}-{season.phase}"
-        text = json.dumps(season_document(season), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+        text = json_text(season_document(season), pretty=True, sort_keys=True) + "\n"
         write_atomically(folder / f"{stem}.json", text)
         write_atomically(folder / f"{stem}.txt", season_report(name, season))
