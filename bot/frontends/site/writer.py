@@ -46,6 +46,7 @@ from adjudicator.vocab import Phase
 
 from bot.archive.games import GameArchive, temporary_prefix, write_atomically
 from bot.codec.documents import position_from_dict, position_to_dict
+from bot.codec.jsontext import json_text
 from bot.codec.season import Season
 from bot.store.names import game_key
 from bot.render import DEFAULT_SIZE
@@ -370,8 +371,7 @@ class SiteWriter:
                "outcome": outcome_text(record.outcome), "start": record.start, "lines": lines,
                "format": site_format(), "state": state, "board": board_key,
                "board_size": list(board_size) if board_size else None}
-        # (compact: written by the C encoder, which an indent turns off)
-        write_file(folder / SUMMARY, json.dumps(out, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n")
+        write_file(folder / SUMMARY, json_text(out, pretty=True, sort_keys=True) + "\n")
         return record
 
     @staticmethod
