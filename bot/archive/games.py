@@ -41,6 +41,8 @@ from bot.service.press import published
 from adjudicator.variant import Variant
 
 if TYPE_CHECKING:
+    from sqlmodel import Session
+
     from bot.service import GameService
 
 EXPORT_FORMAT = "crusader-game"
@@ -203,8 +205,14 @@ def game_archive(db: Database, ref: str | int, *, record: bool = True) -> GameAr
             actions=tuple({"at": _iso(a.at), "version": a.version, "phase": a.phase, "actor": a.actor,
                            "action": a.action, "details": a.details}
                           for a in (database.actions_of(session, game.id) if record else ())),
-            press=tuple({"phase": p.phase, "at": _iso(p.at), "from": p.sender, "to": list(p.to),
-                         "broadcast": p.broadcast, "text": p.text} for p in published(session, game) or ()))
+            press=published_lines(session, game))
+
+
+def published_lines(session: Session, game: GameRow) -> tuple[Mapping[str, Any], ...]:
+    """The press ``game`` publishes (:func:`bot.service.press.published`) as the archive site
+    shows it, oldest first; none while it is under way or when it keeps its press private."""
+    return tuple({"phase": p.phase, "at": _iso(p.at), "from": p.sender, "to": list(p.to),
+                  "broadcast": p.broadcast, "text": p.text} for p in published(session, game) or ())
 
 
 def export_game(db: Database, ref: str | int) -> dict[str, Any]:
