@@ -26,7 +26,7 @@ from adjudicator.vocab import NEUTRAL, Phase, Power
 
 from bot.codec.season import Season
 from bot.codec.spelled import named
-from bot.service.report import SUPPLIED, order_outcome
+from bot.service.report import SUPPLIED, Report, order_outcome, report_of
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,9 @@ class SeasonRecord:
     events: Events
     adjudication: Adjudication
     """The season's adjudication as values (to draw its picture when none was stored)."""
+    report: Report
+    """The season's results report (:func:`bot.service.report.report_of`: made once for every front
+    end that shows the season), its standings apart."""
     adjudicated_at: str | None = None
     picture: bytes | None = None
     """The season's picture as the judge drew it when it adjudicated the season and stored it (the
@@ -227,4 +230,4 @@ def season_record(season: Season) -> SeasonRecord:
                         after=season.after, orders=tuple(lines), results=tuple(results), bids=tuple(bids),
                         ledger=accounts, nmr=tuple(season.nmr), seed=season.seed, events=events,
                         adjudicated_at=season.adjudicated_at.isoformat() if season.adjudicated_at else None,
-                        picture=season.picture, adjudication=season.adjudication)
+                        picture=season.picture, adjudication=season.adjudication, report=report_of(season))

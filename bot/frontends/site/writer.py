@@ -50,7 +50,7 @@ from bot.codec.jsontext import json_text
 from bot.codec.season import Season
 from bot.store.names import game_key
 from bot.render import DEFAULT_SIZE
-from bot.service.report import Report, phase_report
+from bot.service.report import Report
 from .chart import centre_chart
 from .model import GameRecord, SeasonRecord, season_line, season_record, start_line
 from .pictures import after_png, before_png, board_png, png_size
@@ -156,7 +156,7 @@ def _powers(record: GameRecord) -> list[_Power]:
 
 def _report(season: SeasonRecord) -> Report:
     """The season's results report (:mod:`bot.service.report`), as the mail and Discord give it."""
-    return phase_report(season.adjudication, season.variant, season.before, nmr=season.nmr)
+    return season.report
 
 
 def _png_file_size(path: Path) -> tuple[int, int]:
