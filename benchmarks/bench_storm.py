@@ -115,6 +115,12 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def system_seconds(pid: int) -> float:
+    """The part of :func:`cpu_seconds` spent in the kernel (writes, reads, syncs), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[12]) / os.sysconf("SC_CLK_TCK")
+
+
 def _serve_calls(conn, loop: asyncio.AbstractEventLoop, handlers: dict, done: asyncio.Event) -> None:
     """In a thread of the helper process: each call from the pipe runs on the helper's loop."""
     while True:
@@ -548,12 +554,12 @@ def outbox_left(url: str) -> int:
 
 def storm(url: str, games: int, servers_count: int, site: bool, lead: float, baseline: bool, tmp: Path,
           timeout: float, profile: Path | None = None, tree: Path = ROOT, restart: bool = False,
-          start_only: bool = False) -> dict[str, Any]:
+          start_only: bool = False, spread: float = 0.0) -> dict[str, Any]:
     logs = tmp / "logs"
     logs.mkdir()
     result: dict[str, Any] = {"games": games, "servers": servers_count,
                               "database": "sqlite" if url.startswith("sqlite") else "postgresql", "site": site,
-                              "load_at_start": os.getloadavg()}
+                              "load_at_start": os.getloadavg(), "spread_s": spread}
     fake = Remote(fake_discord_main)
     relay = Remote(relay_main)
     running: list[Server] = []
@@ -600,12 +606,20 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
             session.exec(sa.update(GameRow).where(GameRow.status == "active").values(deadline_at=at))
             session.exec(sa.update(TimerRow).where(TimerRow.kind == "deadline", TimerRow.fired_at.is_(None))
                          .values(due_at=at))
+            if spread:  # one game's deadline after another, evenly over ``spread`` seconds: each closes alone
+                ids = sorted(session.exec(sa.select(GameRow.id).where(GameRow.status == "active")).scalars())
+                for n, game_id in enumerate(ids):
+                    when = at + timedelta(seconds=spread * n / len(ids))
+                    session.exec(sa.update(GameRow).where(GameRow.id == game_id).values(deadline_at=when))
+                    session.exec(sa.update(TimerRow).where(TimerRow.game_id == game_id, TimerRow.kind == "deadline",
+                                                           TimerRow.fired_at.is_(None)).values(due_at=when))
         db.dispose()
         result["rss_ready_kib"] = {s.node: s.memory_kib()["VmRSS"] for s in running}
         profilers += [sampler(s, profile) for s in running] if profile else []
         start = at.timestamp()
         wait_for(lambda: time.time() >= start, lead + 5, "the deadline", every=0.05)
         cpu0 = {s.node: s.cpu_seconds() for s in running}
+        system0 = {s.node: system_seconds(s.process.pid) for s in running}
         helpers_cpu0 = {"discord": fake.cpu_seconds(), "relay": relay.cpu_seconds()}
         mails_wanted = games * len(orders)
 
@@ -613,7 +627,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
             p, m = fake.call("progress"), relay.call("progress")
             return (p, m) if p["results"] >= games and m["mails"] >= mails_wanted else None
 
-        p, m = wait_for(results_done, timeout, "every result posted and mailed", every=0.5)
+        p, m = wait_for(results_done, timeout + spread, "every result posted and mailed", every=0.5)
         done = time.time()
         cpu_results = {s.node: s.cpu_seconds() - cpu0[s.node] for s in running}
         result["results_posted_s"] = round(p["last_results"] - start, 2)
@@ -625,6 +639,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
         wait_for(lambda: outbox_left(url) == 0, timeout, "the whole outbox delivered", every=1.0)
         result["outbox_delivered_s"] = round(time.time() - start, 1)  # to the second: polled
         result["cpu_s"] = {s.node: round(s.cpu_seconds() - cpu0[s.node], 1) for s in running}
+        result["system_cpu_s"] = {s.node: round(system_seconds(s.process.pid) - system0[s.node], 1) for s in running}
         result["cpu_to_results_s"] = {k: round(v, 1) for k, v in cpu_results.items()}
         result["helpers_cpu_s"] = {"discord": round(fake.cpu_seconds() - helpers_cpu0["discord"], 1),
                                    "relay": round(relay.cpu_seconds() - helpers_cpu0["relay"], 1)}
@@ -700,6 +715,7 @@ def report(r: dict[str, Any]) -> str:
     lines = [
         f"{r['games']} games, {r['servers']} server(s) on {r['database']}, servers ready in {r['servers_ready_s']} s"
         + (f" (started again in {r['servers_restarted_s']} s)" if "servers_restarted_s" in r else "") + f", site {'on' if r['site'] else 'off'}; "
+        + (f"the deadlines spread over {r['spread_s']} s; " if r.get("spread_s") else "") +
         f"load {r['load_at_start'][0]:.1f} at the start, {r['load_at_end'][0]:.1f} at the end",
         f"  posted and mailed: {r['posted_and_mailed_s']} s (results posted {r['results_posted_s']} s, mailed "
         f"{r['mailed_s']} s); archive threads {r['archive_posted_s']} s; whole outbox {r['outbox_delivered_s']} s; "
@@ -720,7 +736,8 @@ def report(r: dict[str, Any]) -> str:
             f"  engine ({e['phase_runs']} runs {e['by_server']}): a run {e['run_ms']['mean']} ms mean "
             f"({e['run_ms']['p50']} p50; CPU {e['cpu_ms']['mean']} ms): adjudication {e['adjudicate_ms']['mean']} ms, "
             f"picture {e['picture_ms']['mean']} ms, storage {e['storage_ms']['mean']} ms")
-    lines.append(f"  servers' CPU: {r['cpu_s']} s in all ({r['cpu_to_results_s']} s until the last result); "
+    lines.append(f"  servers' CPU: {r['cpu_s']} s in all ({r['cpu_to_results_s']} s until the last result; "
+                 f"in the kernel {r.get('system_cpu_s')} s); "
                  f"memory {r['memory_kib']} KiB; the test Discord's and the relay's CPU {r['helpers_cpu_s']} s")
     if "memory_per_game_kib" in r:
         lines.append(f"  memory: {r['baseline_rss_kib']} KiB with no game, {r['rss_ready_kib']} KiB with "
@@ -743,6 +760,9 @@ def main(argv=None) -> int:
     parser.add_argument("--lead", type=float, default=60.0,
                         help="seconds from the servers being ready to the deadline (more than their sweep's 30 s)")
     parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument("--spread", type=float, default=0.0,
+                        help="the deadlines one after another, evenly over this many seconds, not all at once: "
+                             "each phase closing on a quiet core, its CPU measured alone")
     parser.add_argument("--no-memory-baseline", dest="baseline", action="store_false")
     parser.add_argument("--json", type=Path, help="also write the result as JSON here")
     parser.add_argument("--keep", type=Path, help="keep the servers' logs in this directory")
@@ -765,10 +785,11 @@ def main(argv=None) -> int:
             if args.database:
                 with scratch_database(args.database) as url:
                     result = storm(url, args.games, servers, args.site, args.lead, args.baseline, tmp, args.timeout,
-                                   args.profile, args.tree, args.restart, args.start_only)
+                                   args.profile, args.tree, args.restart, args.start_only, args.spread)
             else:
                 result = storm(f"sqlite:///{tmp / 'storm.db'}", args.games, servers, args.site, args.lead,
-                               args.baseline, tmp, args.timeout, args.profile, args.tree, args.restart, args.start_only)
+                               args.baseline, tmp, args.timeout, args.profile, args.tree, args.restart, args.start_only,
+                               args.spread)
         finally:
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)

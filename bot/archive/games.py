@@ -26,7 +26,8 @@ from adjudicator.variant import get_variant
 from adjudicator.vocab import Phase
 
 from bot.codec.documents import read_orders
-from bot.service.report import phase_report, report_text
+from bot.codec.jsontext import json_text
+from bot.service.report import report_of, report_text
 from bot.codec.season import (Season, season_columns, season_document, season_from_document, season_from_row,
                               with_phrases)
 from bot.store import database
@@ -40,6 +41,8 @@ from bot.service.press import published
 from adjudicator.variant import Variant
 
 if TYPE_CHECKING:
+    from sqlmodel import Session
+
     from bot.service import GameService
 
 EXPORT_FORMAT = "crusader-game"
@@ -64,8 +67,7 @@ def _at(text: str) -> datetime:
 
 def season_report(game: str, season: Season) -> str:
     """One season as the e-mail judges print it: orders with results, then the board after."""
-    report = phase_report(season.adjudication, season.variant, season.position, nmr=season.nmr,
-                          title=f"Game '{game}', {season.phase.long_name} ({season.phase}): results")
+    report = report_of(season, title=f"Game '{game}', {season.phase.long_name} ({season.phase}): results")
     out = [report_text(report).rstrip("\n")]
     after = season.after
     units: dict[str, list[str]] = {}
@@ -203,8 +205,14 @@ def game_archive(db: Database, ref: str | int, *, record: bool = True) -> GameAr
             actions=tuple({"at": _iso(a.at), "version": a.version, "phase": a.phase, "actor": a.actor,
                            "action": a.action, "details": a.details}
                           for a in (database.actions_of(session, game.id) if record else ())),
-            press=tuple({"phase": p.phase, "at": _iso(p.at), "from": p.sender, "to": list(p.to),
-                         "broadcast": p.broadcast, "text": p.text} for p in published(session, game) or ()))
+            press=published_lines(session, game))
+
+
+def published_lines(session: Session, game: GameRow) -> tuple[Mapping[str, Any], ...]:
+    """The press ``game`` publishes (:func:`bot.service.press.published`) as the archive site
+    shows it, oldest first; none while it is under way or when it keeps its press private."""
+    return tuple({"phase": p.phase, "at": _iso(p.at), "from": p.sender, "to": list(p.to),
+                  "broadcast": p.broadcast, "text": p.text} for p in published(session, game) or ())
 
 
 def export_game(db: Database, ref: str | int) -> dict[str, Any]:
@@ -396,6 +404,6 @@ class ArchiveWriter:
         name = season.game
         folder = self.root / game_key(name)
         stem = f"{season.version:04d}-{season.phase}"
-        text = json.dumps(season_document(season), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+        text = json_text(season_document(season), pretty=True, sort_keys=True) + "\n"
         write_atomically(folder / f"{stem}.json", text)
         write_atomically(folder / f"{stem}.txt", season_report(name, season))

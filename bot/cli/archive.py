@@ -38,7 +38,7 @@ def cmd_archive_build(args: argparse.Namespace) -> Exit:
     if root.exists() and not root.is_dir():
         raise CommandError(f"{root} is a file, not a directory; give a directory to write the site into")
     record = SiteWriter(root).build_game(archive)
-    print(f"{record.name}: {len(record.seasons)} season page(s) in {root / game_slug(record.name)}; "
+    print(f"{record.name}: {len(record.lines)} season page(s) in {root / game_slug(record.name)}; "
           f"site index {root / 'index.html'}")
     return Exit.OK
 

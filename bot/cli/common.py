@@ -10,6 +10,8 @@ from enum import IntEnum
 from typing import Any
 from collections.abc import Iterator
 
+from bot.codec.jsontext import json_text
+
 
 
 class Exit(IntEnum):
@@ -102,22 +104,6 @@ def read_json(path: str) -> Any:
 # Characters that some line readers (Python's str.splitlines, JavaScript) take as a line end.
 # They can only stand inside a JSON string, where an escape means the same character.
 _LINE_BREAKS = str.maketrans({c: f"\\u{ord(c):04x}" for c in "\x85\u2028\u2029"})
-
-
-def json_text(doc: Any, *, pretty: bool = False) -> str:
-    """``doc`` as JSON text: compact, or indented by two spaces; UTF-8 characters as they are.
-
-    Written by orjson, several times faster than the standard library on result documents;
-    what orjson refuses (an integer beyond 64 bits, a key that is not a string, a lone
-    surrogate) is written by the standard library, as it writes everything else the same way.
-    """
-    import orjson
-
-    try:
-        return orjson.dumps(doc, option=orjson.OPT_INDENT_2 if pretty else 0).decode()
-    except (TypeError, orjson.JSONEncodeError):
-        return json.dumps(doc, ensure_ascii=False, indent=2 if pretty else None,
-                          separators=None if pretty else (",", ":"))
 
 
 def dump(doc: Any, *, pretty: bool) -> None:

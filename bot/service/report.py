@@ -15,7 +15,10 @@ builds waived); the standings; who is out, who has won, who sent no orders; the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 from collections.abc import Iterable, Mapping, Sequence
 
 from adjudicator.events import Events
@@ -28,6 +31,9 @@ from adjudicator.variant import Variant
 from adjudicator.vocab import NEUTRAL, Location, Phase, PhaseKind, Power, ProvinceId, Unit
 
 from bot.codec.spelled import named, names, place, power_name, spell
+
+if TYPE_CHECKING:
+    from bot.codec.season import Season
 
 SUPPLIED = {"no-order": "no order given", "disorder": "no order given", "bribe": "the order written with the BRIBE",
             "neutral": "neutral, nobody commands it", "random": "neutral, nobody commands it: drawn at random, rule 3.4"}
@@ -121,6 +127,32 @@ def phase_report(adjudication: Adjudication, variant: Variant, before: Position,
     return Report(title=title or f"Results of {before.phase.long_name} ({before.phase})", phase=before.phase,
                   notices=tuple(notices), orders=tuple(_orders(adjudication, variant, before, unread)),
                   sections=tuple(s for s in sections if s.lines), next=next_phase)
+
+
+def report_of(season: Season, *, title: str = "", notices: Sequence[str] = (), next_phase: str = "") -> Report:
+    """:func:`phase_report` of an archived season, with ``title``, ``notices`` and ``next_phase``
+    as each front end words them. The rest is made once for the season: the front ends that show
+    one season read it once between them (:class:`~bot.service.lobby.SeasonsRead`: the Discord
+    post and its archive thread, the archive's files, the archive site's page of the season) and
+    show its one report."""
+    with _REPORTS_LOCK:
+        kept = _REPORTS.get(id(season))
+        if kept is not None and kept[0] is season:
+            _REPORTS.move_to_end(id(season))
+    if kept is None or kept[0] is not season:
+        kept = (season, phase_report(season.adjudication, season.variant, season.position, nmr=season.nmr))
+        with _REPORTS_LOCK:
+            _REPORTS[id(season)] = kept  # the season itself kept with it: its id not given to another meanwhile
+            while len(_REPORTS) > REPORTS_KEPT:
+                _REPORTS.popitem(last=False)
+    report = kept[1]
+    return replace(report, title=title or report.title, notices=tuple(notices), next=next_phase)
+
+
+REPORTS_KEPT = 32
+"""Seasons whose report :func:`report_of` keeps (as many as the seasons read are kept)."""
+_REPORTS: OrderedDict[int, tuple[Season, Report]] = OrderedDict()
+_REPORTS_LOCK = threading.Lock()  # (the front ends report from their threads)
 
 
 def _orders(adjudication: Adjudication, variant: Variant, before: Position,

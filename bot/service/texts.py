@@ -11,7 +11,7 @@ from adjudicator.vocab import Phase
 from bot.codec.season import Season
 
 from .durations import format_duration
-from .report import Report, phase_report, report_text
+from .report import Report, report_of, report_text
 
 
 def when(moment: datetime | None, tz: str = "UTC") -> str:
@@ -88,9 +88,8 @@ def season_results(season: Season, next_phase: str | None, due: str | None, outc
         following = f"The next phase is {phase_name(next_phase)} ({next_phase}); orders are due by {due}."
     else:
         following = ""
-    return phase_report(season.adjudication, season.variant, season.position, nmr=season.nmr, notices=notices,
-                        next_phase=following,
-                        title=f"Diplomacy results for {phase_name(phase)} ({phase}) in game '{season.game}'")
+    return report_of(season, notices=notices, next_phase=following,
+                          title=f"Diplomacy results for {phase_name(phase)} ({phase}) in game '{season.game}'")
 
 
 CALENDAR_ENDS = ("the calendar has run out: W9999B is the last phase the judge can write (years have four "

@@ -322,12 +322,16 @@ def submissions_of(session: Session, game_id: int, version: int | None = None) -
     return list(session.exec(stmt.order_by(col(SubmissionRow.id))))
 
 
-def seasons_of(session: Session, game_id: int, *, pictures: bool = False) -> list[sa.Row[Any]]:
-    """Every season of a game, oldest first, in one query: the columns of its rows (as attributes,
-    like a ``SeasonRow``'s), its picture only with ``pictures`` (a row without it has no ``picture``)."""
+def seasons_of(session: Session, game_id: int, *, pictures: bool = False,
+               versions: Collection[int] | None = None) -> list[sa.Row[Any]]:
+    """Every season of a game (or those stored at ``versions``), oldest first, in one query: the
+    columns of its rows (as attributes, like a ``SeasonRow``'s), its picture only with ``pictures``
+    (a row without it has no ``picture``)."""
     season = table_of(SeasonRow)
     columns = [c for c in season.c if pictures or c.name != "picture"]
     query = sa.select(*columns).where(season.c.game_id == game_id).order_by(season.c.version)
+    if versions is not None:
+        query = query.where(season.c.version.in_(sorted(versions)))
     return list(session.connection().execute(query))
 
 

@@ -142,18 +142,21 @@ def test_installed_entry_point_runs():
     assert "standard" in proc.stdout
 
 
+@pytest.mark.parametrize("sort_keys", [False, True])
 @pytest.mark.parametrize("pretty", [False, True])
-def test_json_output_is_the_standard_librarys_text(pretty):
+def test_json_output_is_the_standard_librarys_text(pretty, sort_keys):
     """The result is written by orjson for speed, byte for byte as the standard library writes
     it; what orjson refuses (a 70-bit integer, a key that is no string, a lone surrogate) falls
     back to the standard library."""
-    from bot.cli.common import json_text
+    from bot.codec.jsontext import json_text
     from bot.codec.documents import adjudicate_document
 
     result = adjudicate_document(doc(orders=["ENG: F lon - nth", "FRA: F bre - mao", "GER: A mun - bür",
                                              "GER: A ber S A mun - kie", "ENG: F nth - nwy\u2028"]))
     odd = {"big": 2 ** 70, 3: "three", "lone": "\ud800", "nested": [[], {}, {"é": None, "t": True}]}
     for value in (result, odd, []):
+        if sort_keys and value is odd:
+            value = {str(k): v for k, v in odd.items()}  # (the standard library sorts no keys of two types)
         expected = json.dumps(value, ensure_ascii=False, indent=2 if pretty else None,
-                              separators=None if pretty else (",", ":"))
-        assert json_text(value, pretty=pretty) == expected
+                              separators=None if pretty else (",", ":"), sort_keys=sort_keys)
+        assert json_text(value, pretty=pretty, sort_keys=sort_keys) == expected

@@ -9,6 +9,7 @@ import copy
 import os
 import re
 from email import message_from_bytes, policy
+from email.message import MIMEPart
 from email.policy import SMTP, SMTPUTF8
 
 import pytest
@@ -86,6 +87,32 @@ def test_each_copy_of_a_letter_is_the_mail_the_email_package_writes_for_its_addr
         expected.replace_header("Message-ID", mine)
         assert written == on_the_wire(expected.as_bytes(policy=POLICIES[kind]))
     assert list(letter.written) == [kind]  # written out once
+
+
+@pytest.mark.parametrize("size", [0, 1, 56, 57, 58, 114, 30_001])
+def test_a_picture_part_is_the_part_the_email_package_makes(size):
+    png = os.urandom(size)
+    made = MIMEPart()
+    made.set_content(png, maintype="image", subtype="png", disposition="attachment", filename="acre-S1101M.png")
+    part = picture_part(png, "acre-S1101M.png")
+    for pol in POLICIES.values():
+        assert part.as_bytes(policy=pol) == made.as_bytes(policy=pol)
+    assert part.get_content() == png
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(sorted(POLICIES)), st.text(alphabet="ab .\r\n", max_size=200))
+def test_a_letter_is_written_as_the_email_package_writes_it_whatever_its_line_ends(kind, text):
+    message = announcement_message("judge@crusader.test", PLAYERS["ANT"], "s", "b",
+                                   picture=picture_part(b"\x89PNG" + text.encode(), "p.png"),
+                                   message_id="<m@crusader.test>")
+    message.set_boundary("=_boundary")
+    message.preamble, message.epilogue = text, text  # written as they are, their line ends the policy's
+    utf8, eight_bit = kind
+    written = Mailer(MailSettings(address="judge@crusader.test"))._wire(Letter(message).to(PLAYERS["ANT"],
+                                                                                           "<m@crusader.test>"),
+                                                                        utf8=utf8, eight_bit=eight_bit)
+    assert written == on_the_wire(message.as_bytes(policy=POLICIES[kind]))
 
 
 def test_a_letter_needs_the_headers_it_gives_each_copy():

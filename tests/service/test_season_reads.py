@@ -117,3 +117,29 @@ def test_the_seats_of_a_game_are_its_players_as_its_view_has_them(game):
     assert game.seats(view.id) == seats
     with pytest.raises(NoSuchGameError):
         game.seats(999)
+
+
+def test_a_seasons_report_is_made_once_for_the_front_ends_that_show_it(game, monkeypatch):
+    from bot.archive.games import season_report
+    from bot.frontends.discord.formatting import results_detail, summary_lines
+    from bot.service import report
+
+    made: list[str] = []  # the phase of each report made (its orders, by power, made once a report)
+    orders = report._orders
+    monkeypatch.setattr(report, "_orders", lambda *a, **k: made.append(str(a[2].phase)) or orders(*a, **k))
+    game.submit_orders("tannenberg", "flo", "A par - bur")
+    game.force_adjudicate("tannenberg", "gm")  # (its announcement's text: the judge's own season, reported once)
+    made.clear()
+    season = game.season("tannenberg", 0)
+    assert season is not None
+    posted = summary_lines(season, season.variant, next_phase="F1901M", deadline=None)  # the channel's post
+    detail = results_detail(season, season.variant)  # the archive thread's
+    text = season_report("tannenberg", season)  # the archive's file
+    assert made == ["S1901M"]
+    assert posted and "Burgundy" in str([e.to_dict() for e in detail]) and "Burgundy" in text
+    # each words its own title, notices and next phase on the one report
+    own = report.report_of(season, title="T", notices=["N"], next_phase="next")
+    assert (own.title, own.notices, own.next) == ("T", ("N",), "next")
+    assert own.orders == report.phase_report(season.adjudication, season.variant, season.position, nmr=season.nmr).orders
+    assert report.report_of(season).title == f"Results of {season.phase.long_name} ({season.phase})"
+    assert made == ["S1901M", "S1901M"]  # (the one made for the comparison)

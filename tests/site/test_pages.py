@@ -281,7 +281,7 @@ def test_a_rolled_back_season_loses_its_page_and_gets_a_new_one_when_adjudicated
 def test_the_notifier_writes_a_season_page_when_its_results_are_announced(acre, tmp_path):
     db, service = acre.played(tmp_path / "judge.db")
     root = tmp_path / "site"
-    dispatcher = OutboxDispatcher(db, [SiteNotifier(db, SiteWriter(root))])
+    dispatcher = OutboxDispatcher(db, [SiteNotifier(service, SiteWriter(root))])
     asyncio.run(dispatcher.flush())
     assert sorted(p.name for p in (root / acre.name).glob("*.html")) == ["F1101M.html", "S1101M.html", "W1101B.html",
                                                                       "index.html"]
@@ -367,10 +367,10 @@ def test_the_notifier_writes_the_site_index_once_for_results_that_come_together(
     with the first and once more after the last, not once per game."""
     from bot.store.outbox import Announcement, Delivery
 
-    db, _ = acre.played(tmp_path / "judge.db")
+    db, service = acre.played(tmp_path / "judge.db")
     root = tmp_path / "site"
     writer = SiteWriter(root)
-    notifier = SiteNotifier(db, writer, index_every=60)
+    notifier = SiteNotifier(service, writer, index_every=60)
     indexes = []
     real = writer.write_index
     monkeypatch.setattr(writer, "write_index", lambda: (indexes.append(1), real())[1])
@@ -396,9 +396,9 @@ def test_the_notifier_writes_the_site_index_once_for_results_that_come_together(
 def test_the_site_index_follows_the_last_game_by_itself(acre, tmp_path):
     from bot.store.outbox import Announcement, Delivery
 
-    db, _ = acre.played(tmp_path / "judge.db")
+    db, service = acre.played(tmp_path / "judge.db")
     root = tmp_path / "site"
-    notifier = SiteNotifier(db, SiteWriter(root), index_every=2.0)
+    notifier = SiteNotifier(service, SiteWriter(root), index_every=2.0)
     with db.engine.connect() as c:
         game_id = c.exec_driver_sql("SELECT id FROM game").scalar_one()
     first = Delivery(Announcement(key="a", kind="results", audience="public", subject="", body="", game_id=game_id,
@@ -424,20 +424,20 @@ def _files(root: Path) -> dict[str, tuple[int, int]]:
 
 
 def test_a_server_starting_again_writes_no_page_of_a_game_already_current(acre, tmp_path):
-    db, _ = acre.played(tmp_path / "judge.db")
+    db, service = acre.played(tmp_path / "judge.db")
     root = tmp_path / "site"
-    assert SiteNotifier(db, SiteWriter(root)).update_all() == 1
+    assert SiteNotifier(service, SiteWriter(root)).update_all() == 1
     before = _files(root)
     assert {"index.html", f"{acre.name}/index.html", f"{acre.name}/board.png"} <= set(before)
 
-    assert SiteNotifier(db, SiteWriter(root)).update_all() == 1  # the next start: nothing changed
+    assert SiteNotifier(service, SiteWriter(root)).update_all() == 1  # the next start: nothing changed
     assert _files(root) == before
 
     # a player missing a deadline shows on the game's page: that page is written again, the
     # pages of the seasons are not, and the board (unchanged) is not drawn again
     with db.engine.begin() as c:
         c.exec_driver_sql("UPDATE player SET nmr_count = nmr_count + 1 WHERE power = 'RUM'")
-    assert SiteNotifier(db, SiteWriter(root)).update_all() == 1
+    assert SiteNotifier(service, SiteWriter(root)).update_all() == 1
     after = _files(root)
     changed = {name for name in after if after[name] != before.get(name)}
     assert changed == {f"{acre.name}/index.html", f"{acre.name}/game.json", "index.html"}
@@ -456,15 +456,15 @@ def test_the_board_of_a_game_between_two_seasons_is_the_picture_its_last_season_
 
 
 def test_pages_written_by_another_version_of_the_site_are_written_again(acre, tmp_path):
-    db, _ = acre.played(tmp_path / "judge.db")
+    db, service = acre.played(tmp_path / "judge.db")
     root = tmp_path / "site"
-    SiteNotifier(db, SiteWriter(root)).update_all()
+    SiteNotifier(service, SiteWriter(root)).update_all()
     summary = root / acre.name / "game.json"
     data = json.loads(summary.read_text())
     summary.write_text(json.dumps({**data, "format": "another"}))
     spring = root / acre.name / "S1101M.html"
     first = spring.stat().st_mtime_ns, spring.stat().st_ino
-    SiteNotifier(db, SiteWriter(root)).update_all()
+    SiteNotifier(service, SiteWriter(root)).update_all()
     assert (spring.stat().st_mtime_ns, spring.stat().st_ino) != first
     assert json.loads(summary.read_text())["format"] == data["format"]
     db.dispose()
@@ -475,7 +475,7 @@ def test_an_announcement_delivered_again_writes_nothing(acre, tmp_path):
     when its pages show what it read already (a delivery made again after a kill)."""
     db, service = acre.played(tmp_path / "judge.db")
     root = tmp_path / "site"
-    notifier = SiteNotifier(db, SiteWriter(root))
+    notifier = SiteNotifier(service, SiteWriter(root))
     with db.engine.connect() as c:
         game_id = c.exec_driver_sql("SELECT id FROM game").scalar_one()
     assert notifier.update(game_id) is True

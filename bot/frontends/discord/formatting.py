@@ -23,7 +23,7 @@ from bot.codec.spelled import spell
 from bot.codec.spelled import unit as spelled_unit
 
 from bot.service import GameView, NotPlayingError, OrderLine, PlayerOrders, Readiness, SubmissionReport
-from bot.service.report import Report, phase_report, report_lines
+from bot.service.report import Report, report_lines, report_of
 from bot.service.texts import AGAIN, SETTING_NAMES, setting, shown_player, when
 from .identity import mention, mentionify
 
@@ -345,8 +345,7 @@ def _report(season: Season, next_phase: str | None, deadline: datetime | None, *
     if at_once:
         notices.append("No power had anything to decide in this phase: it was adjudicated at once.")
     following = f"Next: {phase_name(next_phase)}, orders due {deadline_text(deadline)}" if next_phase else ""
-    return phase_report(season.adjudication, season.variant, season.position, nmr=season.nmr, notices=notices,
-                        next_phase=following)
+    return report_of(season, notices=notices, next_phase=following)
 
 
 def results_detail(season: Season, variant: Variant, colours: bool = True) -> list[discord.Embed]:

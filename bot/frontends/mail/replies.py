@@ -6,6 +6,7 @@ never reaches them (SIGNON and SET PASSWORD lines arrive already masked).
 
 from __future__ import annotations
 
+import base64
 import re
 import secrets
 import uuid
@@ -159,7 +160,10 @@ def picture_part(picture: bytes, name: str = "map.png") -> MIMEPart:
     same part (a season's picture is 100-200 kB; encoding it again for each of seven players was
     most of the cost of a results mail)."""
     part = MIMEPart()
-    part.set_content(picture, maintype="image", subtype="png", disposition="attachment", filename=name)
+    # its headers as the email package sets them for a PNG; its payload base64 as the package
+    # encodes it (lines of 76), but in one call to the codec in C, not a call a line from Python
+    part.set_content(b"", maintype="image", subtype="png", disposition="attachment", filename=name)
+    part.set_payload(base64.encodebytes(picture).decode("ascii"))
     return part
 
 

@@ -29,7 +29,7 @@ def create_front_end(app: App) -> ArchiveSite | None:
     if not port:
         return None
     root = settings.archive_dir or settings.data_dir / "site"
-    site = ArchiveSite(app.db, root, settings.archive_host or settings.host, port)
+    site = ArchiveSite(app.service, root, settings.archive_host or settings.host, port)
     app.dispatcher.register(site.notifier)
     return site
 

@@ -26,7 +26,7 @@ def _f(x: float) -> str:
     return f"{x:.1f}".rstrip("0").rstrip(".")
 
 
-def centre_chart(variant: Variant, history: Sequence[tuple[str, Mapping[Power, int]]], *,
+def centre_chart(variant: Variant, history: Sequence[tuple[str, Mapping[str, int]]], *,
                  width: int = WIDTH, height: int = 330) -> str:
     """Supply centres per power after each season, as an SVG line chart.
 

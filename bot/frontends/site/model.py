@@ -4,8 +4,8 @@ A season (:class:`bot.codec.season.Season`, as :meth:`GameService.season` and
 :func:`bot.archive.games.game_archive` give it) holds the position the season started
 from, the orders as written and as understood, the results and the seed. :func:`season_record`
 turns one into a :class:`SeasonRecord`: domain values for the map picture, and rows for the
-pages (orders with outcomes and reasons, the bids and the prestige ledger). :func:`game_record`
-does the same for a whole game (:func:`bot.archive.games.game_archive`).
+pages (orders with outcomes and reasons, the bids and the prestige ledger); :func:`season_line`
+keeps what the game's page shows of it. A :class:`GameRecord` is what a game's pages show.
 """
 
 from __future__ import annotations
@@ -24,11 +24,9 @@ from adjudicator.turn import supplied_by
 from adjudicator.variant import Variant
 from adjudicator.vocab import NEUTRAL, Phase, Power
 
-from bot.codec.documents import position_from_dict
-from bot.archive.games import GameArchive
 from bot.codec.season import Season
 from bot.codec.spelled import named
-from bot.service.report import SUPPLIED, order_outcome
+from bot.service.report import SUPPLIED, Report, order_outcome, report_of
 
 
 @dataclass(frozen=True)
@@ -95,6 +93,9 @@ class SeasonRecord:
     events: Events
     adjudication: Adjudication
     """The season's adjudication as values (to draw its picture when none was stored)."""
+    report: Report
+    """The season's results report (:func:`bot.service.report.report_of`: made once for every front
+    end that shows the season), its standings apart."""
     adjudicated_at: str | None = None
     picture: bytes | None = None
     """The season's picture as the judge drew it when it adjudicated the season and stored it (the
@@ -135,14 +136,22 @@ class SeasonRecord:
 
 @dataclass(frozen=True)
 class GameRecord:
+    """What a game's pages show: the game as it stands, one line per season (:func:`season_line`),
+    and the seasons whose own pages are being written (all of them when the game is written
+    afresh, the new ones when it is brought up to date)."""
+
     name: str
     variant: Variant
     status: str
     phase: str | None
     outcome: Mapping[str, Any] | None
-    start: Position
-    """The board before the first archived season (the opening, if nothing was rolled back)."""
-    seasons: tuple[SeasonRecord, ...]
+    start: Mapping[str, Any]
+    """The board before the first archived season (the opening, if nothing was rolled back), as
+    :func:`start_line` keeps it."""
+    lines: tuple[Mapping[str, Any], ...]
+    """Every season, oldest first, as :func:`season_line` keeps it."""
+    seasons: tuple[SeasonRecord, ...] = ()
+    """The seasons read and decoded for this writing, oldest first."""
     current: Position | None = None
     """The board as it stands now (the game's position)."""
     players: tuple[Mapping[str, Any], ...] = ()
@@ -154,22 +163,38 @@ class GameRecord:
     @property
     def has_prestige(self) -> bool:
         """Is the game played with a rule module that keeps a standings column (prestige)?"""
-        return standing_column(self.start) is not None
+        return self.start["prestige"] is not None
 
-    def centre_history(self) -> list[tuple[str, dict[Power, int]]]:
+    def centre_history(self) -> list[tuple[str, Mapping[str, int]]]:
         """(label, centres per power) at the start and after every season."""
-        return [("start", self.start.center_counts())] + [(s.slug, s.centers) for s in self.seasons]
+        return [("start", self.start["centres"])] + [(line["slug"], line["centres"]) for line in self.lines]
 
-    def prestige_history(self) -> list[tuple[SeasonRecord, dict[str, int]]]:
-        """Every season after which some power's prestige differs from the season before."""
+    def prestige_history(self) -> list[tuple[Mapping[str, Any], Mapping[str, int]]]:
+        """Every season (its line) after which some power's prestige differs from the season before."""
         out = []
-        last = _column(self.start)
-        for season in self.seasons:
-            now = season.column
+        last = self.start["prestige"]
+        for line in self.lines:
+            now = line["prestige"]
             if now is not None and now != last:
-                out.append((season, now))
+                out.append((line, now))
             last = now
         return out
+
+
+def season_line(season: SeasonRecord) -> dict[str, Any]:
+    """What a game's page shows of one season, kept in the game's summary so that the seasons
+    before a new one are not read again: its page (``slug``) and ``version``, its phase's name,
+    how many orders were given and failed, how many bids, who sent none, and the centres and the
+    standings column (prestige, or ``None``) per power after it."""
+    return {"slug": season.slug, "version": season.version, "phase": season.phase.long_name,
+            "given": season.given, "failed": season.failed, "bids": len(season.bids), "nmr": list(season.nmr),
+            "centres": {str(p): n for p, n in season.centers.items()}, "prestige": season.column}
+
+
+def start_line(position: Position) -> dict[str, Any]:
+    """What a game's page shows of the board before its first season: centres and standings
+    column (prestige, or ``None``) per power."""
+    return {"centres": {str(p): n for p, n in position.center_counts().items()}, "prestige": _column(position)}
 
 
 def _column(position: Position) -> dict[str, int] | None:
@@ -205,24 +230,4 @@ def season_record(season: Season) -> SeasonRecord:
                         after=season.after, orders=tuple(lines), results=tuple(results), bids=tuple(bids),
                         ledger=accounts, nmr=tuple(season.nmr), seed=season.seed, events=events,
                         adjudicated_at=season.adjudicated_at.isoformat() if season.adjudicated_at else None,
-                        picture=season.picture, adjudication=season.adjudication)
-
-
-def game_record(archive: GameArchive) -> GameRecord:
-    """The :class:`GameRecord` of a whole game (:func:`bot.archive.games.game_archive`)."""
-    game = archive.game
-    seasons = tuple(season_record(s) for s in sorted(archive.seasons, key=lambda s: s.version))
-    if seasons:
-        start = seasons[0].before
-        variant = seasons[0].variant
-    else:
-        variant, start = position_from_dict({k: v for k, v in game["position"].items() if k != "orders"})
-    current = None
-    if isinstance(game.get("position"), Mapping):
-        _, current = position_from_dict({k: v for k, v in game["position"].items() if k != "orders"})
-    players = tuple({"power": p.get("power"), "status": p.get("status", ""), "nmr_count": p.get("nmr_count", 0)}
-                    for p in archive.players if p.get("power"))
-    return GameRecord(name=game["name"], variant=variant,
-                      status=game.get("status", ""), phase=game.get("phase"), outcome=game.get("outcome"),
-                      start=start, seasons=seasons, current=current, players=players,
-                      press=tuple(getattr(archive, "press", ())))
+                        picture=season.picture, adjudication=season.adjudication, report=report_of(season))

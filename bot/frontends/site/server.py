@@ -10,16 +10,23 @@ that changed while the server was away (none, when it was stopped and started ag
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 import structlog
 from aiohttp import web
 
-from bot.archive.games import game_archive, sweep_temporary
+from bot.archive.games import GameArchive, published_lines, sweep_temporary
+from bot.codec.season import Season, season_from_row
 from bot.store import database
 from bot.store.database import Database
 from bot.store.outbox import DELIVERED, Announcement, Delivery, Outcome
-from .writer import SiteWriter, archive_state, site_state
+from bot.store.rows import GameRow
+from .writer import SiteWriter, site_state
+
+if TYPE_CHECKING:
+    from bot.service import GameService
 
 log = structlog.get_logger("crusader.site")
 
@@ -36,8 +43,9 @@ class SiteNotifier:
 
     name = "site"
 
-    def __init__(self, db: Database, writer: SiteWriter, *, index_every: float = INDEX_EVERY) -> None:
-        self.db = db
+    def __init__(self, service: GameService, writer: SiteWriter, *, index_every: float = INDEX_EVERY) -> None:
+        self.service = service
+        self.db: Database = service.db
         self.writer = writer
         self.index_every = index_every
         self._lock = asyncio.Lock()
@@ -57,7 +65,8 @@ class SiteNotifier:
             index = asyncio.get_running_loop().time() >= self._indexed + self.index_every
             try:
                 assert announcement.game_id is not None  # (recipients: only a game's announcements)
-                await asyncio.to_thread(self.update, announcement.game_id, index=index)
+                announced = announcement.data.get("version") if announcement.kind == "results" else None
+                await asyncio.to_thread(self.update, announcement.game_id, index=index, announced=announced)
             except Exception:
                 # never hold back the results for the other front ends: a page missing now is
                 # written with the game's next announcement, or when the server starts
@@ -86,23 +95,55 @@ class SiteNotifier:
                 log.exception("archive index not written")
             self._indexed = asyncio.get_running_loop().time()
 
-    def update(self, game_id: int, *, index: bool = True, state: tuple[str, str] | None = None) -> bool:
+    def update(self, game_id: int, *, index: bool = True, state: tuple[str, str] | None = None,
+               announced: int | None = None) -> bool:
         """Bring a game's pages up to date; whether any was written. ``state``: the game's name and
         :func:`~.writer.site_state`, when read already (at start-up, for every game at once: the
-        pages of a game that is current are not read); without it the game is read whole, as an
-        announcement of its results asks, and written unless its pages show that already."""
+        pages of a game that is current are not read); without it the game's site columns are read,
+        as an announcement of its results asks, and its pages written unless they show that
+        already. Only the seasons whose pages are due are read and decoded; the game's page shows
+        the others from its summary. ``announced``: the version of the season whose results are
+        announced, read through the service's read that the other front ends share (decoded once
+        between them); the others, which no other front end reads, in one query of their own."""
         if state is not None and self.writer.is_current(*state):
             return False  # its pages show what it is now: nothing to write
         try:
-            archive = game_archive(self.db, game_id, record=False)  # the seasons: what the pages show
-        except ValueError:
-            if index:
-                self.writer.write_index()
-            return True  # deleted since
-        if state is None and self.writer.is_current(archive.game["name"], archive_state(archive)):
+            return self._update(game_id, index=index, current=state is not None, announced=announced)
+        except _RolledBack:  # read again, as it is now
+            return self._update(game_id, index=index, current=state is not None, announced=announced)
+
+    def _update(self, game_id: int, *, index: bool, current: bool, announced: int | None) -> bool:
+        with self.db.session() as session:
+            games, players, versions = database.site_columns(session, game_id)
+            if not games:
+                if index:
+                    self.writer.write_index()
+                return True  # deleted since
+            game = games[0]
+            row = session.get(GameRow, game_id) if game["status"] == "ended" else None
+            press = published_lines(session, row) if row is not None else ()
+        seats, stored = tuple(players.get(game_id, ())), versions.get(game_id, [])
+        if not current and self.writer.is_current(game["name"], site_state(game, seats, stored)):
             return False  # (an announcement delivered again)
-        self.writer.write_game(archive, index=index)
+        archive = GameArchive(game=game, players=seats, seasons=(), orders=(), submissions=(), press=press)
+        self.writer.write_game(archive, index=index, versions=stored,
+                               read=lambda due: self._seasons(game_id, game["name"], due, announced))
         return True
+
+    def _seasons(self, game_id: int, name: str, versions: Sequence[int], announced: int | None) -> list[Season]:
+        """The seasons of a game stored at ``versions`` (:class:`_RolledBack` if one is no longer):
+        the ``announced`` one through the service's shared read, the others in one query."""
+        seasons: list[Season | None] = []
+        if announced in versions:
+            seasons.append(self.service.season(game_id, announced))
+        others = [v for v in versions if v != announced]
+        if others:
+            with self.db.session() as session:
+                rows = database.seasons_of(session, game_id, pictures=True, versions=others)
+            seasons += [season_from_row(row, name) for row in rows]
+        if len(seasons) != len(versions) or any(s is None for s in seasons):
+            raise _RolledBack(game_id)
+        return [s for s in seasons if s is not None]
 
     async def catch_up(self) -> int:
         """:meth:`update_all` one game at a time, each in turn with the deliveries (a server starts
@@ -134,6 +175,10 @@ class SiteNotifier:
             self.writer.write_index()
         log.info("archive pages brought up to date", games=len(states), written=written)
         return len(states)
+
+
+class _RolledBack(Exception):
+    """A season whose page was due was rolled back before it was read."""
 
 
 def game_states(db: Database, game_id: int | None = None) -> dict[int, tuple[str, str]]:
@@ -188,10 +233,10 @@ class ArchiveSite:
 
     name = "archive site"
 
-    def __init__(self, db: Database, root: Path, host: str, port: int) -> None:
+    def __init__(self, service: GameService, root: Path, host: str, port: int) -> None:
         self.root = Path(root)
         self.host, self.port = host, port
-        self.notifier = SiteNotifier(db, SiteWriter(self.root))
+        self.notifier = SiteNotifier(service, SiteWriter(self.root))
         self._runner: web.AppRunner | None = None
         self._catch_up: asyncio.Task | None = None
 

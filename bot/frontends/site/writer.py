@@ -9,15 +9,17 @@ Layout under the site's root::
     <game>/<phase>-after.png   the board it left
     <game>/board.png           the board as it stands now
     <game>/press.html          the press between its players, when the game published it at its end
-    <game>/game.json           the game's line in the site index
+    <game>/game.json           the game's line in the site index, and a line per season
 
 Every file is written atomically (a temporary file renamed over the old one), so a reader never
 sees half a page. A season page is written once, when its season is archived (again only if it
-is rolled back and adjudicated anew). A game's page and its board are written when what they
-show changes: the game's summary keeps the digest of what its pages were written from
-(:func:`site_state`: the game's status, phase, outcome and board, its players and the versions of
-its seasons, and the site's own templates and code), so that a game whose digest is unchanged is
-not written again, at start-up or when its announcement is delivered twice. The board of a game
+is rolled back and adjudicated anew, or relinked when the seasons around it change). The game's
+page is made from the line its summary keeps of each season (:func:`~.model.season_line`), so that
+bringing it up to date reads and decodes only the seasons whose own pages are due. A game's page
+and its board are written when what they show changes: the game's summary keeps the digest of
+what its pages were written from (:func:`site_state`: the game's status, phase, outcome and board,
+its players and the versions of its seasons, and the site's own templates and code), so that a
+game whose digest is unchanged is not written again, at start-up or when its announcement is delivered twice. The board of a game
 is the picture of the board its last season left whenever it is that board (drawn once). A whole
 game can also be built afresh in a temporary directory that is then renamed into place.
 """
@@ -34,7 +36,7 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import jinja2
 from markupsafe import Markup
@@ -43,12 +45,14 @@ from adjudicator.modules import standing_column
 from adjudicator.vocab import Phase
 
 from bot.archive.games import GameArchive, temporary_prefix, write_atomically
-from bot.codec.documents import position_to_dict
+from bot.codec.documents import position_from_dict, position_to_dict
+from bot.codec.jsontext import json_text
+from bot.codec.season import Season
 from bot.store.names import game_key
 from bot.render import DEFAULT_SIZE
-from bot.service.report import Report, phase_report
+from bot.service.report import Report
 from .chart import centre_chart
-from .model import GameRecord, SeasonRecord, game_record
+from .model import GameRecord, SeasonRecord, season_line, season_record, start_line
 from .pictures import after_png, before_png, board_png, png_size
 
 SUMMARY = "game.json"
@@ -152,7 +156,7 @@ def _powers(record: GameRecord) -> list[_Power]:
 
 def _report(season: SeasonRecord) -> Report:
     """The season's results report (:mod:`bot.service.report`), as the mail and Discord give it."""
-    return phase_report(season.adjudication, season.variant, season.before, nmr=season.nmr)
+    return season.report
 
 
 def _png_file_size(path: Path) -> tuple[int, int]:
@@ -161,9 +165,36 @@ def _png_file_size(path: Path) -> tuple[int, int]:
         return png_size(f.read(24))
 
 
-def _picture_names(season: SeasonRecord) -> tuple[str, str]:
-    """The files of a season's two pictures: the board before with the orders, the board after."""
-    return f"{season.slug}.png", f"{season.slug}-after.png"
+def _picture_names(season: SeasonRecord | str) -> tuple[str, str]:
+    """The files of a season's two pictures (of a season, or its page's name): the board before
+    with the orders, the board after."""
+    slug = season if isinstance(season, str) else season.slug
+    return f"{slug}.png", f"{slug}-after.png"
+
+
+SeasonReader = Callable[[Sequence[int]], Iterable[Season]]
+"""Reads the seasons of a game stored at the versions given (the versions whose pages are due)."""
+
+
+def _reader(archive: GameArchive) -> SeasonReader:
+    """The seasons of an archive read whole, by version."""
+    def read(versions: Sequence[int]) -> list[Season]:
+        wanted = set(versions)
+        return [s for s in archive.seasons if s.version in wanted]
+
+    return read
+
+
+def _lines(summary: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The seasons' lines (:func:`~.model.season_line`) a game's summary keeps, oldest first."""
+    lines = summary.get("lines")
+    return [line for line in lines if isinstance(line, dict)] if isinstance(lines, list) else []
+
+
+def _neighbours(versions: Sequence[int]) -> dict[int, tuple[int | None, int | None]]:
+    """The versions before and after each of ``versions`` (in order), ``None`` at either end."""
+    return {v: (versions[i - 1] if i else None, versions[i + 1] if i + 1 < len(versions) else None)
+            for i, v in enumerate(versions)}
 
 
 class SiteWriter:
@@ -184,12 +215,11 @@ class SiteWriter:
 
     # -- pages ------------------------------------------------------------------------------
 
-    def season_page(self, record: GameRecord, index: int, sizes: tuple[tuple[int, int], tuple[int, int]]) -> str:
-        """A season's page; ``sizes``, the width and height of its two pictures (before, after)."""
-        season = record.seasons[index]
-        previous = record.seasons[index - 1].slug if index > 0 else None
-        # only a page that exists: the season after this one has none until it is adjudicated
-        following = record.seasons[index + 1].slug if index + 1 < len(record.seasons) else None
+    def season_page(self, record: GameRecord, season: SeasonRecord, previous: str | None, following: str | None,
+                    sizes: tuple[tuple[int, int], tuple[int, int]]) -> str:
+        """A season's page; ``previous`` and ``following``, the pages of the seasons before and
+        after it (only a page that exists: the season after the last has none until it is
+        adjudicated); ``sizes``, the width and height of its two pictures (before, after)."""
         before, after = ({"src": name, "width": w, "height": h}
                          for name, (w, h) in zip(_picture_names(season), sizes))
         return self.env.get_template("season.html.j2").render(
@@ -201,15 +231,13 @@ class SiteWriter:
     def game_page(self, record: GameRecord, board: tuple[int, int] | None = None) -> str:
         """A game's page; ``board``, the width and height of its picture of the board now, if any."""
         history = record.centre_history()
-        column = standing_column(record.start)
-        start_prestige = dict(column[1]) if column is not None else {}
-        current = record.current or (record.seasons[-1].after if record.seasons else record.start)
+        start_prestige = record.start["prestige"] or {}
         players = {p["power"]: p for p in record.players}
         picture = {"src": BOARD, "width": board[0], "height": board[1]} if board else None
         return self.env.get_template("game_index.html.j2").render(
             game=record, outcome=outcome_text(record.outcome), chart=centre_chart(record.variant, history),
             centre_history=history, prestige_history=record.prestige_history(), start_prestige=start_prestige,
-            powers=_powers(record), written_at=self._now(), board=picture, current=current, players=players)
+            powers=_powers(record), written_at=self._now(), board=picture, current=record.current, players=players)
 
     def press_page(self, record: GameRecord) -> str:
         """The press a game published at its end, by phase (anonymous press stays anonymous)."""
@@ -231,16 +259,22 @@ class SiteWriter:
 
     # -- writing ----------------------------------------------------------------------------
 
-    def write_game(self, archive: GameArchive, *, rewrite: bool = False, index: bool = True) -> GameRecord:
+    def write_game(self, archive: GameArchive, *, rewrite: bool = False, index: bool = True,
+                   versions: Sequence[int] | None = None, read: SeasonReader | None = None) -> GameRecord:
         """Bring a game's pages up to date from its archive (:func:`bot.archive.games.game_archive`).
 
-        Season pages not yet written are written (all of them with ``rewrite``); pages of
-        seasons rolled back since are removed; the game's index and (unless ``index`` is false: the
-        caller writes it once after several games) the site index are rewritten.
+        Season pages not yet written are written (all of them with ``rewrite``), and the page of a
+        season whose neighbours changed is linked to them again; pages of seasons rolled back since
+        are removed; the game's index and (unless ``index`` is false: the caller writes it once
+        after several games) the site index are rewritten. Of an archive read without its seasons,
+        ``versions`` gives the versions of the seasons stored and ``read`` reads those whose pages
+        are due: the game's page is made from the summary's line of every other season.
         """
-        record = game_record(archive)
-        self._write_game_into(self.root / game_slug(record.name), record, rewrite=rewrite,
-                              state=archive_state(archive))
+        if versions is None:
+            versions = [s.version for s in archive.seasons]
+        state = site_state(archive.game, archive.players, versions)
+        record = self._write_game_into(self.root / game_slug(archive.game["name"]), archive, versions,
+                                       read or _reader(archive), rewrite=rewrite, state=state)
         if index:
             self.write_index()
         return record
@@ -252,20 +286,20 @@ class SiteWriter:
         summary = self._summary(folder)
         if summary.get("state") != state or summary.get("format") != site_format():
             return False
-        pages = summary.get("pages") or {}
-        names = [*(f"{slug}.html" for slug in pages), "index.html", *((BOARD,) if summary.get("board") else ())]
+        names = [*(f"{line['slug']}.html" for line in _lines(summary)), "index.html",
+                 *((BOARD,) if summary.get("board") else ())]
         return all((folder / name).is_file() for name in names)
 
     def build_game(self, archive: GameArchive) -> GameRecord:
         """Write a game's pages afresh in a temporary directory and rename it into place."""
-        record = game_record(archive)
-        slug = game_slug(record.name)
+        slug = game_slug(archive.game["name"])
         self.root.mkdir(parents=True, exist_ok=True)
         target = self.root / slug
         fresh = Path(tempfile.mkdtemp(dir=self.root, prefix=temporary_prefix(slug) + "new-"))
         try:
             os.chmod(fresh, _DIR_MODE)
-            self._write_game_into(fresh, record, rewrite=True, state=archive_state(archive))
+            record = self._write_game_into(fresh, archive, [s.version for s in archive.seasons], _reader(archive),
+                                           rewrite=True, state=archive_state(archive))
             if target.exists():
                 old = Path(tempfile.mkdtemp(dir=self.root, prefix=temporary_prefix(slug) + "old-"))
                 os.replace(target, old / slug)
@@ -279,37 +313,37 @@ class SiteWriter:
         self.write_index()
         return record
 
-    def _write_game_into(self, folder: Path, record: GameRecord, *, rewrite: bool, state: str | None = None) -> None:
+    def _write_game_into(self, folder: Path, archive: GameArchive, versions: Sequence[int], read: SeasonReader, *,
+                         rewrite: bool, state: str) -> GameRecord:
         folder.mkdir(parents=True, exist_ok=True)
         summary = self._summary(folder)
-        written = dict(summary.get("pages") or {})
-        if summary.get("format") != site_format():
-            rewrite = True  # written by another version of the pages
-        keep = set()
-        last = len(record.seasons) - 1
+        if summary.get("format") != site_format() or not isinstance(archive.game.get("position"), Mapping):
+            rewrite = True  # written by another version of the pages (or a game without a board: read whole)
+        record, known = self._record(folder, summary, archive, sorted(versions), read, rewrite=rewrite)
+        lines, decoded = record.lines, {s.version: s for s in record.seasons}
         last_after: bytes | None = None  # the board the last season left, when drawn now
-        for i, season in enumerate(record.seasons):
+        for i, line in enumerate(lines):
+            season = decoded.get(line["version"])
+            if season is None:
+                continue
             path = folder / f"{season.slug}.html"
-            names = _picture_names(season)
-            keep.update({path.name, *names})
-            # a season rolled back and adjudicated anew has a new version: its page is rewritten, and
-            # so is the last one before a new season, which now links to it
-            page_due = rewrite or not path.exists() or written.get(season.slug) != season.version
-            if page_due or (i == last - 1 and record.seasons[last].slug not in written):
-                files = [folder / name for name in names]
-                if not page_due and all(f.is_file() for f in files):
-                    # only its link to the season after it is new: its pictures stand as they were
-                    sizes = tuple(_png_file_size(f) for f in files)
-                else:
-                    # the map before: the picture stored with the season, as Discord and the mail sent it
-                    pictures = (before_png(record.name, season, size=self.map_size),
-                                after_png(record.name, season, size=self.map_size))
-                    for file, data in zip(files, pictures):
-                        write_file(file, data)
-                    sizes = (png_size(pictures[0]), png_size(pictures[1]))
-                    if i == last:
-                        last_after = pictures[1]
-                write_file(path, self.season_page(record, i, (sizes[0], sizes[1])))
+            files = [folder / name for name in _picture_names(season)]
+            if season.version in known and all(f.is_file() for f in files):
+                # only its links to the seasons around it are new: its pictures stand as they were
+                sizes = tuple(_png_file_size(f) for f in files)
+            else:
+                # the map before: the picture stored with the season, as Discord and the mail sent it
+                pictures = (before_png(record.name, season, size=self.map_size),
+                            after_png(record.name, season, size=self.map_size))
+                for file, data in zip(files, pictures):
+                    write_file(file, data)
+                sizes = (png_size(pictures[0]), png_size(pictures[1]))
+                if i == len(lines) - 1:
+                    last_after = pictures[1]
+            write_file(path, self.season_page(record, season, lines[i - 1]["slug"] if i > 0 else None,
+                                              lines[i + 1]["slug"] if i + 1 < len(lines) else None,
+                                              (sizes[0], sizes[1])))
+        keep = {name for line in lines for name in (f"{line['slug']}.html", *_picture_names(line["slug"]))}
         for stale in folder.iterdir():
             if _SEASON_FILE.match(stale.name) and stale.name not in keep:
                 stale.unlink(missing_ok=True)
@@ -333,12 +367,47 @@ class SiteWriter:
         write_file(folder / "index.html", self.game_page(record, board_size))
         out = {"name": record.name, "slug": game_slug(record.name),
                "variant": record.variant.name, "variant_title": record.variant.title, "status": record.status,
-               "phase": record.phase, "phase_name": _phase_name(record.phase), "seasons": len(record.seasons),
-               "outcome": outcome_text(record.outcome),
-               "pages": {season.slug: season.version for season in record.seasons},
+               "phase": record.phase, "phase_name": _phase_name(record.phase), "seasons": len(lines),
+               "outcome": outcome_text(record.outcome), "start": record.start, "lines": lines,
                "format": site_format(), "state": state, "board": board_key,
                "board_size": list(board_size) if board_size else None}
-        write_file(folder / SUMMARY, json.dumps(out, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+        write_file(folder / SUMMARY, json_text(out, pretty=True, sort_keys=True) + "\n")
+        return record
+
+    @staticmethod
+    def _record(folder: Path, summary: Mapping[str, Any], archive: GameArchive, versions: list[int],
+                read: SeasonReader, *, rewrite: bool) -> tuple[GameRecord, dict[int, Mapping[str, Any]]]:
+        """The game's record, with the seasons whose pages are due read and decoded and the others'
+        lines as its ``summary`` keeps them; and the lines of the seasons whose pages stand, by version."""
+        before = [] if rewrite or not isinstance(summary.get("start"), dict) else _lines(summary)
+        known = {line["version"]: line for line in before if (folder / f"{line['slug']}.html").is_file()}
+        # a season is read for its page when it has none yet (new, or rolled back and adjudicated
+        # anew: another version), or when the seasons before and after it are others now (the
+        # last season before a new one links to it)
+        was, now = _neighbours([line["version"] for line in before]), _neighbours(versions)
+        due = [v for v in versions if v not in known or was.get(v) != now[v]]
+        seasons = sorted((season_record(s) for s in read(due)), key=lambda s: s.version) if due else []
+        decoded = {s.version: s for s in seasons}
+        if set(decoded) != set(due):
+            raise ValueError(f"seasons {sorted(set(due) - set(decoded))} are no longer stored")  # rolled back since
+        game = archive.game
+        variant, current = (position_from_dict({k: v for k, v in game["position"].items() if k != "orders"})
+                            if isinstance(game.get("position"), Mapping) else (seasons[0].variant, None))
+        if versions and versions[0] in decoded:
+            start: Mapping[str, Any] = start_line(decoded[versions[0]].before)
+        elif versions:
+            start = summary["start"]  # (the first season's, unchanged)
+        else:
+            assert current is not None  # (a game without seasons read has its board)
+            start = start_line(current)
+        record = GameRecord(
+            name=game["name"], variant=variant, status=game.get("status", ""), phase=game.get("phase"),
+            outcome=game.get("outcome"), start=start, seasons=tuple(seasons), current=current,
+            lines=tuple(season_line(decoded[v]) if v in decoded else known[v] for v in versions),
+            players=tuple({"power": p.get("power"), "status": p.get("status", ""), "nmr_count": p.get("nmr_count", 0)}
+                          for p in archive.players if p.get("power")),
+            press=tuple(archive.press))
+        return record, known
 
     def _board_key(self, record: GameRecord) -> str | None:
         """What the board picture is drawn from (``None``: the game has no board to show)."""
