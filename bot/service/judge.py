@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass
 from datetime import timedelta
 
-import sqlalchemy as sa
 import structlog
 
 from adjudicator.adjudicate import adjudicate
@@ -154,7 +153,9 @@ class Judge:
         ready = {p.power for p in players if self.ctx.is_ready(game, p)}
         return sorted(p for p in to_decide(variant, position) if p in playing and p not in ready)
 
-    def _remind(self, session, timer: sa.Row) -> str:
+    def _remind(self, session, timer) -> str:
+        """Run the reminder ``timer`` (its row, as :func:`database.timer` reads it): the powers still
+        without orders told, unless its game has moved on."""
         game = database.lock_game(session, timer.game_id)
         if game is None:
             return "busy"
