@@ -4,6 +4,7 @@ announcements cost in CPU, statements and transactions, on SQLite and on Postgre
     python benchmarks/bench_store.py                                   # SQLite, 200 games
     python benchmarks/bench_store.py --database postgresql+psycopg://postgres@127.0.0.1/test
     python benchmarks/bench_store.py --baseline /tmp/before             # side by side
+    python benchmarks/bench_store.py --ahead                            # SQLite's reads ahead of the lock
         (/tmp/before: another tree of the judge, e.g. ``git archive main | tar -x -C /tmp/before``)
 
 The games are :mod:`bench_deadlines`' (the classic map's opening, all seven powers ordered), every
@@ -15,6 +16,10 @@ the log. Reported a phase closing: the process's CPU time of each part, the stat
 to the database (an ``executemany`` counts once) and its transactions. Statements and
 transactions do not depend on the machine's load; the CPU does (the load average is printed, and
 the trees are measured in turn ``--rounds`` times, the least CPU of each kept).
+
+With ``--ahead`` (SQLite) the run takes the path it takes when it draws pictures: each season is
+read and adjudicated in a read of its own before the game is locked, and its picture is a few
+bytes drawn at no cost (a picture's cost is the picture's).
 
 Each tree is measured in a process of its own on a throw-away database (PostgreSQL: created
 beside the one named, and dropped).
@@ -36,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def measure(url: str, games: int) -> dict[str, float]:
+def measure(url: str, games: int, ahead: bool = False) -> dict[str, float]:
     """Run in the tree measured (``sys.path`` begins with it): the costs a phase closing."""
     import sqlalchemy as sa
 
@@ -50,7 +55,11 @@ def measure(url: str, games: int) -> dict[str, float]:
     configure("WARNING")
     set_up(url, games + 1)
     db = Database(url)
-    service = GameService(db, node="bench", pictures=False)
+    if ahead:
+        from bot.service.judge import Judge
+
+        Judge._picture = lambda *_: b"picture"  # type: ignore[method-assign]
+    service = GameService(db, node="bench", pictures=ahead)
     notifiers = [
         RecordingNotifier(lambda a: ("channel", "archive") if a.audience == "public" else ("dm",), name="discord"),
         RecordingNotifier(lambda a: tuple(f"p{i}@mail" for i in range(7)) if a.audience == "public" else ("gm@mail",),
@@ -87,10 +96,11 @@ def measure(url: str, games: int) -> dict[str, float]:
     return out
 
 
-def job(tree: Path, url: str, games: int) -> dict[str, float]:
+def job(tree: Path, url: str, games: int, ahead: bool = False) -> dict[str, float]:
     """:func:`measure` in a process of its own, on ``tree``'s code."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--job", url, "--games", str(games)],
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--job", url, "--games", str(games),
+                          *(["--ahead"] if ahead else [])],
                          env=env, cwd=str(tree), capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise RuntimeError(f"the measurement on {tree} failed:\n{out.stderr[-3000:]}")
@@ -104,17 +114,21 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--baseline", type=Path, help="another tree of the judge, measured the same way before this one")
+    parser.add_argument("--ahead", action="store_true",
+                        help="read and adjudicate each season ahead of the lock, as a run that draws pictures does "
+                             "(SQLite), its picture drawn at no cost")
     parser.add_argument("--job", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.job:
         sys.path.insert(0, os.getcwd())
-        print(json.dumps(measure(args.job, args.games)))
+        print(json.dumps(measure(args.job, args.games, args.ahead)))
         return 0
     sys.path.insert(0, str(ROOT))
     from benchmarks.bench_deadlines import scratch_database
 
     trees = ([("baseline", args.baseline)] if args.baseline else []) + [("this tree", ROOT)]
-    print(f"{args.games} games on {'PostgreSQL' if args.database else 'SQLite'}, {args.rounds} rounds (the trees "
+    print(f"{args.games} games on {'PostgreSQL' if args.database else 'SQLite'}"
+          f"{', read ahead of the lock' if args.ahead else ''}, {args.rounds} rounds (the trees "
           f"in turn; CPU: the least of the rounds); load {os.getloadavg()[0]:.1f}")
     best: dict[str, dict[str, float]] = {}
     for _ in range(args.rounds):
@@ -122,9 +136,9 @@ def main(argv=None) -> int:
             with tempfile.TemporaryDirectory() as tmp:
                 if args.database:
                     with scratch_database(args.database) as url:
-                        result = job(tree, url, args.games)
+                        result = job(tree, url, args.games, args.ahead)
                 else:
-                    result = job(tree, f"sqlite:///{Path(tmp) / 'store.db'}", args.games)
+                    result = job(tree, f"sqlite:///{Path(tmp) / 'store.db'}", args.games, args.ahead)
             kept = best.setdefault(label, result)
             for key, value in result.items():
                 kept[key] = min(kept[key], value) if "CPU" in key else value

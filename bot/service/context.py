@@ -3,20 +3,23 @@ request works on and their views, the games' timers and the outbox."""
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime
 from collections.abc import Callable, Sequence
 
 from sqlmodel import Session
 
+from adjudicator.position import Position
 from adjudicator.turn import to_decide
+from adjudicator.variant import Variant
 from adjudicator.vocab import Phase, PhaseKind, Power
 
 from bot.codec.documents import position_from_dict
 from bot.store import database
-from bot.store.database import Database
+from bot.store.database import Database, Timer
 from bot.store import outbox
 from bot.store.outbox import Announcement
-from bot.store.rows import ActionRow, GameRow, GameStatus, PlayerRow, PlayerStatus, TimerRow, utcnow
+from bot.store.rows import ActionRow, GameRow, GameStatus, PlayerRow, PlayerStatus, utcnow
 from . import texts
 from .errors import NoSuchGameError, NotAllowedError, NotFoundError, NotPlayingError, ServiceError, WrongStateError
 from .identities import identity
@@ -44,6 +47,12 @@ SUPERSEDES: dict[str, tuple[str, ...]] = {
 not yet delivered: the outbox drops what is left of those when it is written
 (:attr:`bot.store.outbox.Announcement.supersedes`). Results, the start, new players, civil
 disorder and the game master's notices are never dropped: they stay true of their moment."""
+
+
+_POLICIES_KEPT = 256
+_policies: dict[int, tuple[dict, dict, DeadlinePolicy]] = {}
+"""The policies :meth:`Context.policy` parsed, by the identity of the document parsed: the document
+itself (kept, so that its identity is not another's), a copy of it as it was, and the policy."""
 
 
 def started_phase(game: GameRow) -> str:
@@ -76,7 +85,7 @@ class Context:
         self.node = node
         self.pictures = pictures
         """Whether a season's picture is drawn when it is adjudicated and stored with it."""
-        self.timer_listeners: list[Callable[[list[TimerRow]], None]] = []
+        self.timer_listeners: list[Callable[[list[Timer]], None]] = []
 
     def now(self) -> datetime:
         moment = self.clock()
@@ -212,7 +221,19 @@ class Context:
 
     @staticmethod
     def policy(game: GameRow) -> DeadlinePolicy:
-        return DeadlinePolicy.from_dict(game.policy)
+        """The game's deadline policy, parsed once for as long as the game's row holds the same
+        document, unchanged (a deadline run asks for it for its grace, its NMR limit, its next
+        deadline and reminders, and each announcement's time zone)."""
+        document = game.policy
+        parsed = _policies.get(id(document))
+        if parsed is not None and parsed[0] is document and parsed[1] == document:
+            return parsed[2]
+        policy = DeadlinePolicy.from_dict(document)
+        if len(_policies) >= _POLICIES_KEPT:
+            _policies.clear()
+        _policies[id(document)] = (document, {key: copy.deepcopy(value) if isinstance(value, (dict, list)) else value
+                                              for key, value in document.items()}, policy)
+        return policy
 
     def hidden(self, game: GameRow) -> bool:
         """Whether who plays which power in ``game`` is hidden from its players (an anonymous game
@@ -256,22 +277,22 @@ class Context:
 
     # -- timers and announcements -----------------------------------------------------------
 
-    def arm(self, session: Session, game: GameRow, deadline: datetime | None, now: datetime) -> list[TimerRow]:
+    def arm(self, session: Session, game: GameRow, deadline: datetime | None, now: datetime) -> list[Timer]:
         """Replace the game's pending timers by a deadline at ``deadline`` and its reminders."""
         database.cancel_timers(session, game.id, now)
         game.deadline_at = deadline
         if deadline is None:
             return []
-        timers = [TimerRow(game_id=game.id, version=game.version, kind="deadline", due_at=deadline, payload={}),
+        timers = [Timer(game_id=game.id, version=game.version, kind="deadline", due_at=deadline),
                   *self.reminder_timers(game, deadline, now)]
         database.add_timers(session, timers)
         return timers
 
-    def reminder_timers(self, game: GameRow, deadline: datetime, now: datetime) -> list[TimerRow]:
+    def reminder_timers(self, game: GameRow, deadline: datetime, now: datetime) -> list[Timer]:
         """The reminders of a deadline set at ``now`` (:meth:`DeadlinePolicy.reminders_for` the time
         until it: in a phase shorter than a reminder, one halfway through it)."""
-        return [TimerRow(game_id=game.id, version=game.version, kind="reminder", due_at=deadline - before,
-                         payload={"before": before.total_seconds()})
+        return [Timer(game_id=game.id, version=game.version, kind="reminder", due_at=deadline - before,
+                      payload={"before": before.total_seconds()})
                 for before in self.policy(game).reminders_for(deadline - now)]
 
     def phase_deadline(self, game: GameRow, now: datetime) -> datetime:
@@ -287,35 +308,39 @@ class Context:
             supersedes=SUPERSEDES.get(kind, ()))
         outbox.write(session, announcement, self.now())
 
-    def to_decide_lines(self, session: Session, game: GameRow, power: str) -> list[str]:
+    def to_decide_lines(self, session: Session, game: GameRow, power: str,
+                        board: tuple[Variant, Position] | None = None) -> list[str]:
         """What ``power`` has still to decide in the game's phase, its standing orders taken into
-        account, in words (:func:`bot.codec.spelled.duty`); none when nothing."""
+        account, in words (:func:`bot.codec.spelled.duty`); none when nothing. ``board``: the
+        game's variant and position as values, when the caller has them (else read from the game's)."""
         from adjudicator.turn import still_to_decide
         from bot.codec.spelled import duty as spelled_duty
         from bot.codec.values import order_from_json
 
-        variant, position = position_from_dict(game.position)
+        variant, position = board or position_from_dict(game.position)
         standing = [order_from_json(o.order) for o in database.orders_of(session, game.id, game.version, power)]
         left = still_to_decide(variant, position, Power(power), standing)
         return spelled_duty(left, variant) if left.must_decide else []
 
-    def announce_decisions(self, session: Session, game: GameRow, players) -> None:
+    def announce_decisions(self, session: Session, game: GameRow, players,
+                           board: tuple[Variant, Position] | None = None) -> None:
         """When a retreat or an adjustment phase begins (or a rollback brings one back): the player of
         each power that has something to decide in it is told what, and by when (kind
-        ``phase_opened``, to that player alone). Powers in civil disorder are not."""
+        ``phase_opened``, to that player alone). Powers in civil disorder are not. ``board``: the
+        game's variant and position as values, when the caller has them (else read from the game's)."""
         if game.status != GameStatus.ACTIVE or Phase.parse(started_phase(game)).kind is PhaseKind.MOVEMENT:
             return
         phase = started_phase(game)
         from adjudicator.variant import get_variant
 
-        variant, position = position_from_dict(game.position)
-        must = to_decide(variant, position)
+        board = board or position_from_dict(game.position)
+        must = to_decide(*board)
         tz = self.policy(game).timezone
         for p in players:
             power = p.power
             if power is None or power not in must or p.status in (*CIVIL_DISORDER_STATES, WAITING):
                 continue
-            lines = self.to_decide_lines(session, game, power)
+            lines = self.to_decide_lines(session, game, power, board)
             if not lines:
                 continue
             name = get_variant(game.variant).power_name(Power(power))
@@ -338,7 +363,7 @@ class Context:
             return {}
         return {"deadline": game.deadline_at.isoformat(), "timezone": self.policy(game).timezone}
 
-    def notify(self, timers: list[TimerRow]) -> None:
+    def notify(self, timers: list[Timer]) -> None:
         """Tell the scheduler (if one listens) about timers just committed."""
         if timers:
             for listener in self.timer_listeners:

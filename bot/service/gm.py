@@ -13,7 +13,7 @@ from adjudicator.vocab import Power
 
 from bot.codec.documents import position_from_dict
 from bot.store import database
-from bot.store.rows import GameRow, GameStatus, OrderRow, PlayerRow, PlayerStatus, TimerRow
+from bot.store.rows import GameRow, GameStatus, OrderRow, PlayerRow, PlayerStatus
 from . import texts
 from .context import WAITING, Context
 from .judge import Judge
@@ -422,13 +422,12 @@ class GameMaster:
         with self.ctx.db.session() as session:
             return self.ctx.view(session, self.ctx.game(session, view.id))
 
-    def _rearm_reminders(self, session, row: GameRow, deadline: datetime, now: datetime) -> list[TimerRow]:
+    def _rearm_reminders(self, session, row: GameRow, deadline: datetime, now: datetime) -> list[database.Timer]:
         """The reminders still to come of the pending ``deadline``, as the game's policy now sets them
         (the deadline and a grace period under way are left as they are)."""
         database.cancel_timers(session, row.id, now, kinds=("reminder",))
         timers = self.ctx.reminder_timers(row, deadline, now)
-        session.add_all(timers)
-        session.flush()
+        database.add_timers(session, timers)
         return timers
 
     def end_game(self, game: str | int, actor: str | None, reason: str = "") -> GameView:

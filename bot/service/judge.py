@@ -31,7 +31,8 @@ from bot.codec.season import GivenOrder, Season, season_columns
 from bot.codec.values import order_from_json
 from bot.store import database
 from bot.store.faults import crash_point
-from bot.store.rows import GameRow, GameStatus, PlayerStatus, TimerRow
+from bot.store.database import Timer
+from bot.store.rows import GameRow, GameStatus, PlayerStatus
 from . import texts
 from .context import CIVIL_DISORDER_STATES, Context, started_phase
 from adjudicator.variant import Variant
@@ -84,9 +85,10 @@ def _seed(position: Position, game_seed: int) -> int:
     return seed if seed is not None else game_seed
 
 
-def _standing(orders) -> list:
-    """What of the standing orders the adjudication reads, to compare."""
-    return [(o.power, o.seq, o.text, o.order) for o in orders]
+def _standing(orders) -> list[tuple]:
+    """The standing orders' rows as they were read, to compare (each whole: the adjudication reads
+    a part of each)."""
+    return [tuple(o) for o in orders]
 
 
 class Judge:
@@ -97,7 +99,7 @@ class Judge:
 
     def fire_due(self, *, limit: int | None = None) -> int:
         """Fire every pending timer that is due (the scheduler's sweep; tests call it after moving the clock)."""
-        with self.ctx.db.session() as session:
+        with self.ctx.db.session(read_only=True) as session:
             due = [(t.id, t.kind) for t in database.pending_timers(session, due_before=self.ctx.now(), limit=limit)]
         # reminders first, so that a reminder due with its deadline still goes out before the results
         for timer_id, _ in sorted(due, key=lambda t: t[1] != "reminder"):
@@ -110,7 +112,7 @@ class Judge:
         _timings.start()
         drawn = self._draw_ahead(timer_id=timer_id, now=now)
         with self.ctx.db.session() as session:
-            timer = session.get(TimerRow, timer_id)
+            timer = database.timer(session, timer_id)
             if timer is None or timer.fired_at is not None:
                 return "spent"
             if timer.due_at > now:
@@ -151,7 +153,9 @@ class Judge:
         ready = {p.power for p in players if self.ctx.is_ready(game, p)}
         return sorted(p for p in to_decide(variant, position) if p in playing and p not in ready)
 
-    def _remind(self, session, timer: TimerRow) -> str:
+    def _remind(self, session, timer) -> str:
+        """Run the reminder ``timer`` (its row, as :func:`database.timer` reads it): the powers still
+        without orders told, unless its game has moved on."""
         game = database.lock_game(session, timer.game_id)
         if game is None:
             return "busy"
@@ -180,7 +184,7 @@ class Judge:
             outcome, timers = self._run(session, game_id, version, trigger, timer_id, now, drawn)
         return self._after(outcome, timers, game_id, version, trigger)
 
-    def _after(self, outcome: str, timers: list[TimerRow], game_id: int, version: int, trigger: str) -> str:
+    def _after(self, outcome: str, timers: list[Timer], game_id: int, version: int, trigger: str) -> str:
         """After the commit: arm the new timers, say what happened."""
         if outcome == "adjudicated":
             crash_point("after_adjudication")
@@ -191,7 +195,7 @@ class Judge:
         return outcome
 
     def _run(self, session, game_id: int, version: int, trigger: str, timer_id: int | None,
-             now, drawn: _Drawn | None = None) -> tuple[str, list[TimerRow]]:
+             now, drawn: _Drawn | None = None) -> tuple[str, list[Timer]]:
         game = database.lock_game(session, game_id)
         if game is None:
             return "busy", []
@@ -214,10 +218,10 @@ class Judge:
         crash_point("after_results")
         return "adjudicated", timers
 
-    def _grace(self, session, game: GameRow, now, grace, missing, playing) -> list[TimerRow]:
+    def _grace(self, session, game: GameRow, now, grace, missing, playing) -> list[Timer]:
         database.cancel_timers(session, game.id, now)
         game.deadline_at = (game.deadline_at or now) + grace
-        timer = TimerRow(game_id=game.id, version=game.version, kind="grace", due_at=game.deadline_at, payload={})
+        timer = Timer(game_id=game.id, version=game.version, kind="grace", due_at=game.deadline_at)
         database.add_timers(session, [timer])
         session.add(game)
         self.ctx.announce(session, game, "late", "players", f"{game.name}: orders late for {game.phase}",
@@ -231,17 +235,17 @@ class Judge:
                     trigger: str = "deadline") -> _Drawn | None:
         """The picture of the season a run is about to adjudicate, drawn before the game is locked,
         on SQLite: there the lock holds back every other writer (the outbox recording its
-        deliveries among them) and the picture is most of a run. Read in a short transaction of its
-        own; the run uses it, and the adjudication it was drawn from, when the game and its orders
-        are still what they were (:meth:`_Drawn.fits`), and adjudicates and draws again otherwise. ``None`` when there is nothing to draw (no
+        deliveries among them) and the picture is most of a run. Read in a short read-only
+        transaction of its own (which holds no writer back); the run uses it, and the adjudication
+        it was drawn from, when the game and its orders are still what they were (:meth:`_Drawn.fits`), and adjudicates and draws again otherwise. ``None`` when there is nothing to draw (no
         pictures, a reminder, a grace period about to begin, a game moved on) and on PostgreSQL,
         whose lock holds back only that game's row, and where every server sharing the database
         would draw the picture of every game whose deadline passes."""
         if not self.ctx.pictures or not self.ctx.db.is_sqlite:
             return None
-        with self.ctx.db.session() as session:
+        with self.ctx.db.session(read_only=True) as session:
             if timer_id is not None:
-                timer = session.get(TimerRow, timer_id)
+                timer = database.timer(session, timer_id)
                 if timer is None or timer.fired_at is not None or timer.due_at > now or timer.kind == "reminder":
                     return None
                 game_id, version, trigger = timer.game_id, timer.version, timer.kind
@@ -277,7 +281,7 @@ class Judge:
             return None
 
     def _adjudicate_locked(self, session, game: GameRow, now, trigger: str,
-                           drawn: _Drawn | None = None) -> list[TimerRow]:
+                           drawn: _Drawn | None = None) -> list[Timer]:
         """Adjudicate the game's phase, then at once every following phase in which no power has
         anything to decide; arm the deadline of the phase that waits for orders, announce each."""
         orders = database.standing_order_rows(session, [(game.id, game.version)])
@@ -290,10 +294,12 @@ class Judge:
         again = self._again(session, game)      # phases adjudicated before, and rolled back since
         runs = [self._archive(session, game, variant, position, orders, snapshot, nmr, now, trigger, ahead)]
         won = winners(variant, runs[-1].after)
-        while not won and not to_decide(variant, runs[-1].after) and not limits.calendar_ends(runs[-1].after.phase):
+        must_now = to_decide(variant, runs[-1].after)
+        while not won and not must_now and not limits.calendar_ends(runs[-1].after.phase):
             runs.append(self._archive(session, game, variant, runs[-1].after, [], self._snapshot(players), [], now,
                                       "nothing to decide"))
             won = winners(variant, runs[-1].after)
+            must_now = to_decide(variant, runs[-1].after)
         winner = won[0] if won else None
         outcome = {"winner": winner} if winner else None
         timers = [] if winner else self.ctx.arm(session, game, self.ctx.phase_deadline(game, now), now)
@@ -313,7 +319,6 @@ class Judge:
                                  "version": season.version, "at_once": i > 0, "again": rerun})
         key = f"{game.id}:{runs[0].version}"
         phase = str(runs[0].phase)
-        must_now = to_decide(variant, runs[-1].after)
         if disorder:  # the game master told once, however many fell at the same deadline
             fallen = [p.power for p in disorder]
             self.ctx.announce(session, game, "civil_disorder", "gm",
@@ -337,7 +342,7 @@ class Judge:
         if outcome:
             self.ctx.finish(session, game, outcome, now=now, key=f"{game.id}:{runs[-1].version}:ended")
         else:
-            self.ctx.announce_decisions(session, game, players)
+            self.ctx.announce_decisions(session, game, players, (variant, runs[-1].after))
         return timers
 
     @staticmethod
@@ -357,14 +362,16 @@ class Judge:
         for p in players:
             if p.power is None or p.power not in need or p.status in CIVIL_DISORDER_STATES:
                 continue
-            if p.power in have:
-                p.nmr_count = 0
-            else:
+            if p.power not in have:
                 nmr.append(Power(p.power))
                 p.nmr_count += 1
                 if limit and p.nmr_count >= limit:
                     p.status = PlayerStatus.CIVIL_DISORDER
                     disorder.append(p)
+            elif p.nmr_count:
+                p.nmr_count = 0
+            else:
+                continue    # (a row left as it is is not written)
             session.add(p)
         return sorted(nmr), disorder
 

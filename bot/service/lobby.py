@@ -148,7 +148,7 @@ class Lobby:
 
     def entry(self, game: str | int) -> GameEntry:
         """The game as a directory lists it (cheap: its board is not read)."""
-        with self.ctx.db.session() as session:
+        with self.ctx.db.session(read_only=True) as session:
             return self._entry(self._listing(session, game), None)
 
     def _listing(self, session, game: str | int) -> database.Listing:
@@ -177,7 +177,7 @@ class Lobby:
     def season(self, game: str | int, version: int) -> Season | None:
         """The phase adjudicated at ``version`` (``None`` if rolled back since): its row read, and
         decoded once for every front end that asks (:class:`SeasonsRead`)."""
-        with self.ctx.db.session() as session:
+        with self.ctx.db.session(read_only=True) as session:
             game_id = self.ctx.game_id(session, game)
             stored = database.stored_season(session, game_id, version)
             if stored is None:
@@ -187,7 +187,7 @@ class Lobby:
 
     def seats(self, game: str | int) -> Seats:
         """Who plays the game (cheap: its board and its orders are not read)."""
-        with self.ctx.db.session() as session:
+        with self.ctx.db.session(read_only=True) as session:
             listing = self._listing(session, game)
             players = database.players_of(session, listing.id)
             return Seats(id=listing.id, gm=listing.gm, players=tuple(

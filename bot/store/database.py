@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from datetime import datetime
 from pathlib import Path
@@ -45,8 +45,24 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     dbapi_connection.isolation_level = None
 
 
-def _sqlite_begin_immediate(conn) -> None:
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
+_READ_ONLY = "crusader_read_only"
+"""The execution option of :meth:`Database.session`'s read-only sessions (SQLite)."""
+
+
+def _sqlite_begin(conn) -> None:
+    """Begin a transaction on SQLite: ``BEGIN IMMEDIATE``, taking the write lock at once, so that
+    writers are serialised from their start and none fails upgrading a read to a write (a
+    deferred transaction that reads, then writes after another writer committed, gets
+    ``SQLITE_BUSY`` at once, whatever the busy timeout). A read-only session's is a plain
+    (deferred) ``BEGIN``: it never holds the write lock, and in WAL mode neither waits for a
+    writer nor holds one back; it runs with ``PRAGMA query_only`` on, so that a write there
+    fails at once instead of upgrading the transaction (the pragma is the connection's, switched
+    when a session of the other kind used it last, straight through the driver)."""
+    read_only = bool(conn.get_execution_options().get(_READ_ONLY))
+    if conn.info.get(_READ_ONLY, False) != read_only:
+        conn.connection.dbapi_connection.execute(f"PRAGMA query_only={'ON' if read_only else 'OFF'}")
+        conn.info[_READ_ONLY] = read_only
+    conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
 class Database:
@@ -62,7 +78,10 @@ class Database:
         self.engine: Engine = sa.create_engine(url, **kwargs)
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
-            event.listen(self.engine, "begin", _sqlite_begin_immediate)
+            event.listen(self.engine, "begin", _sqlite_begin)
+        self._reader: Engine = self.engine.execution_options(
+            **({_READ_ONLY: True} if self.is_sqlite else {"postgresql_readonly": True}))
+        """The engine of read-only sessions: the same connections, another way of beginning."""
         faults.watch_writes(self.engine)
 
     @property
@@ -81,9 +100,14 @@ class Database:
         upgrade(self.engine)
 
     @contextmanager
-    def session(self) -> Iterator[Session]:
-        """A unit of work: committed when the block ends normally, rolled back otherwise."""
-        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+    def session(self, *, read_only: bool = False) -> Iterator[Session]:
+        """A unit of work: committed when the block ends normally, rolled back otherwise.
+
+        ``read_only``: a session that only reads, in a read-only transaction (PostgreSQL ``READ
+        ONLY``; SQLite a deferred ``BEGIN`` under ``PRAGMA query_only``): on SQLite it does not
+        take the write lock that every other session takes first (:func:`_sqlite_begin`). A
+        write in it fails, a change to a row read in it included (when it is flushed)."""
+        with Session(self._reader if read_only else self.engine, expire_on_commit=False) as session, session.begin():
             yield session
         faults.after_commit()
 
@@ -383,21 +407,58 @@ def actions_in_games(session: Session, actions: Collection[str], statuses: Colle
 
 def add_season(session: Session, game_id: int, columns: dict[str, Any]) -> None:
     """Insert a season's row (``columns``: :func:`bot.codec.season.season_columns`), in one statement."""
-    session.connection().execute(sa.insert(table_of(SeasonRow)), {"game_id": game_id, **columns})
+    session.connection().execute(_new_season(), {"game_id": game_id, **columns})
 
 
-def add_timers(session: Session, timers: list[TimerRow]) -> None:
-    """Insert these timers in one statement, each given its id (they stay out of the session: a
-    timer is written once, then only claimed or cancelled, by :func:`claim_timer` and
-    :func:`cancel_timers`)."""
+@cache
+def _new_season() -> sa.Insert:
+    """:func:`add_season`'s statement (built once: only its parameters change)."""
+    return sa.insert(table_of(SeasonRow))
+
+
+@dataclass(slots=True)
+class Timer:
+    """A timer to write (:func:`add_timers`): a deadline, the end of a grace period or a reminder of
+    the game's ``version``, due at ``due_at``; given its ``id`` when written. Values, not an ORM
+    object: a timer is written once, then only claimed or cancelled, by :func:`claim_timer` and
+    :func:`cancel_timers`."""
+
+    game_id: int
+    version: int
+    kind: str
+    due_at: datetime
+    payload: dict[str, Any] = field(default_factory=dict)
+    id: int | None = None
+
+
+def add_timers(session: Session, timers: list[Timer]) -> None:
+    """Insert these timers in one statement, each given its id."""
     if not timers:
         return
-    table = table_of(TimerRow)
     rows = [{"game_id": t.game_id, "version": t.version, "kind": t.kind, "due_at": t.due_at, "payload": t.payload,
-             "fired_at": t.fired_at} for t in timers]
-    stmt = sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
-    for timer, timer_id in zip(timers, session.connection().execute(stmt, rows).scalars(), strict=True):
+             "fired_at": None} for t in timers]
+    for timer, timer_id in zip(timers, session.connection().execute(_new_timers(), rows).scalars(), strict=True):
         timer.id = timer_id
+
+
+@cache
+def _new_timers() -> sa.Insert:
+    """:func:`add_timers`' statement (built once: only its parameters change)."""
+    table = table_of(TimerRow)
+    return sa.insert(table).returning(table.c.id, sort_by_parameter_order=True)
+
+
+def timer(session: Session, timer_id: int) -> sa.Row | None:
+    """The timer numbered ``timer_id`` as a plain row (its columns as attributes, like a
+    ``TimerRow``'s; read on the path of every deadline: no ORM object), ``None`` if there is none."""
+    return session.connection().execute(_timer(), {"timer_id": timer_id}).first()
+
+
+@cache
+def _timer() -> sa.Select:
+    """:func:`timer`'s statement (built once: only its parameters change)."""
+    table = table_of(TimerRow)
+    return sa.select(table).where(table.c.id == sa.bindparam("timer_id"))
 
 
 def pending_timers(session: Session, *, due_before: datetime | None = None, limit: int | None = None) -> list[TimerRow]:
@@ -455,17 +516,20 @@ _HEADS = "delivery.state = 'pending' AND delivery.queue_head"
 _UNEXPANDED = "outbox.expanded_at IS NULL"
 
 
-def add_announcement(session: Session, row: OutboxRow) -> bool:
-    """Write an announcement unless one with its key is there already (one statement: ``INSERT …
-    ON CONFLICT DO NOTHING``); whether it was written. ``row`` is given its id."""
-    table = table_of(OutboxRow)
+def add_announcement(session: Session, row: OutboxRow | dict[str, Any]) -> int | None:
+    """Write an announcement (``row``: its row, or its row's columns but the id as values, made
+    with no ORM object: :func:`bot.store.outbox.outbox_values`) unless one with its key is there
+    already (one statement: ``INSERT … ON CONFLICT DO NOTHING``); its id (a row is given it too),
+    ``None`` when it was not written."""
+    if isinstance(row, dict):
+        values = row
+    else:
+        values = {c.name: getattr(row, c.name) for c in table_of(OutboxRow).columns if c.name != "id"}
     connection = session.connection()
-    values = {c.name: getattr(row, c.name) for c in table.columns if c.name != "id"}
     written = connection.execute(_new_announcement(connection.dialect.name == "sqlite"), values).scalar()
-    if written is None:
-        return False
-    row.id = written
-    return True
+    if written is not None and not isinstance(row, dict):
+        row.id = written
+    return written
 
 
 @cache

@@ -17,6 +17,7 @@ Alembic migrations ``mail_0001``, ``inbox_0001``, ``mail_0002`` and ``mail_0003`
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from functools import cache
 
 import sqlalchemy as sa
 from sqlmodel import Field, Session, SQLModel, select
@@ -86,8 +87,15 @@ def identity(session: Session, game_id: int, power: str) -> MailIdentityRow | No
 
 
 def identities_of(session: Session, game_id: int) -> list[MailIdentityRow]:
-    stmt = select(MailIdentityRow).where(MailIdentityRow.game_id == game_id).order_by(MailIdentityRow.power)
-    return list(session.exec(stmt))
+    """The game's registered powers, by power (on the path of every announcement mailed)."""
+    return list(session.exec(_identities_of(), params={"game_id": game_id}))
+
+
+@cache
+def _identities_of():
+    """:func:`identities_of`' statement (built once: only its parameters change)."""
+    return (select(MailIdentityRow).where(MailIdentityRow.game_id == sa.bindparam("game_id"))
+            .order_by(MailIdentityRow.power))
 
 
 def record_failure(session: Session, game_id: int, power: str, source: str, at: datetime) -> None:

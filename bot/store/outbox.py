@@ -98,7 +98,9 @@ class Announcement:
                    recipients=tuple(row.recipients), data=data, created_at=row.created_at)
 
 
-def outbox_row(announcement: Announcement, now: datetime) -> OutboxRow:
+def outbox_values(announcement: Announcement, now: datetime) -> dict[str, Any]:
+    """The columns of ``announcement``'s outbox row written at ``now`` (all but its id), as values:
+    what :func:`database.add_announcement` writes, with no ORM object made on the way."""
     if announcement.audience not in AUDIENCES:
         raise ValueError(f"audience must be one of {', '.join(AUDIENCES)}: {announcement.audience!r}")
     if announcement.audience == "direct" and not announcement.data.get("via"):
@@ -106,10 +108,16 @@ def outbox_row(announcement: Announcement, now: datetime) -> OutboxRow:
     data = dict(announcement.data)
     if announcement.game:
         data["game"] = announcement.game
-    return OutboxRow(key=announcement.key, game_id=announcement.game_id, kind=announcement.kind,
-                     audience=announcement.audience, powers=list(announcement.powers),
-                     recipients=list(announcement.recipients), subject=announcement.subject,
-                     body=announcement.body, data=data, created_at=now)
+    return {"key": announcement.key, "game_id": announcement.game_id, "kind": announcement.kind,
+            "audience": announcement.audience, "powers": list(announcement.powers),
+            "recipients": list(announcement.recipients), "subject": announcement.subject,
+            "body": announcement.body, "data": data, "created_at": now, "claimed_by": None, "claimed_until": None,
+            "attempts": 0, "expanded_at": None, "delivered_at": None, "superseded_by": None}
+
+
+def outbox_row(announcement: Announcement, now: datetime) -> OutboxRow:
+    """``announcement``'s outbox row written at ``now``, as an ORM object (:func:`outbox_values`)."""
+    return OutboxRow(**outbox_values(announcement, now))
 
 
 def write(session, announcement: Announcement, now: datetime) -> bool:
@@ -117,15 +125,14 @@ def write(session, announcement: Announcement, now: datetime) -> bool:
     unless its key is there already, and drop what it supersedes (:attr:`Announcement.supersedes`):
     the deliveries of those that are not being made at this moment are recorded ``superseded``,
     and an announcement not yet fanned out to its recipients never is. Whether it was written."""
-    row = outbox_row(announcement, now)
-    written = database.add_announcement(session, row)
-    if written and announcement.supersedes and announcement.game_id is not None:
+    written = database.add_announcement(session, outbox_values(announcement, now))
+    if written is not None and announcement.supersedes and announcement.game_id is not None:
         dropped = database.supersede_announcements(session, announcement.game_id, announcement.supersedes,
-                                                   before=row.id, by=announcement.key, now=now)
+                                                   before=written, by=announcement.key, now=now)
         if dropped:
             log.info("announcements superseded", by=announcement.key, kinds=list(announcement.supersedes),
                      dropped=dropped)
-    return written
+    return written is not None
 
 
 # -- what a notifier is given and answers --------------------------------------------------------
@@ -702,7 +709,7 @@ class OutboxDispatcher:
             game_id=a.game_id, game=a.game, powers=a.powers,
             data={"about": a.key, "notifier": via, "recipient": recipient, "reason": reason,
                   "phase": a.data.get("phase")})
-        database.add_announcement(session, outbox_row(notice, now))
+        database.add_announcement(session, outbox_values(notice, now))
 
     def _backoff(self, attempt: int) -> timedelta:
         return min(self.max_backoff, self.backoff * 2 ** min(max(attempt - 1, 0), 20))

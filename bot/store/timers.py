@@ -18,7 +18,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from . import database
 from .database import Database
-from .rows import TimerRow, utcnow
+from .rows import utcnow
 
 log = structlog.get_logger("crusader.scheduler")
 
@@ -80,7 +80,7 @@ class TimerScheduler:
                 self._unavailable = False
                 log.info("database reachable again")
 
-    def arm(self, timers: list[TimerRow]) -> None:
+    def arm(self, timers: list[database.Timer]) -> None:
         """Arm timers just committed (thread-safe: the service may call from a worker thread)."""
         if self._loop is None:
             return

@@ -100,3 +100,16 @@ def test_what_is_not_a_moment_is_refused_saying_what_is(text, needle):
     with pytest.raises(ValueError) as refused:
         parse_moment(text, "UTC")
     assert needle in str(refused.value)
+
+
+def test_a_games_policy_is_read_anew_when_its_document_is_replaced_or_changed_in_place():
+    from bot.service.context import Context
+    from bot.store.rows import GameRow
+
+    game = GameRow(name="Policy", key="policy", variant="classic", gm="gm", policy={"movement": 7200})
+    assert Context.policy(game).movement == timedelta(hours=2)
+    assert Context.policy(game) is Context.policy(game)         # the same document, parsed once
+    game.policy["movement"] = 3600
+    assert Context.policy(game).movement == timedelta(hours=1)
+    game.policy = {"movement": 10800}
+    assert Context.policy(game).movement == timedelta(hours=3)

@@ -109,6 +109,51 @@ def test_sqlite_runs_in_wal_mode(sqlite_db):
         assert c.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
 
 
+def test_a_read_only_session_reads_and_any_write_in_it_fails_leaving_the_next_session_free_to_write(db):
+    with db.session() as session:
+        game_id = _game(session).id
+    with db.session(read_only=True) as session:
+        assert database.game_listing(session, game_id).name == "g"
+    for write in ("row", "statement"):
+        with pytest.raises(sa.exc.DBAPIError), db.session(read_only=True) as session:
+            game = session.get(GameRow, game_id)
+            if write == "row":
+                game.gm = "someone else"
+                session.add(game)
+            else:
+                database.cancel_timers(session, game_id, datetime.now(UTC))
+    with db.session() as session:       # (on SQLite the same connection, read-only no more)
+        session.get(GameRow, game_id).gm = "new gm"
+    with db.session(read_only=True) as session:
+        assert session.get(GameRow, game_id).gm == "new gm"
+
+
+def test_a_read_only_session_on_sqlite_holds_no_writer_back_as_every_other_session_does(tmp_path):
+    import sqlite3
+
+    db = Database.sqlite_file(tmp_path / "s.db")
+    db.migrate()
+    with db.session() as session:
+        game_id = _game(session).id
+    writer = sqlite3.connect(tmp_path / "s.db", timeout=0, isolation_level=None)   # (no waiting for a lock)
+
+    def write(gm: str) -> None:
+        writer.execute("BEGIN IMMEDIATE")
+        writer.execute("UPDATE game SET gm = ? WHERE id = ?", (gm, game_id))
+        writer.execute("COMMIT")
+
+    with db.session(read_only=True) as session:
+        assert database.game_listing(session, game_id).gm == "gm"  # its transaction under way
+        write("anna")
+        assert database.game_listing(session, game_id).gm == "gm"  # (what it read, as it was)
+    with db.session() as session:
+        assert database.game_listing(session, game_id).gm == "anna"
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            write("bruno")
+    writer.close()
+    db.dispose()
+
+
 def test_a_locked_game_is_skipped_by_another_transaction(pg_url):
     db = Database(pg_url)
     db.migrate()
