@@ -516,20 +516,12 @@ _HEADS = "delivery.state = 'pending' AND delivery.queue_head"
 _UNEXPANDED = "outbox.expanded_at IS NULL"
 
 
-def add_announcement(session: Session, row: OutboxRow | dict[str, Any]) -> int | None:
-    """Write an announcement (``row``: its row, or its row's columns but the id as values, made
-    with no ORM object: :func:`bot.store.outbox.outbox_values`) unless one with its key is there
-    already (one statement: ``INSERT … ON CONFLICT DO NOTHING``); its id (a row is given it too),
-    ``None`` when it was not written."""
-    if isinstance(row, dict):
-        values = row
-    else:
-        values = {c.name: getattr(row, c.name) for c in table_of(OutboxRow).columns if c.name != "id"}
+def add_announcement(session: Session, values: dict[str, Any]) -> int | None:
+    """Write an announcement (``values``: its row's columns but the id, made with no ORM object:
+    :func:`bot.store.outbox.outbox_values`) unless one with its key is there already (one
+    statement: ``INSERT … ON CONFLICT DO NOTHING``); its id, ``None`` when it was not written."""
     connection = session.connection()
-    written = connection.execute(_new_announcement(connection.dialect.name == "sqlite"), values).scalar()
-    if written is not None and not isinstance(row, dict):
-        row.id = written
-    return written
+    return connection.execute(_new_announcement(connection.dialect.name == "sqlite"), values).scalar()
 
 
 @cache

@@ -41,7 +41,8 @@ from adjudicator.vocab import Power
 from bot.service import GameService, GameView, NotAllowedError, Seats, ServiceError
 from bot.store import database
 from bot.store import mail as mail_store
-from bot.store.outbox import Announcement, outbox_row
+from bot.store import outbox
+from bot.store.outbox import Announcement
 from .addresses import AddressError, normalise
 from .passwords import check_new_password, hash_password, new_password, verify_password
 from bot.store.rows import PlayerStatus
@@ -205,11 +206,11 @@ class MailAccounts:
                     f"{name} ({power}) by mail.\n") if power != GM else (
                     f"This is the game master's password of '{view.name}': sign on with it to start, pause, "
                     f"resume, extend or adjudicate the game by mail.\n")
-            database.add_announcement(session, outbox_row(Announcement(
+            outbox.write(session, Announcement(
                 key=key, kind="password", audience="direct", subject=f"{view.name}: your password for {power}",
                 body=body,
                 game_id=view.id, game=view.name, powers=(power,), recipients=(row.address,),
-                data={"via": "mail", "auto": "auto-generated"}), now))
+                data={"via": "mail", "auto": "auto-generated"}), now)
             return row.address
 
     def remove(self, game: str | int, actor: str | None, power: str) -> str | None:
