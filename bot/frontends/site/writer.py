@@ -50,7 +50,6 @@ from bot.codec.jsontext import json_text
 from bot.codec.season import Season
 from bot.store.names import game_key
 from bot.render import DEFAULT_SIZE
-from bot.service.report import Report
 from .chart import centre_chart
 from .model import GameRecord, SeasonRecord, season_line, season_record, start_line
 from .pictures import after_png, before_png, board_png, png_size
@@ -154,11 +153,6 @@ def _powers(record: GameRecord) -> list[_Power]:
     return [_Power(code, info.name, info.colour) for code, info in record.variant.powers.items()]
 
 
-def _report(season: SeasonRecord) -> Report:
-    """The season's results report (:mod:`bot.service.report`), as the mail and Discord give it."""
-    return season.report
-
-
 def _png_file_size(path: Path) -> tuple[int, int]:
     """Width and height of the PNG file at ``path``, read from its header alone."""
     with path.open("rb") as f:
@@ -225,7 +219,7 @@ class SiteWriter:
         return self.env.get_template("season.html.j2").render(
             game_name=record.name, season=season, previous=previous, next=following, before=before, after=after,
             has_prestige=standing_column(season.before) is not None, powers=_powers(record),
-            results=[s for s in _report(season).sections if s.key != "standings"],
+            results=[s for s in season.report.sections if s.key != "standings"],
             power_name=season.variant.power_name, written_at=_when(season.adjudicated_at))
 
     def game_page(self, record: GameRecord, board: tuple[int, int] | None = None) -> str:
