@@ -619,17 +619,24 @@ def expand_announcement(session: Session, outbox_id: int, node: str, recipients:
     [game_id] = game_id
     if wanted:
         _lock_queues(session, [(notifier, recipient, game_id) for notifier, recipient in wanted])
-        waiting = _queues_waiting(session, game_id, wanted)
-        connection.execute(_new_delivery(), [
-            {"outbox_id": outbox_id, "game_id": game_id, "notifier": notifier, "recipient": recipient,
-             "state": "pending", "attempts": 0, "due_at": now, "queue_head": (notifier, recipient) not in waiting}
-            for notifier, recipient in wanted])
+        rows = [{"outbox_id": outbox_id, "game_id": game_id, "notifier": notifier, "recipient": recipient,
+                 "state": "pending", "attempts": 0, "due_at": now, "q_notifier": notifier, "q_recipient": recipient}
+                | ({"q_game": game_id} if game_id is not None else {}) for notifier, recipient in wanted]
+        connection.execute(_new_delivery(game_id is not None), rows[0] if len(rows) == 1 else rows)
     return True
 
 
 @cache
-def _new_delivery() -> sa.Insert:
-    return sa.insert(table_of(DeliveryRow))
+def _new_delivery(of_game: bool) -> sa.Insert:
+    """:func:`expand_announcement`'s insert of a delivery into the queue of a game or of none (built
+    once): the head of its queue when nothing waits in it (read from the index of pending
+    deliveries, ``ix_delivery_queue_pending``; the queues of one announcement are distinct, so
+    that no row of the insert is in another's queue)."""
+    d = table_of(DeliveryRow)
+    game = d.c.game_id == sa.bindparam("q_game") if of_game else d.c.game_id.is_(None)
+    waiting = sa.exists().where(game, d.c.notifier == sa.bindparam("q_notifier"),
+                                d.c.recipient == sa.bindparam("q_recipient"), sa.text(_PENDING))
+    return sa.insert(d).values(queue_head=~waiting)
 
 
 @cache
@@ -836,20 +843,6 @@ def _next_head(of_game: bool) -> sa.Update:
              .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
     headed = sa.exists().where(*queue(head), sa.text("head.state = 'pending' AND head.queue_head"))  # (a literal, as _HEADS)
     return sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False), ~headed).values(queue_head=True)
-
-
-def _queues_waiting(session: Session, game_id: int | None, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Which of these ``(notifier, recipient)`` queues of one game have a delivery pending (read
-    from the game's part of the index of pending deliveries, ``ix_delivery_queue_pending``)."""
-    d = table_of(DeliveryRow)
-    stmt = sa.select(d.c.notifier, d.c.recipient).distinct().where(sa.text(_PENDING))
-    if game_id is None:     # the announcements of no game (replies to mail): only these recipients'
-        stmt = stmt.where(d.c.game_id.is_(None), d.c.notifier.in_(sorted({n for n, _ in pairs})),
-                          d.c.recipient.in_(sorted({r for _, r in pairs})))
-    else:
-        stmt = stmt.where(d.c.game_id == game_id)
-    wanted = set(pairs)
-    return {pair for pair in map(tuple, session.connection().execute(stmt)) if pair in wanted}
 
 
 def _queue_sort(queue: tuple[str, str, int | None]) -> tuple:
