@@ -22,6 +22,7 @@ from bot.service.texts import when
 from bot.store.outbox import Announcement
 from bot.store.rows import GameStatus, PlayerStatus, utcnow
 from .conversation import Conversation, help_text
+from .policies import COMPOSING
 
 SIGNATURE = "-- \nCrusader Judge. Write HELP to this address for the list of commands.\n"
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f]")
@@ -159,7 +160,7 @@ def picture_part(picture: bytes, name: str = "map.png") -> MIMEPart:
     """A map picture as an attachment, encoded once: every address of an announcement is sent the
     same part (a season's picture is 100-200 kB; encoding it again for each of seven players was
     most of the cost of a results mail)."""
-    part = MIMEPart()
+    part = MIMEPart(policy=COMPOSING)
     # its headers as the email package sets them for a PNG; its payload base64 as the package
     # encodes it (lines of 76), but in one call to the codec in C, not a call a line from Python
     part.set_content(b"", maintype="image", subtype="png", disposition="attachment", filename=name)
@@ -184,7 +185,7 @@ def announcement_message(judge_address: str, to: str, subject: str, body: str, *
 
 
 def _message(sender: str, to: str, subject: str, body: str, *, auto: str, message_id: str | None = None) -> EmailMessage:
-    msg = EmailMessage()
+    msg = EmailMessage(policy=COMPOSING)
     msg["From"] = sender
     msg["To"] = to
     msg["Subject"] = subject
