@@ -31,6 +31,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -157,6 +158,7 @@ def composed(front: Any, results: Any, announcements: int, *, new_addresses: boo
     if season is None or not season.picture:
         raise SystemExit("the season has no picture")
     body = notifier._body(results, "", Concerned(frozenset(), frozenset()))[0]
+    body = re.sub(r"\w{3} \d\d? \w{3} \d{4} \d\d:\d\d UTC", "Sat 1 Apr 1101 12:00 UTC", body)  # the deadline: now
     name = f"{results.game}-{results.data.get('phase')}.png"
     spent, digest = [], ""
     for n in range(announcements + WARM_UP):

@@ -231,7 +231,8 @@ class Mailer:
         if len(pieces) == 1 and isinstance(pieces[0], bytes):
             return pieces[0]  # nothing of its own: the letter itself
         return b"".join(piece if isinstance(piece, bytes)
-                        else _field(policy, piece[0], mail.own[piece[0]]) if piece[0] in mail.own else piece[1]
+                        else _field(policy, piece[0], mail.own[piece[0]], raw=piece[0] in letter.raw)
+                        if piece[0] in mail.own else piece[1]
                         for piece in pieces)
 
     async def deliver(self, message: EmailMessage | Addressed, to: str) -> Outcome:
@@ -262,11 +263,15 @@ class Letter:
     changed once sent."""
 
     def __init__(self, message: EmailMessage, *, own: tuple[str, ...] = OWN_HEADERS) -> None:
-        missing = [name for name in own if message[name] is None]
+        stored = {name.lower(): value for name, value in message.raw_items()}
+        missing = [name for name in own if name.lower() not in stored]
         if missing:
             raise ValueError(f"a letter gives each address its own {', '.join(missing)}: the mail has none")
         self.message = message
         self.own = own
+        self.raw = frozenset(name for name in own if not hasattr(stored[name.lower()], "name"))
+        """Own headers ``message`` has as set (:meth:`~email.message.Message.set_raw`, as the judge's
+        ``Message-ID``), not parsed: each copy's are written so too."""
         self.subject = str(message["Subject"])
         self.written: dict[tuple[bool, bool], list[bytes | tuple[str, bytes]]] = {}
         """By kind of relay: the mail ready for the wire, in pieces, each own header's field apart
@@ -308,10 +313,11 @@ def _pieces(wire: bytes, names: tuple[str, ...]) -> list[bytes | tuple[str, byte
     return out
 
 
-def own_field(policy: Policy, name: str, value: str) -> bytes:
+def own_field(policy: Policy, name: str, value: str, *, raw: bool = False) -> bytes:
     """The field ``name: value`` as the email package writes it with ``policy`` (so a message
-    with that header would have it)."""
-    return policy.fold_binary(*policy.header_store_parse(name, value))
+    with that header would have it; ``raw``: the header set as it is, with
+    :meth:`~email.message.Message.set_raw`, not parsed)."""
+    return policy.fold_binary(name, value) if raw else policy.fold_binary(*policy.header_store_parse(name, value))
 
 
 KEPT_HEADERS = frozenset({"To"})
@@ -328,7 +334,9 @@ def kept_field(policy: Policy, name: str, value: str) -> bytes:
     return own_field(policy, name, value)
 
 
-def _field(policy: Policy, name: str, value: str) -> bytes:
+def _field(policy: Policy, name: str, value: str, *, raw: bool) -> bytes:
+    if raw:
+        return own_field(policy, name, value, raw=True)  # written as it is: nothing worth keeping
     return (kept_field if name in KEPT_HEADERS else own_field)(policy, name, value)
 
 

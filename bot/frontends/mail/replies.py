@@ -190,7 +190,9 @@ def _message(sender: str, to: str, subject: str, body: str, *, auto: str, messag
     msg["To"] = to
     msg["Subject"] = subject
     msg["Date"] = format_datetime(utcnow())
-    msg["Message-ID"] = message_id or make_msgid(domain=sender.rpartition("@")[2] or None)
+    # the judge's own identifier, set as it is made: written as it is (the email package folds a
+    # header set so only when it is too long, and then as it folds it parsed), not parsed first
+    msg.set_raw("Message-ID", message_id or make_msgid(domain=sender.rpartition("@")[2] or None))
     msg["Auto-Submitted"] = auto
     msg.set_content(body)
     return msg
