@@ -88,3 +88,11 @@ def test_an_address_mailed_again_has_its_field_written_once_and_a_message_id_is_
     assert calls == []  # both addresses written in a season before; the Message-ID, set as made, written so
     assert kept_field(WIRE[False, True], "To", address) == own_field(SMTP, "To", address)
     assert policies.WIRE[False, True] is WIRE[False, True]
+
+
+@pytest.mark.parametrize("value", ["<a@crusader.test>\r\nBcc: someone@else.test", "<a@crusader.test>\nX: y"])
+def test_a_message_id_set_as_it_is_is_on_one_line(value):
+    with pytest.raises(ValueError, match="more than one line"):
+        announcement_message("judge@crusader.test", "ant@players.test", "s", "b", message_id=value)
+    with pytest.raises(ValueError, match="more than one line"):
+        own_field(WIRE[False, True], "Message-ID", value, raw=True)

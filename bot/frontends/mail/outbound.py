@@ -44,7 +44,7 @@ import structlog
 
 from bot.store.outbox import DELIVERED, Outcome, Refused, RetryLater
 from .config import MailSettings
-from .policies import WIRE
+from .policies import WIRE, one_line
 
 log = structlog.get_logger("crusader.mail")
 
@@ -317,7 +317,9 @@ def own_field(policy: Policy, name: str, value: str, *, raw: bool = False) -> by
     """The field ``name: value`` as the email package writes it with ``policy`` (so a message
     with that header would have it; ``raw``: the header set as it is, with
     :meth:`~email.message.Message.set_raw`, not parsed)."""
-    return policy.fold_binary(name, value) if raw else policy.fold_binary(*policy.header_store_parse(name, value))
+    if raw:
+        return policy.fold_binary(name, one_line(value))
+    return policy.fold_binary(*policy.header_store_parse(name, value))
 
 
 KEPT_HEADERS = frozenset({"To"})

@@ -46,3 +46,12 @@ WIRE: dict[tuple[bool, bool], EmailPolicy[Any]] = {
 """The policy a mail is written out with for a relay, by whether it takes SMTPUTF8 (and the
 address is not ASCII) and 8BITMIME: ``SMTPUTF8`` or ``SMTP``, with ``cte_type="7bit"`` when the
 relay takes no 8-bit text."""
+
+
+def one_line(value: str) -> str:
+    """``value``, to be set as it is (:meth:`~email.message.Message.set_raw`) and written so: on one
+    line, as the email package wants any header's value it parses (set as it is, it would write
+    the line break)."""
+    if len(value.splitlines()) > 1:
+        raise ValueError(f"a header's value on more than one line: {value!r}")
+    return value
