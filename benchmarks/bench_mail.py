@@ -11,8 +11,8 @@ the CPU time of the judge's process (all its threads) for each announcement.
 ``--compose`` measures the mail front end's own part alone, with no relay: for each announcement,
 the season's picture made an attachment, the mail composed (the notifier's letter) and each of the
 seven copies written out for the wire (``Mailer._wire``), the text they read written beforehand;
-and it prints a digest of the first announcement's seven mails, their clock and MIME boundary
-fixed, so that two trees' mails can be compared byte for byte. The same seven players are mailed
+and it prints a digest of the first announcement's seven mails, their clock, MIME boundary and
+the deadline in their text fixed, so that two trees' mails can be compared byte for byte. The same seven players are mailed
 each time, as a game's are every season; with ``--new-addresses`` each announcement goes to seven
 addresses never mailed before (as in a storm of many games closing at once).
 
@@ -142,7 +142,8 @@ def inner(announcements: int, *, compose: bool = False, new_addresses: bool = Fa
 def composed(front: Any, results: Any, announcements: int, *, new_addresses: bool = False) -> dict[str, Any]:
     """``announcements`` results (each a new one, the text they read written beforehand) composed
     and their seven copies written out for the wire as an 8BITMIME relay takes them: the CPU time
-    of each; and a digest of the first one's seven mails (the clock and the MIME boundary fixed)."""
+    of each; and a digest of the first one's seven mails (the clock, the MIME boundary and the
+    deadline in the text fixed)."""
     import hashlib
     import secrets
     from datetime import UTC, datetime
