@@ -12,9 +12,10 @@ the CPU time of the judge's process (all its threads) for each announcement.
 the season's picture made an attachment, the mail composed (the notifier's letter) and each of the
 seven copies written out for the wire (``Mailer._wire``), the text they read written beforehand;
 and it prints a digest of the first announcement's seven mails, their clock, MIME boundary and
-the deadline in their text fixed, so that two trees' mails can be compared byte for byte. The same seven players are mailed
-each time, as a game's are every season; with ``--new-addresses`` each announcement goes to seven
-addresses never mailed before (as in a storm of many games closing at once).
+the deadline in their text fixed, so that two trees' mails can be compared byte for byte. The
+same seven players are mailed each time, as a game's are every season; with ``--new-addresses``
+each announcement goes to seven addresses never mailed before (as in a storm of many games
+closing at once).
 
     python benchmarks/bench_mail.py --compose --tree OLD --tree . --repeat 3
 
