@@ -87,7 +87,7 @@ class _Block:
         Canvas(self.image, self.scale).line(mark)
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=4096)
 def _fitted(words: str, size: float, bold: bool, room: float) -> str:
     """``words`` as they fit in ``room`` pixels at ``size``: whole, or cut with an ellipsis. Kept:
     a map's subtitles come back in every picture."""
