@@ -2,7 +2,9 @@
 
 - a season's picture (the classic map with 22 orders, and the Outremer map in a crowded autumn:
   a season of the game in ``tests/data/exports``), against the floor: Pillow writing that same
-  finished PNG (the picture's own pixels, its palette, the same zlib level);
+  finished PNG (the picture's own pixels, its palette, the same zlib level); and the board the
+  season left, as the archive site draws it (:func:`bot.frontends.site.pictures.after_png`).
+  Each picture is of a game of its own name, as at a deadline each game's title is new;
 - the first picture of a fresh process, imports included (the interpreter's start is not), with
   the picture cache an earlier process wrote and with none; and which of cairo's modules it
   imported (none may be);
@@ -16,6 +18,7 @@ Run: ``python benchmarks/bench_render.py``.
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import statistics
 import subprocess
@@ -83,8 +86,9 @@ def pictures(runs: int = 30) -> None:
     from PIL import Image
 
     from bot.render.raster import PNG_LEVEL
-    from bot.render.season import season_picture
+    from bot.render.season import render_png, season_picture
 
+    games = itertools.count()
     for label, (variant, position, adjudication) in (("classic map, 22 orders", season()),
                                                      ("Outremer map, a crowded autumn", crowded())):
         picture = season_picture(variant, position, adjudication, game="bench")
@@ -95,13 +99,18 @@ def pictures(runs: int = 30) -> None:
             finished.save(io.BytesIO(), "PNG", compress_level=PNG_LEVEL)
 
         def one(v=variant, p=position, a=adjudication) -> None:
-            season_picture(v, p, a, game="bench")
+            season_picture(v, p, a, game=f"bench {next(games)}")
+
+        def after(v=variant, a=adjudication) -> None:
+            render_png(v, a.position, game=f"bench {next(games)}")
 
         wall, cpu = _median_times(one, runs)
+        after_wall, after_cpu = _median_times(after, runs)
         floor_wall, floor_cpu = _median_times(floor, runs)
         print(f"season picture, {label} ({len(picture) // 1000} kB): {wall:.1f} ms (CPU {cpu:.1f} ms); "
               f"Pillow writing the same PNG: {floor_wall:.1f} ms (CPU {floor_cpu:.1f} ms); "
-              f"ratio {wall / floor_wall:.2f} (CPU {cpu / floor_cpu:.2f})")
+              f"ratio {wall / floor_wall:.2f} (CPU {cpu / floor_cpu:.2f}); "
+              f"the board after it: {after_wall:.1f} ms (CPU {after_cpu:.1f} ms)")
 
 
 _FRESH = """

@@ -446,10 +446,13 @@ def site_caught_up(server: Server) -> bool:
 
 def sampler(server: Server, directory: Path, rate: int = 50) -> subprocess.Popen:
     """py-spy (``pip install py-spy``) sampling ``server`` until stopped: its stacks, collapsed, in
-    ``directory/<node>.txt`` (only the thread holding the interpreter: where its CPU goes)."""
+    ``directory/<node>.txt``: every thread the kernel has running at a sample (py-spy leaves out the
+    sleeping ones, a thread waiting for the interpreter's lock among them). Not only the thread
+    holding that lock (``--gil``): Pillow's and zlib's work, done with the lock released, would go
+    uncounted, and the parts that do it (the picture's encoding) would seem cheaper than they are."""
     directory.mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid), "--format", "raw", "--rate", str(rate),
-                             "--gil", "--output", str(directory / f"{server.node}.txt")],
+                             "--output", str(directory / f"{server.node}.txt")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 

@@ -18,13 +18,15 @@ FILES = {False: "DejaVuSans.ttf", True: "DejaVuSans-Bold.ttf"}
 
 
 @functools.cache
-def font(size: float, *, bold: bool = False) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+def font(size: float, *, bold: bool = False) -> ImageFont.FreeTypeFont:
     """DejaVu Sans (bold) at ``size`` pixels."""
     try:
         return ImageFont.truetype(FILES[bold], round(size * 4) / 4)
     except OSError:
         _missing()
-        return ImageFont.load_default(size)
+        default = ImageFont.load_default(size)
+        assert isinstance(default, ImageFont.FreeTypeFont)  # (at a size, Pillow's own font is FreeType's)
+        return default
 
 
 @functools.cache
@@ -34,4 +36,5 @@ def _missing() -> None:
 
 def identity() -> str:
     """Which font files the pictures are set in (for the names of cached layers)."""
-    return "|".join(getattr(font(10.0, bold=b), "path", "default") for b in (False, True))
+    paths = (font(10.0, bold=b).path for b in (False, True))
+    return "|".join(path if isinstance(path, str) else "default" for path in paths)  # (Pillow's own: in memory)

@@ -68,33 +68,35 @@ class _Block:
     def __init__(self, width: int, height: float) -> None:
         self.scale = width / WIDTH
         self.image = Image.new("RGB", (width, max(1, round(height * self.scale))), palette.LEGEND_BG)
-        self.words: list[str] = []
 
     def text(self, x: float, y: float, words: str, size: float, *, bold: bool = False, colour: str = palette.INK,
              room: float | None = None) -> float:
-        """Words with their baseline at ``y``; returns where they end (picture units)."""
+        """Words with their baseline at ``y``, cut short to fit in ``room`` when given; returns where
+        they end (picture units)."""
         s = self.scale
-        words = self._fit(words, size, bold, room)
-        self.words.append(words)
+        if room is not None:
+            words = _fitted(words, size * s, bold, room * s)
         sprite, base = sprites.text(words, size * s, colour, bold)
         self.image.paste(sprite, (round(x * s), round(y * s) - base), sprite)
         return x + sprite.width / s
-
-    def _fit(self, words: str, size: float, bold: bool, room: float | None) -> str:
-        if room is None:
-            return words
-        face = fonts.font(size * self.scale, bold=bold)
-        if face.getlength(words) <= room * self.scale:
-            return words
-        while words and face.getlength(words + "\u2026") > room * self.scale:
-            words = words[:-1]
-        return words + "\u2026"
 
     def sprite(self, sprite: sprites.Sprite, at: tuple[float, float]) -> None:
         sprites.paste(self.image, sprite, at, self.scale)
 
     def mark(self, mark) -> None:
         Canvas(self.image, self.scale).line(mark)
+
+
+@functools.lru_cache(maxsize=4096)
+def _fitted(words: str, size: float, bold: bool, room: float) -> str:
+    """``words`` as they fit in ``room`` pixels at ``size``: whole, or cut with an ellipsis. Kept:
+    a map's subtitles come back in every picture."""
+    face = fonts.font(size, bold=bold)
+    if face.getlength(words) <= room:
+        return words
+    while words and face.getlength(words + "\u2026") > room:
+        words = words[:-1]
+    return words + "\u2026"
 
 
 def _symbol(block: _Block, kind: str, x: float, y: float) -> None:

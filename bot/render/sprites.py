@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import math
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageColor, ImageDraw
 
 from . import fonts, palette
 from .layout import CENTRE_R, DISLODGED_R, UNIT_R
@@ -238,9 +238,11 @@ def no_sign(r: float, scale: float) -> Sprite:
 def text(words: str, size: float, colour: str = palette.INK, bold: bool = False) -> tuple[Image.Image, int]:
     """A line of text (pixels) as an RGBA sprite, and where its baseline is in it."""
     face = fonts.font(size, bold=bold)
-    left, top, right, bottom = (int(v) for v in face.getbbox(words, anchor="ls"))  # (whole pixels from a font file)
-    image = Image.new("RGBA", (max(1, right - left + 2), max(1, bottom - top + 2)), (0, 0, 0, 0))
-    ImageDraw.Draw(image).text((1 - left, 1 - top), words, font=face, fill=colour, anchor="ls")
+    # laid out once: the glyphs, and how far above the baseline their box starts
+    mask, (_, top) = face.getmask2(words, "L", anchor="ls")
+    image = Image.new("RGBA", (mask.size[0] + 2, mask.size[1] + 2), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image).draw  # (as ImageDraw.text draws the glyphs it laid out)
+    draw.draw_bitmap((1, 1), mask, draw.draw_ink(ImageColor.getcolor(colour, "RGBA")))
     return image, 1 - top
 
 

@@ -47,6 +47,17 @@ def test_a_process_that_finds_the_cache_draws_the_same_picture(tmp_path):
     assert uncached.startswith(b"\x89PNG")
 
 
+def test_without_dejavu_sans_a_picture_is_set_in_pillows_own_font(tmp_path):
+    draw = _DRAW.replace("from bot.render import cache\n",
+                         "from bot.render import cache, fonts\nfonts.FILES = {False: 'none.ttf', True: 'none-bold.ttf'}\n")
+    result = subprocess.run([sys.executable, "-c", draw, str(tmp_path / "pictures")], cwd=ROOT, capture_output=True,
+                            timeout=300, check=False)
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.startswith(b"\x89PNG")
+    assert b"DejaVu Sans is not installed" in result.stderr
+    assert any("-layers-1000-" in p.name for p in (tmp_path / "pictures").iterdir())
+
+
 def test_an_entry_is_named_by_what_it_is_made_of(monkeypatch):
     name = cache.entry_name("standard", "layers-1000", "DejaVuSans.ttf", "pillow 13")
     assert name.startswith("standard-layers-1000-")

@@ -33,6 +33,7 @@ import hashlib
 import uuid
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from adjudicator.errors import CrusaderError
 from adjudicator.variant import get_variant
@@ -46,6 +47,9 @@ from bot.store.outbox import Announcement
 from .addresses import AddressError, normalise
 from .passwords import check_new_password, hash_password, new_password, verify_password
 from bot.store.rows import PlayerStatus
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
 
 WINDOW = timedelta(hours=1)
 """How long a wrong password counts."""
@@ -317,15 +321,17 @@ class MailAccounts:
         with self.db.session() as session:
             return mail_store.take_held(session, address[:254])
 
-    def owed(self, announcement: Announcement) -> set[str]:
+    def owed(self, announcement: Announcement, *, session: Session | None = None) -> set[str]:
         """The addresses ``announcement`` carries a new password to (those :meth:`password_for`
         makes one for). Known once the announcement is adopted (:meth:`adopt`): it owes none to
-        another address later."""
+        another address later. Read in ``session`` if given (with the caller's other reads)."""
         if announcement.game_id is None:
             return set()
-        with self.db.session() as session:
-            return {row.address for row in mail_store.identities_of(session, announcement.game_id)
-                    if row.address and row.password_mail == announcement.key}
+        if session is None:
+            with self.db.session(read_only=True) as reading:
+                return self.owed(announcement, session=reading)
+        return {row.address for row in mail_store.identities_of(session, announcement.game_id)
+                if row.address and row.password_mail == announcement.key}
 
     def password_for(self, announcement: Announcement, address: str) -> list[tuple[str, str]]:
         """The ``(power, password)`` pairs ``announcement`` carries to ``address``: for each power whose

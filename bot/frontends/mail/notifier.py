@@ -148,9 +148,10 @@ class MailNotifier:
         found once for them all (a season's seven mails: one hand-off to a thread, not seven)."""
         if a.game_id is None:
             return Concerned(frozenset(), frozenset())
-        with self.db.session() as session:
+        with self.db.session(read_only=True) as session:  # both read at once, without the write lock
             refusing = database.refused_recipients(session, a.game_id, self.name) if a.audience != "direct" else set()
-        concerned = Concerned(frozenset(self.accounts.owed(a)), frozenset(refusing))
+            owed = self.accounts.owed(a, session=session)
+        concerned = Concerned(frozenset(owed), frozenset(refusing))
         if a.kind in OWN_PARTS:
             return concerned
         return replace(concerned, common=self._body(a, "", Concerned(frozenset(), frozenset()))[0])

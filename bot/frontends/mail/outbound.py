@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import functools
 import io
 import re
 from collections import OrderedDict
@@ -35,7 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from email.generator import BytesGenerator
 from email.message import EmailMessage, Message
-from email.policy import SMTP, SMTPUTF8, Policy
+from email.policy import Policy
 from typing import Any
 
 import aiosmtplib
@@ -43,6 +44,7 @@ import structlog
 
 from bot.store.outbox import DELIVERED, Outcome, Refused, RetryLater
 from .config import MailSettings
+from .policies import WIRE, one_line
 
 log = structlog.get_logger("crusader.mail")
 
@@ -220,9 +222,7 @@ class Mailer:
         """``mail`` as the DATA command sends it (as aiosmtplib would write it): its letter written
         out once for this kind of relay, then only ``mail``'s own headers for each address."""
         letter, key = mail.letter, (utf8, eight_bit)
-        policy: Policy = SMTPUTF8 if utf8 else SMTP
-        if not eight_bit:
-            policy = policy.clone(cte_type="7bit")
+        policy = WIRE[key]
         pieces = letter.written.get(key)
         if pieces is None:
             out = io.BytesIO()
@@ -231,7 +231,8 @@ class Mailer:
         if len(pieces) == 1 and isinstance(pieces[0], bytes):
             return pieces[0]  # nothing of its own: the letter itself
         return b"".join(piece if isinstance(piece, bytes)
-                        else own_field(policy, piece[0], mail.own[piece[0]]) if piece[0] in mail.own else piece[1]
+                        else _field(policy, piece[0], mail.own[piece[0]], raw=piece[0] in letter.raw)
+                        if piece[0] in mail.own else piece[1]
                         for piece in pieces)
 
     async def deliver(self, message: EmailMessage | Addressed, to: str) -> Outcome:
@@ -262,11 +263,15 @@ class Letter:
     changed once sent."""
 
     def __init__(self, message: EmailMessage, *, own: tuple[str, ...] = OWN_HEADERS) -> None:
-        missing = [name for name in own if message[name] is None]
+        stored = {name.lower(): value for name, value in message.raw_items()}
+        missing = [name for name in own if name.lower() not in stored]
         if missing:
             raise ValueError(f"a letter gives each address its own {', '.join(missing)}: the mail has none")
         self.message = message
         self.own = own
+        self.raw = frozenset(name for name in own if not hasattr(stored[name.lower()], "name"))
+        """Own headers ``message`` has as set (:meth:`~email.message.Message.set_raw`, as the judge's
+        ``Message-ID``), not parsed: each copy's are written so too."""
         self.subject = str(message["Subject"])
         self.written: dict[tuple[bool, bool], list[bytes | tuple[str, bytes]]] = {}
         """By kind of relay: the mail ready for the wire, in pieces, each own header's field apart
@@ -308,10 +313,33 @@ def _pieces(wire: bytes, names: tuple[str, ...]) -> list[bytes | tuple[str, byte
     return out
 
 
-def own_field(policy: Policy, name: str, value: str) -> bytes:
+def own_field(policy: Policy, name: str, value: str, *, raw: bool = False) -> bytes:
     """The field ``name: value`` as the email package writes it with ``policy`` (so a message
-    with that header would have it)."""
+    with that header would have it; ``raw``: the header set as it is, with
+    :meth:`~email.message.Message.set_raw`, not parsed)."""
+    if raw:
+        return policy.fold_binary(name, one_line(value))
     return policy.fold_binary(*policy.header_store_parse(name, value))
+
+
+KEPT_HEADERS = frozenset({"To"})
+"""A copy's own headers whose fields are kept once written (:func:`kept_field`): an address is
+mailed again every season, a ``Message-ID`` never twice."""
+FIELDS_KEPT = 4096
+"""Fields kept (the addresses of a few hundred games' players, about 300 bytes each)."""
+
+
+@functools.lru_cache(maxsize=FIELDS_KEPT)
+def kept_field(policy: Policy, name: str, value: str) -> bytes:
+    """:func:`own_field`, kept for the next mail to the same address (the email package parses
+    an address and folds its field in 80 µs; the players of a game are mailed every season)."""
+    return own_field(policy, name, value)
+
+
+def _field(policy: Policy, name: str, value: str, *, raw: bool) -> bytes:
+    if raw:
+        return own_field(policy, name, value, raw=True)  # written as it is: nothing worth keeping
+    return (kept_field if name in KEPT_HEADERS else own_field)(policy, name, value)
 
 
 def on_the_wire(message: bytes) -> bytes:

@@ -22,6 +22,7 @@ from bot.service.texts import when
 from bot.store.outbox import Announcement
 from bot.store.rows import GameStatus, PlayerStatus, utcnow
 from .conversation import Conversation, help_text
+from .policies import COMPOSING, one_line
 
 SIGNATURE = "-- \nCrusader Judge. Write HELP to this address for the list of commands.\n"
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f]")
@@ -159,9 +160,10 @@ def picture_part(picture: bytes, name: str = "map.png") -> MIMEPart:
     """A map picture as an attachment, encoded once: every address of an announcement is sent the
     same part (a season's picture is 100-200 kB; encoding it again for each of seven players was
     most of the cost of a results mail)."""
-    part = MIMEPart()
+    part = MIMEPart(policy=COMPOSING)
     # its headers as the email package sets them for a PNG; its payload base64 as the package
-    # encodes it (lines of 76), but in one call to the codec in C, not a call a line from Python
+    # encodes it (lines of 76), by the standard library's encoder of such lines (bytes, joined
+    # once), not the package's, which makes a str of each line
     part.set_content(b"", maintype="image", subtype="png", disposition="attachment", filename=name)
     part.set_payload(base64.encodebytes(picture).decode("ascii"))
     return part
@@ -184,12 +186,14 @@ def announcement_message(judge_address: str, to: str, subject: str, body: str, *
 
 
 def _message(sender: str, to: str, subject: str, body: str, *, auto: str, message_id: str | None = None) -> EmailMessage:
-    msg = EmailMessage()
+    msg = EmailMessage(policy=COMPOSING)
     msg["From"] = sender
     msg["To"] = to
     msg["Subject"] = subject
     msg["Date"] = format_datetime(utcnow())
-    msg["Message-ID"] = message_id or make_msgid(domain=sender.rpartition("@")[2] or None)
+    # the judge's own identifier, set as it is made: written as it is (the email package folds a
+    # header set so only when it is too long, and then as it folds it parsed), not parsed first
+    msg.set_raw("Message-ID", one_line(message_id or make_msgid(domain=sender.rpartition("@")[2] or None)))
     msg["Auto-Submitted"] = auto
     msg.set_content(body)
     return msg
