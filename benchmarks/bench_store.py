@@ -24,6 +24,9 @@ With ``--front-ends`` the archive's files and the archive site's pages are writt
 writes them (to a temporary directory), so that their reads are counted; their CPU is mostly
 the pages' (the outbox's part then includes it).
 
+With ``BENCH_STORE_SQL=1`` in the environment, every statement is printed (to stderr) with the
+part it is counted in: what to read when a part's count moves.
+
 With ``--ahead`` (SQLite) the run takes the path it takes when it draws pictures: each season is
 read and adjudicated in a read of its own before the game is locked, and its picture is a few
 bytes drawn at no cost (a picture's cost is the picture's).
@@ -162,9 +165,10 @@ def job(tree: Path, url: str, games: int, ahead: bool = False, front_ends: bool 
     env = {**os.environ, "PYTHONPATH": str(tree)}
     out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--job", url, "--games", str(games),
                           *(["--ahead"] if ahead else []), *(["--front-ends"] if front_ends else [])],
-                         env=env, cwd=str(tree), capture_output=True, text=True, check=False)
+                         env=env, cwd=str(tree), stdout=subprocess.PIPE, text=True, check=False,
+                         stderr=None if os.environ.get("BENCH_STORE_SQL") else subprocess.PIPE)
     if out.returncode != 0:
-        raise RuntimeError(f"the measurement on {tree} failed:\n{out.stderr[-3000:]}")
+        raise RuntimeError(f"the measurement on {tree} failed:\n{(out.stderr or '')[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
