@@ -57,12 +57,15 @@ def _sqlite_begin(conn) -> None:
     (deferred) ``BEGIN``: it never holds the write lock, and in WAL mode neither waits for a
     writer nor holds one back; it runs with ``PRAGMA query_only`` on, so that a write there
     fails at once instead of upgrading the transaction (the pragma is the connection's, switched
-    when a session of the other kind used it last, straight through the driver)."""
+    when a session of the other kind used it last). Both go straight through the driver: a
+    statement of transaction control, sent with every session, needs none of what SQLAlchemy's
+    execution makes of a statement (a compiled form, a result, events)."""
     read_only = bool(conn.get_execution_options().get(_READ_ONLY))
+    driver = conn.connection.dbapi_connection
     if conn.info.get(_READ_ONLY, False) != read_only:
-        conn.connection.dbapi_connection.execute(f"PRAGMA query_only={'ON' if read_only else 'OFF'}")
+        driver.execute(f"PRAGMA query_only={'ON' if read_only else 'OFF'}")
         conn.info[_READ_ONLY] = read_only
-    conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
+    driver.execute("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
 class Database:
@@ -601,52 +604,52 @@ def _outbox_claimed() -> sa.Update:
 
 def expand_announcement(session: Session, outbox_id: int, node: str, recipients: Collection[tuple[str, str]],
                         now: datetime) -> bool:
-    """Write the deliveries of an announcement claimed by ``node``: one per ``(notifier, recipient)``
-    not already there, each the head of its queue when nothing else waits in it. False (nothing
-    written) when the claim was lost to another server."""
+    """Write the deliveries of an announcement claimed by ``node``: one per ``(notifier, recipient)``,
+    each the head of its queue when nothing else waits in it, and mark it fanned out. False
+    (nothing written) when it was fanned out already, or the claim was lost to another server."""
     connection = session.connection()
-    row = connection.execute(_expanding(connection.dialect.name != "sqlite"), {"outbox_id": outbox_id}).first()
-    if row is None or row.expanded_at is not None or row.claimed_by != node:
+    wanted = sorted(set(recipients))
+    # marked fanned out first, in the statement that checks the claim (and, on PostgreSQL, locks
+    # the row): an announcement has no deliveries before it is fanned out, since they are written
+    # in the transaction that marks it so (and there is one per recipient: uq_delivery_recipient)
+    game_id = connection.execute(_expanded(), {"outbox_id": outbox_id, "node": node, "now": now,
+                                               "told": None if wanted else now}).first()
+    if game_id is None:
         return False
-    have = set(connection.execute(_recipients_written(), {"outbox_id": outbox_id}))
-    wanted = [pair for pair in sorted(set(recipients)) if pair not in have]
+    [game_id] = game_id
     if wanted:
-        _lock_queues(session, [(notifier, recipient, row.game_id) for notifier, recipient in wanted])
-        waiting = _queues_waiting(session, row.game_id, wanted)
-        connection.execute(_new_delivery(), [
-            {"outbox_id": outbox_id, "game_id": row.game_id, "notifier": notifier, "recipient": recipient,
-             "state": "pending", "attempts": 0, "due_at": now, "queue_head": (notifier, recipient) not in waiting}
-            for notifier, recipient in wanted])
-    # (delivered when nobody is to be told)
-    connection.execute(_expanded(), {"outbox_id": outbox_id, "now": now, "told": now if not wanted and not have else None})
+        _lock_queues(session, [(notifier, recipient, game_id) for notifier, recipient in wanted])
+        rows = [{"outbox_id": outbox_id, "game_id": game_id, "notifier": notifier, "recipient": recipient,
+                 "state": "pending", "attempts": 0, "due_at": now, "q_notifier": notifier, "q_recipient": recipient}
+                | ({"q_game": game_id} if game_id is not None else {}) for notifier, recipient in wanted]
+        connection.execute(_new_delivery(game_id is not None), rows[0] if len(rows) == 1 else rows)
     return True
 
 
 @cache
-def _expanding(lock: bool) -> sa.Select:
-    """:func:`expand_announcement`'s statements (built once: only their parameters change)."""
-    o = table_of(OutboxRow)
-    stmt = sa.select(o.c.game_id, o.c.expanded_at, o.c.claimed_by).where(o.c.id == sa.bindparam("outbox_id"))
-    return stmt.with_for_update() if lock else stmt
-
-
-@cache
-def _recipients_written() -> sa.Select:
+def _new_delivery(of_game: bool) -> sa.Insert:
+    """:func:`expand_announcement`'s insert of a delivery into the queue of a game or of none (built
+    once): the head of its queue when nothing waits in it (read from the index of pending
+    deliveries, ``ix_delivery_queue_pending``; the queues of one announcement are distinct, so
+    that no row of the insert is in another's queue)."""
     d = table_of(DeliveryRow)
-    return sa.select(d.c.notifier, d.c.recipient).where(d.c.outbox_id == sa.bindparam("outbox_id"))
-
-
-@cache
-def _new_delivery() -> sa.Insert:
-    return sa.insert(table_of(DeliveryRow))
+    game = d.c.game_id == sa.bindparam("q_game") if of_game else d.c.game_id.is_(None)
+    waiting = sa.exists().where(game, d.c.notifier == sa.bindparam("q_notifier"),
+                                d.c.recipient == sa.bindparam("q_recipient"), sa.text(_PENDING))
+    return sa.insert(d).values(queue_head=~waiting)
 
 
 @cache
 def _expanded() -> sa.Update:
+    """:func:`expand_announcement`'s mark of an announcement fanned out (and delivered, ``told``,
+    when nobody is to be told) if it is not yet and ``node`` still holds its claim; its game's id
+    (built once: only its parameters change)."""
     o = table_of(OutboxRow)
-    return (sa.update(o).where(o.c.id == sa.bindparam("outbox_id"))
+    return (sa.update(o).where(o.c.id == sa.bindparam("outbox_id"), o.c.expanded_at.is_(None),
+                               o.c.claimed_by == sa.bindparam("node"))
             .values(expanded_at=sa.bindparam("now", type_=o.c.expanded_at.type),
-                    delivered_at=sa.func.coalesce(sa.bindparam("told", type_=o.c.delivered_at.type), o.c.delivered_at)))
+                    delivered_at=sa.func.coalesce(sa.bindparam("told", type_=o.c.delivered_at.type), o.c.delivered_at))
+            .returning(o.c.game_id))
 
 
 @dataclass(frozen=True, slots=True)
@@ -675,35 +678,40 @@ def claim_deliveries(session: Session, notifiers: Collection[str], token: str, n
     index of the queues' heads that are due (``ix_delivery_heads``), one notifier after another:
     it costs the same whatever the number of deliveries waiting behind them. A delivery still
     claimed by a server whose claim lapsed is *in doubt*: that server may have delivered it
-    before it died. The rows taken are claimed in one statement, their announcements read in one.
+    before it died. The rows taken are claimed in one statement, their announcements read in one;
+    each notifier's look after the first reads only the heads that would be among the first
+    ``limit`` of those read before it.
     """
-    d, o = table_of(DeliveryRow), table_of(OutboxRow)
     connection = session.connection()
-    heads = _due_heads(connection.dialect.name != "sqlite", bool(exclude))
+    lock = connection.dialect.name != "sqlite"
     rows: list[sa.Row] = []
     for notifier in sorted(set(notifiers)):
-        rows += connection.execute(heads, {"notifier": notifier, "now": now, "limit": limit}
-                                   | ({"exclude": sorted(exclude)} if exclude else {}))
-    rows = sorted(rows, key=lambda r: (r.due_at, r.id))[:limit]     # the others are left as they were
+        params = {"notifier": notifier, "now": now, "limit": limit} | ({"exclude": sorted(exclude)} if exclude else {})
+        if len(rows) >= limit:  # only those that would be among the first ``limit`` of those read so far
+            last = rows[limit - 1]
+            params |= {"before_due": last.due_at, "before_id": last.id}
+        rows = sorted([*rows, *connection.execute(_due_heads(lock, bool(exclude), len(rows) >= limit), params)],
+                      key=_due_first)[:limit]     # the others are left as they were
     if not rows:
         return []
     if callable(until):
         until = until()
     claimed = [(ClaimedDelivery(r.id, r.outbox_id, r.game_id, r.notifier, r.recipient, r.attempts + 1,
                                 r.first_tried_at or now), r.claimed_by is not None) for r in rows]
-    connection.execute(
-        sa.update(d).where(d.c.id == sa.bindparam("row_id"))
-        .values(claimed_by=token, claimed_until=until, attempts=sa.bindparam("tries"),
-                first_tried_at=sa.bindparam("first")),
-        [{"row_id": c.id, "tries": c.attempts, "first": c.first_tried_at} for c, _ in claimed])
-    announcements = {a.id: a for a in connection.execute(
-        sa.select(o).where(o.c.id.in_(sorted({c.outbox_id for c, _ in claimed}))))}
+    connection.execute(_deliveries_claimed(), {"ids": [c.id for c, _ in claimed], "token": token, "until": until,
+                                               "now": now})
+    announcements = {a.id: a for a in connection.execute(_announcements_of(), {"ids": sorted({c.outbox_id for c, _ in claimed})})}
     return [(c, announcements[c.outbox_id], in_doubt) for c, in_doubt in claimed]
 
 
+def _due_first(row: sa.Row) -> tuple:
+    return row.due_at, row.id
+
+
 @cache
-def _due_heads(lock: bool, excluding: bool) -> sa.Select:
-    """:func:`claim_deliveries`' look for the due heads of one notifier's queues (built once)."""
+def _due_heads(lock: bool, excluding: bool, bounded: bool = False) -> sa.Select:
+    """:func:`claim_deliveries`' look for the due heads of one notifier's queues (built once);
+    ``bounded``: only those due before the delivery ``before_id`` (due at ``before_due``)."""
     d = table_of(DeliveryRow)
     now = sa.bindparam("now", type_=d.c.due_at.type)
     stmt = (sa.select(d.c.id, d.c.outbox_id, d.c.game_id, d.c.notifier, d.c.recipient, d.c.attempts,
@@ -713,7 +721,29 @@ def _due_heads(lock: bool, excluding: bool) -> sa.Select:
             .order_by(d.c.due_at, d.c.id).limit(sa.bindparam("limit", type_=sa.Integer)))
     if excluding:
         stmt = stmt.where(d.c.id.not_in(sa.bindparam("exclude", expanding=True)))
+    if bounded:
+        due = sa.bindparam("before_due", type_=d.c.due_at.type)
+        stmt = stmt.where(sa.or_(d.c.due_at < due, sa.and_(d.c.due_at == due, d.c.id < sa.bindparam("before_id"))))
     return stmt.with_for_update(skip_locked=True) if lock else stmt
+
+
+@cache
+def _deliveries_claimed() -> sa.Update:
+    """:func:`claim_deliveries`' claim of the rows it took (``ids``), in one statement: an attempt
+    more, and the first attempt's time where there was none (built once)."""
+    d = table_of(DeliveryRow)
+    return (sa.update(d).where(d.c.id.in_(sa.bindparam("ids", expanding=True)))
+            .values(claimed_by=sa.bindparam("token"), claimed_until=sa.bindparam("until", type_=d.c.claimed_until.type),
+                    attempts=d.c.attempts + 1,
+                    first_tried_at=sa.func.coalesce(d.c.first_tried_at,
+                                                    sa.bindparam("now", type_=d.c.first_tried_at.type))))
+
+
+@cache
+def _announcements_of() -> sa.Select:
+    """The outbox rows numbered ``ids`` (built once)."""
+    o = table_of(OutboxRow)
+    return sa.select(o).where(o.c.id.in_(sa.bindparam("ids", expanding=True)))
 
 
 def renew_deliveries(session: Session, token: str, until: datetime, ids: Collection[int] | None = None) -> set[int]:
@@ -813,20 +843,6 @@ def _next_head(of_game: bool) -> sa.Update:
              .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
     headed = sa.exists().where(*queue(head), sa.text("head.state = 'pending' AND head.queue_head"))  # (a literal, as _HEADS)
     return sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False), ~headed).values(queue_head=True)
-
-
-def _queues_waiting(session: Session, game_id: int | None, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Which of these ``(notifier, recipient)`` queues of one game have a delivery pending (read
-    from the game's part of the index of pending deliveries, ``ix_delivery_queue_pending``)."""
-    d = table_of(DeliveryRow)
-    stmt = sa.select(d.c.notifier, d.c.recipient).distinct().where(sa.text(_PENDING))
-    if game_id is None:     # the announcements of no game (replies to mail): only these recipients'
-        stmt = stmt.where(d.c.game_id.is_(None), d.c.notifier.in_(sorted({n for n, _ in pairs})),
-                          d.c.recipient.in_(sorted({r for _, r in pairs})))
-    else:
-        stmt = stmt.where(d.c.game_id == game_id)
-    wanted = set(pairs)
-    return {pair for pair in map(tuple, session.connection().execute(stmt)) if pair in wanted}
 
 
 def _queue_sort(queue: tuple[str, str, int | None]) -> tuple:

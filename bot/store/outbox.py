@@ -533,8 +533,13 @@ class OutboxDispatcher:
 
     @staticmethod
     def _claimed(rows, by_name: dict[str, Notifier]) -> list[_Claimed]:
+        """The deliveries of a claim, each announcement made once for all of its deliveries."""
+        announcements: dict[int, Announcement] = {}
+        for _, outbox, _ in rows:
+            if outbox.id not in announcements:
+                announcements[outbox.id] = Announcement.from_row(outbox)
         return [_Claimed(row.id, row.outbox_id, by_name[row.notifier],
-                         Delivery(Announcement.from_row(outbox), row.recipient, row.attempts, in_doubt),
+                         Delivery(announcements[row.outbox_id], row.recipient, row.attempts, in_doubt),
                          row.first_tried_at)
                 for row, outbox, in_doubt in rows]
 

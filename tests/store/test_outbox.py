@@ -442,6 +442,34 @@ def close(dispatchers: list[OutboxDispatcher], db: Database) -> None:
             d.db.dispose()
 
 
+def test_claims_over_several_notifiers_take_the_deliveries_due_first_of_them_all(db):
+    """Each notifier's look after the first reads only the heads that could be among the claim's
+    first: whatever the order the notifiers are named in, claims take the deliveries due first
+    (then in the order written), each once, and mark each tried once, from the claim's time."""
+    for i in range(4):
+        g = game(db, f"g{i}")
+        announce(db, f"{g}:0:results", g)
+    with db.session() as session:
+        for i, row in enumerate(database.claim_outbox(session, "x", T0, T0 + timedelta(minutes=1))):
+            # the later announcements due first, two of them at the same time
+            due = T0 - timedelta(seconds=min(i, 2))
+            database.expand_announcement(session, row.id, "x", [("a", "r"), ("b", "r"), ("c", "r")], due)
+    with db.session() as session:
+        due_first = [d.id for d in sorted(database.deliveries_of(session), key=lambda d: (d.due_at, d.id))]
+    taken = []
+    for n in range(7):
+        with db.session() as session:
+            claimed = database.claim_deliveries(session, ["c", "a", "b"], f"t{n}", T0, T0 + timedelta(minutes=1),
+                                                limit=2)
+        assert len(claimed) == (2 if n < 6 else 0)
+        assert all(c.attempts == 1 and c.first_tried_at == T0 for c, _, _ in claimed)
+        taken += [c.id for c, _, _ in claimed]
+    assert taken == due_first
+    with db.session() as session:
+        assert {(d.attempts, d.first_tried_at, d.claimed_by is not None) for d in database.deliveries_of(session)} == {
+            (1, T0, True)}
+
+
 def test_claims_skip_rows_another_transaction_holds(pg_url):
     db = Database(pg_url)
     g = game(db)

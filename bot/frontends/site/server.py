@@ -113,7 +113,7 @@ class SiteNotifier:
             return self._update(game_id, index=index, current=state is not None, announced=announced)
 
     def _update(self, game_id: int, *, index: bool, current: bool, announced: int | None) -> bool:
-        with self.db.session() as session:
+        with self.db.session(read_only=True) as session:
             games, players, versions = database.site_columns(session, game_id)
             if not games:
                 if index:
@@ -138,7 +138,7 @@ class SiteNotifier:
             seasons.append(self.service.season(game_id, announced))
         others = [v for v in versions if v != announced]
         if others:
-            with self.db.session() as session:
+            with self.db.session(read_only=True) as session:
                 rows = database.seasons_of(session, game_id, pictures=True, versions=others)
             seasons += [season_from_row(row, name) for row in rows]
         if len(seasons) != len(versions) or any(s is None for s in seasons):
@@ -184,7 +184,7 @@ class _RolledBack(Exception):
 def game_states(db: Database, game_id: int | None = None) -> dict[int, tuple[str, str]]:
     """Each game's name and :func:`~.writer.site_state` (or only game ``game_id``'s), read from the
     few columns the pages show, in three queries whatever the number of games."""
-    with db.session() as session:
+    with db.session(read_only=True) as session:
         games, players, versions = database.site_columns(session, game_id)
     return {g["id"]: (g["name"], site_state(g, players.get(g["id"], ()), versions.get(g["id"], ()))) for g in games}
 
