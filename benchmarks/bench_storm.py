@@ -446,13 +446,15 @@ def site_caught_up(server: Server) -> bool:
 
 def sampler(server: Server, directory: Path, rate: int = 50) -> subprocess.Popen:
     """py-spy (``pip install py-spy``) sampling ``server`` until stopped: its stacks, collapsed, in
-    ``directory/<node>.txt``: every thread the kernel has running at a sample (py-spy leaves out the
-    sleeping ones, a thread waiting for the interpreter's lock among them). Not only the thread
-    holding that lock (``--gil``): Pillow's and zlib's work, done with the lock released, would go
-    uncounted, and the parts that do it (the picture's encoding) would seem cheaper than they are."""
+    ``directory/<node>.txt``, only the thread holding the interpreter's lock (``--gil``): a sample
+    is ``1/rate`` s of the interpreter's work (:func:`phase_costs`). Without ``--gil`` py-spy
+    counts threads that only wait as running (a thread pool's idle workers, those waiting for the
+    lock or on the disk): 2.6 threads a sample in a storm, for a server using one core. With it,
+    py-spy's count falls a little short (230 samples in 5 s of a busy loop at 50 a second here), so
+    that ``released`` is a little over."""
     directory.mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid), "--format", "raw", "--rate", str(rate),
-                             "--output", str(directory / f"{server.node}.txt")],
+                             "--gil", "--output", str(directory / f"{server.node}.txt")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -481,8 +483,13 @@ def phase_parts(stacks: Path) -> Counter:
     return out
 
 
-def phase_costs(profile: Path, servers: list[str], cpu_s: dict[str, float], games: int) -> dict[str, float]:
-    """The servers' CPU time per phase closing, in ms, shared out among the parts as their samples are."""
+def phase_costs(profile: Path, servers: list[str], cpu_s: dict[str, float], games: int,
+                rate: int = 50) -> dict[str, float]:
+    """The servers' CPU time per phase closing, in ms, by part. Each sample (:func:`sampler`: of the
+    thread holding the interpreter's lock) is ``1/rate`` s of the interpreter's work, given to its
+    part; the rest of the servers' CPU time was spent with the lock released, and is its own part,
+    ``released``: zlib's and Pillow's work on the pictures (their deflate, quantizing and pasting),
+    SQLite's, the sockets' and the kernel's, which the samples cannot place."""
     samples: Counter = Counter()
     for node in servers:
         path = profile / f"{node}.txt"
@@ -491,8 +498,10 @@ def phase_costs(profile: Path, servers: list[str], cpu_s: dict[str, float], game
     total = sum(samples.values())
     if not total or not games:
         return {}
-    per_phase = 1000 * sum(cpu_s.values()) / games
-    return {part: round(per_phase * n / total, 1) for part, n in samples.most_common()} | {"all": round(per_phase, 1)}
+    cpu = sum(cpu_s.values())
+    held = min(cpu, total / rate)   # (py-spy's sampling is not exact: never more than the CPU time)
+    out = {part: round(1000 * held * n / total / games, 1) for part, n in samples.most_common()}
+    return out | {"released": round(1000 * (cpu - held) / games, 1), "all": round(1000 * cpu / games, 1)}
 
 
 def armed_timer_bytes(count: int = 5000) -> float:
