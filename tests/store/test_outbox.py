@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -710,12 +711,13 @@ def test_two_servers_writing_one_queue_at_once_leave_it_one_head(pg_url, first):
     steps = [record, write] if first == "records the head done" else [write, record]
     holder = db.session()
     session = holder.__enter__()
-    waiter = threading.Thread(target=lambda: _in_session(db, steps[1]))
+    backend: list[int] = []
+    waiter = threading.Thread(target=lambda: _in_session(db, steps[1], backend))
     try:
         steps[0](session)
         waiter.start()
-        waiter.join(0.5)
-        assert waiter.is_alive()        # it waits for the queue (0.5 s: more would only make this surer)
+        assert _waits_for_a_lock(db, waiter, backend)   # it waits for the queue, as PostgreSQL says
+        assert waiter.is_alive()
     finally:
         holder.__exit__(None, None, None)
     waiter.join(30)
@@ -727,9 +729,24 @@ def test_two_servers_writing_one_queue_at_once_leave_it_one_head(pg_url, first):
     db.dispose()
 
 
-def _in_session(db: Database, step) -> None:
+def _in_session(db: Database, step, backend: list[int]) -> None:
     with db.session() as session:
+        backend.append(session.connection().exec_driver_sql("SELECT pg_backend_pid()").scalar_one())
         step(session)
+
+
+def _waits_for_a_lock(db: Database, waiter: threading.Thread, backend: list[int]) -> bool:
+    """Whether ``waiter``'s session comes to wait for a lock (PostgreSQL's own account of its
+    backend, ``pg_stat_activity``) while it runs; False once it has ended without."""
+    while waiter.is_alive():
+        if backend:
+            with db.engine.connect() as c:
+                waiting = c.execute(sa.text("SELECT wait_event_type FROM pg_stat_activity WHERE pid = :pid"),
+                                    {"pid": backend[0]}).scalar_one_or_none()
+            if waiting == "Lock":
+                return True
+        time.sleep(0.01)
+    return False
 
 
 async def test_a_claim_that_takes_longer_than_the_lease_still_delivers(db, monkeypatch):
