@@ -451,7 +451,8 @@ def sampler(server: Server, directory: Path, rate: int = 50) -> subprocess.Popen
     counts threads that only wait as running (a thread pool's idle workers, those waiting for the
     lock or on the disk): 2.6 threads a sample in a storm, for a server using one core. With it,
     py-spy's count falls a little short (230 samples in 5 s of a busy loop at 50 a second here), so
-    that ``released`` is a little over."""
+    that ``released`` is a little over; and a thread holding the lock while the kernel runs another
+    process counts, so that on a machine with more work than cores ``released`` is under."""
     directory.mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid), "--format", "raw", "--rate", str(rate),
                              "--gil", "--output", str(directory / f"{server.node}.txt")],
