@@ -27,8 +27,14 @@ async def test_orders_sent_while_the_bot_was_down_are_read_and_answered_when_it_
         orders = world.service.my_orders("tannenberg", f"discord:{world.players['FRA'].id}")
         assert {o.canonical for o in orders.orders} == {"FRA: A par - bur", "FRA: F bre - mao"}
     answered = len(fake.bot_messages(world.players["GER"]))
-    async with world.running():  # read once: a further start reads nothing again
-        await asyncio.sleep(0.5)
+    async with world.running() as bot:  # read once: a further start reads nothing again
+        taken: list = []
+
+        async def take(message) -> None:
+            taken.append(message)
+
+        assert await bot.inbox.catch_up(take) == 0 and taken == []
+        await bot.drain()  # (the start's own catch-up too)
         assert len(fake.bot_messages(world.players["GER"])) == answered
 
 
