@@ -612,16 +612,16 @@ def expand_announcement(session: Session, outbox_id: int, node: str, recipients:
     # marked fanned out first, in the statement that checks the claim (and, on PostgreSQL, locks
     # the row): an announcement has no deliveries before it is fanned out, since they are written
     # in the transaction that marks it so (and there is one per recipient: uq_delivery_recipient)
-    game_id = connection.execute(_expanded(), {"outbox_id": outbox_id, "node": node, "now": now,
-                                               "told": None if wanted else now}).first()
-    if game_id is None:
+    marked = connection.execute(_expanded(), {"outbox_id": outbox_id, "node": node, "now": now,
+                                              "told": None if wanted else now}).first()
+    if marked is None:
         return False
-    [game_id] = game_id
+    game_id = marked.game_id
     if wanted:
         _lock_queues(session, [(notifier, recipient, game_id) for notifier, recipient in wanted])
         rows = [{"outbox_id": outbox_id, "game_id": game_id, "notifier": notifier, "recipient": recipient,
-                 "state": "pending", "attempts": 0, "due_at": now, "q_notifier": notifier, "q_recipient": recipient}
-                | ({"q_game": game_id} if game_id is not None else {}) for notifier, recipient in wanted]
+                 "state": "pending", "attempts": 0, "due_at": now} | _queue_params(notifier, recipient, game_id)
+                for notifier, recipient in wanted]
         connection.execute(_new_delivery(game_id is not None), rows[0] if len(rows) == 1 else rows)
     return True
 
@@ -633,9 +633,7 @@ def _new_delivery(of_game: bool) -> sa.Insert:
     deliveries, ``ix_delivery_queue_pending``; the queues of one announcement are distinct, so
     that no row of the insert is in another's queue)."""
     d = table_of(DeliveryRow)
-    game = d.c.game_id == sa.bindparam("q_game") if of_game else d.c.game_id.is_(None)
-    waiting = sa.exists().where(game, d.c.notifier == sa.bindparam("q_notifier"),
-                                d.c.recipient == sa.bindparam("q_recipient"), sa.text(_PENDING))
+    waiting = sa.exists().where(*_in_queue(d, of_game), sa.text(_PENDING))
     return sa.insert(d).values(queue_head=~waiting)
 
 
@@ -700,7 +698,8 @@ def claim_deliveries(session: Session, notifiers: Collection[str], token: str, n
                                 r.first_tried_at or now), r.claimed_by is not None) for r in rows]
     connection.execute(_deliveries_claimed(), {"ids": [c.id for c, _ in claimed], "token": token, "until": until,
                                                "now": now})
-    announcements = {a.id: a for a in connection.execute(_announcements_of(), {"ids": sorted({c.outbox_id for c, _ in claimed})})}
+    announcements = {a.id: a for a in connection.execute(_announcements_of(),
+                                                         {"ids": sorted({c.outbox_id for c, _ in claimed})})}
     return [(c, announcements[c.outbox_id], in_doubt) for c, in_doubt in claimed]
 
 
@@ -820,8 +819,7 @@ def advance_queues(session: Session, queues: Collection[tuple[str, str, int | No
     _lock_queues(session, queues)
     made = 0
     for of_game in (True, False):
-        params = [{"q_notifier": n, "q_recipient": r} | ({"q_game": g} if of_game else {})
-                  for n, r, g in queues if (g is not None) == of_game]
+        params = [_queue_params(n, r, g) for n, r, g in queues if (g is not None) == of_game]
         if params:
             result = session.connection().execute(_next_head(of_game), params[0] if len(params) == 1 else params)
             made += max(result.rowcount, 0)
@@ -834,15 +832,23 @@ def _next_head(of_game: bool) -> sa.Update:
     pending delivery made its head, unless the queue has a pending head already."""
     d = table_of(DeliveryRow)
     head = d.alias("head")
-
-    def queue(table: sa.FromClause) -> list:
-        game = table.c.game_id == sa.bindparam("q_game") if of_game else table.c.game_id.is_(None)
-        return [table.c.notifier == sa.bindparam("q_notifier"), table.c.recipient == sa.bindparam("q_recipient"), game]
-
-    first = (sa.select(d.c.id).where(*queue(d), sa.text(_PENDING))
+    first = (sa.select(d.c.id).where(*_in_queue(d, of_game), sa.text(_PENDING))
              .order_by(d.c.outbox_id, d.c.id).limit(1).scalar_subquery())
-    headed = sa.exists().where(*queue(head), sa.text("head.state = 'pending' AND head.queue_head"))  # (a literal, as _HEADS)
+    headed = sa.exists().where(*_in_queue(head, of_game),
+                               sa.text("head.state = 'pending' AND head.queue_head"))  # (a literal, as _HEADS)
     return sa.update(d).where(d.c.id == first, d.c.queue_head.is_(False), ~headed).values(queue_head=True)
+
+
+def _in_queue(table: sa.FromClause, of_game: bool) -> list:
+    """The rows of ``table`` (the deliveries, or an alias of them) in the queue named by the
+    parameters :func:`_queue_params` gives: of a game (``of_game``) or of none."""
+    game = table.c.game_id == sa.bindparam("q_game") if of_game else table.c.game_id.is_(None)
+    return [table.c.notifier == sa.bindparam("q_notifier"), table.c.recipient == sa.bindparam("q_recipient"), game]
+
+
+def _queue_params(notifier: str, recipient: str, game_id: int | None) -> dict[str, Any]:
+    """The parameters naming a queue in a statement that reads it (:func:`_in_queue`)."""
+    return {"q_notifier": notifier, "q_recipient": recipient} | ({"q_game": game_id} if game_id is not None else {})
 
 
 def _queue_sort(queue: tuple[str, str, int | None]) -> tuple:
