@@ -53,6 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def measure(url: str, games: int, ahead: bool = False, front_ends: bool = False) -> dict[str, float]:
     """Run in the tree measured (``sys.path`` begins with it): the costs a phase closing, in all
     and by part."""
+    import contextlib
     import contextvars
     import tempfile
 
@@ -108,22 +109,24 @@ def measure(url: str, games: int, ahead: bool = False, front_ends: bool = False)
                         lambda c, cur, stmt, *_: print(part.get(), "|", " ".join(stmt.split())[:150], file=sys.stderr))
     sa.event.listen(db.engine, "commit", lambda *_: count("transactions"))
 
+    @contextlib.contextmanager
+    def within(name: str):
+        token = part.set(name)
+        try:
+            yield
+        finally:
+            part.reset(token)
+
     def tagged(name: str, method):
         if asyncio.iscoroutinefunction(method):
             async def run_async(*args, **kwargs):
-                token = part.set(name)
-                try:
+                with within(name):
                     return await method(*args, **kwargs)
-                finally:
-                    part.reset(token)
             return run_async
 
         def run(*args, **kwargs):
-            token = part.set(name)
-            try:
+            with within(name):
                 return method(*args, **kwargs)
-            finally:
-                part.reset(token)
         return run
 
     for name, method in (("outbox: fan out", "_claim_new"), ("outbox: fan out", "_write_expansions"),
@@ -137,11 +140,10 @@ def measure(url: str, games: int, ahead: bool = False, front_ends: bool = False)
             "SELECT id FROM timer WHERE fired_at IS NULL AND kind = 'deadline' ORDER BY id"))]
     counts.clear()
     marks = [time.process_time()]
-    with_part = part.set("deadline run")
-    for timer_id in timers:
-        if service.fire_timer(timer_id) != "adjudicated":
-            raise RuntimeError(f"timer {timer_id} did not adjudicate its game")
-    part.reset(with_part)
+    with within("deadline run"):
+        for timer_id in timers:
+            if service.fire_timer(timer_id) != "adjudicated":
+                raise RuntimeError(f"timer {timer_id} did not adjudicate its game")
     marks.append(time.process_time())
     asyncio.run(dispatcher.flush())
     marks.append(time.process_time())

@@ -444,7 +444,12 @@ def site_caught_up(server: Server) -> bool:
                or (line.get("event") == "archive site" and "games" in line) for line in server.lines())
 
 
-def sampler(server: Server, directory: Path, rate: int = 50) -> subprocess.Popen:
+RATE = 50
+"""py-spy's samples a second in a storm (:func:`sampler`), each ``1/RATE`` s of the interpreter's work
+(:func:`phase_costs`)."""
+
+
+def sampler(server: Server, directory: Path, rate: int = RATE) -> subprocess.Popen:
     """py-spy (``pip install py-spy``) sampling ``server`` until stopped: its stacks, collapsed, in
     ``directory/<node>.txt``, only the thread holding the interpreter's lock (``--gil``): a sample
     is ``1/rate`` s of the interpreter's work (:func:`phase_costs`). Without ``--gil`` py-spy
@@ -485,7 +490,7 @@ def phase_parts(stacks: Path) -> Counter:
 
 
 def phase_costs(profile: Path, servers: list[str], cpu_s: dict[str, float], games: int,
-                rate: int = 50) -> dict[str, float]:
+                rate: int = RATE) -> dict[str, float]:
     """The servers' CPU time per phase closing, in ms, by part. Each sample (:func:`sampler`: of the
     thread holding the interpreter's lock) is ``1/rate`` s of the interpreter's work, given to its
     part; the rest of the servers' CPU time was spent with the lock released, and is its own part,
