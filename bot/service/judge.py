@@ -237,10 +237,11 @@ class Judge:
         on SQLite: there the lock holds back every other writer (the outbox recording its
         deliveries among them) and the picture is most of a run. Read in a short read-only
         transaction of its own (which holds no writer back); the run uses it, and the adjudication
-        it was drawn from, when the game and its orders are still what they were (:meth:`_Drawn.fits`), and adjudicates and draws again otherwise. ``None`` when there is nothing to draw (no
-        pictures, a reminder, a grace period about to begin, a game moved on) and on PostgreSQL,
-        whose lock holds back only that game's row, and where every server sharing the database
-        would draw the picture of every game whose deadline passes."""
+        it was drawn from, when the game and its orders are still what they were
+        (:meth:`_Drawn.fits`), and adjudicates and draws again otherwise. ``None`` when there is
+        nothing to draw (no pictures, a reminder, a grace period about to begin, a game moved on)
+        and on PostgreSQL, whose lock holds back only that game's row, and where every server
+        sharing the database would draw the picture of every game whose deadline passes."""
         if not self.ctx.pictures or not self.ctx.db.is_sqlite:
             return None
         with self.ctx.db.session(read_only=True) as session:

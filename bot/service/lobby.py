@@ -45,9 +45,9 @@ class SeasonsRead:
     """The seasons read lately, each known by its row as it is stored (its JSON as text, as
     :func:`bot.store.database.stored_season` reads it): the front ends that show one
     announcement's season (the Discord channel and archive thread, the mail, the archive files,
-    the archive site's page) read its row each, and decode it (:func:`season_from_row`) once between them. A season rolled
-    back and adjudicated again is another row, never the one kept; the same row read on another
-    server, or by another process, is the same text."""
+    the archive site's page) read its row each, and decode it (:func:`season_from_row`) once
+    between them. A season rolled back and adjudicated again is another row, never the one kept;
+    the same row read on another server, or by another process, is the same text."""
 
     def __init__(self, size: int = 32) -> None:
         self.size = size
