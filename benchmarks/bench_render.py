@@ -1,9 +1,11 @@
 """How long a map picture takes, side by side with what it is measured against, in one run:
 
 - a season's picture (the classic map with 22 orders, and the Outremer map in a crowded autumn:
-  a season of the game in ``tests/data/exports``), against the floor: Pillow writing that same
-  finished PNG (the picture's own pixels, its palette, the same zlib level); and the board the
-  season left, as the archive site draws it (:func:`bot.frontends.site.pictures.after_png`).
+  a season of the game in ``tests/data/exports``), against the floor: that same finished picture
+  written as a PNG again (its own pixels put in the map's palette and deflated,
+  :func:`bot.render.raster.png`); beside it, Pillow's own PNG writer (zlib, level 3) writing
+  those pixels in that palette, as the judge wrote its pictures before; and the board the season
+  left, as the archive site draws it (:func:`bot.frontends.site.pictures.after_png`).
   Each picture is of a game of its own name, as at a deadline each game's title is new;
 - the first picture of a fresh process, imports included (the interpreter's start is not), with
   the picture cache an earlier process wrote and with none; and which of cairo's modules it
@@ -85,7 +87,8 @@ def _median_times(fn, runs: int) -> tuple[float, float]:
 def pictures(runs: int = 30) -> None:
     from PIL import Image
 
-    from bot.render.raster import PNG_LEVEL
+    from bot.render.layers import map_layers
+    from bot.render.raster import png
     from bot.render.season import render_png, season_picture
 
     games = itertools.count()
@@ -94,9 +97,14 @@ def pictures(runs: int = 30) -> None:
         picture = season_picture(variant, position, adjudication, game="bench")
         finished = Image.open(io.BytesIO(picture))
         finished.load()
+        pixels, layers = finished.convert("RGB"), map_layers(variant.name, finished.width)
+        zlib_size = len(_pillow_png(finished))
 
-        def floor(finished=finished) -> None:
-            finished.save(io.BytesIO(), "PNG", compress_level=PNG_LEVEL)
+        def floor(pixels=pixels, layers=layers) -> None:
+            png(pixels, layers)
+
+        def pillow(pixels=pixels, layers=layers) -> None:
+            _pillow_png(pixels.quantize(palette=layers.palette, dither=Image.Dither.NONE))
 
         def one(v=variant, p=position, a=adjudication) -> None:
             season_picture(v, p, a, game=f"bench {next(games)}")
@@ -107,10 +115,18 @@ def pictures(runs: int = 30) -> None:
         wall, cpu = _median_times(one, runs)
         after_wall, after_cpu = _median_times(after, runs)
         floor_wall, floor_cpu = _median_times(floor, runs)
+        pillow_wall, pillow_cpu = _median_times(pillow, runs)
         print(f"season picture, {label} ({len(picture) // 1000} kB): {wall:.1f} ms (CPU {cpu:.1f} ms); "
-              f"Pillow writing the same PNG: {floor_wall:.1f} ms (CPU {floor_cpu:.1f} ms); "
+              f"the same picture written as a PNG again: {floor_wall:.1f} ms (CPU {floor_cpu:.1f} ms); "
               f"ratio {wall / floor_wall:.2f} (CPU {cpu / floor_cpu:.2f}); "
-              f"the board after it: {after_wall:.1f} ms (CPU {after_cpu:.1f} ms)")
+              f"Pillow's writer (zlib level 3) on the same pixels: {pillow_wall:.1f} ms (CPU {pillow_cpu:.1f} ms, "
+              f"{zlib_size // 1000} kB); the board after it: {after_wall:.1f} ms (CPU {after_cpu:.1f} ms)")
+
+
+def _pillow_png(indexed) -> bytes:
+    out = io.BytesIO()
+    indexed.save(out, "PNG", compress_level=3)
+    return out.getvalue()
 
 
 _FRESH = """

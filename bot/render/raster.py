@@ -6,14 +6,17 @@ Nothing is interpreted per picture: the base is copied, each owned province past
 hatched once per owner, then kept), each line drawn directly (aggdraw, anti-aliased, on the
 part of the picture it covers), the names an arrow crosses pasted again over it, and every
 unit, dot, badge and tag pasted from a sprite drawn once. The PNG is written with the map's
-palette (made once, :func:`bot.render.layers.sample_palette`).
+palette (made once, :func:`bot.render.layers.sample_palette`), its pixels deflated by ISA-L
+(:func:`png`).
 """
 
 from __future__ import annotations
 
-import io
+import struct
+import zlib
 from collections.abc import Iterable
 
+from isal import isal_zlib
 from PIL import Image
 
 from adjudicator.variant import Variant
@@ -25,8 +28,10 @@ from .layers import MapLayers
 from .scene import Badge, Dot, Line, Outcome, Ring, Scene, Tag, Token
 from .strokes import Canvas
 
-PNG_LEVEL = 3
-"""zlib's level for the PNG: as small as level 6 within a tenth, in half the time."""
+PNG_LEVEL = 2
+"""ISA-L's level for the PNG's pixels (0 to 3): as small as zlib's level 3 within 2%, in a seventh
+of its time (a 1,000-pixel picture: 2 ms, where zlib took 13-15)."""
+_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 def draw_map(variant: Variant, layers: MapLayers, scene: Scene, owned: Iterable[tuple[ProvinceId, Power]]) -> Image.Image:
     """A picture's map drawn on a copy of the base (whose legend band is left for
     :func:`bot.render.legend.draw_legend`): the owned land (province, owner) and the marks."""
@@ -76,10 +81,23 @@ def _ring(image: Image.Image, mark: Ring, scale: float) -> tuple[int, int, int, 
 
 
 def png(image: Image.Image, layers: MapLayers) -> bytes:
-    """The picture written as a PNG with the map's palette."""
-    out = io.BytesIO()
-    image.quantize(palette=layers.palette, dither=Image.Dither.NONE).save(out, "PNG", compress_level=PNG_LEVEL)
-    return out.getvalue()
+    """The picture written as a PNG with the map's palette: 8-bit indexed colour, every row
+    unfiltered (filters do not help indexed colour), the rows deflated by ISA-L
+    (:data:`PNG_LEVEL`), whose deflate is several times zlib's speed: Pillow's writer has only zlib.
+
+    The PNG's chunks are the ones Pillow writes for such a picture: IHDR, PLTE, one IDAT, IEND."""
+    indexed = image.quantize(palette=layers.palette, dither=Image.Dither.NONE)
+    width, height = indexed.size
+    rows = Image.new("P", (width + 1, height), 0)
+    rows.paste(indexed, (1, 0))  # a row is its filter's byte (0: none) and its pixels
+    colours = bytes(indexed.getpalette() or ())
+    return b"".join((_SIGNATURE, _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)),
+                     _chunk(b"PLTE", colours), _chunk(b"IDAT", isal_zlib.compress(rows.tobytes(), PNG_LEVEL)),
+                     _chunk(b"IEND", b"")))
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(data, zlib.crc32(kind)))
 
 
 __all__ = ["PNG_LEVEL", "draw_map", "png"]

@@ -349,6 +349,44 @@ def test_the_size_is_the_width_in_pixels(standard):
         render_png(standard, starting_position(standard), size=0)
 
 
+
+@pytest.mark.parametrize("size", [200, 1000, 1333])
+def test_the_png_is_the_drawn_picture_in_the_maps_palette_chunk_by_chunk(crusader, size):
+    """The judge writes the PNG itself (its pixels deflated by ISA-L): a well-formed file, every
+    chunk's checksum right, its pixels the drawn picture's, in the map's palette, as Pillow's own
+    writer would have written them."""
+    import struct
+    import zlib
+
+    from bot.render.layers import map_layers
+    from bot.render.raster import png
+
+    position = starting_position(crusader)
+    image = draw(crusader, board_facts(crusader, position), title="A game", subtitle="the board", size=size)
+    layers = map_layers(crusader.name, size)
+    data = png(image, layers)
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    chunks, at = [], 8
+    while at < len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        body = data[at + 8:at + 8 + length]
+        assert struct.unpack(">I", data[at + 8 + length:at + 12 + length])[0] == zlib.crc32(kind + body), kind
+        chunks.append((kind, body))
+        at += 12 + length
+    assert [kind for kind, _ in chunks] == [b"IHDR", b"PLTE", b"IDAT", b"IEND"]
+    assert struct.unpack(">IIBBBBB", chunks[0][1]) == (image.width, image.height, 8, 3, 0, 0, 0)
+    rows = zlib.decompress(chunks[2][1])
+    assert len(rows) == image.height * (image.width + 1)
+    assert set(rows[::image.width + 1]) == {0}  # every row unfiltered
+
+    expected = image.quantize(palette=layers.palette, dither=Image.Dither.NONE)
+    written = io.BytesIO()
+    expected.save(written, "PNG", compress_level=3)
+    ours, pillows = Image.open(io.BytesIO(data)), Image.open(io.BytesIO(written.getvalue()))
+    assert ours.mode == "P" and ours.getpalette() == pillows.getpalette() == layers.palette.getpalette()
+    assert ours.tobytes() == pillows.tobytes()
+    assert len(data) < 1.05 * len(written.getvalue())  # (as small as Pillow's writer at zlib's level 3)
+
 def test_a_name_an_arrow_crosses_is_drawn_over_it(standard, spring):
     """Names lie above the orders' lines: an arrow never hides a letter."""
     from bot.render.layers import map_layers
