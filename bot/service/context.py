@@ -4,8 +4,13 @@ request works on and their views, the games' timers and the outbox."""
 from __future__ import annotations
 
 import copy
+import json
+import threading
+from collections import OrderedDict
 from datetime import datetime
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import SimpleNamespace
+from typing import Any
 
 from sqlmodel import Session
 
@@ -15,6 +20,7 @@ from adjudicator.variant import Variant
 from adjudicator.vocab import Phase, PhaseKind, Power
 
 from bot.codec.documents import position_from_dict
+from bot.codec.season import Season, season_from_row
 from bot.store import database
 from bot.store.database import Database, Timer
 from bot.store import outbox
@@ -74,6 +80,49 @@ def game_not_found(session: Session, ref: str | int) -> NoSuchGameError:
     return NoSuchGameError(ref, [g.name for g in database.all_games(session)][:10])
 
 
+class SeasonsRead:
+    """The seasons read lately, each known by its row as it is stored (its JSON as text, as
+    :func:`bot.store.database.stored_season` reads it): the front ends that show one
+    announcement's season (the Discord channel and archive thread, the mail, the archive files,
+    the archive site's page) read its row each, and decode it (:func:`season_from_row`) once
+    between them, or not at all on the server that adjudicated it, whose judge kept the season it
+    stored (:meth:`keep`). A season rolled back and adjudicated again is another row, never the
+    one kept; the same row read on another server, or by another process, is the same text."""
+
+    def __init__(self, size: int = 32) -> None:
+        self.size = size
+        self._kept: OrderedDict[tuple, Season] = OrderedDict()
+        self._lock = threading.Lock()  # (the front ends read from their threads)
+
+    def season(self, stored: Any) -> Season:
+        """The season of a row ``stored`` (:func:`~bot.store.database.stored_season`'s)."""
+        key = tuple(stored[:-1])  # the picture compared apart: a long value, hashed for nothing
+        with self._lock:
+            kept = self._kept.get(key)
+            if kept is not None and kept.picture == stored.picture:
+                self._kept.move_to_end(key)
+                return kept
+        columns = stored._asdict()
+        columns.update({name: json.loads(columns[name]) for name in database.SEASON_JSON})
+        season = season_from_row(SimpleNamespace(**columns), stored.game)
+        self._put(key, season)
+        return season
+
+    def keep(self, season: Season, columns: Mapping[str, Any]) -> None:
+        """Keep ``season``, as the judge stores it (``columns``: its row's, as
+        :func:`~bot.store.database.add_season` writes them), for the front ends that will read
+        its row: known by the row's text (:func:`~bot.store.database.season_key`), it is what
+        that row decodes to."""
+        self._put(database.season_key(season.game, columns), season)
+
+    def _put(self, key: tuple, season: Season) -> None:
+        with self._lock:
+            self._kept[key] = season
+            self._kept.move_to_end(key)
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+
+
 class Context:
     """The service's shared state and the steps every part takes: find a game's rows, check who may
     act and when, make the views, arm a game's timers, write an announcement to the outbox."""
@@ -86,6 +135,8 @@ class Context:
         self.pictures = pictures
         """Whether a season's picture is drawn when it is adjudicated and stored with it."""
         self.timer_listeners: list[Callable[[list[Timer]], None]] = []
+        self.seasons = SeasonsRead()
+        """The seasons read (and stored) lately, decoded once for every front end."""
 
     def now(self) -> datetime:
         moment = self.clock()

@@ -408,6 +408,7 @@ class Judge:
                         picture=picture)
         columns = season_columns(season)
         database.add_season(session, game.id, columns)
+        self.ctx.seasons.keep(season, columns)  # (read back by every front end: its row decodes to it)
         # the next position's document, made once: the season's result has it
         game.position, game.phase = columns["result"]["position"], str(adjudication.position.phase)
         game.version += 1

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import random
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from types import SimpleNamespace
-from typing import Any
 
 from adjudicator.errors import CrusaderError
 from adjudicator.position import Position
@@ -41,44 +36,13 @@ class SeasonEntry:
     units: dict[str, int]
 
 
-class SeasonsRead:
-    """The seasons read lately, each known by its row as it is stored (its JSON as text, as
-    :func:`bot.store.database.stored_season` reads it): the front ends that show one
-    announcement's season (the Discord channel and archive thread, the mail, the archive files,
-    the archive site's page) read its row each, and decode it (:func:`season_from_row`) once
-    between them. A season rolled back and adjudicated again is another row, never the one kept;
-    the same row read on another server, or by another process, is the same text."""
-
-    def __init__(self, size: int = 32) -> None:
-        self.size = size
-        self._kept: OrderedDict[tuple, Season] = OrderedDict()
-        self._lock = threading.Lock()  # (the front ends read from their threads)
-
-    def season(self, stored: Any) -> Season:
-        """The season of a row ``stored`` (:func:`~bot.store.database.stored_season`'s)."""
-        key = tuple(stored[:-1])  # the picture compared apart: a long value, hashed for nothing
-        with self._lock:
-            kept = self._kept.get(key)
-            if kept is not None and kept.picture == stored.picture:
-                self._kept.move_to_end(key)
-                return kept
-        columns = stored._asdict()
-        columns.update({name: json.loads(columns[name]) for name in database.SEASON_JSON})
-        season = season_from_row(SimpleNamespace(**columns), stored.game)
-        with self._lock:
-            self._kept[key] = season
-            while len(self._kept) > self.size:
-                self._kept.popitem(last=False)
-        return season
-
-
 class Lobby:
     """Games: made, joined and left, given out to players, started; listed for a player or a
     directory; a game's board, its seasons, its status."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.seasons = SeasonsRead()
+        self.seasons = ctx.seasons
 
     def check_new_game(self, name: str, variant: str, rules: Iterable[str] = ()) -> tuple[str, dict]:
         """Would :meth:`create_game` accept this game? The name as it would be kept and the opening
@@ -176,7 +140,7 @@ class Lobby:
 
     def season(self, game: str | int, version: int) -> Season | None:
         """The phase adjudicated at ``version`` (``None`` if rolled back since): its row read, and
-        decoded once for every front end that asks (:class:`SeasonsRead`)."""
+        decoded once for every front end that asks (:class:`~bot.service.context.SeasonsRead`)."""
         with self.ctx.db.session(read_only=True) as session:
             game_id = self.ctx.game_id(session, game)
             stored = database.stored_season(session, game_id, version)

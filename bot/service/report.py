@@ -132,9 +132,10 @@ def phase_report(adjudication: Adjudication, variant: Variant, before: Position,
 def report_of(season: Season, *, title: str = "", notices: Sequence[str] = (), next_phase: str = "") -> Report:
     """:func:`phase_report` of an archived season, with ``title``, ``notices`` and ``next_phase``
     as each front end words them. The rest is made once for the season: the front ends that show
-    one season read it once between them (:class:`~bot.service.lobby.SeasonsRead`: the Discord
-    post and its archive thread, the archive's files, the archive site's page of the season) and
-    show its one report."""
+    one season read it once between them (:class:`~bot.service.context.SeasonsRead`: the Discord
+    post and its archive thread, the archive's files, the archive site's page of the season; on
+    the server that adjudicated it, the season its judge kept, reported for its announcement)
+    and show its one report."""
     with _REPORTS_LOCK:
         kept = _REPORTS.get(id(season))
         if kept is not None and kept[0] is season:

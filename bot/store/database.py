@@ -10,13 +10,14 @@ No other module writes SQL: the service asks for rows through the helpers at the
 from __future__ import annotations
 
 import hashlib
+import json
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
@@ -350,8 +351,16 @@ SEASON_JSON = ("position", "orders", "result", "nmr", "players")
 def stored_season(session: Session, game_id: int, version: int) -> sa.Row | None:
     """The season adjudicated at ``version`` as it is stored, its JSON columns (:data:`SEASON_JSON`)
     as their text, with its game's name (``game``); ``None``: not adjudicated, or rolled back.
-    The text is what a season read is known by (:class:`bot.service.lobby.SeasonsRead`)."""
+    The text is what a season read is known by (:class:`bot.service.context.SeasonsRead`)."""
     return session.connection().execute(_stored_season(), {"game_id": game_id, "version": version}).first()
+
+
+def season_key(game: str, columns: Mapping[str, Any]) -> tuple:
+    """What :func:`stored_season` reads of the row :func:`add_season` writes from ``columns``, but
+    the picture (``tuple(row[:-1])``): the game's name, the plain columns and the JSON columns
+    as the text they are stored as (the JSON type's own serializer, ``json.dumps``)."""
+    return (game, columns["version"], columns["seed"], columns["deadline_at"], columns["adjudicated_at"],
+            columns["adjudicated_by"], *(json.dumps(columns[name]) for name in SEASON_JSON))
 
 
 @cache

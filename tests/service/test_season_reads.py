@@ -1,4 +1,4 @@
-"""A season read by several front ends is decoded once (:class:`bot.service.lobby.SeasonsRead`),
+"""A season read by several front ends is decoded once (:class:`bot.service.context.SeasonsRead`),
 and a season rolled back is never the one read again, on this server or on another sharing its
 database; a game's entry says where it stands without its board being read."""
 
@@ -43,6 +43,24 @@ def test_a_season_read_again_is_the_one_decoded_before(game):
     assert first is not None and _moves(first) == ["A par - bur"]
     assert game.season(game.entry("tannenberg").id, 0) is first
     assert game.season("tannenberg", 1) is None     # not adjudicated yet
+
+
+def test_the_server_that_adjudicated_a_season_decodes_none_of_its_reads(game, db, monkeypatch):
+    """The judge keeps the season it stores, known by its row's text: the front ends of its server
+    read the row and decode nothing; another server decodes it once, to the same season."""
+    from bot.service import context
+
+    decoded: list[int] = []
+    decode = context.season_from_row
+    monkeypatch.setattr(context, "season_from_row", lambda row, game: decoded.append(row.version) or decode(row, game))
+    game.submit_orders("tannenberg", "flo", "A par - bur")
+    game.force_adjudicate("tannenberg", "gm")
+    kept = game.season("tannenberg", 0)
+    assert kept is not None and _moves(kept) == ["A par - bur"] and game.season("tannenberg", 0) is kept
+    assert decoded == []
+    other = GameService(db, node="other")
+    read = other.season("tannenberg", 0)
+    assert decoded == [0] and read is not kept and read == kept
 
 
 def test_a_season_rolled_back_and_adjudicated_again_at_the_same_moment_is_read_anew(game):
@@ -129,8 +147,8 @@ def test_a_seasons_report_is_made_once_for_the_front_ends_that_show_it(game, mon
     monkeypatch.setattr(report, "_orders", lambda *a, **k: made.append(str(a[2].phase)) or orders(*a, **k))
     game.submit_orders("tannenberg", "flo", "A par - bur")
     game.force_adjudicate("tannenberg", "gm")  # (its announcement's text: the judge's own season, reported once)
-    made.clear()
-    season = game.season("tannenberg", 0)
+    assert made == ["S1901M"]
+    season = game.season("tannenberg", 0)  # the season the judge kept: its report made already
     assert season is not None
     posted = summary_lines(season, season.variant, next_phase="F1901M", deadline=None)  # the channel's post
     detail = results_detail(season, season.variant)  # the archive thread's

@@ -179,6 +179,7 @@ def play(db, seed: int, start: datetime, years: int = YEARS) -> Played:
     played = Played()
     with time_machine.travel(start, tick=False) as clock:
         service = GameService(db, pictures=False)     # no map pictures: the rules and the service are tried here
+        reader = GameService(db, pictures=False)      # another server: reads every season from its row
         name = f"soak-{seed}"
         service.create_game(name, "crusader", "gm", policy=POLICY, seed=seed)
         for power, player in players.items():
@@ -209,7 +210,9 @@ def play(db, seed: int, start: datetime, years: int = YEARS) -> Played:
                 played.faults.append(f"{view.phase}: the deadline passed and the game did not move")
                 break
             for version in range(view.version, after.version):
-                season = service.season(name, version)
+                season = service.season(name, version)  # (the season the judge kept as it stored it)
+                if reader.season(name, version) != season:
+                    played.faults.append(f"{season.phase}: the season the judge kept is not the one its row decodes to")
                 played.phases += 1
                 played.skipped += season.at_once
                 check_season(variant, season, played.faults)

@@ -279,7 +279,7 @@ class MailNotifier:
 
     def _season(self, a: Announcement) -> Season | None:
         """The season a results announcement gives (decoded once for every front end: the
-        service's :class:`~bot.service.lobby.SeasonsRead`)."""
+        service's :class:`~bot.service.context.SeasonsRead`)."""
         return self.accounts.service.season(a.game_id, a.data["version"])
 
     @staticmethod
