@@ -42,7 +42,7 @@ import jinja2
 from markupsafe import Markup
 
 from adjudicator.modules import standing_column
-from adjudicator.vocab import Phase
+from adjudicator.vocab import Phase, Power
 
 from bot.archive.games import GameArchive, temporary_prefix, write_atomically
 from bot.codec.documents import position_from_dict, position_to_dict
@@ -144,7 +144,7 @@ def write_file(path: Path, text: str | bytes) -> None:
 
 
 class _Power(NamedTuple):
-    code: str
+    code: Power
     name: str
     colour: str
 
@@ -225,13 +225,21 @@ class SiteWriter:
     def game_page(self, record: GameRecord, board: tuple[int, int] | None = None) -> str:
         """A game's page; ``board``, the width and height of its picture of the board now, if any."""
         history = record.centre_history()
-        start_prestige = record.start["prestige"] or {}
+        powers = _powers(record)
+
+        def row(counts: Mapping[str, int]) -> list[int]:  # (a table's numbers, in the powers' order)
+            return [counts.get(p.code, 0) for p in powers]
+
         players = {p["power"]: p for p in record.players}
         picture = {"src": BOARD, "width": board[0], "height": board[1]} if board else None
+        current = record.current
         return self.env.get_template("game_index.html.j2").render(
-            game=record, outcome=outcome_text(record.outcome), chart=centre_chart(record.variant, history),
-            centre_history=history, prestige_history=record.prestige_history(), start_prestige=start_prestige,
-            powers=_powers(record), written_at=self._now(), board=picture, current=record.current, players=players)
+            game=record, outcome=outcome_text(record.outcome),
+            chart=centre_chart(record.variant, history), centre_rows=[(label, row(c)) for label, c in history],
+            prestige_rows=[(line["slug"], row(p)) for line, p in record.prestige_history()],
+            start_prestige=row(record.start["prestige"] or {}), powers=powers, written_at=self._now(), board=picture,
+            current=current, players=players, centres_now=current.center_counts() if current is not None else {},
+            units_now={p.code: len(current.units_of(p.code)) if current is not None else 0 for p in powers})
 
     def press_page(self, record: GameRecord) -> str:
         """The press a game published at its end, by phase (anonymous press stays anonymous)."""
