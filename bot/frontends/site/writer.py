@@ -275,17 +275,36 @@ class SiteWriter:
         if versions is None:
             versions = [s.version for s in archive.seasons]
         state = site_state(archive.game, archive.players, versions)
-        record = self._write_game_into(self.root / game_slug(archive.game["name"]), archive, versions,
-                                       read or _reader(archive), rewrite=rewrite, state=state)
+        folder = self.root / game_slug(archive.game["name"])
+        record = self._write_game_into(folder, self._summary(folder), archive, versions, read or _reader(archive),
+                                       rewrite=rewrite, state=state)
         if index:
             self.write_index()
         return record
+
+    def update_game(self, archive: GameArchive, state: str, *, versions: Sequence[int], read: SeasonReader,
+                    index: bool = True) -> bool:
+        """:meth:`write_game` of a game unless its pages are current (:meth:`is_current`), its
+        summary read once for both; whether they were written. ``state``: :func:`site_state` of
+        ``archive`` with its seasons' ``versions``."""
+        folder = self.root / game_slug(archive.game["name"])
+        summary = self._summary(folder)
+        if self._current(folder, summary, state):
+            return False
+        self._write_game_into(folder, summary, archive, versions, read, rewrite=False, state=state)
+        if index:
+            self.write_index()
+        return True
 
     def is_current(self, name: str, state: str) -> bool:
         """Whether the pages of the game ``name`` were written from what has the digest ``state``
         (:func:`site_state`), and are all there."""
         folder = self.root / game_slug(name)
-        summary = self._summary(folder)
+        return self._current(folder, self._summary(folder), state)
+
+    @staticmethod
+    def _current(folder: Path, summary: Mapping[str, Any], state: str) -> bool:
+        """:meth:`is_current` of the game in ``folder``, whose summary is ``summary``."""
         if summary.get("state") != state or summary.get("format") != site_format():
             return False
         names = [*(f"{line['slug']}.html" for line in _lines(summary)), "index.html",
@@ -300,7 +319,7 @@ class SiteWriter:
         fresh = Path(tempfile.mkdtemp(dir=self.root, prefix=temporary_prefix(slug) + "new-"))
         try:
             os.chmod(fresh, _DIR_MODE)
-            record = self._write_game_into(fresh, archive, [s.version for s in archive.seasons], _reader(archive),
+            record = self._write_game_into(fresh, {}, archive, [s.version for s in archive.seasons], _reader(archive),
                                            rewrite=True, state=archive_state(archive))
             if target.exists():
                 old = Path(tempfile.mkdtemp(dir=self.root, prefix=temporary_prefix(slug) + "old-"))
@@ -315,22 +334,25 @@ class SiteWriter:
         self.write_index()
         return record
 
-    def _write_game_into(self, folder: Path, archive: GameArchive, versions: Sequence[int], read: SeasonReader, *,
-                         rewrite: bool, state: str) -> GameRecord:
+    def _write_game_into(self, folder: Path, summary: Mapping[str, Any], archive: GameArchive, versions: Sequence[int],
+                         read: SeasonReader, *, rewrite: bool, state: str) -> GameRecord:
+        """Write a game's pages into ``folder``, whose summary is ``summary`` (empty if it has none)."""
         folder.mkdir(parents=True, exist_ok=True)
-        summary = self._summary(folder)
+        present = {entry.name for entry in os.scandir(folder) if entry.is_file()}  # (before this writing)
         if summary.get("format") != site_format() or not isinstance(archive.game.get("position"), Mapping):
             rewrite = True  # written by another version of the pages (or a game without a board: read whole)
-        record, known = self._record(folder, summary, archive, sorted(versions), read, rewrite=rewrite)
+        record, known = self._record(folder, present, summary, archive, sorted(versions), read, rewrite=rewrite)
         lines, decoded = record.lines, {s.version: s for s in record.seasons}
         last_after: bytes | None = None  # the board the last season left, when drawn now
         for i, line in enumerate(lines):
+            previous, following = (lines[i - 1]["slug"] if i > 0 else None,
+                                   lines[i + 1]["slug"] if i + 1 < len(lines) else None)
             season = decoded.get(line["version"])
             if season is None:
                 continue
             path = folder / f"{season.slug}.html"
             files = [folder / name for name in _picture_names(season)]
-            if season.version in known and all(f.is_file() for f in files):
+            if season.version in known and all(f.name in present for f in files):
                 # only its links to the seasons around it are new: its pictures stand as they were
                 sizes = tuple(_png_file_size(f) for f in files)
             else:
@@ -342,22 +364,20 @@ class SiteWriter:
                 sizes = (png_size(pictures[0]), png_size(pictures[1]))
                 if i == len(lines) - 1:
                     last_after = pictures[1]
-            write_file(path, self.season_page(record, season, lines[i - 1]["slug"] if i > 0 else None,
-                                              lines[i + 1]["slug"] if i + 1 < len(lines) else None,
-                                              (sizes[0], sizes[1])))
+            write_file(path, self.season_page(record, season, previous, following, (sizes[0], sizes[1])))
         keep = {name for line in lines for name in (f"{line['slug']}.html", *_picture_names(line["slug"]))}
-        for stale in folder.iterdir():
-            if _SEASON_FILE.match(stale.name) and stale.name not in keep:
-                stale.unlink(missing_ok=True)
+        for name in present:  # (every season file written now is kept)
+            if _SEASON_FILE.match(name) and name not in keep:
+                (folder / name).unlink(missing_ok=True)
         if record.press:
             write_file(folder / PRESS, self.press_page(record))
-        else:
+        elif PRESS in present:
             (folder / PRESS).unlink(missing_ok=True)
         board_key = self._board_key(record)
         board_size: tuple[int, int] | None = None
         if board_key is None:
             (folder / BOARD).unlink(missing_ok=True)
-        elif not rewrite and summary.get("board") == board_key and (folder / BOARD).is_file():
+        elif not rewrite and summary.get("board") == board_key and BOARD in present:
             board_size = tuple(summary.get("board_size") or ()) or None  # as written: not drawn again
         if board_key is not None and board_size is None:
             # the board a game stands at is, between two seasons, the one its last season left
@@ -376,13 +396,14 @@ class SiteWriter:
         write_file(folder / SUMMARY, json_text(out, pretty=True, sort_keys=True) + "\n")
         return record
 
-    @staticmethod
-    def _record(folder: Path, summary: Mapping[str, Any], archive: GameArchive, versions: list[int],
-                read: SeasonReader, *, rewrite: bool) -> tuple[GameRecord, dict[int, Mapping[str, Any]]]:
+    def _record(self, folder: Path, present: set[str], summary: Mapping[str, Any], archive: GameArchive,
+                versions: list[int], read: SeasonReader, *,
+                rewrite: bool) -> tuple[GameRecord, dict[int, Mapping[str, Any]]]:
         """The game's record, with the seasons whose pages are due read and decoded and the others'
-        lines as its ``summary`` keeps them; and the lines of the seasons whose pages stand, by version."""
+        lines as its ``summary`` keeps them (``present``: the names of the files in ``folder``); and
+        the lines of the seasons whose pages stand, by version."""
         before = [] if rewrite or not isinstance(summary.get("start"), dict) else _lines(summary)
-        known = {line["version"]: line for line in before if (folder / f"{line['slug']}.html").is_file()}
+        known = {line["version"]: line for line in before if f"{line['slug']}.html" in present}
         # a season is read for its page when it has none yet (new, or rolled back and adjudicated
         # anew: another version), or when the seasons before and after it are others now (the
         # last season before a new one links to it)
