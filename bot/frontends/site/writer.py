@@ -13,8 +13,9 @@ Layout under the site's root::
 
 Every file is written atomically (a temporary file renamed over the old one), so a reader never
 sees half a page. A season page is written once, when its season is archived (again only if it
-is rolled back and adjudicated anew, or relinked when the seasons around it change). The game's
-page is made from the line its summary keeps of each season (:func:`~.model.season_line`), so that
+is rolled back and adjudicated anew, or relinked when the seasons around it change: its links are
+then written anew into the page as it stands, the season not read again). The game's page is made
+from the line its summary keeps of each season (:func:`~.model.season_line`), so that
 bringing it up to date reads and decodes only the seasons whose own pages are due. A game's page
 and its board are written when what they show changes: the game's summary keeps the digest of
 what its pages were written from (:func:`site_state`: the game's status, phase, outcome and board,
@@ -62,6 +63,9 @@ BOARD = "board.png"
 PRESS = "press.html"
 _OUTCOME_WORDS = {"succeeds": "succeeded", "fails": "failed", "invalid": "invalid"}
 _FILE_MODE, _DIR_MODE = 0o644, 0o755
+_NAV_START, _NAV_END = b'<header><nav aria-label="site">', b"</nav></header>"
+"""Around the links of a page (``base.html.j2``): the first of them in any page, whose title
+before it is escaped."""
 
 
 @functools.cache
@@ -341,12 +345,17 @@ class SiteWriter:
         present = {entry.name for entry in os.scandir(folder) if entry.is_file()}  # (before this writing)
         if summary.get("format") != site_format() or not isinstance(archive.game.get("position"), Mapping):
             rewrite = True  # written by another version of the pages (or a game without a board: read whole)
-        record, known = self._record(folder, present, summary, archive, sorted(versions), read, rewrite=rewrite)
+        record, known, relinked = self._record(folder, present, summary, archive, sorted(versions), read,
+                                               rewrite=rewrite)
         lines, decoded = record.lines, {s.version: s for s in record.seasons}
         last_after: bytes | None = None  # the board the last season left, when drawn now
         for i, line in enumerate(lines):
             previous, following = (lines[i - 1]["slug"] if i > 0 else None,
                                    lines[i + 1]["slug"] if i + 1 < len(lines) else None)
+            if line["version"] in relinked:
+                head, tail = relinked[line["version"]]
+                write_file(folder / f"{line['slug']}.html", head + self._nav(record.name, previous, following) + tail)
+                continue
             season = decoded.get(line["version"])
             if season is None:
                 continue
@@ -398,17 +407,29 @@ class SiteWriter:
 
     def _record(self, folder: Path, present: set[str], summary: Mapping[str, Any], archive: GameArchive,
                 versions: list[int], read: SeasonReader, *,
-                rewrite: bool) -> tuple[GameRecord, dict[int, Mapping[str, Any]]]:
+                rewrite: bool) -> tuple[GameRecord, dict[int, Mapping[str, Any]], dict[int, tuple[bytes, bytes]]]:
         """The game's record, with the seasons whose pages are due read and decoded and the others'
-        lines as its ``summary`` keeps them (``present``: the names of the files in ``folder``); and
-        the lines of the seasons whose pages stand, by version."""
+        lines as its ``summary`` keeps them (``present``: the names of the files in ``folder``); the
+        lines of the seasons whose pages stand, by version; and the pages of those of them that are
+        only to be linked to other seasons around them, by version, cut where their links are
+        (:meth:`_links_cut`)."""
         before = [] if rewrite or not isinstance(summary.get("start"), dict) else _lines(summary)
         known = {line["version"]: line for line in before if f"{line['slug']}.html" in present}
         # a season is read for its page when it has none yet (new, or rolled back and adjudicated
-        # anew: another version), or when the seasons before and after it are others now (the
-        # last season before a new one links to it)
+        # anew: another version); a season whose neighbours are others now (the last season before
+        # a new one links to it) has the links of its page written anew, and is read only if its
+        # page is not as this version of the site wrote it (the pages of a summary of another
+        # version are all written anew, read: ``before`` is empty then)
         was, now = _neighbours([line["version"] for line in before]), _neighbours(versions)
-        due = [v for v in versions if v not in known or was.get(v) != now[v]]
+        slugs = {line["version"]: line["slug"] for line in before}
+        relinked: dict[int, tuple[bytes, bytes]] = {}
+        for v in versions:
+            if v in known and was[v] != now[v]:
+                links = [slugs[n] if n is not None else None for n in was[v]]
+                cut = self._links_cut(folder, present, known[v]["slug"], archive.game["name"], links[0], links[1])
+                if cut is not None:
+                    relinked[v] = cut
+        due = [v for v in versions if v not in known or (was[v] != now[v] and v not in relinked)]
         seasons = sorted((season_record(s) for s in read(due)), key=lambda s: s.version) if due else []
         decoded = {s.version: s for s in seasons}
         if set(decoded) != set(due):
@@ -430,7 +451,34 @@ class SiteWriter:
             players=tuple({"power": p.get("power"), "status": p.get("status", ""), "nmr_count": p.get("nmr_count", 0)}
                           for p in archive.players if p.get("power")),
             press=tuple(archive.press))
-        return record, known
+        return record, known, relinked
+
+    def _nav(self, name: str, previous: str | None, following: str | None) -> bytes:
+        """The links of a season's page (``season_nav.html.j2``), as its page has them."""
+        nav = self.env.get_template("season_nav.html.j2").module.season_nav  # type: ignore[attr-defined]
+        return str(nav(name, previous, following)).encode("utf-8")
+
+    def _links_cut(self, folder: Path, present: set[str], slug: str, name: str, previous: str | None,
+                   following: str | None) -> tuple[bytes, bytes] | None:
+        """The page of the season ``slug`` of the game ``name`` as written linked to the seasons
+        ``previous`` and ``following``, without those links: what comes before them and after; the
+        same page linked to others is the two with their links between. ``None`` when the page or
+        one of its pictures is missing, or the page does not have those links where this version
+        of the site writes them (the season is then read and its page written whole)."""
+        if not all(picture in present for picture in _picture_names(slug)):
+            return None
+        try:
+            page = (folder / f"{slug}.html").read_bytes()
+        except OSError:
+            return None
+        start = page.find(_NAV_START)
+        if start < 0:
+            return None
+        start += len(_NAV_START)
+        nav = self._nav(name, previous, following)
+        if not page.startswith(nav + _NAV_END, start):
+            return None
+        return page[:start], page[start + len(nav):]
 
     def _board_key(self, record: GameRecord) -> str | None:
         """What the board picture is drawn from (``None``: the game has no board to show)."""
