@@ -201,8 +201,37 @@ def row_words(variant: Variant, standing: Standing, pledges: str, adjudicated: b
     return name, centres, units, column
 
 
+CENTRES_X, COLUMN_X, PLEDGES_X = 390.0, 600.0, 770.0
+"""Where a power's row writes its centres (and units after them), its prestige (the rules'
+column) and its pledges, unless a row's words reach further (:func:`columns`)."""
+GAP = 16.0
+"""The least room between the end of one column's words and the next column."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _length(words: str, size: float, bold: bool) -> float:
+    """How long ``words`` are at ``size`` pixels, in pixels."""
+    return fonts.font(size, bold=bold).getlength(words)
+
+
+def columns(rows: Sequence[tuple[str, str, str, str]], scale: float) -> tuple[float, float]:
+    """Where every row of a legend starts its prestige and its pledges (``rows``: each power's
+    :func:`row_words`): at :data:`COLUMN_X` and :data:`PLEDGES_X`, or further right, all rows
+    alike, when the longest centres and units (or prestige) would come within :data:`GAP` of them."""
+    def length(words: str, bold: bool) -> float:
+        return _length(words, TEXT_SIZE * scale, bold) / scale
+
+    units_end = max((CENTRES_X + length(centres, True) + 6 + length(units, False) for _, centres, units, _ in rows),
+                    default=CENTRES_X)
+    column_x = max(COLUMN_X, units_end + GAP)
+    column_end = max((column_x + length(column, True) for *_, column in rows if column), default=column_x)
+    return column_x, max(PLEDGES_X, column_end + GAP)
+
+
 @functools.lru_cache(maxsize=1024)
-def row_block(variant_name: str, standing: Standing, pledges: str, adjudicated: bool, width: int) -> Image.Image:
+def row_block(variant_name: str, standing: Standing, pledges: str, adjudicated: bool, width: int,
+              at: tuple[float, float] = (COLUMN_X, PLEDGES_X)) -> Image.Image:
+    """A power's row, its prestige and pledges starting ``at`` (:func:`columns`)."""
     variant = get_variant(variant_name)
     block = _Block(width, ROW)
     y = ROW * 0.72
@@ -210,13 +239,14 @@ def row_block(variant_name: str, standing: Standing, pledges: str, adjudicated: 
     pattern = palette.patterns(variant).get(standing.power, "plain")
     block.sprite(sprites.unit(colour, pattern, False, block.scale), (MARGIN + 11, y - 6))
     name, centres, units, prestige = row_words(variant, standing, pledges, adjudicated)
+    column_x, pledges_x = at
     block.text(MARGIN + 30, y, name, TEXT_SIZE, room=340)
-    x = block.text(390, y, centres, TEXT_SIZE, bold=True)
+    x = block.text(CENTRES_X, y, centres, TEXT_SIZE, bold=True)
     block.text(x + 6, y, units, TEXT_SIZE)
     if prestige:
-        block.text(600, y, prestige, TEXT_SIZE, bold=True)
+        block.text(column_x, y, prestige, TEXT_SIZE, bold=True)
     if pledges:
-        block.text(770, y, pledges, SMALL_SIZE, room=WIDTH - MARGIN - 770)
+        block.text(pledges_x, y, pledges, SMALL_SIZE, room=WIDTH - MARGIN - pledges_x)
     return block.image
 
 
@@ -241,9 +271,11 @@ def draw_legend(image: Image.Image, top: int, variant: Variant, facts: Facts, us
     block = title_block(title, subtitle, width)
     image.paste(block, (0, y))
     y += block.height
-    for standing in facts.standings:
-        block = row_block(variant.name, standing, pledge_text(pledges.get(standing.power, ())), facts.adjudicated,
-                          width)
+    texts = [pledge_text(pledges.get(standing.power, ())) for standing in facts.standings]
+    at = columns([row_words(variant, standing, text, facts.adjudicated)
+                  for standing, text in zip(facts.standings, texts)], scale)
+    for standing, text in zip(facts.standings, texts):
+        block = row_block(variant.name, standing, text, facts.adjudicated, width, at)
         image.paste(block, (0, y))
         y += block.height
     y += round(ROW * 0.6 * scale)
@@ -272,5 +304,5 @@ def sample_blocks(variant: Variant, width: int) -> list[Image.Image]:
     return blocks
 
 
-__all__ = ["KEY", "band_height", "draw_legend", "key_block", "legend_words", "pledge_text", "row_block",
+__all__ = ["KEY", "band_height", "columns", "draw_legend", "key_block", "legend_words", "pledge_text", "row_block",
            "sample_blocks", "title_block"]

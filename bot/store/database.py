@@ -576,9 +576,16 @@ def _stale_announcements(lock: bool) -> sa.Select:
 
 def claim_outbox(session: Session, node: str, now: datetime, until: datetime, limit: int = 200) -> list[sa.Row]:
     """Claim announcements not yet fanned out to their recipients whose previous claim (if any) has
-    lapsed: plain rows of the outbox (its columns as attributes), as they were before the claim."""
+    lapsed: plain rows of the outbox (its columns as attributes), as they were before the claim.
+
+    An announcement is claimed only when every earlier one of its game (or, one of no game, every
+    earlier one of no game) is fanned out, or is claimed with it: an announcement fanned out
+    before an earlier one of its queues would be the head of each and reach its recipients first
+    (two servers, one holding a game's first announcement while the other takes its second)."""
     connection = session.connection()
     rows = list(connection.execute(_unexpanded(connection.dialect.name != "sqlite"), {"now": now, "limit": limit}))
+    if rows:
+        rows = _in_turn(connection, rows)
     if rows:
         connection.execute(_outbox_claimed(), {"ids": [row.id for row in rows], "node": node, "until": until})
     return rows
@@ -592,6 +599,39 @@ def _unexpanded(lock: bool) -> sa.Select:
                                                              o.c.claimed_until < sa.bindparam("now", type_=o.c.claimed_until.type)))
             .order_by(o.c.id).limit(sa.bindparam("limit", type_=sa.Integer)))
     return stmt.with_for_update(skip_locked=True) if lock else stmt
+
+
+def _in_turn(connection: sa.Connection, rows: list[sa.Row]) -> list[sa.Row]:
+    """Of announcements about to be claimed (``rows``, in their order), those every earlier
+    announcement of whose game (of no game: every earlier one of no game) is fanned out or among
+    ``rows`` before them. The others are left for a later claim: one fanned out before an earlier
+    one of its game, which another server holds (or, on PostgreSQL, is claiming as this is read:
+    its row is locked, and was skipped), would reach each recipient first."""
+    ids = [row.id for row in rows]
+    games = {row.game_id for row in rows}
+    first_left: dict[int | None, int] = dict(connection.execute(_left_behind(), {
+        "last": ids[-1], "ids": ids, "games": sorted(g for g in games if g is not None), "no_game": None in games}).all())
+    out, stopped = [], set()
+    for row in rows:
+        left = first_left.get(row.game_id)
+        if row.game_id in stopped or (left is not None and left < row.id):
+            stopped.add(row.game_id)
+        else:
+            out.append(row)
+    return out
+
+
+@cache
+def _left_behind() -> sa.Select:
+    """:func:`_in_turn`'s read: the first announcement of each game not fanned out, earlier than the
+    last of a claim and not among its rows (built once)."""
+    o = table_of(OutboxRow)
+    of_games = sa.or_(o.c.game_id.in_(sa.bindparam("games", expanding=True)),
+                      sa.and_(o.c.game_id.is_(None), sa.bindparam("no_game", type_=sa.Boolean)))
+    return (sa.select(o.c.game_id, sa.func.min(o.c.id))
+            .where(sa.text(_UNEXPANDED), o.c.id < sa.bindparam("last"), o.c.id.not_in(sa.bindparam("ids", expanding=True)),
+                   of_games)
+            .group_by(o.c.game_id))
 
 
 @cache

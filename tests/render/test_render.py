@@ -433,3 +433,28 @@ def test_composing_a_picture_imports_no_cairo_and_no_svg(tmp_path):
         result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
         assert result.returncode == 0, result.stderr
         assert result.stdout.strip() == "[]"
+
+
+def test_a_legends_columns_stand_apart_however_long_a_rows_counts(crusader):
+    """A power's centres and units, with their changes, never run into its prestige, nor its
+    prestige into its pledges: every row's columns move right together when one row's words
+    would reach them, and stay where they are for ordinary words."""
+    from bot.render.facts import Standing
+    from bot.render.legend import COLUMN_X, GAP, PLEDGES_X, columns, row_block, row_words
+
+    powers = list(crusader.powers)
+    ordinary = [Standing(p, 4, 4, 4, 2, 2, "prestige") for p in powers]
+    wide = [Standing(powers[0], 12, 2, 12, 14, 3, "prestige")] + ordinary[1:]
+    assert columns([row_words(crusader, s, "", True) for s in ordinary], 1.0) == (COLUMN_X, PLEDGES_X)
+    rows = [row_words(crusader, s, "SECURE LOYALTY 2 \u2713", True) for s in wide]
+    assert rows[0][1:] == ("12 centres (+10)", "\u00b7 12 units", "14 prestige (+11)")
+    at = columns(rows, 1.0)
+    assert at[0] > COLUMN_X and at[1] > PLEDGES_X
+    for standing in wide[:2]:    # the wide row and an ordinary one: the same columns, blank between
+        image = row_block(crusader.name, standing, "SECURE LOYALTY 2 \u2713", True, DEFAULT_SIZE, at)
+        background = image.getpixel((0, 0))
+        ink = [x for x in range(image.width)
+               if any(image.getpixel((x, y)) != background for y in range(image.height))]
+        for column in at:    # nothing drawn in the gap before each column, something just after it
+            assert not [x for x in ink if column - GAP + 4 <= x < column - 1], (standing, column)
+            assert [x for x in ink if column <= x < column + 12], (standing, column)

@@ -174,8 +174,10 @@ def test_outbox_claims_are_shared_out_not_duplicated(pg_url):
     db = Database(pg_url)
     now = datetime.now(UTC)
     with db.session() as session:
-        for i in range(10):
-            session.add(outbox_row(Announcement(key=f"k{i}", kind="results", audience="public", subject="s", body="b"), now))
+        games = [_game(session, f"g{i}").id for i in range(10)]
+        for i, game_id in enumerate(games):
+            session.add(outbox_row(Announcement(key=f"k{i}", kind="results", audience="public", subject="s", body="b",
+                                                game_id=game_id), now))
     with db.session() as a:
         mine = database.claim_outbox(a, "a", now, now + timedelta(seconds=60), limit=4)
         with db.session() as b:

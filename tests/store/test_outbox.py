@@ -805,3 +805,49 @@ async def test_the_deliveries_of_one_claim_are_recorded_together_and_a_lone_one_
     alone = OutboxDispatcher(db, [Sink(("ann",))], record_linger=timedelta(hours=1))
     await asyncio.wait_for(alone.flush(), 60)   # (nothing else claimed: its record waits for nothing)
     assert batches[2:] == [1]
+
+
+def test_a_games_announcement_is_not_fanned_out_before_an_earlier_one_another_server_holds(db):
+    """Two servers fan out a game's announcements: while one holds the game's first (claimed, not
+    yet fanned out), the other does not take the second, which would reach each recipient first;
+    it takes it once the first is fanned out, or with the first once that claim has lapsed."""
+    g, other = game(db), game(db, "other")
+    announce(db, "1:0:results", g)
+    lease = T0 + timedelta(minutes=1)
+    with db.session() as session:
+        [first] = database.claim_outbox(session, "x", T0, lease)
+    announce(db, "1:1:results", g)
+    announce(db, "2:0:results", other)   # another game's waits for nothing
+    with db.session() as session:
+        assert [row.key for row in database.claim_outbox(session, "y", T0, lease)] == ["2:0:results"]
+    with db.session() as session:
+        assert database.expand_announcement(session, first.id, "x", [("sink", "ann")], T0)
+    with db.session() as session:
+        [second] = database.claim_outbox(session, "y", T0, lease)
+        assert second.key == "1:1:results"
+        assert database.expand_announcement(session, second.id, "y", [("sink", "ann")], T0)
+    with db.session() as session:
+        keys = {o.id: o.key for o in database.outbox_of(session)}
+        heads = [keys[d.outbox_id] for d in database.deliveries_of(session, game_id=g) if d.queue_head]
+    assert heads == ["1:0:results"]
+
+    # a server stopped holding a game's first: once its claim lapses, another takes both, in order
+    announce(db, "1:2:results", g)
+    announce(db, "1:3:results", g)
+    with db.session() as session:
+        [held] = database.claim_outbox(session, "x", T0, lease, limit=1)
+        assert held.key == "1:2:results"
+        assert database.claim_outbox(session, "y", T0, lease) == []
+    with db.session() as session:
+        later = database.claim_outbox(session, "y", lease + timedelta(seconds=1), lease + timedelta(minutes=1))
+        assert [row.key for row in later] == ["2:0:results", "1:2:results", "1:3:results"]  # (y's lapsed too)
+        for row in later:
+            assert database.expand_announcement(session, row.id, "y", [("sink", "ann")], T0)
+
+    # announcements of no game (replies to a player's mail) are in one another's turn alike
+    announce(db, "reply:1", None, kind="reply")
+    announce(db, "reply:2", None, kind="reply")
+    with db.session() as session:
+        [reply] = database.claim_outbox(session, "x", T0, lease, limit=1)
+        assert reply.key == "reply:1"
+        assert database.claim_outbox(session, "y", T0, lease) == []
