@@ -2,10 +2,13 @@
 results: ``SiteNotifier.update`` of an Outremer game of 40 seasons (the seeded careful random
 player's orders, through the service, on SQLite) with one season more than its pages show, its
 site put back as it was before each run; the season announced read through the service first, as
-the other front ends read it in a server. The process's CPU time (median).
+the other front ends read it in a server. The process's CPU time (median), and the part of it
+that is not the drawing of the board the season left (``after_png``, :mod:`bot.render`'s): the
+site's own work.
 
 ``--tree DIR`` measures another source tree too (main ``git archive``d into a directory), the same
-way, in the same run: each tree in a process of its own.
+way, in the same run: each tree in a process of its own, one update of each in turn (the machine's
+other work weighs on both alike).
 
 Run: ``python benchmarks/bench_site.py [--seasons 40] [--runs 11] [--tree DIR]``.
 """
@@ -58,10 +61,13 @@ def _played(work: Path, seasons: int):
     return db, service, game_id, count
 
 
-def measure(seasons: int, runs: int) -> dict:
-    """In this process: the game written up to ``seasons - 1`` seasons and one update timed."""
+def serve(seasons: int) -> None:
+    """In this process: the game written up to ``seasons - 1`` seasons, then one update timed for
+    each line read from stdin, its times written as a line of JSON (the first line: the number of
+    seasons, when ready)."""
     import structlog
 
+    from bot.frontends.site import writer
     from bot.frontends.site.server import SiteNotifier
     from bot.frontends.site.writer import SiteWriter
     from bot.store import database
@@ -82,39 +88,83 @@ def measure(seasons: int, runs: int) -> dict:
         service.season(game_id, announced)  # (read and decoded by the other front ends, as in a server)
         update = inspect.signature(SiteNotifier.update).parameters
         told = {"announced": announced} if "announced" in update else {}
-        times = []
-        for _ in range(runs):
+        drawn, draw = [0.0], writer.after_png
+
+        def after_png(*args, **kwargs):
+            start = time.process_time()
+            try:
+                return draw(*args, **kwargs)
+            finally:
+                drawn[0] += time.process_time() - start
+
+        writer.after_png = after_png  # (timed: the drawing is bot.render's part, the rest the site's)
+        print(json.dumps({"seasons": count()}), flush=True)
+        for _ in sys.stdin:
             shutil.rmtree(root)
             shutil.copytree(snapshot, root)
             notifier = SiteNotifier(source, SiteWriter(root))
+            drawn[0] = 0.0
             start = time.process_time()
             assert notifier.update(game_id, **told)
-            times.append((time.process_time() - start) * 1000)
+            cpu = (time.process_time() - start) * 1000
+            print(json.dumps({"cpu_ms": cpu, "own_ms": cpu - drawn[0] * 1000}), flush=True)
         db.dispose()
-        return {"seasons": count(), "cpu_ms": statistics.median(times), "runs_ms": [round(t, 1) for t in times]}
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def run_tree(tree: Path, seasons: int, runs: int) -> dict:
-    """:func:`measure` in a process of its own, with ``tree``'s code."""
-    env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{ROOT / 'benchmarks'}"}
-    out = subprocess.run([sys.executable, "-c", f"import json, bench_site; print(json.dumps(bench_site.measure("
-                          f"{seasons}, {runs})))"], cwd=tree, env=env, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+class Tree:
+    """:func:`serve` in a process of its own, with ``tree``'s code."""
+
+    def __init__(self, tree: Path, seasons: int) -> None:
+        env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{ROOT / 'benchmarks'}"}
+        self.process = subprocess.Popen([sys.executable, "-c", f"import bench_site; bench_site.serve({seasons})"],
+                                        cwd=tree, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.seasons = self._line()["seasons"]
+        self.cpu: list[float] = []
+        self.own: list[float] = []
+
+    def _line(self) -> dict:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the benchmark's process ended (exit status {self.process.wait()})")
+        return json.loads(line)
+
+    def run(self) -> None:
+        """One update, timed."""
+        assert self.process.stdin is not None
+        self.process.stdin.write("run\n")
+        self.process.stdin.flush()
+        times = self._line()
+        self.cpu.append(times["cpu_ms"])
+        self.own.append(times["own_ms"])
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seasons", type=int, default=40)
     parser.add_argument("--runs", type=int, default=11)
-    parser.add_argument("--tree", type=Path, help="another source tree to measure the same way, first")
+    parser.add_argument("--tree", type=Path, help="another source tree to measure the same way, in turn")
     args = parser.parse_args()
-    trees = [("before", args.tree)] if args.tree else []
-    for label, tree in [*trees, ("this tree", ROOT)]:
-        r = run_tree(tree, args.seasons, args.runs)
-        print(f"{label}: update of a {r['seasons']}-season game, CPU ms median {r['cpu_ms']:.1f} "
-              f"(runs {', '.join(map(str, r['runs_ms']))})")
+    labels = [("before", args.tree)] if args.tree else []
+    trees = [(label, Tree(tree, args.seasons)) for label, tree in [*labels, ("this tree", ROOT)]]
+    try:
+        for _ in range(args.runs):
+            for _, tree in trees:  # (in turn: the machine's other work weighs on both alike)
+                tree.run()
+    finally:
+        for _, tree in trees:
+            tree.close()
+    for label, tree in trees:
+        print(f"{label}: update of a {tree.seasons}-season game, CPU ms median {statistics.median(tree.cpu):.1f}, "
+              f"the site's own (without drawing the board after) {statistics.median(tree.own):.1f} "
+              f"(runs {', '.join(f'{t:.1f}' for t in tree.cpu)})")
 
 
 if __name__ == "__main__":

@@ -98,15 +98,19 @@ ABANDONED = 3600  # seconds after which a temporary file of another host is take
 
 def write_atomically(path: Path, text: str | bytes, *, mode: int = 0o644) -> None:
     """Write ``text`` (UTF-8; or bytes as they are) to ``path`` atomically (a temporary file
-    beside it, then a rename): a reader sees the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix(path.name))
+    beside it, then a rename): a reader sees the old file or the new one, never half of one. Its
+    folder is made when missing (looked for only then: most files are written where others are)."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix(path.name))
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=temporary_prefix(path.name))
     try:
         with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)
             f.write(text if isinstance(text, bytes) else text.encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)

@@ -278,3 +278,22 @@ def test_what_a_kill_left_half_written_in_the_archive_is_swept_and_a_set_aside_f
     assert sorted(p.name for p in root.rglob(".*")) == [mine.name]
     assert (root / "h" / "page.html").read_text() == "x"  # the folder set aside is back in its place
     assert (root / "g" / "0000-S1901M.json").exists()
+
+
+def test_a_file_written_atomically_has_its_folders_made_and_its_mode_whatever_the_umask(tmp_path):
+    import os
+
+    from bot.archive.games import write_atomically
+
+    old = os.umask(0o077)
+    try:
+        write_atomically(tmp_path / "a" / "b" / "page.html", "one")
+        write_atomically(tmp_path / "a" / "b" / "page.html", b"two", mode=0o640)
+        write_atomically(tmp_path / "a" / "b" / "other.html", "three")
+    finally:
+        os.umask(old)
+    folder = tmp_path / "a" / "b"
+    assert (folder / "page.html").read_bytes() == b"two" and (folder / "other.html").read_text() == "three"
+    assert (folder / "page.html").stat().st_mode & 0o777 == 0o640
+    assert (folder / "other.html").stat().st_mode & 0o777 == 0o644
+    assert sorted(p.name for p in folder.iterdir()) == ["other.html", "page.html"]  # no temporary file left

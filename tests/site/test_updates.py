@@ -1,5 +1,6 @@
 """The archive site brought up to date season by season: only the seasons whose pages are due are
-read, and the pages come out as a game's site written afresh does."""
+read (a season whose page only links to other seasons now has its links written anew), and the
+pages come out as a game's site written afresh does."""
 
 from __future__ import annotations
 
@@ -107,7 +108,7 @@ def game(acre, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("seasons", [4, 9])
-def test_an_update_reads_the_new_season_and_the_one_it_follows_whatever_the_length_of_the_game(game, seasons):
+def test_an_update_reads_the_new_seasons_alone_whatever_the_length_of_the_game(game, seasons):
     game.play(seasons)
     assert game.update()
     assert game.reads.decoded == _versions(game.db)  # written for the first time: every season
@@ -118,15 +119,33 @@ def test_an_update_reads_the_new_season_and_the_one_it_follows_whatever_the_leng
     new = [v for v in _versions(game.db) if v not in before]
     assert new
     assert game.update()
-    # the new seasons, and the last one before them, whose page now links to the first of them
+    # the new seasons; the last one before them, whose page now links to the first of them, is
+    # not read: its page has its links written anew
+    assert game.reads.rows == game.reads.decoded == new
+    assert _files(game.root) == game.fresh()
+
+
+def test_a_page_that_is_not_as_the_site_writes_it_is_written_whole(game):
+    """The season before a new one is read and its page written whole when its page's links are
+    not where and what this version of the site writes."""
+    game.play(4)
+    game.update()
+    before = _versions(game.db)
+    last = json.loads((game.root / "acre" / site_writer.SUMMARY).read_text())["lines"][-1]["slug"]
+    page = game.root / "acre" / f"{last}.html"
+    page.write_bytes(page.read_bytes().replace(b'<a href="index.html">acre</a>', b'<a href="index.html">Acre</a>'))
+    game.adjudicate()
+    new = [v for v in _versions(game.db) if v not in before]
+    game.reads.clear()
+    assert game.update()
     assert game.reads.rows == game.reads.decoded == [before[-1], *new]
     assert _files(game.root) == game.fresh()
 
 
 def test_the_announced_season_is_read_through_the_service_s_shared_read(game):
     """The season whose results are announced, which the other front ends read too, is read
-    through the service (decoded once between them); the one before it, which only the site
-    reads again, in a query of its own, and kept out of the service's shared read."""
+    through the service (decoded once between them), and no other: the page of the one before
+    it has its links written anew."""
     game.play(4)
     game.update()
     before = _versions(game.db)
@@ -134,8 +153,8 @@ def test_the_announced_season_is_read_through_the_service_s_shared_read(game):
     [*_, announced] = _versions(game.db)
     game.reads.clear()
     game.update(announced)
-    assert game.reads.shared == [announced]
-    assert game.reads.rows == [v for v in game.reads.decoded if v != announced] and before[-1] in game.reads.rows
+    assert game.reads.shared == game.reads.decoded == [announced]
+    assert game.reads.rows == [] and before[-1] not in game.reads.decoded
     assert _files(game.root) == game.fresh()
 
 
@@ -170,8 +189,8 @@ def test_a_rolled_back_season_loses_its_line_and_its_files_and_the_season_before
     for line in gone:
         assert not list(folder.glob(f"{line['slug']}*")), f"{line['slug']}'s files are left"
         assert f'href="{line["slug"]}.html"' not in (folder / "index.html").read_text()
-    # only the season that is last now is read again: its page no longer links to the next
-    assert game.reads.rows == game.reads.decoded == [after[-1]]
+    # no season is read again: the page of the season that is last now no longer links to the next
+    assert game.reads.rows == game.reads.decoded == []
     assert 'rel="next"' not in (folder / f"{summary['lines'][-1]['slug']}.html").read_text()
     assert _files(game.root) == game.fresh()
 
@@ -190,8 +209,8 @@ def test_a_game_whose_folder_was_removed_is_written_afresh(game):
     assert _files(game.root) == game.fresh()
 
 
-def test_the_pages_of_a_season_read_again_keep_its_pictures(game):
-    """A season whose page is relinked is read again, its pictures are not drawn again."""
+def test_the_pages_of_a_season_relinked_keep_its_pictures(game):
+    """A season whose page is relinked is not read again, and its pictures are not drawn again."""
     game.play(4)
     game.update()
     last = json.loads((game.root / "acre" / site_writer.SUMMARY).read_text())["lines"][-1]["slug"]

@@ -74,15 +74,17 @@ def centre_chart(variant: Variant, history: Sequence[tuple[str, Mapping[str, int
     out.append(f'<line x1="{_f(left)}" y1="{_f(top + plot_h)}" x2="{_f(left + plot_w)}" y2="{_f(top + plot_h)}" '
                f'stroke="{palette.INK}"/>')
     ends: list[tuple[float, Power, str]] = []
+    xs, labels = [_f(x_of(i)) for i in range(n)], [escape(label) for label, _ in history]  # (the same for every power)
     for k, power in enumerate(powers):
         colour = variant.powers[power].colour or palette.NEUTRAL
         values = [counts.get(power, 0) for _, counts in history]
         # powers with equal counts would hide each other's lines: each is drawn a little apart
         nudge = (k - (len(powers) - 1) / 2) * min(2.5, plot_h / y_max / (len(powers) + 1))
-        points = " ".join(f"{_f(x_of(i))},{_f(y_of(v) + nudge)}" for i, v in enumerate(values))
-        dots = "".join(f'<circle cx="{_f(x_of(i))}" cy="{_f(y_of(v) + nudge)}" r="3" fill="{colour}">'
-                       f"<title>{escape(power)} after {escape(history[i][0])}: {v}</title></circle>"
-                       for i, v in enumerate(values))
+        ys = [_f(y_of(v) + nudge) for v in values]
+        points = " ".join(f"{x},{y}" for x, y in zip(xs, ys))
+        name = escape(power)
+        dots = "".join(f'<circle cx="{x}" cy="{y}" r="3" fill="{colour}"><title>{name} after {label}: {v}</title></circle>'
+                       for x, y, label, v in zip(xs, ys, labels, values))
         out.append(f'<g id="series-{power}" class="series power-{power}" data-values="{" ".join(map(str, values))}">'
                    f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2.5" '
                    f'stroke-linejoin="round"/>{dots}</g>')

@@ -108,11 +108,11 @@ class SiteNotifier:
         if state is not None and self.writer.is_current(*state):
             return False  # its pages show what it is now: nothing to write
         try:
-            return self._update(game_id, index=index, current=state is not None, announced=announced)
+            return self._update(game_id, index=index, announced=announced)
         except _RolledBack:  # read again, as it is now
-            return self._update(game_id, index=index, current=state is not None, announced=announced)
+            return self._update(game_id, index=index, announced=announced)
 
-    def _update(self, game_id: int, *, index: bool, current: bool, announced: int | None) -> bool:
+    def _update(self, game_id: int, *, index: bool, announced: int | None) -> bool:
         with self.db.session(read_only=True) as session:
             games, players, versions = database.site_columns(session, game_id)
             if not games:
@@ -123,12 +123,10 @@ class SiteNotifier:
             row = session.get(GameRow, game_id) if game["status"] == "ended" else None
             press = published_lines(session, row) if row is not None else ()
         seats, stored = tuple(players.get(game_id, ())), versions.get(game_id, [])
-        if not current and self.writer.is_current(game["name"], site_state(game, seats, stored)):
-            return False  # (an announcement delivered again)
         archive = GameArchive(game=game, players=seats, seasons=(), orders=(), submissions=(), press=press)
-        self.writer.write_game(archive, index=index, versions=stored,
-                               read=lambda due: self._seasons(game_id, game["name"], due, announced))
-        return True
+        # not written when its pages are current (an announcement delivered again)
+        return self.writer.update_game(archive, site_state(game, seats, stored), versions=stored, index=index,
+                                       read=lambda due: self._seasons(game_id, game["name"], due, announced))
 
     def _seasons(self, game_id: int, name: str, versions: Sequence[int], announced: int | None) -> list[Season]:
         """The seasons of a game stored at ``versions`` (:class:`_RolledBack` if one is no longer):

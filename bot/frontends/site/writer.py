@@ -13,8 +13,9 @@ Layout under the site's root::
 
 Every file is written atomically (a temporary file renamed over the old one), so a reader never
 sees half a page. A season page is written once, when its season is archived (again only if it
-is rolled back and adjudicated anew, or relinked when the seasons around it change). The game's
-page is made from the line its summary keeps of each season (:func:`~.model.season_line`), so that
+is rolled back and adjudicated anew, or relinked when the seasons around it change: its links are
+then written anew into the page as it stands, the season not read again). The game's page is made
+from the line its summary keeps of each season (:func:`~.model.season_line`), so that
 bringing it up to date reads and decodes only the seasons whose own pages are due. A game's page
 and its board are written when what they show changes: the game's summary keeps the digest of
 what its pages were written from (:func:`site_state`: the game's status, phase, outcome and board,
@@ -42,7 +43,7 @@ import jinja2
 from markupsafe import Markup
 
 from adjudicator.modules import standing_column
-from adjudicator.vocab import Phase
+from adjudicator.vocab import Phase, Power
 
 from bot.archive.games import GameArchive, temporary_prefix, write_atomically
 from bot.codec.documents import position_from_dict, position_to_dict
@@ -62,6 +63,9 @@ BOARD = "board.png"
 PRESS = "press.html"
 _OUTCOME_WORDS = {"succeeds": "succeeded", "fails": "failed", "invalid": "invalid"}
 _FILE_MODE, _DIR_MODE = 0o644, 0o755
+_NAV_START, _NAV_END = b'<header><nav aria-label="site">', b"</nav></header>"
+"""Around the links of a page (``base.html.j2``): the first of them in any page, whose title
+before it is escaped."""
 
 
 @functools.cache
@@ -144,7 +148,7 @@ def write_file(path: Path, text: str | bytes) -> None:
 
 
 class _Power(NamedTuple):
-    code: str
+    code: Power
     name: str
     colour: str
 
@@ -225,13 +229,21 @@ class SiteWriter:
     def game_page(self, record: GameRecord, board: tuple[int, int] | None = None) -> str:
         """A game's page; ``board``, the width and height of its picture of the board now, if any."""
         history = record.centre_history()
-        start_prestige = record.start["prestige"] or {}
+        powers = _powers(record)
+
+        def row(counts: Mapping[str, int]) -> list[int]:  # (a table's numbers, in the powers' order)
+            return [counts.get(p.code, 0) for p in powers]
+
         players = {p["power"]: p for p in record.players}
         picture = {"src": BOARD, "width": board[0], "height": board[1]} if board else None
+        current = record.current
         return self.env.get_template("game_index.html.j2").render(
-            game=record, outcome=outcome_text(record.outcome), chart=centre_chart(record.variant, history),
-            centre_history=history, prestige_history=record.prestige_history(), start_prestige=start_prestige,
-            powers=_powers(record), written_at=self._now(), board=picture, current=record.current, players=players)
+            game=record, outcome=outcome_text(record.outcome),
+            chart=centre_chart(record.variant, history), centre_rows=[(label, row(c)) for label, c in history],
+            prestige_rows=[(line["slug"], row(p)) for line, p in record.prestige_history()],
+            start_prestige=row(record.start["prestige"] or {}), powers=powers, written_at=self._now(), board=picture,
+            current=current, players=players, centres_now=current.center_counts() if current is not None else {},
+            units_now={p.code: len(current.units_of(p.code)) if current is not None else 0 for p in powers})
 
     def press_page(self, record: GameRecord) -> str:
         """The press a game published at its end, by phase (anonymous press stays anonymous)."""
@@ -267,17 +279,36 @@ class SiteWriter:
         if versions is None:
             versions = [s.version for s in archive.seasons]
         state = site_state(archive.game, archive.players, versions)
-        record = self._write_game_into(self.root / game_slug(archive.game["name"]), archive, versions,
-                                       read or _reader(archive), rewrite=rewrite, state=state)
+        folder = self.root / game_slug(archive.game["name"])
+        record = self._write_game_into(folder, self._summary(folder), archive, versions, read or _reader(archive),
+                                       rewrite=rewrite, state=state)
         if index:
             self.write_index()
         return record
+
+    def update_game(self, archive: GameArchive, state: str, *, versions: Sequence[int], read: SeasonReader,
+                    index: bool = True) -> bool:
+        """:meth:`write_game` of a game unless its pages are current (:meth:`is_current`), its
+        summary read once for both; whether they were written. ``state``: :func:`site_state` of
+        ``archive`` with its seasons' ``versions``."""
+        folder = self.root / game_slug(archive.game["name"])
+        summary = self._summary(folder)
+        if self._current(folder, summary, state):
+            return False
+        self._write_game_into(folder, summary, archive, versions, read, rewrite=False, state=state)
+        if index:
+            self.write_index()
+        return True
 
     def is_current(self, name: str, state: str) -> bool:
         """Whether the pages of the game ``name`` were written from what has the digest ``state``
         (:func:`site_state`), and are all there."""
         folder = self.root / game_slug(name)
-        summary = self._summary(folder)
+        return self._current(folder, self._summary(folder), state)
+
+    @staticmethod
+    def _current(folder: Path, summary: Mapping[str, Any], state: str) -> bool:
+        """:meth:`is_current` of the game in ``folder``, whose summary is ``summary``."""
         if summary.get("state") != state or summary.get("format") != site_format():
             return False
         names = [*(f"{line['slug']}.html" for line in _lines(summary)), "index.html",
@@ -292,7 +323,7 @@ class SiteWriter:
         fresh = Path(tempfile.mkdtemp(dir=self.root, prefix=temporary_prefix(slug) + "new-"))
         try:
             os.chmod(fresh, _DIR_MODE)
-            record = self._write_game_into(fresh, archive, [s.version for s in archive.seasons], _reader(archive),
+            record = self._write_game_into(fresh, {}, archive, [s.version for s in archive.seasons], _reader(archive),
                                            rewrite=True, state=archive_state(archive))
             if target.exists():
                 old = Path(tempfile.mkdtemp(dir=self.root, prefix=temporary_prefix(slug) + "old-"))
@@ -307,22 +338,30 @@ class SiteWriter:
         self.write_index()
         return record
 
-    def _write_game_into(self, folder: Path, archive: GameArchive, versions: Sequence[int], read: SeasonReader, *,
-                         rewrite: bool, state: str) -> GameRecord:
+    def _write_game_into(self, folder: Path, summary: Mapping[str, Any], archive: GameArchive, versions: Sequence[int],
+                         read: SeasonReader, *, rewrite: bool, state: str) -> GameRecord:
+        """Write a game's pages into ``folder``, whose summary is ``summary`` (empty if it has none)."""
         folder.mkdir(parents=True, exist_ok=True)
-        summary = self._summary(folder)
+        present = {entry.name for entry in os.scandir(folder) if entry.is_file()}  # (before this writing)
         if summary.get("format") != site_format() or not isinstance(archive.game.get("position"), Mapping):
             rewrite = True  # written by another version of the pages (or a game without a board: read whole)
-        record, known = self._record(folder, summary, archive, sorted(versions), read, rewrite=rewrite)
+        record, known, relinked = self._record(folder, present, summary, archive, sorted(versions), read,
+                                               rewrite=rewrite)
         lines, decoded = record.lines, {s.version: s for s in record.seasons}
         last_after: bytes | None = None  # the board the last season left, when drawn now
         for i, line in enumerate(lines):
+            previous, following = (lines[i - 1]["slug"] if i > 0 else None,
+                                   lines[i + 1]["slug"] if i + 1 < len(lines) else None)
+            if line["version"] in relinked:
+                head, tail = relinked[line["version"]]
+                write_file(folder / f"{line['slug']}.html", head + self._nav(record.name, previous, following) + tail)
+                continue
             season = decoded.get(line["version"])
             if season is None:
                 continue
             path = folder / f"{season.slug}.html"
             files = [folder / name for name in _picture_names(season)]
-            if season.version in known and all(f.is_file() for f in files):
+            if season.version in known and all(f.name in present for f in files):
                 # only its links to the seasons around it are new: its pictures stand as they were
                 sizes = tuple(_png_file_size(f) for f in files)
             else:
@@ -334,22 +373,20 @@ class SiteWriter:
                 sizes = (png_size(pictures[0]), png_size(pictures[1]))
                 if i == len(lines) - 1:
                     last_after = pictures[1]
-            write_file(path, self.season_page(record, season, lines[i - 1]["slug"] if i > 0 else None,
-                                              lines[i + 1]["slug"] if i + 1 < len(lines) else None,
-                                              (sizes[0], sizes[1])))
+            write_file(path, self.season_page(record, season, previous, following, (sizes[0], sizes[1])))
         keep = {name for line in lines for name in (f"{line['slug']}.html", *_picture_names(line["slug"]))}
-        for stale in folder.iterdir():
-            if _SEASON_FILE.match(stale.name) and stale.name not in keep:
-                stale.unlink(missing_ok=True)
+        for name in present:  # (every season file written now is kept)
+            if _SEASON_FILE.match(name) and name not in keep:
+                (folder / name).unlink(missing_ok=True)
         if record.press:
             write_file(folder / PRESS, self.press_page(record))
-        else:
+        elif PRESS in present:
             (folder / PRESS).unlink(missing_ok=True)
         board_key = self._board_key(record)
         board_size: tuple[int, int] | None = None
         if board_key is None:
             (folder / BOARD).unlink(missing_ok=True)
-        elif not rewrite and summary.get("board") == board_key and (folder / BOARD).is_file():
+        elif not rewrite and summary.get("board") == board_key and BOARD in present:
             board_size = tuple(summary.get("board_size") or ()) or None  # as written: not drawn again
         if board_key is not None and board_size is None:
             # the board a game stands at is, between two seasons, the one its last season left
@@ -368,18 +405,31 @@ class SiteWriter:
         write_file(folder / SUMMARY, json_text(out, pretty=True, sort_keys=True) + "\n")
         return record
 
-    @staticmethod
-    def _record(folder: Path, summary: Mapping[str, Any], archive: GameArchive, versions: list[int],
-                read: SeasonReader, *, rewrite: bool) -> tuple[GameRecord, dict[int, Mapping[str, Any]]]:
+    def _record(self, folder: Path, present: set[str], summary: Mapping[str, Any], archive: GameArchive,
+                versions: list[int], read: SeasonReader, *,
+                rewrite: bool) -> tuple[GameRecord, dict[int, Mapping[str, Any]], dict[int, tuple[bytes, bytes]]]:
         """The game's record, with the seasons whose pages are due read and decoded and the others'
-        lines as its ``summary`` keeps them; and the lines of the seasons whose pages stand, by version."""
+        lines as its ``summary`` keeps them (``present``: the names of the files in ``folder``); the
+        lines of the seasons whose pages stand, by version; and the pages of those of them that are
+        only to be linked to other seasons around them, by version, cut where their links are
+        (:meth:`_links_cut`)."""
         before = [] if rewrite or not isinstance(summary.get("start"), dict) else _lines(summary)
-        known = {line["version"]: line for line in before if (folder / f"{line['slug']}.html").is_file()}
+        known = {line["version"]: line for line in before if f"{line['slug']}.html" in present}
         # a season is read for its page when it has none yet (new, or rolled back and adjudicated
-        # anew: another version), or when the seasons before and after it are others now (the
-        # last season before a new one links to it)
+        # anew: another version); a season whose neighbours are others now (the last season before
+        # a new one links to it) has the links of its page written anew, and is read only if its
+        # page is not as this version of the site wrote it (the pages of a summary of another
+        # version are all written anew, read: ``before`` is empty then)
         was, now = _neighbours([line["version"] for line in before]), _neighbours(versions)
-        due = [v for v in versions if v not in known or was.get(v) != now[v]]
+        slugs = {line["version"]: line["slug"] for line in before}
+        relinked: dict[int, tuple[bytes, bytes]] = {}
+        for v in versions:
+            if v in known and was[v] != now[v]:
+                links = [slugs[n] if n is not None else None for n in was[v]]
+                cut = self._links_cut(folder, present, known[v]["slug"], archive.game["name"], links[0], links[1])
+                if cut is not None:
+                    relinked[v] = cut
+        due = [v for v in versions if v not in known or (was[v] != now[v] and v not in relinked)]
         seasons = sorted((season_record(s) for s in read(due)), key=lambda s: s.version) if due else []
         decoded = {s.version: s for s in seasons}
         if set(decoded) != set(due):
@@ -401,7 +451,34 @@ class SiteWriter:
             players=tuple({"power": p.get("power"), "status": p.get("status", ""), "nmr_count": p.get("nmr_count", 0)}
                           for p in archive.players if p.get("power")),
             press=tuple(archive.press))
-        return record, known
+        return record, known, relinked
+
+    def _nav(self, name: str, previous: str | None, following: str | None) -> bytes:
+        """The links of a season's page (``season_nav.html.j2``), as its page has them."""
+        nav = self.env.get_template("season_nav.html.j2").module.season_nav  # type: ignore[attr-defined]
+        return str(nav(name, previous, following)).encode("utf-8")
+
+    def _links_cut(self, folder: Path, present: set[str], slug: str, name: str, previous: str | None,
+                   following: str | None) -> tuple[bytes, bytes] | None:
+        """The page of the season ``slug`` of the game ``name`` as written linked to the seasons
+        ``previous`` and ``following``, without those links: what comes before them and after; the
+        same page linked to others is the two with their links between. ``None`` when the page or
+        one of its pictures is missing, or the page does not have those links where this version
+        of the site writes them (the season is then read and its page written whole)."""
+        if not all(picture in present for picture in _picture_names(slug)):
+            return None
+        try:
+            page = (folder / f"{slug}.html").read_bytes()
+        except OSError:
+            return None
+        start = page.find(_NAV_START)
+        if start < 0:
+            return None
+        start += len(_NAV_START)
+        nav = self._nav(name, previous, following)
+        if not page.startswith(nav + _NAV_END, start):
+            return None
+        return page[:start], page[start + len(nav):]
 
     def _board_key(self, record: GameRecord) -> str | None:
         """What the board picture is drawn from (``None``: the game has no board to show)."""
