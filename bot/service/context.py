@@ -8,7 +8,7 @@ import json
 import threading
 from collections import OrderedDict
 from datetime import datetime
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -108,12 +108,11 @@ class SeasonsRead:
         self._put(key, season)
         return season
 
-    def keep(self, season: Season, columns: Mapping[str, Any]) -> None:
-        """Keep ``season``, as the judge stores it (``columns``: its row's, as
-        :func:`~bot.store.database.add_season` writes them), for the front ends that will read
-        its row: known by the row's text (:func:`~bot.store.database.season_key`), it is what
-        that row decodes to."""
-        self._put(database.season_key(season.game, columns), season)
+    def keep(self, key: tuple, season: Season) -> None:
+        """Keep ``season`` as the judge stored it, for the front ends that will read its row:
+        known by what its row reads as (``key``: :func:`~bot.store.database.add_season`'s), it is
+        what that row decodes to."""
+        self._put(key, season)
 
     def _put(self, key: tuple, season: Season) -> None:
         with self._lock:

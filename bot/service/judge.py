@@ -407,8 +407,8 @@ class Judge:
                         deadline_at=game.deadline_at, adjudicated_at=now, adjudicated_by=f"{self.ctx.node}:{trigger}",
                         picture=picture)
         columns = season_columns(season)
-        database.add_season(session, game.id, columns)
-        self.ctx.seasons.keep(season, columns)  # (read back by every front end: its row decodes to it)
+        # kept for the front ends of this server, which will read its row: the row decodes to it
+        self.ctx.seasons.keep(database.add_season(session, game.name, game.id, columns), season)
         # the next position's document, made once: the season's result has it
         game.position, game.phase = columns["result"]["position"], str(adjudication.position.phase)
         game.version += 1

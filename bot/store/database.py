@@ -355,14 +355,6 @@ def stored_season(session: Session, game_id: int, version: int) -> sa.Row | None
     return session.connection().execute(_stored_season(), {"game_id": game_id, "version": version}).first()
 
 
-def season_key(game: str, columns: Mapping[str, Any]) -> tuple:
-    """What :func:`stored_season` reads of the row :func:`add_season` writes from ``columns``, but
-    the picture (``tuple(row[:-1])``): the game's name, the plain columns and the JSON columns
-    as the text they are stored as (the JSON type's own serializer, ``json.dumps``)."""
-    return (game, columns["version"], columns["seed"], columns["deadline_at"], columns["adjudicated_at"],
-            columns["adjudicated_by"], *(json.dumps(columns[name]) for name in SEASON_JSON))
-
-
 @cache
 def _stored_season() -> sa.Select:
     """:func:`stored_season`'s statement (built once: only its parameters change)."""
@@ -417,15 +409,29 @@ def actions_in_games(session: Session, actions: Collection[str], statuses: Colle
     return list(session.exec(stmt))
 
 
-def add_season(session: Session, game_id: int, columns: dict[str, Any]) -> None:
-    """Insert a season's row (``columns``: :func:`bot.codec.season.season_columns`), in one statement."""
-    session.connection().execute(_new_season(), {"game_id": game_id, **columns})
+def add_season(session: Session, game: str, game_id: int, columns: Mapping[str, Any]) -> tuple:
+    """Insert a season's row (``columns``: :func:`bot.codec.season.season_columns`) of the game
+    ``game`` (its name) in one statement; what :func:`stored_season` will read of it but the
+    picture (``tuple(row[:-1])``): what the season is known by (:class:`bot.service.context.SeasonsRead`).
+    Its JSON columns are written as the text ``json.dumps`` makes of them (as the JSON type would
+    write them), made here once for the row and for what it is known by."""
+    connection = session.connection()
+    texts = [json.dumps(columns[name]) for name in SEASON_JSON]
+    connection.execute(_new_season(connection.dialect.name != "sqlite"),
+                       {**columns, "game_id": game_id, **dict(zip(SEASON_JSON, texts))})
+    return (game, columns["version"], columns["seed"], columns["deadline_at"], columns["adjudicated_at"],
+            columns["adjudicated_by"], *texts)
 
 
 @cache
-def _new_season() -> sa.Insert:
-    """:func:`add_season`'s statement (built once: only its parameters change)."""
-    return sa.insert(table_of(SeasonRow))
+def _new_season(cast: bool) -> sa.Insert:
+    """:func:`add_season`'s statement (built once: only its parameters change): its JSON columns
+    given as their text, cast to JSON (PostgreSQL) or kept as they are (SQLite, which keeps JSON
+    as text: its cast to JSON would make a number of it)."""
+    season = table_of(SeasonRow)
+    texts = {name: sa.bindparam(name, type_=sa.Text) for name in SEASON_JSON}
+    return sa.insert(season).values(**{name: sa.cast(text, season.c[name].type) if cast else text
+                                       for name, text in texts.items()})
 
 
 @dataclass(slots=True)
