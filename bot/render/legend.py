@@ -206,6 +206,8 @@ CENTRES_X, COLUMN_X, PLEDGES_X = 390.0, 600.0, 770.0
 column) and its pledges, unless a row's words reach further (:func:`columns`)."""
 GAP = 16.0
 """The least room between the end of one column's words and the next column."""
+UNITS_AFTER = 6.0
+"""The room between a row's centres and its units, written after them."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -221,8 +223,8 @@ def columns(rows: Sequence[tuple[str, str, str, str]], scale: float) -> tuple[fl
     def length(words: str, bold: bool) -> float:
         return _length(words, TEXT_SIZE * scale, bold) / scale
 
-    units_end = max((CENTRES_X + length(centres, True) + 6 + length(units, False) for _, centres, units, _ in rows),
-                    default=CENTRES_X)
+    units_end = max((CENTRES_X + length(centres, True) + UNITS_AFTER + length(units, False)
+                     for _, centres, units, _ in rows), default=CENTRES_X)
     column_x = max(COLUMN_X, units_end + GAP)
     column_end = max((column_x + length(column, True) for *_, column in rows if column), default=column_x)
     return column_x, max(PLEDGES_X, column_end + GAP)
@@ -242,7 +244,7 @@ def row_block(variant_name: str, standing: Standing, pledges: str, adjudicated: 
     column_x, pledges_x = at
     block.text(MARGIN + 30, y, name, TEXT_SIZE, room=340)
     x = block.text(CENTRES_X, y, centres, TEXT_SIZE, bold=True)
-    block.text(x + 6, y, units, TEXT_SIZE)
+    block.text(x + UNITS_AFTER, y, units, TEXT_SIZE)
     if prestige:
         block.text(column_x, y, prestige, TEXT_SIZE, bold=True)
     if pledges:

@@ -32,6 +32,8 @@ PNG_LEVEL = 2
 """ISA-L's level for the PNG's pixels (0 to 3): as small as zlib's level 3 within 2%, in a seventh
 of its time (a 1,000-pixel picture: 2 ms, where zlib took 13-15)."""
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
 def draw_map(variant: Variant, layers: MapLayers, scene: Scene, owned: Iterable[tuple[ProvinceId, Power]]) -> Image.Image:
     """A picture's map drawn on a copy of the base (whose legend band is left for
     :func:`bot.render.legend.draw_legend`): the owned land (province, owner) and the marks."""

@@ -105,16 +105,13 @@ class SeasonsRead:
         columns = stored._asdict()
         columns.update({name: json.loads(columns[name]) for name in database.SEASON_JSON})
         season = season_from_row(SimpleNamespace(**columns), stored.game)
-        self._put(key, season)
+        self.keep(key, season)
         return season
 
     def keep(self, key: tuple, season: Season) -> None:
-        """Keep ``season`` as the judge stored it, for the front ends that will read its row:
-        known by what its row reads as (``key``: :func:`~bot.store.database.add_season`'s), it is
-        what that row decodes to."""
-        self._put(key, season)
-
-    def _put(self, key: tuple, season: Season) -> None:
+        """Keep ``season``, known by ``key``: what its row reads as but the picture (the judge
+        keeps the season it stored, by :func:`~bot.store.database.add_season`'s key, for the
+        front ends that will read its row: that row decodes to it)."""
         with self._lock:
             self._kept[key] = season
             self._kept.move_to_end(key)

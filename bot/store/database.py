@@ -346,6 +346,9 @@ def season_at(session: Session, game_id: int, version: int) -> SeasonRow | None:
 
 SEASON_JSON = ("position", "orders", "result", "nmr", "players")
 """The columns of a season's row kept as JSON."""
+_SEASON_PLAIN = ("version", "seed", "deadline_at", "adjudicated_at", "adjudicated_by")
+"""The columns of a season's row :func:`stored_season` reads as they are, after the game's name
+and before the JSON ones (:func:`add_season` gives them in that order too)."""
 
 
 def stored_season(session: Session, game_id: int, version: int) -> sa.Row | None:
@@ -359,8 +362,7 @@ def stored_season(session: Session, game_id: int, version: int) -> sa.Row | None
 def _stored_season() -> sa.Select:
     """:func:`stored_season`'s statement (built once: only its parameters change)."""
     season, game = table_of(SeasonRow), table_of(GameRow)
-    return (sa.select(game.c.name.label("game"), season.c.version, season.c.seed, season.c.deadline_at,
-                      season.c.adjudicated_at, season.c.adjudicated_by,
+    return (sa.select(game.c.name.label("game"), *(season.c[name] for name in _SEASON_PLAIN),
                       *(sa.cast(season.c[name], sa.Text).label(name) for name in SEASON_JSON), season.c.picture)
             .join(game, game.c.id == season.c.game_id)
             .where(season.c.game_id == sa.bindparam("game_id"), season.c.version == sa.bindparam("version")))
@@ -419,8 +421,7 @@ def add_season(session: Session, game: str, game_id: int, columns: Mapping[str, 
     texts = [json.dumps(columns[name]) for name in SEASON_JSON]
     connection.execute(_new_season(connection.dialect.name != "sqlite"),
                        {**columns, "game_id": game_id, **dict(zip(SEASON_JSON, texts))})
-    return (game, columns["version"], columns["seed"], columns["deadline_at"], columns["adjudicated_at"],
-            columns["adjudicated_by"], *texts)
+    return (game, *(columns[name] for name in _SEASON_PLAIN), *texts)
 
 
 @cache
