@@ -379,6 +379,7 @@ class ArchiveWriter:
     """
 
     name = "archive"
+    background = True  # (the outbox: its files follow the results posted and mailed)
 
     def __init__(self, service: GameService, root: Path) -> None:
         self.service = service

@@ -14,7 +14,7 @@ import json
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 from collections.abc import Callable, Collection, Iterator, Mapping
@@ -721,7 +721,8 @@ class ClaimedDelivery:
 
 def claim_deliveries(session: Session, notifiers: Collection[str], token: str, now: datetime,
                      until: datetime | Callable[[], datetime], limit: int = 50,
-                     exclude: Collection[int] = ()) -> list[tuple[ClaimedDelivery, sa.Row, bool]]:
+                     exclude: Collection[int] = (), background: Collection[str] = (),
+                     patience: timedelta = timedelta(0)) -> list[tuple[ClaimedDelivery, sa.Row, bool]]:
     """Claim due deliveries of these notifiers until ``until`` (or the time a function gives,
     asked once they are chosen: time spent choosing them is then no time of the claim's):
     ``(delivery, announcement, in doubt)``, due first; the announcement is a plain row of the
@@ -735,17 +736,21 @@ def claim_deliveries(session: Session, notifiers: Collection[str], token: str, n
     before it died. The rows taken are claimed in one statement, their announcements read in one;
     each notifier's look after the first reads only the heads that would be among the first
     ``limit`` of those read before it.
+
+    The deliveries of the ``background`` notifiers (among ``notifiers``) wait for the others:
+    they are taken only where the others due leave room in the claim, unless they have been due
+    for ``patience`` already (then they are taken in due order with the others, so that a server
+    never without something else to deliver still makes them).
     """
     connection = session.connection()
     lock = connection.dialect.name != "sqlite"
-    rows: list[sa.Row] = []
-    for notifier in sorted(set(notifiers)):
-        params = {"notifier": notifier, "now": now, "limit": limit} | ({"exclude": sorted(exclude)} if exclude else {})
-        if len(rows) >= limit:  # only those that would be among the first ``limit`` of those read so far
-            last = rows[limit - 1]
-            params |= {"before_due": last.due_at, "before_id": last.id}
-        rows = sorted([*rows, *connection.execute(_due_heads(lock, bool(exclude), len(rows) >= limit), params)],
-                      key=_due_first)[:limit]     # the others are left as they were
+    chosen = sorted(set(notifiers))
+    waiting = [n for n in chosen if n in background]
+    first = [(n, now) for n in chosen if n not in waiting] + [(n, now - patience) for n in waiting]
+    rows = _due_heads_of(connection, lock, first, now, limit, exclude)
+    if waiting and len(rows) < limit:
+        taken = [*exclude, *(r.id for r in rows)]
+        rows += _due_heads_of(connection, lock, [(n, now) for n in waiting], now, limit - len(rows), taken)
     if not rows:
         return []
     if callable(until):
@@ -759,19 +764,37 @@ def claim_deliveries(session: Session, notifiers: Collection[str], token: str, n
     return [(c, announcements[c.outbox_id], in_doubt) for c, in_doubt in claimed]
 
 
+def _due_heads_of(connection: sa.Connection, lock: bool, notifiers: list[tuple[str, datetime]], now: datetime,
+                  limit: int, exclude: Collection[int]) -> list[sa.Row]:
+    """The first ``limit`` heads of the notifiers' queues, due first: for each notifier, ``(its
+    name, the time its heads must be due by)``; not claimed at ``now``, none of ``exclude``."""
+    rows: list[sa.Row] = []
+    for notifier, due_by in notifiers:
+        params = {"notifier": notifier, "now": now, "due_by": due_by, "limit": limit} | (
+            {"exclude": sorted(exclude)} if exclude else {})
+        if len(rows) >= limit:  # only those that would be among the first ``limit`` of those read so far
+            last = rows[limit - 1]
+            params |= {"before_due": last.due_at, "before_id": last.id}
+        rows = sorted([*rows, *connection.execute(_due_heads(lock, bool(exclude), len(rows) >= limit), params)],
+                      key=_due_first)[:limit]     # the others are left as they were
+    return rows
+
+
 def _due_first(row: sa.Row) -> tuple:
     return row.due_at, row.id
 
 
 @cache
 def _due_heads(lock: bool, excluding: bool, bounded: bool = False) -> sa.Select:
-    """:func:`claim_deliveries`' look for the due heads of one notifier's queues (built once);
-    ``bounded``: only those due before the delivery ``before_id`` (due at ``before_due``)."""
+    """:func:`claim_deliveries`' look for the heads of one notifier's queues due by ``due_by`` and
+    not claimed at ``now`` (built once); ``bounded``: only those due before the delivery
+    ``before_id`` (due at ``before_due``)."""
     d = table_of(DeliveryRow)
     now = sa.bindparam("now", type_=d.c.due_at.type)
     stmt = (sa.select(d.c.id, d.c.outbox_id, d.c.game_id, d.c.notifier, d.c.recipient, d.c.attempts,
                       d.c.due_at, d.c.claimed_by, d.c.first_tried_at)
-            .where(d.c.notifier == sa.bindparam("notifier"), sa.text(_HEADS), d.c.due_at <= now,
+            .where(d.c.notifier == sa.bindparam("notifier"), sa.text(_HEADS),
+                   d.c.due_at <= sa.bindparam("due_by", type_=d.c.due_at.type),
                    sa.or_(d.c.claimed_until.is_(None), d.c.claimed_until < now))
             .order_by(d.c.due_at, d.c.id).limit(sa.bindparam("limit", type_=sa.Integer)))
     if excluding:

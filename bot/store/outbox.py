@@ -11,6 +11,12 @@ at once, so two servers never make the same delivery together, one recipient tha
 (for good: recorded, and the game master told; for now: tried again later, alone) holds up
 nobody else, and a game's announcements reach each recipient in the order they were made.
 
+A notifier that says ``background = True`` (the archive site, the archive's files: a record that
+nobody waits for) has its deliveries made after those that players wait for: a claim takes them
+only where the others due leave room, or once they have waited ``patience`` (five minutes by
+default). When the deadlines of many games fall together, every result is posted and mailed
+first, and the record follows.
+
 A server makes a delivery only while its claim holds. It starts one only on a row its last
 claim or renewal said was still its own, before the claim's end (less a margin for the servers'
 clocks); when a renewal fails or comes too late, the deliveries it is making are stopped where
@@ -177,7 +183,8 @@ DELIVERED = Delivered()
 
 @runtime_checkable
 class Notifier(Protocol):
-    """A sink for announcements; ``name`` is stable (it is stored with each delivery)."""
+    """A sink for announcements; ``name`` is stable (it is stored with each delivery). One may
+    also say ``background = True``: its deliveries wait for the others (the module's text)."""
 
     name: str
 
@@ -350,7 +357,8 @@ class OutboxDispatcher:
     (default: a tenth of the lease, at most 2 s: more than the servers' clocks may differ).
     ``backoff`` doubles from one failed attempt of a recipient to the next, up to
     ``max_backoff``; after ``give_up_after`` from the first attempt the delivery is refused for
-    good. ``concurrency``: deliveries made at once. ``record_linger``: how long at most the record
+    good. ``patience``: how long the deliveries of background notifiers wait at most for the
+    others due before them. ``concurrency``: deliveries made at once. ``record_linger``: how long at most the record
     of a delivery made waits for those still being made, to be written in the same transaction
     (:meth:`_record_soon`).
     """
@@ -359,9 +367,11 @@ class OutboxDispatcher:
                  lease: timedelta = timedelta(seconds=60), batch: int = 50, concurrency: int = 8,
                  backoff: timedelta = timedelta(seconds=30), max_backoff: timedelta = timedelta(hours=1),
                  give_up_after: timedelta = timedelta(days=3), clock: Callable[[], datetime] = utcnow,
-                 margin: timedelta | None = None, record_linger: timedelta = timedelta(milliseconds=50)) -> None:
+                 margin: timedelta | None = None, record_linger: timedelta = timedelta(milliseconds=50),
+                 patience: timedelta = timedelta(minutes=5)) -> None:
         self.db = db
         self.notifiers: list[Notifier] = []
+        self._background: set[str] = set()  # the names of the notifiers whose deliveries wait for the others
         self.node = node
         self.lease = lease
         self.margin = min(lease / 10, timedelta(seconds=2)) if margin is None else margin
@@ -370,6 +380,7 @@ class OutboxDispatcher:
         self.batch = batch
         self.concurrency = concurrency
         self.record_linger = record_linger.total_seconds()
+        self.patience = patience
         self.backoff, self.max_backoff, self.give_up_after = backoff, max_backoff, give_up_after
         self.clock = clock
         self._lock = asyncio.Lock()
@@ -392,6 +403,8 @@ class OutboxDispatcher:
         if any(n.name == notifier.name for n in self.notifiers):
             raise ValueError(f"a notifier called {notifier.name!r} is registered already")
         self.notifiers.append(notifier)
+        if getattr(notifier, "background", False) is True:
+            self._background.add(notifier.name)
 
     def _token(self) -> str:
         return f"{self.node[:60]}/{uuid.uuid4().hex[:16]}"
@@ -527,7 +540,7 @@ class OutboxDispatcher:
         now = self.clock() if now is None else now
         with self.db.session() as session:
             rows = database.claim_deliveries(session, by_name, token, now, until, limit=self.batch,
-                                             exclude=exclude)
+                                             exclude=exclude, background=self._background, patience=self.patience)
             claimed = self._claimed(rows, by_name)
         return claimed, began, began_monotonic
 

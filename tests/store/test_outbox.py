@@ -471,6 +471,48 @@ def test_claims_over_several_notifiers_take_the_deliveries_due_first_of_them_all
             (1, T0, True)}
 
 
+def test_a_background_notifiers_deliveries_wait_for_the_others_until_they_have_waited_long_enough(db):
+    """The archive's deliveries (a background notifier) are claimed where the players' leave room
+    in a claim; once due for longer than the patience, in due order with the others."""
+    due = {}
+    for minutes in (10, 1, 0):
+        g = game(db, f"g{minutes}")
+        announce(db, f"{g}:0:results", g)
+        due[g] = T0 - timedelta(minutes=minutes)
+    with db.session() as session:
+        for row in database.claim_outbox(session, "x", T0, T0 + timedelta(minutes=1)):
+            database.expand_announcement(session, row.id, "x", [("players", "r"), ("archive", "r")], due[row.game_id])
+    claims = []
+    for n in range(4):
+        with db.session() as session:
+            claimed = database.claim_deliveries(session, ["archive", "players"], f"t{n}", T0,
+                                                T0 + timedelta(minutes=1), limit=2, background=["archive"],
+                                                patience=timedelta(minutes=5))
+        claims.append(sorted((c.notifier, int((T0 - due[c.game_id]).total_seconds() // 60)) for c, _, _ in claimed))
+    assert claims == [
+        [("archive", 10), ("players", 10)],  # due ten minutes: the archive's has waited long enough
+        [("players", 0), ("players", 1)],    # the players' first,
+        [("archive", 0), ("archive", 1)],    # then the archive's, where nothing else is due
+        [],
+    ]
+
+
+async def test_a_flush_makes_the_players_deliveries_before_the_background_ones(db):
+    """Many games' results at once: each one's background delivery (the archive site) is made
+    after every player's, claim after claim; each is made once."""
+    made: list = []
+    players = Sink(("ann", "bob"), made=made, name="players")
+    record = Sink(("site",), made=made, name="record")
+    record.background = True  # type: ignore[attr-defined]
+    for i in range(6):
+        g = game(db, f"g{i}")
+        announce(db, f"{g}:0:results", g)
+    dispatcher = OutboxDispatcher(db, [record, players], batch=4)
+    await dispatcher.flush()
+    assert len(made) == len(set(made)) == 18
+    assert [who for _, who in made[:12]].count("site") == 0 and {who for _, who in made[12:]} == {"site"}
+
+
 def test_claims_skip_rows_another_transaction_holds(pg_url):
     db = Database(pg_url)
     g = game(db)

@@ -42,6 +42,7 @@ class SiteNotifier:
     """
 
     name = "site"
+    background = True  # (the outbox: its pages follow the results posted and mailed)
 
     def __init__(self, service: GameService, writer: SiteWriter, *, index_every: float = INDEX_EVERY) -> None:
         self.service = service
