@@ -11,8 +11,8 @@ at once, so two servers never make the same delivery together, one recipient tha
 (for good: recorded, and the game master told; for now: tried again later, alone) holds up
 nobody else, and a game's announcements reach each recipient in the order they were made.
 
-A notifier that says ``background = True`` (the archive site, the archive's files: a record that
-nobody waits for) has its deliveries made after those that players wait for: a claim takes them
+A notifier that says ``background = True`` (the archive site, the archive's files, the log's line
+of each announcement: a record that nobody waits for) has its deliveries made after those that players wait for: a claim takes them
 only where the others due leave room, or once they have waited ``patience`` (five minutes by
 default). When the deadlines of many games fall together, every result is posted and mailed
 first, and the record follows.
@@ -248,9 +248,11 @@ def _key_of(line: str) -> str | None:
 
 
 class LogNotifier:
-    """Writes a one-line log event per announcement (always on in ``crusader serve``)."""
+    """Writes a one-line log event per announcement (always on in ``crusader serve``): a record
+    for the operator, written after the deliveries players wait for (``background``)."""
 
     name = "log"
+    background = True
 
     async def recipients(self, announcement: Announcement) -> Sequence[str]:
         return (self.name,)
