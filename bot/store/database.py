@@ -740,7 +740,7 @@ def claim_deliveries(session: Session, notifiers: Collection[str], token: str, n
     The deliveries of the ``background`` notifiers (among ``notifiers``) wait for the others:
     they are taken only where the others due leave room in the claim, unless they have been due
     for ``patience`` already (then they are taken in due order with the others, so that a server
-    never without something else to deliver still makes them).
+    that always has others to deliver still makes them).
     """
     connection = session.connection()
     lock = connection.dialect.name != "sqlite"

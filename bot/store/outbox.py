@@ -11,11 +11,11 @@ at once, so two servers never make the same delivery together, one recipient tha
 (for good: recorded, and the game master told; for now: tried again later, alone) holds up
 nobody else, and a game's announcements reach each recipient in the order they were made.
 
-A notifier that says ``background = True`` (the archive site, the archive's files, the log's line
-of each announcement: a record that nobody waits for) has its deliveries made after those that players wait for: a claim takes them
-only where the others due leave room, or once they have waited ``patience`` (five minutes by
-default). When the deadlines of many games fall together, every result is posted and mailed
-first, and the record follows.
+A notifier that says ``background = True`` (the archive site, the archive's files, the log's
+line of each announcement: a record that nobody waits for) has its deliveries made after those
+that players wait for: a claim takes them only where the others due leave room, or once they
+have waited ``patience`` (five minutes by default). When the deadlines of many games fall
+together, every result is posted and mailed first, and the record follows.
 
 A server makes a delivery only while its claim holds. It starts one only on a row its last
 claim or renewal said was still its own, before the claim's end (less a margin for the servers'
@@ -360,9 +360,9 @@ class OutboxDispatcher:
     ``backoff`` doubles from one failed attempt of a recipient to the next, up to
     ``max_backoff``; after ``give_up_after`` from the first attempt the delivery is refused for
     good. ``patience``: how long the deliveries of background notifiers wait at most for the
-    others due before them. ``concurrency``: deliveries made at once. ``record_linger``: how long at most the record
-    of a delivery made waits for those still being made, to be written in the same transaction
-    (:meth:`_record_soon`).
+    others due before them. ``concurrency``: deliveries made at once. ``record_linger``: how
+    long at most the record of a delivery made waits for those still being made, to be written
+    in the same transaction (:meth:`_record_soon`).
     """
 
     def __init__(self, db: Database, notifiers: list[Notifier] | None = None, *, node: str = "local",

@@ -85,3 +85,20 @@ def test_serve_adjudicates_at_the_deadline_and_stops_on_sigterm(tmp_path):
     assert any(e["event"] == "announcement" and e["kind"] == "results" for e in events)
     assert (tmp_path / "data" / "archive" / "quick" / "0000-S1901M.txt").exists()
     db.dispose()
+
+
+def test_the_record_of_a_season_waits_for_the_players_deliveries(tmp_path):
+    """What ``crusader serve`` registers: the log's line, the archive's files and the archive
+    site are background deliveries (made once every result due is posted and mailed); the
+    players' mail and the Discord posts are not."""
+    from bot.app.serve import build_app
+    from bot.frontends import site
+    from bot.frontends.discord.notifier import DiscordNotifier
+    from bot.frontends.mail.notifier import MailNotifier
+
+    app = build_app(Settings(data_dir=tmp_path / "data", archive_port=8999))
+    assert site.create_front_end(app) is not None
+    assert {n.name for n in app.dispatcher.notifiers} == {"log", "archive", "site"}
+    assert app.dispatcher._background == {"log", "archive", "site"}
+    assert not hasattr(MailNotifier, "background") and not hasattr(DiscordNotifier, "background")
+    app.db.dispose()
