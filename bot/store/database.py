@@ -746,11 +746,14 @@ def claim_deliveries(session: Session, notifiers: Collection[str], token: str, n
     lock = connection.dialect.name != "sqlite"
     chosen = sorted(set(notifiers))
     waiting = [n for n in chosen if n in background]
-    first = [(n, now) for n in chosen if n not in waiting] + [(n, now - patience) for n in waiting]
-    rows = _due_heads_of(connection, lock, first, now, limit, exclude)
-    if waiting and len(rows) < limit:
-        taken = [*exclude, *(r.id for r in rows)]
-        rows += _due_heads_of(connection, lock, [(n, now) for n in waiting], now, limit - len(rows), taken)
+    waited = now - patience
+    rows = _due_heads_of(connection, lock, [(n, now) for n in chosen if n not in background], now, limit, exclude)
+    if waiting and len(rows) >= limit:  # a full claim: only those due for ``patience`` could be among it
+        rows = _due_heads_of(connection, lock, [(n, waited) for n in waiting], now, limit, exclude, rows)
+    elif waiting:  # room left: those due for ``patience`` in due order with the others, then the rest
+        late = _due_heads_of(connection, lock, [(n, now) for n in waiting], now, limit, exclude)
+        rows = sorted([*rows, *(r for r in late if r.due_at <= waited)], key=_due_first)[:limit]
+        rows += [r for r in late if r.due_at > waited][:limit - len(rows)]
     if not rows:
         return []
     if callable(until):
@@ -765,10 +768,11 @@ def claim_deliveries(session: Session, notifiers: Collection[str], token: str, n
 
 
 def _due_heads_of(connection: sa.Connection, lock: bool, notifiers: list[tuple[str, datetime]], now: datetime,
-                  limit: int, exclude: Collection[int]) -> list[sa.Row]:
+                  limit: int, exclude: Collection[int], rows: list[sa.Row] | None = None) -> list[sa.Row]:
     """The first ``limit`` heads of the notifiers' queues, due first: for each notifier, ``(its
-    name, the time its heads must be due by)``; not claimed at ``now``, none of ``exclude``."""
-    rows: list[sa.Row] = []
+    name, the time its heads must be due by)``; not claimed at ``now``, none of ``exclude``;
+    among them, ``rows`` (those read before, due first)."""
+    rows = list(rows or [])
     for notifier, due_by in notifiers:
         params = {"notifier": notifier, "now": now, "due_by": due_by, "limit": limit} | (
             {"exclude": sorted(exclude)} if exclude else {})

@@ -497,6 +497,31 @@ def test_a_background_notifiers_deliveries_wait_for_the_others_until_they_have_w
     ]
 
 
+def test_background_deliveries_due_long_enough_are_taken_in_due_order_where_a_claim_has_room(db):
+    """A claim the players' deliveries leave room in: the archive's due for longer than the
+    patience come in due order with them, the others after them, as far as the room goes."""
+    due = {}
+    for minutes in (10, 0):
+        g = game(db, f"g{minutes}")
+        announce(db, f"{g}:0:results", g)
+        due[g] = T0 - timedelta(minutes=minutes)
+    with db.session() as session:
+        for row in database.claim_outbox(session, "x", T0, T0 + timedelta(minutes=1)):
+            database.expand_announcement(session, row.id, "x", [("players", "r"), ("archive", "r")], due[row.game_id])
+    claims = []
+    for n in range(3):
+        with db.session() as session:
+            claimed = database.claim_deliveries(session, ["archive", "players"], f"t{n}", T0,
+                                                T0 + timedelta(minutes=1), limit=3, background=["archive"],
+                                                patience=timedelta(minutes=5))
+        claims.append([(c.notifier, int((T0 - due[c.game_id]).total_seconds() // 60)) for c, _, _ in claimed])
+    assert [sorted(claims[0][:2]), claims[0][2:], claims[1], claims[2]] == [
+        [("archive", 10), ("players", 10)], [("players", 0)],  # due first; the archive's due now waits
+        [("archive", 0)],
+        [],
+    ]
+
+
 async def test_a_flush_makes_the_players_deliveries_before_the_background_ones(db):
     """Many games' results at once: each one's background delivery (the archive site) is made
     after every player's, claim after claim; each is made once."""
