@@ -373,7 +373,6 @@ class OutboxDispatcher:
                  patience: timedelta = timedelta(minutes=5)) -> None:
         self.db = db
         self.notifiers: list[Notifier] = []
-        self._background: set[str] = set()  # the names of the notifiers whose deliveries wait for the others
         self.node = node
         self.lease = lease
         self.margin = min(lease / 10, timedelta(seconds=2)) if margin is None else margin
@@ -405,8 +404,11 @@ class OutboxDispatcher:
         if any(n.name == notifier.name for n in self.notifiers):
             raise ValueError(f"a notifier called {notifier.name!r} is registered already")
         self.notifiers.append(notifier)
-        if getattr(notifier, "background", False) is True:
-            self._background.add(notifier.name)
+
+    @property
+    def background(self) -> frozenset[str]:
+        """The names of the notifiers whose deliveries wait for the others (``background = True``)."""
+        return frozenset(n.name for n in self.notifiers if getattr(n, "background", False) is True)
 
     def _token(self) -> str:
         return f"{self.node[:60]}/{uuid.uuid4().hex[:16]}"
@@ -542,7 +544,7 @@ class OutboxDispatcher:
         now = self.clock() if now is None else now
         with self.db.session() as session:
             rows = database.claim_deliveries(session, by_name, token, now, until, limit=self.batch,
-                                             exclude=exclude, background=self._background, patience=self.patience)
+                                             exclude=exclude, background=self.background, patience=self.patience)
             claimed = self._claimed(rows, by_name)
         return claimed, began, began_monotonic
 

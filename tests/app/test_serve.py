@@ -99,6 +99,6 @@ def test_the_record_of_a_season_waits_for_the_players_deliveries(tmp_path):
     app = build_app(Settings(data_dir=tmp_path / "data", archive_port=8999))
     assert site.create_front_end(app) is not None
     assert {n.name for n in app.dispatcher.notifiers} == {"log", "archive", "site"}
-    assert app.dispatcher._background == {"log", "archive", "site"}
+    assert app.dispatcher.background == {"log", "archive", "site"}
     assert not hasattr(MailNotifier, "background") and not hasattr(DiscordNotifier, "background")
     app.db.dispose()
