@@ -16,10 +16,11 @@ each: moves, supports, bids), each with its results channel and archive thread o
 requests a second per token and its per-route limits, with real headers, counting every 429) and
 every power's player with an address, mailed through a capturing SMTP relay (aiosmtpd, in a
 process of its own; or, with ``--relay smtp-sink``, Postfix's ``smtp-sink``, whose C takes a
-sliver of the CPU aiosmtpd's Python does: on a machine of two cores aiosmtpd takes the CPU the
-servers would have, as a real relay on a machine of its own does not). The servers are ``crusader serve`` as an operator runs it (the archive site
-on, unless ``--no-site``), on one SQLite file or, two of them, on one PostgreSQL. Every deadline
-is set to the same instant, far enough ahead for the servers to be up and connected.
+sliver of the CPU aiosmtpd's Python does: on a machine of two cores aiosmtpd takes CPU the
+servers would have, as a real relay on a machine of its own does not). The servers are
+``crusader serve`` as an operator runs it (the archive site on, unless ``--no-site``), on one
+SQLite file or, two of them, on one PostgreSQL. Every deadline is set to the same instant, far
+enough ahead for the servers to be up and connected.
 
 The clock starts at that instant and stops when the last game's result is posted in its channel
 (as the test Discord recorded it) and the last player's mail reached the relay; the archive
@@ -244,20 +245,23 @@ def relay_main(conn) -> None:
         def progress() -> dict[str, Any]:
             return {"mails": len(mails)}
 
-        def record() -> dict[str, Any]:
-            per = Counter((rcpt, mid) for _, rcpt, mid, _ in mails)
-            return {"mails": len(mails), "recipients": len({m[1] for m in mails}),
-                    "repeated": sum(n - 1 for n in per.values()), "bytes": sum(m[3] for m in mails),
-                    "times": [m[0] for m in mails]}
-
         conn.send({"port": port})
         done = asyncio.Event()
-        threading.Thread(target=_serve_calls, args=(conn, loop, {"progress": progress, "record": record}, done),
+        threading.Thread(target=_serve_calls, args=(conn, loop, {"progress": progress,
+                                                                 "record": lambda: mail_record(mails)}, done),
                          daemon=True).start()
         await done.wait()
         server.close()
 
     asyncio.run(main())
+
+
+def mail_record(mails: list[tuple[float, str, str, int]]) -> dict[str, Any]:
+    """What a relay says it got (``mails``: wall time, recipient, Message-ID and bytes of each)."""
+    per = Counter((rcpt, mid) for _, rcpt, mid, _ in mails)
+    return {"mails": len(mails), "recipients": len({m[1] for m in mails}),
+            "repeated": sum(n - 1 for n in per.values()), "bytes": sum(m[3] for m in mails),
+            "times": [m[0] for m in mails]}
 
 
 
@@ -272,7 +276,8 @@ def sink_main(conn) -> None:
     command = ["smtp-sink", *(["-u", "nobody"] if os.geteuid() == 0 else []), "-d", f"{folder}/m.",
                f"127.0.0.1:{port}", "256"]
     sink = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    found = re.compile(rb"^(X-Rcpt-Args: <([^>]*)>|Message-ID:\s*(\S+))", re.MULTILINE | re.IGNORECASE)
+    recipient = re.compile(rb"^X-Rcpt-Args: <([^>]*)>", re.MULTILINE)
+    message_id = re.compile(rb"^Message-ID:\s*(\S+)", re.MULTILINE | re.IGNORECASE)
 
     def files() -> list[os.DirEntry]:
         return [e for e in os.scandir(folder) if e.is_file()]
@@ -286,26 +291,23 @@ def sink_main(conn) -> None:
             size, when = (info := entry.stat()).st_size, info.st_mtime
             with open(entry.path, "rb") as f:
                 head = f.read(16384)
-            rcpts = [m.group(2).decode() for m in found.finditer(head) if m.group(2) is not None]
-            mid = next((m.group(3).decode() for m in found.finditer(head) if m.group(3) is not None), "")
+            found = message_id.search(head)
+            mid = found.group(1).decode() if found else ""
             start = head.find(b"\nFrom:")  # (the mail as sent: after the sink's own lines and Received field)
-            mails += [(when, rcpt, mid, size - start - 1) for rcpt in rcpts]
-        per = Counter((rcpt, mid) for _, rcpt, mid, _ in mails)
-        return {"mails": len(mails), "recipients": len({m[1] for m in mails}),
-                "repeated": sum(n - 1 for n in per.values()), "bytes": sum(m[3] for m in mails),
-                "times": [m[0] for m in mails]}
+            mails += [(when, rcpt.decode(), mid, size - start - 1) for rcpt in recipient.findall(head)]
+        return mail_record(mails)
 
-    wait_for(lambda: sink.poll() is not None or _listening(port), 30, "smtp-sink to listen", every=0.05)
-    conn.send({"port": port, "children": [sink.pid]})
+    async def main() -> None:
+        done = asyncio.Event()
+        conn.send({"port": port, "children": [sink.pid]})
+        threading.Thread(target=_serve_calls, args=(conn, asyncio.get_running_loop(),
+                                                     {"progress": progress, "record": record}, done),
+                         daemon=True).start()
+        await done.wait()
+
     try:
-        while True:
-            name, args = conn.recv()
-            if name == "stop":
-                break
-            try:
-                conn.send((True, {"progress": progress, "record": record}[name](*args)))
-            except Exception as exc:  # noqa: BLE001 (said to the caller)
-                conn.send((False, repr(exc)))
+        wait_for(lambda: sink.poll() is not None or _listening(port), 30, "smtp-sink to listen", every=0.05)
+        asyncio.run(main())
     finally:
         sink.terminate()
         sink.wait(10)
