@@ -471,24 +471,33 @@ def test_claims_over_several_notifiers_take_the_deliveries_due_first_of_them_all
             (1, T0, True)}
 
 
-def test_a_background_notifiers_deliveries_wait_for_the_others_until_they_have_waited_long_enough(db):
-    """The archive's deliveries (a background notifier) are claimed where the players' leave room
-    in a claim; once due for longer than the patience, in due order with the others."""
+def background_claims(db: Database, due_minutes_ago: tuple[int, ...], claims: int,
+                      limit: int) -> list[list[tuple[str, int]]]:
+    """Games' results due so many minutes ago, each to the players and the archive (a background
+    notifier, five minutes' patience), claimed ``claims`` times, ``limit`` at most each time:
+    each claim's ``(notifier, minutes due)`` in the order taken."""
     due = {}
-    for minutes in (10, 1, 0):
+    for minutes in due_minutes_ago:
         g = game(db, f"g{minutes}")
         announce(db, f"{g}:0:results", g)
         due[g] = T0 - timedelta(minutes=minutes)
     with db.session() as session:
         for row in database.claim_outbox(session, "x", T0, T0 + timedelta(minutes=1)):
             database.expand_announcement(session, row.id, "x", [("players", "r"), ("archive", "r")], due[row.game_id])
-    claims = []
-    for n in range(4):
+    out = []
+    for n in range(claims):
         with db.session() as session:
             claimed = database.claim_deliveries(session, ["archive", "players"], f"t{n}", T0,
-                                                T0 + timedelta(minutes=1), limit=2, background=["archive"],
+                                                T0 + timedelta(minutes=1), limit=limit, background=["archive"],
                                                 patience=timedelta(minutes=5))
-        claims.append(sorted((c.notifier, int((T0 - due[c.game_id]).total_seconds() // 60)) for c, _, _ in claimed))
+        out.append([(c.notifier, int((T0 - due[c.game_id]).total_seconds() // 60)) for c, _, _ in claimed])
+    return out
+
+
+def test_a_background_notifiers_deliveries_wait_for_the_others_until_they_have_waited_long_enough(db):
+    """The archive's deliveries (a background notifier) are claimed where the players' leave room
+    in a claim; once due for longer than the patience, in due order with the others."""
+    claims = [sorted(claim) for claim in background_claims(db, (10, 1, 0), claims=4, limit=2)]
     assert claims == [
         [("archive", 10), ("players", 10)],  # due ten minutes: the archive's has waited long enough
         [("players", 0), ("players", 1)],    # the players' first,
@@ -500,21 +509,7 @@ def test_a_background_notifiers_deliveries_wait_for_the_others_until_they_have_w
 def test_background_deliveries_due_long_enough_are_taken_in_due_order_where_a_claim_has_room(db):
     """A claim the players' deliveries leave room in: the archive's due for longer than the
     patience come in due order with them, the others after them, as far as the room goes."""
-    due = {}
-    for minutes in (10, 0):
-        g = game(db, f"g{minutes}")
-        announce(db, f"{g}:0:results", g)
-        due[g] = T0 - timedelta(minutes=minutes)
-    with db.session() as session:
-        for row in database.claim_outbox(session, "x", T0, T0 + timedelta(minutes=1)):
-            database.expand_announcement(session, row.id, "x", [("players", "r"), ("archive", "r")], due[row.game_id])
-    claims = []
-    for n in range(3):
-        with db.session() as session:
-            claimed = database.claim_deliveries(session, ["archive", "players"], f"t{n}", T0,
-                                                T0 + timedelta(minutes=1), limit=3, background=["archive"],
-                                                patience=timedelta(minutes=5))
-        claims.append([(c.notifier, int((T0 - due[c.game_id]).total_seconds() // 60)) for c, _, _ in claimed])
+    claims = background_claims(db, (10, 0), claims=3, limit=3)
     assert [sorted(claims[0][:2]), claims[0][2:], claims[1], claims[2]] == [
         [("archive", 10), ("players", 10)], [("players", 0)],  # due first; the archive's due now waits
         [("archive", 0)],
