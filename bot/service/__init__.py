@@ -17,6 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 from collections.abc import Callable
 
+from bot.render.pool import Painter
 from bot.store.database import Database
 from bot.store.rows import utcnow
 from .context import Context
@@ -53,12 +54,13 @@ class _Part:
 class GameService:
     """Everything a running judge does between "a player wrote orders" and "the season is archived".
 
-    ``pictures``: whether a season's picture is drawn when it is adjudicated and stored with it.
+    ``pictures``: whether a season's picture is drawn when it is adjudicated and stored with it;
+    ``painter``: where (:mod:`bot.render.pool`; by default in the judge's own thread).
     """
 
     def __init__(self, db: Database, *, clock: Callable[[], datetime] = utcnow, node: str = "local",
-                 pictures: bool = True) -> None:
-        self.context = Context(db, clock=clock, node=node, pictures=pictures)
+                 pictures: bool = True, painter: Painter | None = None) -> None:
+        self.context = Context(db, clock=clock, node=node, pictures=pictures, painter=painter)
         self.judge = Judge(self.context)
         self.lobby = Lobby(self.context)
         self.orders = OrderDesk(self.context, self.lobby, self.judge)
