@@ -126,9 +126,29 @@ def cpu_seconds(pid: int) -> float:
     return sum(cpu_times(pid))
 
 
-def system_seconds(pid: int) -> float:
-    """The part of :func:`cpu_seconds` spent in the kernel."""
-    return cpu_times(pid)[1]
+def descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started that run now, and theirs (a server's picture process)."""
+    found, todo = [], [pid]
+    while todo:
+        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
+            with contextlib.suppress(OSError, ValueError):
+                children = [int(c) for c in (task / "children").read_text().split()]
+                found += children
+                todo += children
+    return found
+
+
+def tree_cpu_times(pid: int) -> tuple[float, float]:
+    """:func:`cpu_times` of a process with those of its descendants, those running now and those
+    it has waited for (a picture process started again after it ended)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    user, system = (int(fields[11]) + int(fields[13])) / tick, (int(fields[12]) + int(fields[14])) / tick
+    for child in descendants(pid):
+        with contextlib.suppress(OSError):
+            child_user, child_system = cpu_times(child)
+            user, system = user + child_user, system + child_system
+    return user, system
 
 
 def _serve_calls(conn, loop: asyncio.AbstractEventLoop, handlers: dict, done: asyncio.Event) -> None:
@@ -435,11 +455,21 @@ class Server:
         return any(text in str(line.get("event", "")) for line in self.lines())
 
     def cpu_seconds(self) -> float:
-        return cpu_seconds(self.process.pid)
+        """The server's CPU time so far, its picture process's with it (:func:`tree_cpu_times`)."""
+        return sum(tree_cpu_times(self.process.pid))
 
     def memory_kib(self) -> dict[str, int]:
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        return {k: int(re.search(rf"^{k}:\s+(\d+)", status, re.MULTILINE).group(1)) for k in ("VmRSS", "VmHWM")}
+        """The server's memory, and its picture process's (``workers_VmRSS``: every process it started)."""
+        def status(pid: int) -> dict[str, int]:
+            text = Path(f"/proc/{pid}/status").read_text()
+            return {k: int(re.search(rf"^{k}:\s+(\d+)", text, re.MULTILINE).group(1)) for k in ("VmRSS", "VmHWM")}
+
+        out = status(self.process.pid)
+        workers = []
+        for child in descendants(self.process.pid):
+            with contextlib.suppress(OSError, AttributeError):
+                workers.append(status(child)["VmRSS"])
+        return out | ({"workers_VmRSS": sum(workers)} if workers else {})
 
     def stop(self, timeout: float = 60) -> int | None:
         if self.process.poll() is None:
@@ -515,8 +545,9 @@ RATE = 50
 
 
 def sampler(server: Server, directory: Path, rate: int = RATE) -> subprocess.Popen:
-    """py-spy (``pip install py-spy``) sampling ``server`` until stopped: its stacks, collapsed, in
-    ``directory/<node>.txt``, only the thread holding the interpreter's lock (``--gil``): a sample
+    """py-spy (``pip install py-spy``) sampling ``server`` and the processes it starts (its picture
+    process: ``--subprocesses``) until stopped: their stacks, collapsed, in
+    ``directory/<node>.txt``, only the thread holding each one's interpreter lock (``--gil``): a sample
     is ``1/rate`` s of the interpreter's work (:func:`phase_costs`). Without ``--gil`` py-spy
     counts threads that only wait as running (a thread pool's idle workers, those waiting for the
     lock or on the disk): 2.6 threads a sample in a storm, for a server using one core. With it,
@@ -525,7 +556,7 @@ def sampler(server: Server, directory: Path, rate: int = RATE) -> subprocess.Pop
     process counts, so that on a machine with more work than cores ``released`` is under."""
     directory.mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid), "--format", "raw", "--rate", str(rate),
-                             "--gil", "--output", str(directory / f"{server.node}.txt")],
+                             "--gil", "--subprocesses", "--output", str(directory / f"{server.node}.txt")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -621,6 +652,24 @@ def timings(servers: list[Server], start: float) -> dict[str, Any]:
     return out
 
 
+def adjudicated_times(servers: list[Server]) -> list[float]:
+    """When each game of the storm was adjudicated (epoch seconds), from the servers' logs."""
+    return [datetime.fromisoformat(line["timestamp"]).timestamp() for s in servers for line in s.lines()
+            if line.get("event") == "phase run" and line.get("outcome") == "adjudicated" and "timestamp" in line]
+
+
+def timeline(start: float, posts: list[float], mails: list[float], adjudicated: list[float],
+             window: float = 5.0) -> dict[str, list[int]]:
+    """How many Discord posts, mails and adjudications each ``window`` seconds of the storm saw,
+    from its start: where the storm ran at Discord's pace and where it waited for something else."""
+    def counts(times: list[float]) -> list[int]:
+        found = Counter(int((t - start) // window) for t in times if t >= start)
+        return [found[i] for i in range(max(found, default=-1) + 1)]
+
+    return {"window_s": [int(window)], "posts": counts(posts), "mails": counts(mails),
+            "adjudicated": counts(adjudicated)}
+
+
 def log_problems(servers: list[Server]) -> dict[str, Any]:
     lines = [line for s in servers for line in s.lines()]
     errors = [line for line in lines if line.get("level") in ("error", "critical") or line.get("exception")]
@@ -707,7 +756,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
         start = at.timestamp()
         wait_for(lambda: time.time() >= start, lead + 5, "the deadline", every=0.05)
         cpu0 = {s.node: s.cpu_seconds() for s in running}
-        system0 = {s.node: system_seconds(s.process.pid) for s in running}
+        system0 = {s.node: tree_cpu_times(s.process.pid)[1] for s in running}
         helpers_cpu0 = {"discord": fake.cpu_seconds(), "relay": relay.cpu_seconds()}
         mails_wanted = games * len(orders)
 
@@ -726,7 +775,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
         wait_for(lambda: outbox_left(url) == 0, timeout, "the whole outbox delivered", every=1.0)
         result["outbox_delivered_s"] = round(time.time() - start, 1)  # to the second: polled
         result["cpu_s"] = {s.node: round(s.cpu_seconds() - cpu0[s.node], 1) for s in running}
-        result["system_cpu_s"] = {s.node: round(system_seconds(s.process.pid) - system0[s.node], 1) for s in running}
+        result["system_cpu_s"] = {s.node: round(tree_cpu_times(s.process.pid)[1] - system0[s.node], 1) for s in running}
         result["cpu_to_results_s"] = {k: round(v, 1) for k, v in cpu_results.items()}
         result["helpers_cpu_s"] = {"discord": round(fake.cpu_seconds() - helpers_cpu0["discord"], 1),
                                    "relay": round(relay.cpu_seconds() - helpers_cpu0["relay"], 1)}
@@ -743,6 +792,8 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
         result["mail"] = {k: v for k, v in mail.items() if k != "times"} | {"wanted": mails_wanted}
         result["mail"]["most_in_a_second"] = most_in_a_second(mail["times"])
         result["engine"] = timings(running, start)
+        result["timeline"] = timeline(start, [when for place, _, when, _ in record["posts"]], mail["times"],
+                                      adjudicated_times(running))
         for p in profilers:  # each writes its stacks when told to stop
             p.send_signal(signal.SIGINT)
             p.wait(60)
@@ -834,6 +885,9 @@ def report(r: dict[str, Any]) -> str:
                      f"{r['games']} games armed: {r['memory_per_game_kib']} KiB a game")
     if "armed_timer_bytes" in r:
         lines.append(f"  an armed timer: {r['armed_timer_bytes']:.0f} bytes")
+    if r.get("timeline"):
+        t = r["timeline"]
+        lines.append(f"  every {t['window_s'][0]} s: posts {t['posts']}; mails {t['mails']}; adjudicated {t['adjudicated']}")
     if r.get("phase_closing_cpu_ms"):
         lines.append(f"  a phase closing, CPU ms by part (py-spy samples of the servers): {r['phase_closing_cpu_ms']}")
     lines.append(f"  logs: {r['logs']}")
