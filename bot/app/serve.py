@@ -26,7 +26,6 @@ from collections.abc import Callable
 import structlog
 
 from bot.archive.games import ArchiveWriter
-from bot.render.pool import PicturePool
 from bot.service import GameService
 from bot.store.database import Database
 from bot.store.outbox import JsonlNotifier, LogNotifier, OutboxDispatcher
@@ -103,8 +102,7 @@ def build_app(settings: Settings) -> App:
     pictures, missing = pictures_check()
     if missing:
         log.warning(missing)
-    # the seasons' pictures drawn by a process of their own (started with the first of them)
-    service = GameService(db, node=settings.node_name, pictures=pictures, painter=PicturePool() if pictures else None)
+    service = GameService(db, node=settings.node_name, pictures=pictures)
     archive = ArchiveWriter(service, settings.data_dir / "archive")
     archive.tidy()  # what a kill left half-written
     dispatcher = OutboxDispatcher(db, [LogNotifier(), archive],
@@ -188,7 +186,6 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
     except BaseException:
         await _stop_front_ends(app)
         await app.dispatcher.close()
-        app.service.context.painter.close()
         app.db.dispose()
         raise
     await scheduler.start()
@@ -206,7 +203,6 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
         app.dispatcher.wind_down()  # a sweep delivering a backlog ends with the batch in hand
         await scheduler.stop()
         runs.shutdown(wait=False)
-        app.service.context.painter.close()
         await _stop_front_ends(app)
         await app.dispatcher.close()
         await asyncio.sleep(0)

@@ -17,7 +17,6 @@ from __future__ import annotations
 from datetime import datetime
 from collections.abc import Callable
 
-from bot.render.pool import Painter
 from bot.store.database import Database
 from bot.store.rows import utcnow
 from .context import Context
@@ -54,13 +53,12 @@ class _Part:
 class GameService:
     """Everything a running judge does between "a player wrote orders" and "the season is archived".
 
-    ``pictures``: whether a season's picture is drawn when it is adjudicated and stored with it;
-    ``painter``: where (:mod:`bot.render.pool`; by default in the judge's own thread).
+    ``pictures``: whether a season's picture is drawn when it is adjudicated and stored with it.
     """
 
     def __init__(self, db: Database, *, clock: Callable[[], datetime] = utcnow, node: str = "local",
-                 pictures: bool = True, painter: Painter | None = None) -> None:
-        self.context = Context(db, clock=clock, node=node, pictures=pictures, painter=painter)
+                 pictures: bool = True) -> None:
+        self.context = Context(db, clock=clock, node=node, pictures=pictures)
         self.judge = Judge(self.context)
         self.lobby = Lobby(self.context)
         self.orders = OrderDesk(self.context, self.lobby, self.judge)

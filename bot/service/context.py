@@ -21,7 +21,6 @@ from adjudicator.vocab import Phase, PhaseKind, Power
 
 from bot.codec.documents import position_from_dict
 from bot.codec.season import Season, season_from_row
-from bot.render.pool import Painter
 from bot.store import database
 from bot.store.database import Database, Timer
 from bot.store import outbox
@@ -125,14 +124,12 @@ class Context:
     act and when, make the views, arm a game's timers, write an announcement to the outbox."""
 
     def __init__(self, db: Database, *, clock: Callable[[], datetime] = utcnow, node: str = "local",
-                 pictures: bool = True, painter: Painter | None = None) -> None:
+                 pictures: bool = True) -> None:
         self.db = db
         self.clock = clock
         self.node = node
         self.pictures = pictures
         """Whether a season's picture is drawn when it is adjudicated and stored with it."""
-        self.painter = painter if painter is not None else Painter()
-        """Where that picture is drawn (:mod:`bot.render.pool`)."""
         self.timer_listeners: list[Callable[[list[Timer]], None]] = []
         self.seasons = SeasonsRead()
         """The seasons read (and stored) lately, decoded once for every front end."""

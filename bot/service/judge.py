@@ -264,20 +264,19 @@ class Judge:
         adjudication = adjudicate(variant, position, list(given))
         adjudicated = time.perf_counter()
         _timings.adjudicate += adjudicated - began
-        picture = self._picture(game, orders, variant, position, adjudication)
+        picture = self._picture(game, variant, position, adjudication)
         _timings.picture += time.perf_counter() - adjudicated
         return _Drawn(game.id, game.version, game.position, _standing(orders), picture, variant, position, given,
                       adjudication)
 
-    def _picture(self, game: GameRow, orders, variant: Variant, before, adjudication) -> bytes | None:
-        """The season's picture (:func:`bot.render.season.season_picture`), drawn once, by the
-        service's painter (:mod:`bot.render.pool`), and stored with the season for every front
-        end; ``None`` and a warning when it cannot be drawn: the results go out without it.
-        ``before`` is the game's position as stored (``game.position``) and ``adjudication`` that
-        of its standing ``orders`` (their rows), which a painter of another process is given."""
+    def _picture(self, game: GameRow, variant: Variant, before, adjudication) -> bytes | None:
+        """The season's picture (:func:`bot.render.season.season_picture`), drawn once, here, and
+        stored with the season for every front end; ``None`` and a warning when it cannot be
+        drawn: the results go out without it."""
         try:
-            return self.ctx.painter.season(game.name, (game.position, [o.order for o in orders]), variant, before,
-                                           adjudication)
+            from bot.render.season import season_picture
+
+            return season_picture(variant, before, adjudication, game=game.name)
         except Exception:
             log.warning("season picture not drawn", game=game.id, phase=game.phase, exc_info=True)
             return None
@@ -400,7 +399,7 @@ class Judge:
             adjudication = adjudicate(variant, position, list(decoded))
             adjudicated = time.perf_counter()
             _timings.adjudicate += adjudicated - began
-            picture = self._picture(game, orders, variant, position, adjudication) if self.ctx.pictures else None
+            picture = self._picture(game, variant, position, adjudication) if self.ctx.pictures else None
             _timings.picture += time.perf_counter() - adjudicated
         season = Season(game=game.name, version=game.version, variant=variant, position=position, orders=given,
                         adjudication=adjudication, nmr=tuple(nmr), players=tuple(snapshot),
