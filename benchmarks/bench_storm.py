@@ -127,7 +127,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 def descendants(pid: int) -> list[int]:
-    """The processes ``pid`` started that run now, and theirs (a server's picture process)."""
+    """The processes ``pid`` started that run now, and theirs."""
     found, todo = [], [pid]
     while todo:
         for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
@@ -140,7 +140,7 @@ def descendants(pid: int) -> list[int]:
 
 def tree_cpu_times(pid: int) -> tuple[float, float]:
     """:func:`cpu_times` of a process with those of its descendants, those running now and those
-    it has waited for (a picture process started again after it ended)."""
+    it has waited for: what a server spends, whatever processes it does its work in."""
     tick = os.sysconf("SC_CLK_TCK")
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     user, system = (int(fields[11]) + int(fields[13])) / tick, (int(fields[12]) + int(fields[14])) / tick
@@ -455,11 +455,11 @@ class Server:
         return any(text in str(line.get("event", "")) for line in self.lines())
 
     def cpu_seconds(self) -> float:
-        """The server's CPU time so far, its picture process's with it (:func:`tree_cpu_times`)."""
+        """The server's CPU time so far, with that of any process it started (:func:`tree_cpu_times`)."""
         return sum(tree_cpu_times(self.process.pid))
 
     def memory_kib(self) -> dict[str, int]:
-        """The server's memory, and its picture process's (``workers_VmRSS``: every process it started)."""
+        """The server's memory, and (``workers_VmRSS``) that of the processes it started, if any."""
         def status(pid: int) -> dict[str, int]:
             text = Path(f"/proc/{pid}/status").read_text()
             return {k: int(re.search(rf"^{k}:\s+(\d+)", text, re.MULTILINE).group(1)) for k in ("VmRSS", "VmHWM")}
@@ -545,8 +545,8 @@ RATE = 50
 
 
 def sampler(server: Server, directory: Path, rate: int = RATE) -> subprocess.Popen:
-    """py-spy (``pip install py-spy``) sampling ``server`` and the processes it starts (its picture
-    process: ``--subprocesses``) until stopped: their stacks, collapsed, in
+    """py-spy (``pip install py-spy``) sampling ``server`` and any process it starts
+    (``--subprocesses``) until stopped: their stacks, collapsed, in
     ``directory/<node>.txt``, only the thread holding each one's interpreter lock (``--gil``): a sample
     is ``1/rate`` s of the interpreter's work (:func:`phase_costs`). Without ``--gil`` py-spy
     counts threads that only wait as running (a thread pool's idle workers, those waiting for the
