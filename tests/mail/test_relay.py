@@ -63,7 +63,9 @@ async def test_mail_leaves_through_a_relay_with_starttls_and_a_login(judge_addre
         message = EmailMessage()
         message["From"], message["To"], message["Subject"] = judge_address, "ant@players.test", "hello"
         message.set_content("results")
-        await Mailer(settings).send(message, "ant@players.test")
+        sender = Mailer(settings)
+        await sender.send(message, "ant@players.test")
+        await sender.close()  # (its connection, kept for the next mail, closed as a server's is at a stop)
         [sent] = capture.wait(lambda m: True)
         assert sent.rcpt_tos == ("ant@players.test",) and sent.mail_from == judge_address
         assert logins == [(b"judge", True)]
@@ -205,8 +207,8 @@ async def test_a_relay_that_cannot_be_reached_or_will_not_relay_is_the_front_end
         loop = asyncio.get_running_loop()
         server = await loop.create_server(lambda: SMTP(picky_relay, loop=loop), host="127.0.0.1", port=0)
         port = server.sockets[0].getsockname()[1]
+        mailer = Mailer(settings.model_copy(update={"relay_port": port}))
         try:
-            mailer = Mailer(settings.model_copy(update={"relay_port": port}))
             picky_relay.refuse["*"] = "554 5.7.1 <ant@players.test>: Relay access denied"
             outcome = await mailer.deliver(message, "ant@players.test")
             assert isinstance(outcome, RetryLater) and "Relay access denied" in outcome.reason  # kept, not lost
@@ -225,6 +227,7 @@ async def test_a_relay_that_cannot_be_reached_or_will_not_relay_is_the_front_end
                 await asyncio.sleep(0.02)
             assert front.problem is None
         finally:
+            await mailer.close()  # the connection the last mail kept, closed before the relay goes
             server.close()
             await server.wait_closed()
     finally:
