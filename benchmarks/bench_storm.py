@@ -126,29 +126,9 @@ def cpu_seconds(pid: int) -> float:
     return sum(cpu_times(pid))
 
 
-def descendants(pid: int) -> list[int]:
-    """The processes ``pid`` started that run now, and theirs."""
-    found, todo = [], [pid]
-    while todo:
-        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
-            with contextlib.suppress(OSError, ValueError):
-                children = [int(c) for c in (task / "children").read_text().split()]
-                found += children
-                todo += children
-    return found
-
-
-def tree_cpu_times(pid: int) -> tuple[float, float]:
-    """:func:`cpu_times` of a process with those of its descendants, those running now and those
-    it has waited for: what a server spends, whatever processes it does its work in."""
-    tick = os.sysconf("SC_CLK_TCK")
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    user, system = (int(fields[11]) + int(fields[13])) / tick, (int(fields[12]) + int(fields[14])) / tick
-    for child in descendants(pid):
-        with contextlib.suppress(OSError):
-            child_user, child_system = cpu_times(child)
-            user, system = user + child_user, system + child_system
-    return user, system
+def system_seconds(pid: int) -> float:
+    """The part of :func:`cpu_seconds` spent in the kernel."""
+    return cpu_times(pid)[1]
 
 
 def _serve_calls(conn, loop: asyncio.AbstractEventLoop, handlers: dict, done: asyncio.Event) -> None:
@@ -455,21 +435,11 @@ class Server:
         return any(text in str(line.get("event", "")) for line in self.lines())
 
     def cpu_seconds(self) -> float:
-        """The server's CPU time so far, with that of any process it started (:func:`tree_cpu_times`)."""
-        return sum(tree_cpu_times(self.process.pid))
+        return cpu_seconds(self.process.pid)
 
     def memory_kib(self) -> dict[str, int]:
-        """The server's memory, and (``workers_VmRSS``) that of the processes it started, if any."""
-        def status(pid: int) -> dict[str, int]:
-            text = Path(f"/proc/{pid}/status").read_text()
-            return {k: int(re.search(rf"^{k}:\s+(\d+)", text, re.MULTILINE).group(1)) for k in ("VmRSS", "VmHWM")}
-
-        out = status(self.process.pid)
-        workers = []
-        for child in descendants(self.process.pid):
-            with contextlib.suppress(OSError, AttributeError):
-                workers.append(status(child)["VmRSS"])
-        return out | ({"workers_VmRSS": sum(workers)} if workers else {})
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        return {k: int(re.search(rf"^{k}:\s+(\d+)", status, re.MULTILINE).group(1)) for k in ("VmRSS", "VmHWM")}
 
     def stop(self, timeout: float = 60) -> int | None:
         if self.process.poll() is None:
@@ -545,9 +515,8 @@ RATE = 50
 
 
 def sampler(server: Server, directory: Path, rate: int = RATE) -> subprocess.Popen:
-    """py-spy (``pip install py-spy``) sampling ``server`` and any process it starts
-    (``--subprocesses``) until stopped: their stacks, collapsed, in
-    ``directory/<node>.txt``, only the thread holding each one's interpreter lock (``--gil``): a sample
+    """py-spy (``pip install py-spy``) sampling ``server`` until stopped: its stacks, collapsed, in
+    ``directory/<node>.txt``, only the thread holding the interpreter's lock (``--gil``): a sample
     is ``1/rate`` s of the interpreter's work (:func:`phase_costs`). Without ``--gil`` py-spy
     counts threads that only wait as running (a thread pool's idle workers, those waiting for the
     lock or on the disk): 2.6 threads a sample in a storm, for a server using one core. With it,
@@ -556,7 +525,7 @@ def sampler(server: Server, directory: Path, rate: int = RATE) -> subprocess.Pop
     process counts, so that on a machine with more work than cores ``released`` is under."""
     directory.mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(["py-spy", "record", "--pid", str(server.process.pid), "--format", "raw", "--rate", str(rate),
-                             "--gil", "--subprocesses", "--output", str(directory / f"{server.node}.txt")],
+                             "--gil", "--output", str(directory / f"{server.node}.txt")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -633,12 +602,21 @@ def armed_timer_bytes(count: int = 5000) -> float:
 # -- the storm -------------------------------------------------------------------------------------------
 
 
-def timings(servers: list[Server], start: float) -> dict[str, Any]:
-    runs = [line for s in servers for line in s.lines()
+def phase_runs(servers: list[Server]) -> list[dict[str, Any]]:
+    """The servers' log lines of the phases they adjudicated."""
+    return [line for s in servers for line in s.lines()
             if line.get("event") == "phase run" and line.get("outcome") == "adjudicated"]
+
+
+def adjudicated_times(runs: list[dict[str, Any]]) -> list[float]:
+    """When each of ``runs`` (:func:`phase_runs`) was adjudicated (epoch seconds)."""
+    return [datetime.fromisoformat(line["timestamp"]).timestamp() for line in runs if "timestamp" in line]
+
+
+def timings(runs: list[dict[str, Any]], start: float) -> dict[str, Any]:
+    """What the deadline runs ``runs`` (:func:`phase_runs`) took, and when the storm's first and last ended."""
     out: dict[str, Any] = {"phase_runs": len(runs), "by_server": dict(Counter(line.get("node") for line in runs))}
-    ended = sorted(datetime.fromisoformat(line["timestamp"]).timestamp() - start
-                   for line in runs if "timestamp" in line)
+    ended = sorted(t - start for t in adjudicated_times(runs))
     if ended:  # when the first and the last game of the storm were adjudicated (the end of the run)
         out["first_adjudicated_s"], out["last_adjudicated_s"] = round(ended[0], 2), round(ended[-1], 2)
     for key in ("run_ms", "cpu_ms", "adjudicate_ms", "picture_ms"):
@@ -652,21 +630,15 @@ def timings(servers: list[Server], start: float) -> dict[str, Any]:
     return out
 
 
-def adjudicated_times(servers: list[Server]) -> list[float]:
-    """When each game of the storm was adjudicated (epoch seconds), from the servers' logs."""
-    return [datetime.fromisoformat(line["timestamp"]).timestamp() for s in servers for line in s.lines()
-            if line.get("event") == "phase run" and line.get("outcome") == "adjudicated" and "timestamp" in line]
-
-
 def timeline(start: float, posts: list[float], mails: list[float], adjudicated: list[float],
-             window: float = 5.0) -> dict[str, list[int]]:
+             window: float = 5.0) -> dict[str, Any]:
     """How many Discord posts, mails and adjudications each ``window`` seconds of the storm saw,
     from its start: where the storm ran at Discord's pace and where it waited for something else."""
     def counts(times: list[float]) -> list[int]:
         found = Counter(int((t - start) // window) for t in times if t >= start)
         return [found[i] for i in range(max(found, default=-1) + 1)]
 
-    return {"window_s": [int(window)], "posts": counts(posts), "mails": counts(mails),
+    return {"window_s": window, "posts": counts(posts), "mails": counts(mails),
             "adjudicated": counts(adjudicated)}
 
 
@@ -756,7 +728,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
         start = at.timestamp()
         wait_for(lambda: time.time() >= start, lead + 5, "the deadline", every=0.05)
         cpu0 = {s.node: s.cpu_seconds() for s in running}
-        system0 = {s.node: tree_cpu_times(s.process.pid)[1] for s in running}
+        system0 = {s.node: system_seconds(s.process.pid) for s in running}
         helpers_cpu0 = {"discord": fake.cpu_seconds(), "relay": relay.cpu_seconds()}
         mails_wanted = games * len(orders)
 
@@ -775,7 +747,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
         wait_for(lambda: outbox_left(url) == 0, timeout, "the whole outbox delivered", every=1.0)
         result["outbox_delivered_s"] = round(time.time() - start, 1)  # to the second: polled
         result["cpu_s"] = {s.node: round(s.cpu_seconds() - cpu0[s.node], 1) for s in running}
-        result["system_cpu_s"] = {s.node: round(tree_cpu_times(s.process.pid)[1] - system0[s.node], 1) for s in running}
+        result["system_cpu_s"] = {s.node: round(system_seconds(s.process.pid) - system0[s.node], 1) for s in running}
         result["cpu_to_results_s"] = {k: round(v, 1) for k, v in cpu_results.items()}
         result["helpers_cpu_s"] = {"discord": round(fake.cpu_seconds() - helpers_cpu0["discord"], 1),
                                    "relay": round(relay.cpu_seconds() - helpers_cpu0["relay"], 1)}
@@ -791,9 +763,10 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
                                                 - start, 2)
         result["mail"] = {k: v for k, v in mail.items() if k != "times"} | {"wanted": mails_wanted}
         result["mail"]["most_in_a_second"] = most_in_a_second(mail["times"])
-        result["engine"] = timings(running, start)
+        runs = phase_runs(running)
+        result["engine"] = timings(runs, start)
         result["timeline"] = timeline(start, [when for place, _, when, _ in record["posts"]], mail["times"],
-                                      adjudicated_times(running))
+                                      adjudicated_times(runs))
         for p in profilers:  # each writes its stacks when told to stop
             p.send_signal(signal.SIGINT)
             p.wait(60)
@@ -887,7 +860,7 @@ def report(r: dict[str, Any]) -> str:
         lines.append(f"  an armed timer: {r['armed_timer_bytes']:.0f} bytes")
     if r.get("timeline"):
         t = r["timeline"]
-        lines.append(f"  every {t['window_s'][0]} s: posts {t['posts']}; mails {t['mails']}; adjudicated {t['adjudicated']}")
+        lines.append(f"  every {t['window_s']:g} s: posts {t['posts']}; mails {t['mails']}; adjudicated {t['adjudicated']}")
     if r.get("phase_closing_cpu_ms"):
         lines.append(f"  a phase closing, CPU ms by part (py-spy samples of the servers): {r['phase_closing_cpu_ms']}")
     lines.append(f"  logs: {r['logs']}")
