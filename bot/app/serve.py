@@ -159,19 +159,26 @@ async def serve(settings: Settings, *, stop: asyncio.Event | None = None) -> Non
 
     # Timers run on threads of their own (one on SQLite, whose writes take turns anyway): when a
     # thousand deadlines fall in the same minute, their runs queue here, not in the pool the
-    # outbox reads and records its deliveries with, and each game's results go out while the
-    # next games are adjudicated rather than after the last of them.
-    runs = ThreadPoolExecutor(TIMER_THREADS_SQLITE if app.db.is_sqlite else TIMER_THREADS, thread_name_prefix="timers")
+    # outbox reads and records its deliveries with.
+    # Each run starts only once the results of those before it are mostly out (the dispatcher's
+    # caught_up), so that they go out at Discord's pace from the first deadline, and the runs take
+    # the CPU the deliveries leave, rather than the deliveries the CPU the runs leave. Timers due
+    # fire only here: the sweep arms them (the scheduler's poll), and fires none itself.
+    threads = TIMER_THREADS_SQLITE if app.db.is_sqlite else TIMER_THREADS
+    runs = ThreadPoolExecutor(threads, thread_name_prefix="timers")
+    turns = asyncio.Semaphore(threads)
 
     async def on_timer(timer_id: int) -> None:
         for attempt in range(5):  # "busy": a player's submission holds the game row for a moment
-            if await loop.run_in_executor(runs, app.service.fire_timer, timer_id) != "busy":
+            async with turns:
+                await app.dispatcher.caught_up()
+                fired = await loop.run_in_executor(runs, app.service.fire_timer, timer_id)
+            if fired != "busy":
                 break
             await asyncio.sleep(0.2 * (attempt + 1))
         app.dispatcher.kick()  # one delivery run for every timer that ends while it goes
 
     async def sweep() -> None:
-        await loop.run_in_executor(runs, app.service.fire_due)
         await app.dispatcher.flush()
 
     scheduler = TimerScheduler(app.db, on_timer, sweep=sweep, poll_interval=settings.poll_interval)

@@ -57,6 +57,10 @@ from .rows import OutboxRow, utcnow
 log = structlog.get_logger("crusader.outbox")
 
 AUDIENCES = ("public", "gm", "players", "direct")
+AHEAD = 200
+"""Deliveries players wait for that may be due and not yet made before a server starts another
+phase run (:meth:`OutboxDispatcher.caught_up`): a second or so of Discord's pace, the results of
+some twenty games."""
 UNDELIVERABLE = "undeliverable"
 TOLD_ABOUT = timedelta(days=1)
 """After the game master is told that a recipient refused an announcement, how long the refusals
@@ -394,6 +398,7 @@ class OutboxDispatcher:
         self._recording: asyncio.Task | None = None
         self._making = 0  # deliveries claimed and not yet made
         self._quiet: asyncio.Future | None = None  # set when none is (records waiting for them)
+        self.attempted = 0  # deliveries made, deferred or refused since the start
         for notifier in notifiers or []:
             self.register(notifier)
 
@@ -460,6 +465,32 @@ class OutboxDispatcher:
                 await self.flush()
             except Exception:
                 log.exception("outbox flush failed; the next sweep retries")
+
+    def waiting(self) -> int:
+        """How many deliveries players wait for are due and not made yet, with the announcements
+        not yet fanned out (:func:`bot.store.database.deliveries_waiting`): the deliveries of the
+        notifiers not in the background."""
+        foreground = [n.name for n in self.notifiers if n.name not in self.background]
+        with self.db.session(read_only=True) as session:
+            return database.deliveries_waiting(session, foreground, self.clock())
+
+    async def caught_up(self, ahead: int = AHEAD, *, stalled: float = 2.0, every: float = 0.05) -> None:
+        """Return once at most ``ahead`` deliveries players wait for are due and not made
+        (:meth:`waiting`), or once this server has made none of them for ``stalled`` seconds.
+
+        Before a phase run: when the deadlines of many games fall together, the results of those
+        adjudicated go out at Discord's pace while the next are adjudicated, instead of waiting
+        behind all the runs for the CPU. Deliveries put off after a failure are not due, so a
+        front end that is down holds up no run; and when none is made for a while (another server
+        is making them, or they hang), waiting would only hold the runs up."""
+        loop = asyncio.get_running_loop()
+        attempted, since = self.attempted, loop.time()
+        while await asyncio.to_thread(self.waiting) > ahead:
+            if self.attempted != attempted:
+                attempted, since = self.attempted, loop.time()
+            elif loop.time() - since >= stalled:
+                return
+            await asyncio.sleep(every)
 
     # -- delivering ----------------------------------------------------------------------------------
 
@@ -607,6 +638,7 @@ class OutboxDispatcher:
                     outcome = await making
                     if not isinstance(outcome, (Delivered, RetryLater, Refused)):
                         raise TypeError(f"{c.notifier.name}.deliver answered {outcome!r}, not an outcome")
+                    self.attempted += 1
                 except asyncio.CancelledError:
                     task = asyncio.current_task()
                     assert task is not None  # (a delivery is made in a task of its own)

@@ -1,9 +1,9 @@
 """Timers are rows; this arms an APScheduler (asyncio) job for each pending one.
 
 At start-up every pending timer is armed; timers created later by this process arrive
-through :meth:`TimerScheduler.arm`, and a periodic sweep picks up those created by other
-processes (another server, ``crusader game ...`` at a shell) and anything a crash left
-behind. The scheduler knows nothing of what a timer means: it calls ``handler(timer_id)``.
+through :meth:`TimerScheduler.arm`, and a periodic sweep arms those created or brought forward
+by other processes (another server, ``crusader game ...`` at a shell) and anything a crash left
+behind: a timer due fires only through its job. The scheduler knows nothing of what a timer means: it calls ``handler(timer_id)``.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ class TimerScheduler:
         self.scheduler = AsyncIOScheduler(timezone="UTC")
         self._loop: asyncio.AbstractEventLoop | None = None
         self._running: set[asyncio.Task] = set()
+        self._firing: set[int] = set()  # the timers whose jobs are running
         self._unavailable = False  # the database could not be reached at the last attempt
 
     async def start(self) -> None:
@@ -89,18 +90,28 @@ class TimerScheduler:
                 self._loop.call_soon_threadsafe(self._add, t.id, t.due_at)
 
     def _add(self, timer_id: int, due_at: datetime) -> None:
-        job_id = f"timer-{timer_id}"
-        if self.scheduler.get_job(job_id) is None:
-            self.scheduler.add_job(self._fire, "date", run_date=max(due_at, utcnow()), args=[timer_id], id=job_id,
+        """Arm the timer's job to fire at ``due_at`` (at once if that has passed); one armed to
+        fire later (the timer was brought forward since) fires then instead."""
+        if timer_id in self._firing:
+            return  # its job is running (waiting for its turn, perhaps): it is not armed again meanwhile
+        job_id, when = f"timer-{timer_id}", max(due_at, utcnow())
+        job = self.scheduler.get_job(job_id)
+        if job is None:
+            self.scheduler.add_job(self._fire, "date", run_date=when, args=[timer_id], id=job_id,
                                    misfire_grace_time=None, replace_existing=True)
+        elif job.next_run_time is not None and job.next_run_time > when:
+            self.scheduler.reschedule_job(job_id, trigger="date", run_date=when)
 
     async def _fire(self, timer_id: int) -> None:
         self._track()
+        self._firing.add(timer_id)
         try:
             await self.handler(timer_id)
         except Exception as exc:
             if not self._database_away(exc):
                 log.exception("timer failed; the sweep will retry", timer=timer_id)
+        finally:
+            self._firing.discard(timer_id)
 
     def _database_away(self, exc: Exception) -> bool:
         """Is ``exc`` the database out of reach (restarting, the network)? Said once, as a warning
