@@ -913,3 +913,53 @@ def test_a_games_announcement_is_not_fanned_out_before_an_earlier_one_another_se
         [reply] = database.claim_outbox(session, "x", T0, lease, limit=1)
         assert reply.key == "reply:1"
         assert database.claim_outbox(session, "y", T0, lease) == []
+
+
+async def test_what_players_wait_for_counts_the_due_heads_of_their_queues_and_the_announcements_not_fanned_out(db):
+    """``waiting``: the announcements not yet fanned out, then the heads of the players' queues due
+    (a game's next announcement waits behind its head; a background notifier's and a delivery put
+    off after a failure are not counted)."""
+    players = Sink(("ann", "bob", "cat"), name="players")
+    record = Sink(("site",), name="record")
+    record.background = True  # type: ignore[attr-defined]
+    clock = Clock()
+    g = game(db)
+    announce(db, f"{g}:0:results", g)
+    announce(db, f"{g}:1:results", g)
+    dispatcher = OutboxDispatcher(db, [players, record], clock=clock)
+    assert dispatcher.waiting() == 2
+    await dispatcher._expand()
+    assert dispatcher.waiting() == 3        # ann's, bob's and cat's first; the second behind them
+    players.answers["bob"] = RetryLater("mailbox busy")
+    await dispatcher.flush()
+    assert dispatcher.waiting() == 0        # bob's put off for 30 s: not due
+    clock.now += timedelta(seconds=30)
+    assert dispatcher.waiting() == 1
+
+
+async def test_a_run_waits_until_the_deliveries_players_wait_for_are_few_enough_or_none_is_being_made(db):
+    """``caught_up`` returns at once when few are waiting; while more are, it returns once the
+    deliveries being made have brought them down to ``ahead``; and when none is made for
+    ``stalled`` seconds (a front end that hangs), it returns with them still waiting."""
+    release = asyncio.Event()
+    players = Sink(("ann", "bob"), name="players", gate=release)
+    for i in range(3):
+        g = game(db, f"g{i}")
+        announce(db, f"{g}:0:results", g)
+    dispatcher = OutboxDispatcher(db, [players], concurrency=1, batch=1)
+    await dispatcher.caught_up(ahead=3)     # three announcements: at once
+    await asyncio.wait_for(dispatcher.caught_up(ahead=2, stalled=0.2, every=0.01), 30)
+    assert dispatcher.waiting() == 3        # nothing made meanwhile: given up waiting
+
+    flushing = asyncio.ensure_future(dispatcher.flush())
+    waiting = asyncio.ensure_future(dispatcher.caught_up(ahead=2, stalled=3600, every=0.01))
+    for _ in range(6000):                   # (a guard of 60 s) the first game fanned out, its first delivery held:
+        if dispatcher.waiting() == 4:       # its two deliveries and the other two announcements
+            break
+        await asyncio.sleep(0.01)
+    assert dispatcher.waiting() == 4 and not waiting.done()
+    release.set()
+    await asyncio.wait_for(waiting, 30)     # made one after another: down to two
+    assert dispatcher.waiting() <= 2
+    await asyncio.wait_for(flushing, 30)
+    assert dispatcher.waiting() == 0 and len(players.made) == 6

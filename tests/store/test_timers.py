@@ -40,3 +40,34 @@ async def test_deadlines_armed_at_start_up_and_later_ones_through_the_listener(s
         await scheduler.stop()
     assert service.status("clock").version >= 2
     assert fired.count("adjudicated") == service.status("clock").version
+
+
+async def test_a_timer_brought_forward_fires_then_and_one_firing_is_not_armed_again(sqlite_db):
+    """A sweep that finds a timer due sooner than its job fires it then; a timer whose job is
+    running (waiting for its turn) is not armed a second time meanwhile."""
+    from datetime import datetime, UTC
+
+    release = asyncio.Event()
+    fired: list[int] = []
+
+    async def handler(timer_id: int) -> None:
+        fired.append(timer_id)
+        await release.wait()
+
+    scheduler = TimerScheduler(sqlite_db, handler, poll_interval=3600)
+    await scheduler.start()
+    try:
+        now = datetime.now(UTC)
+        scheduler._add(1, now + timedelta(minutes=30))
+        scheduler._add(1, now - timedelta(seconds=1))   # brought forward: due now
+        for _ in range(600):
+            if fired:
+                break
+            await asyncio.sleep(0.1)
+        assert fired == [1]
+        scheduler._add(1, now - timedelta(seconds=1))   # still running: not armed again
+        assert scheduler.scheduler.get_job("timer-1") is None
+        release.set()
+    finally:
+        await scheduler.stop()
+    assert fired == [1]
