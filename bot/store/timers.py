@@ -3,7 +3,8 @@
 At start-up every pending timer is armed; timers created later by this process arrive
 through :meth:`TimerScheduler.arm`, and a periodic sweep arms those created or brought forward
 by other processes (another server, ``crusader game ...`` at a shell) and anything a crash left
-behind: a timer due fires only through its job. The scheduler knows nothing of what a timer means: it calls ``handler(timer_id)``.
+behind: a timer due fires only through its job. The scheduler knows nothing of what a timer
+means: it calls ``handler(timer_id)``.
 """
 
 from __future__ import annotations
