@@ -398,7 +398,7 @@ class OutboxDispatcher:
         self._recording: asyncio.Task | None = None
         self._making = 0  # deliveries claimed and not yet made
         self._quiet: asyncio.Future | None = None  # set when none is (records waiting for them)
-        self.attempted = 0  # deliveries made, deferred or refused since the start
+        self._attempted_at: dict[str, float] = {}  # by notifier: its last delivery made, put off or refused
         for notifier in notifiers or []:
             self.register(notifier)
 
@@ -466,29 +466,31 @@ class OutboxDispatcher:
             except Exception:
                 log.exception("outbox flush failed; the next sweep retries")
 
-    def waiting(self) -> int:
+    def waiting(self, notifiers: Sequence[str] | None = None) -> int:
         """How many deliveries players wait for are due and not made yet, with the announcements
-        not yet fanned out (:func:`bot.store.database.deliveries_waiting`): the deliveries of the
-        notifiers not in the background."""
-        foreground = [n.name for n in self.notifiers if n.name not in self.background]
+        not yet fanned out (:func:`bot.store.database.deliveries_waiting`): the deliveries of
+        ``notifiers``, by default of every notifier not in the background."""
+        if notifiers is None:
+            notifiers = [n.name for n in self.notifiers if n.name not in self.background]
         with self.db.session(read_only=True) as session:
-            return database.deliveries_waiting(session, foreground, self.clock())
+            return database.deliveries_waiting(session, notifiers, self.clock())
 
     async def caught_up(self, ahead: int = AHEAD, *, stalled: float = 2.0, every: float = 0.05) -> None:
         """Return once at most ``ahead`` deliveries players wait for are due and not made
-        (:meth:`waiting`), or once this server has made none of them for ``stalled`` seconds.
+        (:meth:`waiting`), counting only those of the notifiers that have made one (or put one off,
+        or refused one) in the last ``stalled`` seconds.
 
         Before a phase run: when the deadlines of many games fall together, the results of those
         adjudicated go out at Discord's pace while the next are adjudicated, instead of waiting
         behind all the runs for the CPU. Deliveries put off after a failure are not due, so a
-        front end that is down holds up no run; and when none is made for a while (another server
-        is making them, or they hang), waiting would only hold the runs up."""
+        front end that is down holds up no run; nor does one whose deliveries hang, once it has
+        made none for ``stalled`` seconds: waiting for it would hold the runs up for nothing."""
         loop = asyncio.get_running_loop()
-        attempted, since = self.attempted, loop.time()
-        while await asyncio.to_thread(self.waiting) > ahead:
-            if self.attempted != attempted:
-                attempted, since = self.attempted, loop.time()
-            elif loop.time() - since >= stalled:
+        background = self.background
+        while True:
+            now = loop.time()
+            going = [name for name, at in self._attempted_at.items() if name not in background and now - at < stalled]
+            if not going or await asyncio.to_thread(self.waiting, going) <= ahead:
                 return
             await asyncio.sleep(every)
 
@@ -638,7 +640,7 @@ class OutboxDispatcher:
                     outcome = await making
                     if not isinstance(outcome, (Delivered, RetryLater, Refused)):
                         raise TypeError(f"{c.notifier.name}.deliver answered {outcome!r}, not an outcome")
-                    self.attempted += 1
+                    self._attempted_at[c.notifier.name] = asyncio.get_running_loop().time()
                 except asyncio.CancelledError:
                     task = asyncio.current_task()
                     assert task is not None  # (a delivery is made in a task of its own)
