@@ -723,12 +723,14 @@ def deliveries_waiting(session: Session, notifiers: Collection[str], now: dateti
     """How far the announcements are behind for ``notifiers``: the heads of their queues due at
     ``now`` and not yet made (claimed or not), and the announcements not yet fanned out to their
     recipients (each of which brings more). Read from the indexes the claims read."""
+    if not notifiers:
+        return 0
     d, o = table_of(DeliveryRow), table_of(OutboxRow)
     heads = (sa.select(sa.func.count()).select_from(d)
              .where(sa.text(_HEADS), d.c.notifier.in_(sorted(notifiers)), d.c.due_at <= now)
              .scalar_subquery())
     new = sa.select(sa.func.count()).select_from(o).where(sa.text(_UNEXPANDED)).scalar_subquery()
-    return int(session.connection().execute(sa.select(heads + new)).scalar_one()) if notifiers else 0
+    return int(session.connection().execute(sa.select(heads + new)).scalar_one())
 
 
 def claim_deliveries(session: Session, notifiers: Collection[str], token: str, now: datetime,

@@ -4,7 +4,7 @@ written later arrive through the service's listener, and each fires once, on tim
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from bot.service import DeadlinePolicy, GameService
 from bot.store.timers import TimerScheduler
@@ -45,8 +45,6 @@ async def test_deadlines_armed_at_start_up_and_later_ones_through_the_listener(s
 async def test_a_timer_brought_forward_fires_then_and_one_firing_is_not_armed_again(sqlite_db):
     """A sweep that finds a timer due sooner than its job fires it then; a timer whose job is
     running (waiting for its turn) is not armed a second time meanwhile."""
-    from datetime import datetime, UTC
-
     release = asyncio.Event()
     fired: list[int] = []
 
