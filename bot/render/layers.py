@@ -16,7 +16,10 @@ from __future__ import annotations
 import functools
 import math
 import pickle
+import threading
 import zlib
+from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import aggdraw
@@ -79,6 +82,8 @@ class MapLayers:
     hatching: dict[int, Image.Image]
     palette: Image.Image
     _owned: dict = field(default_factory=dict, repr=False)
+    _lands: OrderedDict = field(default_factory=OrderedDict, repr=False)
+    _lands_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
         self._grid: dict[tuple[int, int], list[tuple[tuple[int, int, int, int], Image.Image, tuple[int, int]]]] = {}
@@ -115,6 +120,32 @@ class MapLayers:
             patch = patch.convert("RGB")
             self._owned[key] = patch
         return patch, at, mask
+
+    def land(self, owned: Iterable[tuple[ProvinceId, str, str, int]]) -> Image.Image:
+        """A copy of the base with the provinces ``owned`` (province, tint, hatching, lean: as
+        :meth:`owned` takes them) pasted on it. The last :data:`LANDS_KEPT` such bases are kept:
+        a season's picture and the board after it show the same owners, and so do the seasons of
+        a game between two autumns."""
+        key = tuple(owned)
+        with self._lands_lock:
+            land = self._lands.get(key)
+            if land is not None:
+                self._lands.move_to_end(key)
+        if land is None:
+            land = self.base.copy()
+            for province, colour, lines, lean in key:
+                if province in self.masks:
+                    patch, at, mask = self.owned(province, colour, lines, lean)
+                    land.paste(patch, at, mask)
+            with self._lands_lock:
+                self._lands[key] = land
+                while len(self._lands) > LANDS_KEPT:
+                    self._lands.popitem(last=False)
+        return land.copy()
+
+
+LANDS_KEPT = 4
+"""Bases with owned land kept by :meth:`MapLayers.land` (4 MB each at 1,000 pixels)."""
 
 
 def _even_rings(rings: tuple[Ring, ...]) -> list[tuple[Ring, bool]]:

@@ -2,8 +2,9 @@
 marks of a :class:`~bot.render.scene.Scene` and the legend (:mod:`bot.render.legend`),
 composed with Pillow and aggdraw and written as a PNG with the map's own palette.
 
-Nothing is interpreted per picture: the base is copied, each owned province pasted (tinted and
-hatched once per owner, then kept), each line drawn directly (aggdraw, anti-aliased, on the
+Nothing is interpreted per picture: the base is copied with the owned provinces pasted on it
+(each tinted and hatched once per owner, then kept; the last few such bases kept whole,
+:meth:`~bot.render.layers.MapLayers.land`), each line drawn directly (aggdraw, anti-aliased, on the
 part of the picture it covers), the names an arrow crosses pasted again over it, and every
 unit, dot, badge and tag pasted from a sprite drawn once. The PNG is written with the map's
 palette (made once, :func:`bot.render.layers.sample_palette`), its pixels deflated by ISA-L
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 from isal import isal_zlib
 from PIL import Image
@@ -34,19 +35,14 @@ of its time (a 1,000-pixel picture: 2 ms, where zlib took 13-15)."""
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def draw_map(variant: Variant, layers: MapLayers, scene: Scene, owned: Iterable[tuple[ProvinceId, Power]]) -> Image.Image:
+def draw_map(variant: Variant, layers: MapLayers, scene: Scene, owned: Sequence[tuple[ProvinceId, Power]]) -> Image.Image:
     """A picture's map drawn on a copy of the base (whose legend band is left for
     :func:`bot.render.legend.draw_legend`): the owned land (province, owner) and the marks."""
-    image = layers.base.copy()
     s = layers.scale
     leans = palette.hatch_leans(variant)
-    for province, owner in owned:
-        if province not in layers.masks:
-            continue
-        colour = palette.power_colour(variant, owner)
-        patch, at, mask = layers.owned(province, palette.owned_tint(colour), palette.hatch_colour(colour),
-                                       leans.get(owner, 1))
-        image.paste(patch, at, mask)
+    colours = {power: palette.power_colour(variant, power) for power in {owner for _, owner in owned}}
+    image = layers.land([(province, palette.owned_tint(colours[owner]), palette.hatch_colour(colours[owner]),
+                          leans.get(owner, 1)) for province, owner in owned])
     canvas = Canvas(image, s)
     touched = canvas.lines([m for m in scene.marks if isinstance(m, Line)])
     for mark in scene.marks:    # the rings of orders lie under the names too

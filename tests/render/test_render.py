@@ -340,6 +340,30 @@ def test_the_png_shows_each_unit_in_its_power_colour(name):
         assert len(near) > 40, (unit, colour)
 
 
+def test_owned_land_kept_between_pictures_is_the_land_of_their_owners(standard):
+    """A season's picture and the board after it show the same owners: the base with their land
+    is drawn once and kept. A picture drawn from kept land is the one drawn afresh, and land kept
+    for other owners is never used."""
+    from bot.render.layers import LANDS_KEPT, map_layers
+
+    layers = map_layers(standard.name, DEFAULT_SIZE)
+    before = starting_position(standard).with_changes(phase=Phase.parse("F1901M"))
+    after = adjudicate(standard, before, [Move(FRA, A, L("mar"), L("spa"))]).position
+    assert (before.supply_centers[ProvinceId("spa")], after.supply_centers[ProvinceId("spa")]) == (NEUTRAL, FRA)
+    layers._lands.clear()
+    fresh_before = render_png(standard, before)
+    layers._lands.clear()
+    fresh_after = render_png(standard, after)
+    assert len(layers._lands) == 1
+    assert render_png(standard, after) == fresh_after       # from the land kept
+    assert render_png(standard, before) == fresh_before     # other owners: drawn, not taken from the land kept
+    assert len(layers._lands) == 2
+    for n in range(LANDS_KEPT + 1):   # no more than LANDS_KEPT are kept
+        owners = dict(list(after.supply_centers.items())[: n + 1])
+        render_png(standard, after.with_changes(supply_centers=owners))
+    assert len(layers._lands) == LANDS_KEPT
+
+
 def test_the_size_is_the_width_in_pixels(standard):
     small = _rgb(render_png(standard, starting_position(standard), size=500))
     big = _rgb(render_png(standard, starting_position(standard)))
