@@ -27,9 +27,15 @@ ORDER_TYPES: dict[str, type] = {cls.__name__: cls for cls in all_order_types()}
 def order_to_json(order: Order) -> dict[str, Any]:
     """``order`` as a JSON-ready object of its fields."""
     out: dict[str, Any] = {"type": type(order).__name__}
-    for f in dataclasses.fields(order):
-        out[f.name] = _to_json(getattr(order, f.name))
+    for name in _names(type(order)):
+        out[name] = _to_json(getattr(order, name))
     return out
+
+
+@functools.cache
+def _names(cls: type) -> tuple[str, ...]:
+    """The names of an order type's fields, in order."""
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def _to_json(value: Any) -> Any:
