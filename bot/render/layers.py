@@ -144,8 +144,9 @@ class MapLayers:
         return land.copy()
 
 
-LANDS_KEPT = 4
-"""Bases with owned land kept by :meth:`MapLayers.land` (4 MB each at 1,000 pixels)."""
+LANDS_KEPT = 2
+"""Bases with owned land kept by :meth:`MapLayers.land` (5.4 MB each at 1,000 pixels): the one a
+season's picture was drawn on, for the board after it, and one more."""
 
 
 def _even_rings(rings: tuple[Ring, ...]) -> list[tuple[Ring, bool]]:
