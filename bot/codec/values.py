@@ -26,8 +26,9 @@ ORDER_TYPES: dict[str, type] = {cls.__name__: cls for cls in all_order_types()}
 
 def order_to_json(order: Order) -> dict[str, Any]:
     """``order`` as a JSON-ready object of its fields."""
-    out: dict[str, Any] = {"type": type(order).__name__}
-    for name in _names(type(order)):
+    cls: type = type(order)
+    out: dict[str, Any] = {"type": cls.__name__}
+    for name in _names(cls):
         out[name] = _to_json(getattr(order, name))
     return out
 
