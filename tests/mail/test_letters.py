@@ -85,7 +85,7 @@ def test_each_copy_of_a_letter_is_the_mail_the_email_package_writes_for_its_addr
         expected = copy.deepcopy(first)  # the mail as composed for this address alone
         expected.replace_header("To", address)
         expected.replace_header("Message-ID", mine)
-        assert written == on_the_wire(expected.as_bytes(policy=POLICIES[kind]))
+        assert b"".join(written) == on_the_wire(expected.as_bytes(policy=POLICIES[kind]))
     assert list(letter.written) == [kind]  # written out once
 
 
@@ -112,7 +112,7 @@ def test_a_letter_is_written_as_the_email_package_writes_it_whatever_its_line_en
     written = Mailer(MailSettings(address="judge@crusader.test"))._wire(Letter(message).to(PLAYERS["ANT"],
                                                                                            "<m@crusader.test>"),
                                                                         utf8=utf8, eight_bit=eight_bit)
-    assert written == on_the_wire(message.as_bytes(policy=POLICIES[kind]))
+    assert b"".join(written) == on_the_wire(message.as_bytes(policy=POLICIES[kind]))
 
 
 def test_a_letter_needs_the_headers_it_gives_each_copy():

@@ -201,9 +201,10 @@ class Mailer:
         await client.mail(sender, options=options, encoding="utf-8" if "SMTPUTF8" in options else "ascii")
         return options
 
-    async def _data(self, client: aiosmtplib.SMTP, to: str, wire: bytes, options: list[str]) -> None:
+    async def _data(self, client: aiosmtplib.SMTP, to: str, wire: list[bytes], options: list[str]) -> None:
         """The rest of the transaction :meth:`_mail` began (RCPT, DATA), failing as aiosmtplib's
-        ``sendmail`` fails; ``wire``: the message as :func:`on_the_wire` puts it for DATA."""
+        ``sendmail`` fails; ``wire``: the message as :func:`on_the_wire` puts it for DATA, in
+        pieces (:meth:`_wire`), written one after the other."""
         try:
             await client.rcpt(to, encoding="utf-8" if "SMTPUTF8" in options else "ascii")
         except aiosmtplib.SMTPRecipientRefused as exc:
@@ -213,14 +214,17 @@ class Mailer:
             raise aiosmtplib.SMTPDataError(response.code, response.message)
         if client.protocol is None:
             raise aiosmtplib.SMTPServerDisconnected("the relay closed the connection")
-        client.protocol.write(wire)
+        for piece in wire:
+            client.protocol.write(piece)
         response = await client.protocol.read_response(timeout=self.settings.relay_timeout)
         if response.code != 250:
             raise aiosmtplib.SMTPDataError(response.code, response.message)
 
-    def _wire(self, mail: Addressed, *, utf8: bool, eight_bit: bool) -> bytes:
-        """``mail`` as the DATA command sends it (as aiosmtplib would write it): its letter written
-        out once for this kind of relay, then only ``mail``'s own headers for each address."""
+    def _wire(self, mail: Addressed, *, utf8: bool, eight_bit: bool) -> list[bytes]:
+        """``mail`` as the DATA command sends it (as aiosmtplib would write it), in two pieces: its
+        letter is written out once for this kind of relay, and for each address only the part up
+        to the end of ``mail``'s own headers is joined anew; the rest, the text and the picture's
+        230 kB, is written to the relay as the letter has it, not copied for every address."""
         letter, key = mail.letter, (utf8, eight_bit)
         policy = WIRE[key]
         pieces = letter.written.get(key)
@@ -228,12 +232,12 @@ class Mailer:
             out = io.BytesIO()
             _SharingGenerator(out, policy=policy, parts=self._parts, key=key).flatten(_without_bcc(letter.message))
             pieces = letter.written[key] = _pieces(on_the_wire(out.getvalue()), letter.own)
-        if len(pieces) == 1 and isinstance(pieces[0], bytes):
-            return pieces[0]  # nothing of its own: the letter itself
-        return b"".join(piece if isinstance(piece, bytes)
-                        else _field(policy, piece[0], mail.own[piece[0]], raw=piece[0] in letter.raw)
-                        if piece[0] in mail.own else piece[1]
-                        for piece in pieces)
+        *head, tail = pieces  # (the tail, after the last own header's field, is the letter's own bytes)
+        assert isinstance(tail, bytes)
+        return [b"".join(piece if isinstance(piece, bytes)
+                         else _field(policy, piece[0], mail.own[piece[0]], raw=piece[0] in letter.raw)
+                         if piece[0] in mail.own else piece[1]
+                         for piece in head), tail]
 
     async def deliver(self, message: EmailMessage | Addressed, to: str) -> Outcome:
         """Send ``message`` to ``to`` and say how it went."""
