@@ -5,7 +5,9 @@
   written as a PNG again (its own pixels put in the map's palette and deflated,
   :func:`bot.render.raster.png`); beside it, Pillow's own PNG writer (zlib, level 3) writing
   those pixels in that palette, as the judge wrote its pictures before; and the board the season
-  left, as the archive site draws it (:func:`bot.frontends.site.pictures.after_png`).
+  left, as the archive site draws it (:func:`bot.frontends.site.pictures.after_png`), after its
+  season's picture: with the owned land that picture left kept (:meth:`MapLayers.land
+  <bot.render.layers.MapLayers.land>`), which each season's picture here is drawn without.
   Each picture is of a game of its own name, as at a deadline each game's title is new;
 - the first picture of a fresh process, imports included (the interpreter's start is not), with
   the picture cache an earlier process wrote and with none; and which of cairo's modules it
@@ -106,7 +108,8 @@ def pictures(runs: int = 30) -> None:
         def pillow(pixels=pixels, layers=layers) -> None:
             _pillow_png(pixels.quantize(palette=layers.palette, dither=Image.Dither.NONE))
 
-        def one(v=variant, p=position, a=adjudication) -> None:
+        def one(v=variant, p=position, a=adjudication, layers=layers) -> None:
+            layers._lands.clear()  # a game whose owned land was not drawn lately, as at a deadline
             season_picture(v, p, a, game=f"bench {next(games)}")
 
         def after(v=variant, a=adjudication) -> None:

@@ -148,6 +148,15 @@ LANDS_KEPT = 2
 """Bases with owned land kept by :meth:`MapLayers.land` (5.4 MB each at 1,000 pixels): the one a
 season's picture was drawn on, for the board after it, and one more."""
 
+BLOCKS_KEPT = 4
+"""Memory blocks Pillow keeps for its next images once they are freed (``PILLOW_BLOCKS_MAX``,
+unless set higher: Pillow keeps none by default). A picture copies a base of 5.4 MB (at 1,000
+pixels); with no block kept, each copy is memory the kernel maps afresh and faults in page by
+page, about 1 ms a copy, once kept land makes a picture's copies outlive each other. At most
+about 22 MB (four such blocks) kept between pictures."""
+if Image.core.get_blocks_max() < BLOCKS_KEPT:
+    Image.core.set_blocks_max(BLOCKS_KEPT)
+
 
 def _even_rings(rings: tuple[Ring, ...]) -> list[tuple[Ring, bool]]:
     """The rings of a shape, largest first, each with whether it is filled (an outer ring) or
