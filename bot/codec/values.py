@@ -83,4 +83,4 @@ def _reader(hint: Any) -> Callable[[Any], Any]:
 @functools.cache
 def _readers(cls: type) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
     hints = typing.get_type_hints(cls)
-    return tuple((f.name, _reader(hints[f.name])) for f in dataclasses.fields(cls))
+    return tuple((name, _reader(hints[name])) for name in _names(cls))
