@@ -9,6 +9,8 @@
     python benchmarks/bench_storm.py --games 1000 --restart --start-only --profile DIR
         (only a start: the servers started, stopped and started again; with --profile, py-spy's
         samples of the start again, 200 a second, in DIR)
+    python benchmarks/bench_storm.py --games 300 --spread 150 --restart --relay smtp-sink --pin
+        (a phase closing alone: one game after another, the server on a core of its own)
 
 The world: N games of the crusader map, all seven powers ordered (the same careful orders in
 each: moves, supports, bids), each with its results channel and archive thread on a test Discord
@@ -418,11 +420,14 @@ def free_port() -> int:
 class Server:
     """One ``crusader serve`` process, its log (JSON lines) in a file."""
 
-    def __init__(self, node: str, env: dict[str, str], log: Path, tree: Path = ROOT) -> None:
+    def __init__(self, node: str, env: dict[str, str], log: Path, tree: Path = ROOT,
+                 core: int | None = None) -> None:
         self.node, self.log = node, log
         self.out = log.open("w")  # ``crusader serve`` (the command's module, whichever virtualenv runs this)
         self.process = subprocess.Popen([sys.executable, "-m", "bot.cli", "serve"], env=env, stdout=self.out,
                                         stderr=subprocess.STDOUT, cwd=str(tree))
+        if core is not None:  # (before the interpreter has started any thread: those it starts inherit it)
+            pin(self.process.pid, [core])
 
     def lines(self) -> list[dict[str, Any]]:
         out = []
@@ -478,11 +483,13 @@ def wait_for(check, timeout: float, what: str, every: float = 0.25):
 
 
 def start_servers(count: int, url: str, data_dir: Path, fake: dict, relay_port: int, site: bool,
-                  logs: Path, tag: str = "s", tree: Path = ROOT, profile: Path | None = None) -> list[Server]:
+                  logs: Path, tag: str = "s", tree: Path = ROOT, profile: Path | None = None,
+                  cores: list[int] | None = None) -> list[Server]:
     """``count`` servers started together, once each is serving and connected to Discord; with
-    ``profile``, each sampled by py-spy from the moment it was started until then."""
+    ``profile``, each sampled by py-spy from the moment it was started until then; with ``cores``,
+    the n-th on the n-th of them alone (:func:`pin`)."""
     servers = [Server(f"{tag}{i + 1}", server_env(url, data_dir, f"{tag}{i + 1}", fake, relay_port, site),
-                      logs / f"{tag}{i + 1}.log", tree) for i in range(count)]
+                      logs / f"{tag}{i + 1}.log", tree, cores[i] if cores else None) for i in range(count)]
     samplers = [sampler(server, profile, rate=200) for server in servers] if profile else []
     try:
         for server in servers:  # started together, as after a deployment
@@ -500,6 +507,22 @@ def start_servers(count: int, url: str, data_dir: Path, fake: dict, relay_port: 
             p.send_signal(signal.SIGINT)
             p.wait(60)
     return servers
+
+
+def quiet_cores(servers: int) -> tuple[list[int], list[int]]:
+    """``--pin``: a core for each server alone (the last ones), and the others for the rest (the
+    test Discord, the relay, this process): each phase closing on a quiet core of its own."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) <= servers:
+        raise SystemExit(f"--pin needs a core more than the servers: {len(cores)} core(s) for {servers} server(s)")
+    return cores[-servers:], cores[:-servers]
+
+
+def pin(pid: int, cores: list[int]) -> None:
+    """Every thread of the process ``pid`` (those it starts later too) on ``cores`` only."""
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(ProcessLookupError):
+            os.sched_setaffinity(int(task), cores)
 
 
 def site_caught_up(server: Server) -> bool:
@@ -663,12 +686,17 @@ def outbox_left(url: str) -> int:
 
 def storm(url: str, games: int, servers_count: int, site: bool, lead: float, baseline: bool, tmp: Path,
           timeout: float, profile: Path | None = None, tree: Path = ROOT, restart: bool = False,
-          start_only: bool = False, spread: float = 0.0, relay_kind: str = "aiosmtpd") -> dict[str, Any]:
+          start_only: bool = False, spread: float = 0.0, relay_kind: str = "aiosmtpd",
+          pinned: bool = False) -> dict[str, Any]:
     logs = tmp / "logs"
     logs.mkdir()
     result: dict[str, Any] = {"games": games, "servers": servers_count,
                               "database": "sqlite" if url.startswith("sqlite") else "postgresql", "site": site,
                               "load_at_start": os.getloadavg(), "spread_s": spread, "relay": relay_kind}
+    cores, others = quiet_cores(servers_count) if pinned else (None, None)
+    if others:
+        pin(os.getpid(), others)  # (the helpers started from here are on them too)
+        result["cores"] = {"servers": cores, "others": others}
     fake = Remote(fake_discord_main)
     relay = Remote(RELAYS[relay_kind])
     running: list[Server] = []
@@ -691,7 +719,8 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
             session.exec(sa.delete(TimerRow).where(TimerRow.kind != "deadline"))
         data_dir = tmp / "data"
         started_at = time.time()
-        running = start_servers(servers_count, url, data_dir, fake.info, relay.info["port"], site, logs, tree=tree)
+        running = start_servers(servers_count, url, data_dir, fake.info, relay.info["port"], site, logs, tree=tree,
+                                cores=cores)
         ready_at = time.time()
         result["servers_ready_s"] = round(ready_at - started_at, 1)
         if restart:  # what an operator's restart costs: the same servers stopped and started again
@@ -701,7 +730,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
                 server.stop()
             started_at = time.time()
             running = start_servers(servers_count, url, data_dir, fake.info, relay.info["port"], site, logs, "r",
-                                    tree=tree, profile=profile if start_only else None)
+                                    tree=tree, profile=profile if start_only else None, cores=cores)
             result["servers_restarted_s"] = round(time.time() - started_at, 1)
         if start_only:
             result["start"] = start_phases(running)
@@ -883,6 +912,9 @@ def main(argv=None) -> int:
     parser.add_argument("--relay", choices=sorted(RELAYS), default="aiosmtpd",
                         help="the capturing SMTP relay: aiosmtpd (Python, the default) or Postfix's smtp-sink (C, "
                              "from Debian's package postfix), which leaves the servers most of the CPU aiosmtpd takes")
+    parser.add_argument("--pin", action="store_true",
+                        help="each server on a core of its own, the test Discord, the relay and this process on the "
+                             "others (a core more than the servers needed): a phase closing on a quiet core")
     parser.add_argument("--no-memory-baseline", dest="baseline", action="store_false")
     parser.add_argument("--json", type=Path, help="also write the result as JSON here")
     parser.add_argument("--keep", type=Path, help="keep the servers' logs in this directory")
@@ -905,11 +937,12 @@ def main(argv=None) -> int:
             if args.database:
                 with scratch_database(args.database) as url:
                     result = storm(url, args.games, servers, args.site, args.lead, args.baseline, tmp, args.timeout,
-                                   args.profile, args.tree, args.restart, args.start_only, args.spread, args.relay)
+                                   args.profile, args.tree, args.restart, args.start_only, args.spread, args.relay,
+                                   args.pin)
             else:
                 result = storm(f"sqlite:///{tmp / 'storm.db'}", args.games, servers, args.site, args.lead,
                                args.baseline, tmp, args.timeout, args.profile, args.tree, args.restart, args.start_only,
-                               args.spread, args.relay)
+                               args.spread, args.relay, args.pin)
         finally:
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)
