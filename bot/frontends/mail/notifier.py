@@ -98,10 +98,9 @@ class MailNotifier:
         self.attach_maps = attach_maps
         self.archive_url = archive_url.rstrip("/") if archive_url else None
         """The archive site's public address (``CRUSADER_ARCHIVE_URL``): results link the season's page."""
-        self._pictures: dict[str, asyncio.Future] = {}  # the last few attached (MIMEPart | None), by announcement key
         self._boards: dict[str, str] = {}  # the last few boards written out, by announcement key
         self._letters: OrderedDict[str, tuple[float, str, Letter]] = OrderedDict()  # the last few, by key
-        self._concerned: dict[str, asyncio.Future] = {}  # the last few announcements' Concerned, by key
+        self._read: dict[str, asyncio.Future] = {}  # the last few announcements' (picture, Concerned), by key
 
     async def recipients(self, announcement: Announcement) -> Sequence[str]:
         a = announcement
@@ -128,12 +127,8 @@ class MailNotifier:
 
     async def deliver(self, delivery: Delivery) -> Outcome:
         a, address = delivery.announcement, delivery.recipient
-        picture = await self._picture(a) if a.kind in PICTURED and a.audience != "direct" else None
-        wanted = (a.data.get("orders_picture") or a.data.get("board_picture")) if a.kind == "reply" else None
-        if wanted:  # LIST: the player's own orders drawn on the board, in the reply to that player alone; GET MAP
-            picture = await self._picture(a)
         try:
-            concerned = await self._once(self._concerned, a.key, lambda: asyncio.to_thread(self._concerning, a))
+            picture, concerned = await self._once(self._read, a.key, lambda: asyncio.to_thread(self._reading, a))
             common = concerned.common_to(address)
             body, own = (common, False) if common is not None else await asyncio.to_thread(self._body, a, address,
                                                                                              concerned)
@@ -142,6 +137,14 @@ class MailNotifier:
         message_id = self.message_id(a.key, address)
         letter = self._letter(a, address, message_id, body, picture, kept=not own)
         return await self.mailer.deliver(letter.to(address, message_id), address)
+
+    def _reading(self, a: Announcement) -> tuple[MIMEPart | None, Concerned]:
+        """What every mail of ``a`` reads, in one hand-off to a thread for them all: its picture as
+        an attachment (:meth:`_attached`), and who has a part of its own (:meth:`_concerning`)."""
+        wanted = (a.data.get("orders_picture") or a.data.get("board_picture")) if a.kind == "reply" else None
+        # LIST: the player's own orders drawn on the board, in the reply to that player alone; GET MAP
+        pictured = self.attach_maps and (bool(wanted) or (a.kind in PICTURED and a.audience != "direct"))
+        return self._attached(a) if pictured else None, self._concerning(a)
 
     def _concerning(self, a: Announcement) -> Concerned:
         """Who among ``a``'s addresses has a part of its own in its mail, and what the others read,
@@ -299,28 +302,22 @@ class MailNotifier:
                 del kept[key]
             raise
 
-    async def _picture(self, announcement: Announcement) -> MIMEPart | None:
-        """The picture for ``announcement`` as an attachment, made once for all its addresses."""
-        if not self.attach_maps:
-            return None
-        return await self._once(self._pictures, announcement.key, lambda: self._attachment(announcement))
-
-    async def _attachment(self, announcement: Announcement) -> MIMEPart | None:
+    def _attached(self, announcement: Announcement) -> MIMEPart | None:
+        """The picture of ``announcement`` drawn (or taken as stored) and made an attachment; ``None``
+        when there is none, or it could not be drawn (the mail goes without it)."""
         wanted = announcement.data.get("orders_picture") if announcement.kind == "reply" else None
         board = announcement.data.get("board_picture") if announcement.kind == "reply" else None
         name = (f"{wanted['name']}-{wanted['phase']}-{wanted['power']}-orders.png" if wanted
                 else f"{board['name']}-{board['phase']}.png" if board
                 else f"{announcement.game}-{announcement.data.get('phase')}.png")  # the phase the picture shows
         try:
-            return await asyncio.to_thread(self._attached, announcement, name)
+            png = self._draw(announcement)
+            return picture_part(png, name) if png else None
+        except NotFoundError:
+            raise  # the game was deleted: nothing to mail
         except Exception:
             log.exception("map picture not drawn; the mail goes without it", key=announcement.key)
             return None
-
-    def _attached(self, announcement: Announcement, name: str) -> MIMEPart | None:
-        """The picture drawn (or taken as stored) and made an attachment, in one worker thread."""
-        png = self._draw(announcement)
-        return picture_part(png, name) if png else None
 
     def _orders_picture(self, wanted: dict) -> bytes | None:
         """A power's standing orders drawn on the board, while the game is still in the phase the
