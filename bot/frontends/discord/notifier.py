@@ -88,6 +88,7 @@ class DiscordNotifier:
         self.bot = bot
         self.service = bot.service
         self.ready_timeout = ready_timeout
+        self._reading: dict[str, asyncio.Future[_Read]] = {}  # results read for their posts in flight, by key
 
     async def recipients(self, announcement: Announcement) -> Sequence[str]:
         a = announcement
@@ -106,6 +107,19 @@ class DiscordNotifier:
 
     async def _entry(self, a: Announcement) -> GameEntry | None:
         return (await self.bot.call(self._read, a, None)).entry
+
+    async def _read_for(self, a: Announcement, recipient: str) -> _Read:
+        """:meth:`_read` for a delivery: the channel's and the archive thread's posts of a season's
+        results, made at the same time, share one read while it is in flight (a post made later, a
+        retry, reads the game afresh)."""
+        if a.kind != "results" or recipient not in (CHANNEL, ARCHIVE):
+            return await self.bot.call(self._read, a, recipient)
+        made = self._reading.get(a.key)
+        if made is None:
+            made = self._reading[a.key] = asyncio.ensure_future(self.bot.call(self._read, a, recipient))
+            made.add_done_callback(lambda done: self._reading.pop(a.key, None) if self._reading.get(a.key) is done
+                                   else None)
+        return await asyncio.shield(made)
 
     def _read(self, a: Announcement, recipient: str | None) -> _Read:
         """What delivering ``a`` to ``recipient`` (``None``: only the game) reads (in a worker thread)."""
@@ -133,7 +147,7 @@ class DiscordNotifier:
             except TimeoutError:
                 return RetryLater("not connected to Discord", after=timedelta(seconds=self.ready_timeout))
         a, recipient = delivery.announcement, delivery.recipient
-        read = await self.bot.call(self._read, a, recipient)
+        read = await self._read_for(a, recipient)
         entry = read.entry
         if a.game_id is not None and entry is None:
             return DELIVERED  # the game was deleted: nothing left to say
