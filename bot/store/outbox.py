@@ -355,6 +355,11 @@ def notice_key(key: str, *parts: str) -> str:
     return text if len(text) <= 200 else f"{text[:150]}~{hashlib.sha256(text.encode()).hexdigest()[:40]}"
 
 
+_FannedOut = tuple[str, int, list[tuple[int, list[tuple[str, str]]]]]
+"""New announcements fanned out, their deliveries not yet written: the token of their claim, how
+many were claimed, and the recipients of each (:meth:`OutboxDispatcher._recipients_of`)."""
+
+
 class OutboxDispatcher:
     """Fans announcements out to one delivery per notifier and recipient, and makes the deliveries.
 
@@ -498,15 +503,30 @@ class OutboxDispatcher:
 
     async def flush(self) -> int:
         """Make every delivery that is due (a batch at a time, until none is left or the server
-        winds down); the number delivered."""
+        winds down); the number delivered.
+
+        Each turn claims the new announcements and fans them out (:meth:`_expand`), then claims
+        the deliveries due; a turn's claims are made in one hand-off to a thread (:meth:`_claims`):
+        those of deliveries with the fanning out of the announcements before them, or, when no
+        announcement is new, with the look for new ones."""
         async with self._lock:
             total = 0
             deferred: set[int] = set()  # tried in this flush and not delivered: not again before the next
             loop = asyncio.get_running_loop()
+            fanned: _FannedOut | None = None  # the new announcements of this turn, with their recipients
             while not self._winding_down:
-                expanded = await self._expand()
                 token = self._token()
-                claimed, since, held = await asyncio.to_thread(self._claim_timed, token, deferred)
+                if fanned is None:
+                    new_token = self._token()
+                    new, claim = await asyncio.to_thread(self._claims, new_token, token, deferred)
+                    if new:
+                        fanned = new_token, len(new), await self._recipients_of(new)
+                        continue  # their deliveries written, and the deliveries due claimed, at the next turn
+                    expanded = 0
+                else:
+                    _, claim = await asyncio.to_thread(self._claims, None, token, deferred, fanned)
+                    expanded, fanned = fanned[1], None
+                claimed, since, held = claim
                 if claimed:
                     crash_point("before_announce")
                     # the claim runs from when its rows were chosen: however long choosing them
@@ -522,10 +542,36 @@ class OutboxDispatcher:
                     return total
             return total
 
+    def _claims(self, new_token: str | None, token: str, exclude: set[int], fanned: _FannedOut | None = None,
+                ) -> tuple[list[tuple[int, Announcement]], tuple[list[_Claimed], datetime, float]]:
+        """A turn's claims, in a worker thread: with ``fanned``, the deliveries of the announcements
+        claimed last written (:meth:`_write_expansions`), then the deliveries due claimed
+        (:meth:`_claim_timed`); without, the new announcements claimed (:meth:`_claim_new`, with
+        ``new_token``) and, if there are none, the deliveries due."""
+        if fanned is not None:
+            fanned_token, _, expansions = fanned
+            if expansions:
+                self._write_expansions(fanned_token, expansions)
+        elif new_token is not None:
+            new = self._claim_new(new_token)
+            if new:
+                return new, ([], self.clock(), time.monotonic())
+        return [], self._claim_timed(token, exclude)
+
     async def _expand(self) -> int:
-        """Write the deliveries of new announcements: ask every notifier who receives each."""
+        """Write the deliveries of new announcements: ask every notifier who receives each; how
+        many were claimed."""
         token = self._token()
         claimed = await asyncio.to_thread(self._claim_new, token)
+        expansions = await self._recipients_of(claimed)
+        if expansions:
+            await asyncio.to_thread(self._write_expansions, token, expansions)
+        return len(claimed)
+
+    async def _recipients_of(self, claimed: list[tuple[int, Announcement]]) -> list[tuple[int, list[tuple[str, str]]]]:
+        """The deliveries of the announcements ``claimed``: every notifier asked who receives each
+        (an announcement a notifier could not answer for is left out: asked again once its claim
+        lapses)."""
         expansions = []
         for outbox_id, announcement in claimed:
             recipients = []
@@ -539,9 +585,7 @@ class OutboxDispatcher:
                 recipients += [(notifier.name, str(r)) for r in dict.fromkeys(names)]
             else:
                 expansions.append((outbox_id, recipients))
-        if expansions:
-            await asyncio.to_thread(self._write_expansions, token, expansions)
-        return len(claimed)
+        return expansions
 
     def _claim_new(self, token: str) -> list[tuple[int, Announcement]]:
         now = self.clock()
