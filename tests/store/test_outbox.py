@@ -970,3 +970,23 @@ async def test_a_run_waits_until_the_deliveries_players_wait_for_are_few_enough_
     assert dispatcher.waiting() <= 1
     await asyncio.wait_for(flushing, 30)
     assert dispatcher.waiting() == 0 and len(players.made) == 3
+
+
+async def test_a_flush_claims_in_one_hand_off_a_turn(db, monkeypatch):
+    """An announcement fanned out and delivered: the claim of new announcements, the fanning out
+    with the claim of the deliveries it made, and the last look (nothing new, nothing due) are one
+    hand-off to a thread each; then the records, and the close of what a kill left open."""
+    announce(db, "1:0:results", game(db))
+    handed: list[str] = []
+    real = asyncio.to_thread
+
+    async def to_thread(fn, /, *args, **kwargs):
+        handed.append(fn.__name__)
+        return await real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(asyncio, "to_thread", to_thread)
+    sink = Sink()
+    assert await OutboxDispatcher(db, [sink]).flush() == 3
+    assert sorted(sink.made) == [("1:0:results", who) for who in ("ann", "bob", "cat")]
+    assert handed == ["_claims", "_claims", "_record_many", "_claims", "_close_some"]
+    assert set(states(db).values()) == {"delivered"}
