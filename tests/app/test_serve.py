@@ -102,3 +102,21 @@ def test_the_record_of_a_season_waits_for_the_players_deliveries(tmp_path):
     assert app.dispatcher.background == {"log", "archive", "site"}
     assert not hasattr(MailNotifier, "background") and not hasattr(DiscordNotifier, "background")
     app.db.dispose()
+
+
+def test_once_started_the_youngest_objects_are_collected_after_ten_thousand():
+    """A started server freezes what start-up made and collects its youngest objects less often
+    than Python does by default (:func:`bot.app.serve.settle_heap`): at 700 a phase closing cost
+    two collections, some of them walking the whole heap."""
+    import gc
+
+    from bot.app.serve import YOUNG_COLLECTED_AFTER, settle_heap
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        assert settle_heap() > 0
+        assert gc.get_threshold() == (YOUNG_COLLECTED_AFTER, 10, 10) and YOUNG_COLLECTED_AFTER > 700
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
