@@ -540,6 +540,8 @@ class OutboxDispatcher:
                 elif not expanded:
                     await self._retrying(self._close_some)  # what a server killed between the two left open
                     return total
+            if fanned is not None and fanned[2]:  # (winding down: the fanning out done, no more claimed)
+                await asyncio.to_thread(self._write_expansions, fanned[0], fanned[2])
             return total
 
     def _claims(self, new_token: str | None, token: str, exclude: set[int], fanned: _FannedOut | None = None,

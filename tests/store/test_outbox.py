@@ -990,3 +990,21 @@ async def test_a_flush_claims_in_one_hand_off_a_turn(db, monkeypatch):
     assert sorted(sink.made) == [("1:0:results", who) for who in ("ann", "bob", "cat")]
     assert handed == ["_claims", "_claims", "_record_many", "_claims", "_close_some"]
     assert set(states(db).values()) == {"delivered"}
+
+
+async def test_a_server_told_to_stop_while_it_fans_out_writes_the_deliveries_and_makes_none(db):
+    """The fanning out in hand is written (not left for its claim to lapse), and no delivery is
+    claimed: the next server to flush makes them."""
+    announce(db, "1:0:results", game(db))
+    sink = Sink()
+    dispatcher = OutboxDispatcher(db, [sink])
+    real = sink.recipients
+
+    async def recipients(announcement):
+        dispatcher.wind_down()      # the server is told to stop while it asks who receives it
+        return await real(announcement)
+
+    sink.recipients = recipients
+    assert await dispatcher.flush() == 0 and sink.made == []
+    assert states(db) == {("1:0:results", "sink", who): "pending" for who in ("ann", "bob", "cat")}
+    assert await OutboxDispatcher(db, [Sink(made=sink.made)]).flush() == 3
