@@ -505,10 +505,11 @@ class OutboxDispatcher:
         """Make every delivery that is due (a batch at a time, until none is left or the server
         winds down); the number delivered.
 
-        Each turn claims the new announcements and fans them out (:meth:`_expand`), then claims
-        the deliveries due; a turn's claims are made in one hand-off to a thread (:meth:`_claims`):
-        those of deliveries with the fanning out of the announcements before them, or, when no
-        announcement is new, with the look for new ones."""
+        Each turn claims the new announcements and asks who receives them (:meth:`_recipients_of`),
+        then writes their deliveries and claims the deliveries due; a turn's claims are made in one
+        hand-off to a thread (:meth:`_claims`): those of deliveries with the writing of the
+        deliveries of the announcements before them, or, when no announcement is new, with the look
+        for new ones."""
         async with self._lock:
             total = 0
             deferred: set[int] = set()  # tried in this flush and not delivered: not again before the next
