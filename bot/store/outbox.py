@@ -520,13 +520,14 @@ class OutboxDispatcher:
                 if fanned is None:
                     new_token = self._token()
                     new, claim = await asyncio.to_thread(self._claims, new_token, token, deferred)
-                    if new:
+                    if claim is None:
                         fanned = new_token, len(new), await self._recipients_of(new)
                         continue  # their deliveries written, and the deliveries due claimed, at the next turn
                     expanded = 0
                 else:
                     _, claim = await asyncio.to_thread(self._claims, None, token, deferred, fanned)
                     expanded, fanned = fanned[1], None
+                assert claim is not None  # (claimed whenever no announcement was new)
                 claimed, since, held = claim
                 if claimed:
                     crash_point("before_announce")
@@ -546,11 +547,12 @@ class OutboxDispatcher:
             return total
 
     def _claims(self, new_token: str | None, token: str, exclude: set[int], fanned: _FannedOut | None = None,
-                ) -> tuple[list[tuple[int, Announcement]], tuple[list[_Claimed], datetime, float]]:
+                ) -> tuple[list[tuple[int, Announcement]], tuple[list[_Claimed], datetime, float] | None]:
         """A turn's claims, in a worker thread: with ``fanned``, the deliveries of the announcements
         claimed last written (:meth:`_write_expansions`), then the deliveries due claimed
         (:meth:`_claim_timed`); without, the new announcements claimed (:meth:`_claim_new`, with
-        ``new_token``) and, if there are none, the deliveries due."""
+        ``new_token``) and, if there are none, the deliveries due (``None``: not claimed, there
+        were new announcements)."""
         if fanned is not None:
             fanned_token, _, expansions = fanned
             if expansions:
@@ -558,7 +560,7 @@ class OutboxDispatcher:
         elif new_token is not None:
             new = self._claim_new(new_token)
             if new:
-                return new, ([], self.clock(), time.monotonic())
+                return new, None
         return [], self._claim_timed(token, exclude)
 
     async def _expand(self) -> int:
