@@ -129,8 +129,8 @@ YOUNG_COLLECTED_AFTER = 10_000
 """The cyclic garbage collector's first threshold once the server has started (Python's own:
 700): the objects made, less those freed, before the youngest are collected. A phase closing
 makes a few thousand that live on a while (its season, its mails, its pages); at 700, two
-collections a phase closing and every hundredth of them walking the whole heap of what the
-server keeps (its games' timers, channels and caches) took about 1 ms of a closing's CPU
+collections a phase closing, one in about two hundred of them walking the whole heap of what
+the server keeps (its games' timers, channels and caches), took about 1 ms of a closing's CPU
 (`bench_storm.py --spread`, 300 games), at 10,000 about 0.1 ms."""
 
 
