@@ -355,9 +355,9 @@ def notice_key(key: str, *parts: str) -> str:
     return text if len(text) <= 200 else f"{text[:150]}~{hashlib.sha256(text.encode()).hexdigest()[:40]}"
 
 
-_FannedOut = tuple[str, int, list[tuple[int, list[tuple[str, str]]]]]
-"""New announcements fanned out, their deliveries not yet written: the token of their claim, how
-many were claimed, and the recipients of each (:meth:`OutboxDispatcher._recipients_of`)."""
+_FannedOut = tuple[str, list[tuple[int, list[tuple[str, str]]]]]
+"""New announcements fanned out, their deliveries not yet written: the token of their claim, and
+the recipients of each (:meth:`OutboxDispatcher._recipients_of`)."""
 
 
 class OutboxDispatcher:
@@ -517,16 +517,16 @@ class OutboxDispatcher:
             fanned: _FannedOut | None = None  # the new announcements of this turn, with their recipients
             while not self._winding_down:
                 token = self._token()
+                expanded = fanned is not None
                 if fanned is None:
                     new_token = self._token()
-                    new, claim = await asyncio.to_thread(self._claims, new_token, token, deferred)
+                    new, claim = await asyncio.to_thread(self._claims, token, deferred, new_token=new_token)
                     if claim is None:
-                        fanned = new_token, len(new), await self._recipients_of(new)
+                        fanned = new_token, await self._recipients_of(new)
                         continue  # their deliveries written, and the deliveries due claimed, at the next turn
-                    expanded = 0
                 else:
-                    _, claim = await asyncio.to_thread(self._claims, None, token, deferred, fanned)
-                    expanded, fanned = fanned[1], None
+                    _, claim = await asyncio.to_thread(self._claims, token, deferred, fanned=fanned)
+                    fanned = None
                 assert claim is not None  # (claimed whenever no announcement was new)
                 claimed, since, held = claim
                 if claimed:
@@ -542,11 +542,11 @@ class OutboxDispatcher:
                 elif not expanded:
                     await self._retrying(self._close_some)  # what a server killed between the two left open
                     return total
-            if fanned is not None and fanned[2]:  # (winding down: the fanning out done, no more claimed)
-                await asyncio.to_thread(self._write_expansions, fanned[0], fanned[2])
+            if fanned is not None and fanned[1]:  # (winding down: the fanning out done, no more claimed)
+                await asyncio.to_thread(self._write_expansions, *fanned)
             return total
 
-    def _claims(self, new_token: str | None, token: str, exclude: set[int], fanned: _FannedOut | None = None,
+    def _claims(self, token: str, exclude: set[int], *, new_token: str | None = None, fanned: _FannedOut | None = None,
                 ) -> tuple[list[tuple[int, Announcement]], tuple[list[_Claimed], datetime, float] | None]:
         """A turn's claims, in a worker thread: with ``fanned``, the deliveries of the announcements
         claimed last written (:meth:`_write_expansions`), then the deliveries due claimed
@@ -554,9 +554,8 @@ class OutboxDispatcher:
         ``new_token``) and, if there are none, the deliveries due (``None``: not claimed, there
         were new announcements)."""
         if fanned is not None:
-            fanned_token, _, expansions = fanned
-            if expansions:
-                self._write_expansions(fanned_token, expansions)
+            if fanned[1]:
+                self._write_expansions(*fanned)
         elif new_token is not None:
             new = self._claim_new(new_token)
             if new:
