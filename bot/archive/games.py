@@ -117,6 +117,28 @@ def write_atomically(path: Path, text: str | bytes, *, mode: int = 0o644) -> Non
         raise
 
 
+def link_atomically(source: Path, path: Path) -> bool:
+    """Make ``path`` a second name of the file ``source`` (a hard link made under a temporary
+    name, then renamed over ``path``): a reader sees the old file or the new one, and the bytes,
+    written once, are not written again. False, with nothing changed, where the file system
+    makes no hard links (the caller writes the bytes instead)."""
+    for _ in range(10):
+        tmp = path.parent / (temporary_prefix(path.name) + os.urandom(6).hex())
+        try:
+            os.link(source, tmp)
+        except FileExistsError:
+            continue
+        except OSError:
+            return False
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+        return True
+    return False
+
+
 def sweep_temporary(root: Path) -> int:
     """Remove the temporary files and directories that processes killed while writing left in
     ``root`` and the folders under it (a process of this host that no longer runs, or any after

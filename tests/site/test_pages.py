@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
 import re
 import shutil
 import tomllib
@@ -451,7 +452,34 @@ def test_the_board_of_a_game_between_two_seasons_is_the_picture_its_last_season_
     SiteWriter(root).write_game(game_archive(db, acre.name))
     folder = root / acre.name
     assert (folder / "board.png").read_bytes() == (folder / "S1102M-after.png").read_bytes()
+    # the same file under a second name: its bytes written once
+    assert (folder / "board.png").stat().st_ino == (folder / "S1102M-after.png").stat().st_ino
     assert 'src="board.png"' in (folder / "index.html").read_text()
+    # the next season's board replaces the name, not the file: the season's board after stands
+    kept = (folder / "S1102M-after.png").read_bytes()
+    acre.play(service, "F1102M", {"RUM": "A myr - lyd"})
+    SiteNotifier(service, SiteWriter(root)).update_all()
+    last = sorted(folder.glob("*-after.png"), key=lambda f: f.stat().st_mtime_ns)[-1]
+    assert last.name != "S1102M-after.png" and (folder / "S1102M-after.png").read_bytes() == kept
+    assert (folder / "board.png").read_bytes() == last.read_bytes() != kept
+    assert (folder / "board.png").stat().st_ino == last.stat().st_ino
+    db.dispose()
+
+
+def test_where_the_file_system_makes_no_hard_links_the_board_is_written(acre, tmp_path, monkeypatch):
+    db, service = acre.played(tmp_path / "judge.db")
+    root = tmp_path / "site"
+
+    def refused(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", refused)
+    SiteNotifier(service, SiteWriter(root)).update_all()
+    folder = root / acre.name
+    after = sorted(folder.glob("*-after.png"), key=lambda f: f.stat().st_mtime_ns)[-1]
+    assert (folder / "board.png").read_bytes() == after.read_bytes()
+    assert (folder / "board.png").stat().st_ino != after.stat().st_ino
+    assert not [f for f in folder.iterdir() if f.name.startswith(".")]   # no temporary name left
     db.dispose()
 
 

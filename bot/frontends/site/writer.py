@@ -21,7 +21,8 @@ and its board are written when what they show changes: the game's summary keeps 
 what its pages were written from (:func:`site_state`: the game's status, phase, outcome and board,
 its players and the versions of its seasons, and the site's own templates and code), so that a
 game whose digest is unchanged is not written again, at start-up or when its announcement is delivered twice. The board of a game
-is the picture of the board its last season left whenever it is that board (drawn once). A whole
+is the picture of the board its last season left whenever it is that board (drawn once, and
+where the file system makes hard links, the same file under a second name: written once). A whole
 game can also be built afresh in a temporary directory that is then renamed into place.
 """
 
@@ -45,7 +46,7 @@ from markupsafe import Markup
 from adjudicator.modules import standing_column
 from adjudicator.vocab import Phase, Power
 
-from bot.archive.games import GameArchive, temporary_prefix, write_atomically
+from bot.archive.games import GameArchive, link_atomically, temporary_prefix, write_atomically
 from bot.codec.documents import position_from_dict, position_to_dict
 from bot.codec.jsontext import json_text
 from bot.codec.season import Season
@@ -348,7 +349,7 @@ class SiteWriter:
         record, known, relinked = self._record(folder, present, summary, archive, sorted(versions), read,
                                                rewrite=rewrite)
         lines, decoded = record.lines, {s.version: s for s in record.seasons}
-        last_after: bytes | None = None  # the board the last season left, when drawn now
+        last_after: tuple[Path, bytes] | None = None  # the board the last season left, when drawn now, and its file
         for i, line in enumerate(lines):
             previous, following = (lines[i - 1]["slug"] if i > 0 else None,
                                    lines[i + 1]["slug"] if i + 1 < len(lines) else None)
@@ -372,7 +373,7 @@ class SiteWriter:
                     write_file(file, data)
                 sizes = (png_size(pictures[0]), png_size(pictures[1]))
                 if i == len(lines) - 1:
-                    last_after = pictures[1]
+                    last_after = files[1], pictures[1]
             write_file(path, self.season_page(record, season, previous, following, (sizes[0], sizes[1])))
         keep = {name for line in lines for name in (f"{line['slug']}.html", *_picture_names(line["slug"]))}
         for name in present:  # (every season file written now is kept)
@@ -390,10 +391,17 @@ class SiteWriter:
             board_size = tuple(summary.get("board_size") or ()) or None  # as written: not drawn again
         if board_key is not None and board_size is None:
             # the board a game stands at is, between two seasons, the one its last season left
-            board = (last_after if last_after is not None and record.current == record.seasons[-1].after
-                     else board_png(record, size=self.map_size))
+            board: bytes | None
+            if last_after is not None and record.current == record.seasons[-1].after:
+                # that file again, under the board's name (its bytes written once)
+                file, board = last_after
+                if not link_atomically(file, folder / BOARD):
+                    write_file(folder / BOARD, board)
+            else:
+                board = board_png(record, size=self.map_size)
+                if board is not None:
+                    write_file(folder / BOARD, board)
             if board is not None:
-                write_file(folder / BOARD, board)
                 board_size = png_size(board)
         write_file(folder / "index.html", self.game_page(record, board_size))
         out = {"name": record.name, "slug": game_slug(record.name),
