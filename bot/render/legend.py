@@ -269,7 +269,7 @@ def draw_legend(image: Image.Image, top: int, variant: Variant, facts: Facts, us
     pledges: dict[str, list[Pledge]] = {}
     for p in facts.pledges:
         pledges.setdefault(p.power, []).append(p)
-    y = top + round(2 * scale)
+    y = top + max(1, round(2 * scale))     # under the frame line (as wide) between the map and the band
     block = title_block(title, subtitle, width)
     image.paste(block, (0, y))
     y += block.height
