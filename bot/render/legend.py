@@ -8,13 +8,15 @@ the season's results list each one with its outcome.
 The band has the same height in every picture of a map (:func:`band_height`: room for every
 power and the whole key), so that it is part of the base every picture copies; what a season
 writes in it is pasted in blocks (the title, a row per power, the key), each drawn once and
-kept, since the same rows and keys come back season after season.
+kept, since the same rows and keys come back season after season. A block is drawn on the
+band's own background, and knows the box of what it drew: only that box of the band changes.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from PIL import Image
 
@@ -62,12 +64,34 @@ def pledge_text(pledges: Sequence[Pledge]) -> str:
     return ", ".join(out)
 
 
+class Block(NamedTuple):
+    """A block of the legend: its pixels, and the box (left, top, right, bottom pixels) that
+    holds all it drew on its background (:data:`palette.LEGEND_BG`, the band's own); ``None``
+    when it drew nothing."""
+
+    image: Image.Image
+    drawn: tuple[int, int, int, int] | None
+
+
 class _Block:
-    """A white block of the legend ``width`` pixels wide, drawn on in picture units."""
+    """A white block of the legend ``width`` pixels wide, drawn on in picture units, with the
+    box of what was drawn on it."""
 
     def __init__(self, width: int, height: float) -> None:
         self.scale = width / WIDTH
         self.image = Image.new("RGB", (width, max(1, round(height * self.scale))), palette.LEGEND_BG)
+        self.drawn: tuple[int, int, int, int] | None = None
+
+    def _drew(self, box: tuple[int, int, int, int]) -> None:
+        w, h = self.image.size
+        x0, y0, x1, y1 = max(0, box[0]), max(0, box[1]), min(w, box[2]), min(h, box[3])
+        if x0 < x1 and y0 < y1:
+            d = self.drawn
+            self.drawn = (x0, y0, x1, y1) if d is None else \
+                (min(d[0], x0), min(d[1], y0), max(d[2], x1), max(d[3], y1))
+
+    def block(self) -> Block:
+        return Block(self.image, self.drawn)
 
     def text(self, x: float, y: float, words: str, size: float, *, bold: bool = False, colour: str = palette.INK,
              room: float | None = None) -> float:
@@ -77,14 +101,16 @@ class _Block:
         if room is not None:
             words = _fitted(words, size * s, bold, room * s)
         sprite, base = sprites.text(words, size * s, colour, bold)
-        self.image.paste(sprite, (round(x * s), round(y * s) - base), sprite)
+        at = (round(x * s), round(y * s) - base)
+        self.image.paste(sprite, at, sprite)
+        self._drew((at[0], at[1], at[0] + sprite.width, at[1] + sprite.height))
         return x + sprite.width / s
 
     def sprite(self, sprite: sprites.Sprite, at: tuple[float, float]) -> None:
-        sprites.paste(self.image, sprite, at, self.scale)
+        self._drew(sprites.paste(self.image, sprite, at, self.scale))
 
     def mark(self, mark) -> None:
-        Canvas(self.image, self.scale).line(mark)
+        self._drew(Canvas(self.image, self.scale).line(mark))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -163,7 +189,7 @@ def _key_lines(used: frozenset[str], scale: float) -> list[list[tuple[str, float
 
 
 @functools.lru_cache(maxsize=128)
-def key_block(used: frozenset[str], width: int) -> Image.Image:
+def key_block(used: frozenset[str], width: int) -> Block:
     """The key to the symbols ``used``."""
     scale = width / WIDTH
     lines = _key_lines(used, scale)
@@ -173,16 +199,16 @@ def key_block(used: frozenset[str], width: int) -> Image.Image:
         for kind, x in line:
             _symbol(block, kind, x + 17, y - 5)
             block.text(x + 40, y, KEY[kind], SMALL_SIZE)
-    return block.image
+    return block.block()
 
 
 @functools.lru_cache(maxsize=256)
-def title_block(title: str, subtitle: str, width: int) -> Image.Image:
+def title_block(title: str, subtitle: str, width: int) -> Block:
     block = _Block(width, TITLE_HEIGHT)
     y = MARGIN + TITLE_SIZE
     block.text(MARGIN, y, title, TITLE_SIZE, bold=True, room=WIDTH - 2 * MARGIN)
     block.text(MARGIN, y + SMALL_SIZE * 1.5, subtitle, SMALL_SIZE, colour=palette.LAND_LABEL, room=WIDTH - 2 * MARGIN)
-    return block.image
+    return block.block()
 
 
 def row_words(variant: Variant, standing: Standing, pledges: str, adjudicated: bool) -> tuple[str, str, str, str]:
@@ -232,7 +258,7 @@ def columns(rows: Sequence[tuple[str, str, str, str]], scale: float) -> tuple[fl
 
 @functools.lru_cache(maxsize=1024)
 def row_block(variant_name: str, standing: Standing, pledges: str, adjudicated: bool, width: int,
-              at: tuple[float, float] = (COLUMN_X, PLEDGES_X)) -> Image.Image:
+              at: tuple[float, float] = (COLUMN_X, PLEDGES_X)) -> Block:
     """A power's row, its prestige and pledges starting ``at`` (:func:`columns`)."""
     variant = get_variant(variant_name)
     block = _Block(width, ROW)
@@ -249,7 +275,7 @@ def row_block(variant_name: str, standing: Standing, pledges: str, adjudicated: 
         block.text(column_x, y, prestige, TEXT_SIZE, bold=True)
     if pledges:
         block.text(pledges_x, y, pledges, SMALL_SIZE, room=WIDTH - MARGIN - pledges_x)
-    return block.image
+    return block.block()
 
 
 @functools.cache
@@ -262,26 +288,33 @@ def band_height(variant_name: str, width: int) -> int:
 
 
 def draw_legend(image: Image.Image, top: int, variant: Variant, facts: Facts, used: frozenset[str], title: str,
-                subtitle: str) -> None:
-    """Paste the legend's blocks into the band of ``image`` that starts ``top`` pixels down."""
+                subtitle: str) -> list[tuple[int, int, int, int]]:
+    """Paste the legend's blocks into the band of ``image`` that starts ``top`` pixels down; the
+    boxes (left, top, right, bottom pixels) of what they drew there. The band is the blocks' own
+    background, so only those boxes differ from it."""
     width = image.width
     scale = width / WIDTH
     pledges: dict[str, list[Pledge]] = {}
     for p in facts.pledges:
         pledges.setdefault(p.power, []).append(p)
-    y = top + max(1, round(2 * scale))     # under the frame line (as wide) between the map and the band
-    block = title_block(title, subtitle, width)
-    image.paste(block, (0, y))
-    y += block.height
     texts = [pledge_text(pledges.get(standing.power, ())) for standing in facts.standings]
     at = columns([row_words(variant, standing, text, facts.adjudicated)
                   for standing, text in zip(facts.standings, texts)], scale)
-    for standing, text in zip(facts.standings, texts):
-        block = row_block(variant.name, standing, text, facts.adjudicated, width, at)
-        image.paste(block, (0, y))
-        y += block.height
-    y += round(ROW * 0.6 * scale)
-    image.paste(key_block(used, width), (0, y))
+    placed = []
+    y = top + max(1, round(2 * scale))     # under the frame line (as wide) between the map and the band
+    for block in [title_block(title, subtitle, width)] + [
+            row_block(variant.name, standing, text, facts.adjudicated, width, at)
+            for standing, text in zip(facts.standings, texts)]:
+        placed.append((block, y))
+        y += block.image.height
+    placed.append((key_block(used, width), y + round(ROW * 0.6 * scale)))
+    boxes = []
+    for block, y in placed:
+        image.paste(block.image, (0, y))
+        if block.drawn is not None:
+            x0, y0, x1, y1 = block.drawn
+            boxes.append((x0, y + y0, x1, y + y1))
+    return boxes
 
 
 def legend_words(variant: Variant, facts: Facts, used: frozenset[str], title: str, subtitle: str) -> list[str]:
@@ -303,8 +336,8 @@ def sample_blocks(variant: Variant, width: int) -> list[Image.Image]:
     blocks = [title_block("Sample game \u00b7 Fall 1101 Movement", variant.title, width),
               key_block(frozenset(KEY), width)]
     blocks += [row_block(variant.name, s, "SECURE LOYALTY 2 \u2713", True, width) for s in standings]
-    return blocks
+    return [block.image for block in blocks]
 
 
-__all__ = ["KEY", "band_height", "columns", "draw_legend", "key_block", "legend_words", "pledge_text", "row_block",
+__all__ = ["KEY", "Block", "band_height", "columns", "draw_legend", "key_block", "legend_words", "pledge_text", "row_block",
            "sample_blocks", "title_block"]

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PIL import Image
-
 from adjudicator.modules import standing_column
 from adjudicator.orders import Order
 from adjudicator.position import Position
@@ -23,7 +21,7 @@ from .facts import Facts, board_facts, season_facts
 from .geometry import places_for
 from .layers import map_layers
 from .layout import DEFAULT_SIZE
-from .raster import draw_map, png
+from .raster import Drawn, draw_map, png
 from .scene import Scene, scene
 
 
@@ -43,15 +41,16 @@ def picture_scene(variant: Variant | str, facts: Facts) -> Scene:
     return scene(variant, places_for(variant.name), facts)
 
 
-def draw(variant: Variant | str, facts: Facts, *, title: str, subtitle: str, size: int = DEFAULT_SIZE) -> Image.Image:
-    """The picture of ``facts`` as an image: the map with its marks, the legend under it."""
+def draw(variant: Variant | str, facts: Facts, *, title: str, subtitle: str, size: int = DEFAULT_SIZE) -> Drawn:
+    """The picture of ``facts``: the map with its marks, the legend under it (with the land it
+    was drawn on and the boxes drawn on since, for :func:`bot.render.raster.png`)."""
     variant = _variant(variant)
     layers = map_layers(variant.name, _size(size))
     marks = picture_scene(variant, facts)
     owned = [(p, o) for p, o in sorted(facts.owners.items()) if o in variant.powers]
-    image = draw_map(variant, layers, marks, owned)
-    legend_band.draw_legend(image, layers.height, variant, facts, marks.used, title, subtitle)
-    return image
+    picture = draw_map(variant, layers, marks, owned)
+    picture.boxes += legend_band.draw_legend(picture.image, layers.height, variant, facts, marks.used, title, subtitle)
+    return picture
 
 
 def _title(variant: Variant, position: Position, game: str | None) -> str:

@@ -296,10 +296,13 @@ def sheet(drawn: list[Sprite], width: int) -> Image.Image:
     return out
 
 
-def paste(target: Image.Image, sprite: Sprite, at: tuple[float, float], scale: float) -> None:
-    """Paste ``sprite`` with its point at ``at`` (picture units)."""
+def paste(target: Image.Image, sprite: Sprite, at: tuple[float, float], scale: float) -> tuple[int, int, int, int]:
+    """Paste ``sprite`` with its point at ``at`` (picture units); the box it was pasted in
+    (left, top, right, bottom pixels, not clipped to ``target``)."""
     image, px, py = sprite
-    target.paste(image, (round(at[0] * scale - px), round(at[1] * scale - py)), image)
+    x, y = round(at[0] * scale - px), round(at[1] * scale - py)
+    target.paste(image, (x, y), image)
+    return x, y, x + image.width, y + image.height
 
 
 __all__ = ["GLYPHS", "badge", "cross", "dot", "keep", "kept", "no_sign", "paste", "prepare", "ring", "sheet", "tag", "text",

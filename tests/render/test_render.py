@@ -309,7 +309,7 @@ def test_there_is_a_key_for_every_symbol_drawn(name):
 def test_the_title_names_the_game_and_the_season(standard, spring):
     position, adjudication = spring
     facts = season_facts(standard, position, adjudication)
-    image = draw(standard, facts, title="lemberg \u00b7 Spring 1901 Movement", subtitle="s")
+    image = draw(standard, facts, title="lemberg \u00b7 Spring 1901 Movement", subtitle="s").image
     assert image.width == DEFAULT_SIZE
     words = legend_words(standard, facts, frozenset(), "lemberg \u00b7 Spring 1901 Movement", "s")
     assert words[0] == "lemberg \u00b7 Spring 1901 Movement"
@@ -386,9 +386,10 @@ def test_the_png_is_the_drawn_picture_in_the_maps_palette_chunk_by_chunk(crusade
     from bot.render.raster import png
 
     position = starting_position(crusader)
-    image = draw(crusader, board_facts(crusader, position), title="A game", subtitle="the board", size=size)
+    picture = draw(crusader, board_facts(crusader, position), title="A game", subtitle="the board", size=size)
+    image = picture.image
     layers = map_layers(crusader.name, size)
-    data = png(image, layers)
+    data = png(picture, layers)
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     chunks, at = [], 8
     while at < len(data):
@@ -421,7 +422,7 @@ def test_a_name_an_arrow_crosses_is_drawn_over_it(standard, spring):
     facts = season_facts(standard, position, adjudication)
     layers = map_layers("standard", DEFAULT_SIZE)
     lines = tuple(marks(standard, facts, Line))
-    image = draw_map(standard, layers, Scene(lines), ())
+    image = draw_map(standard, layers, Scene(lines), ()).image
     crossed = 0
     for sprite, (x0, y0) in layers.names.values():
         alpha, rgb = sprite.getchannel("A"), sprite.convert("RGB")
@@ -475,7 +476,7 @@ def test_a_legends_columns_stand_apart_however_long_a_rows_counts(crusader):
     at = columns(rows, 1.0)
     assert at[0] > COLUMN_X and at[1] > PLEDGES_X
     for standing in wide[:2]:    # the wide row and an ordinary one: the same columns, blank between
-        image = row_block(crusader.name, standing, "SECURE LOYALTY 2 \u2713", True, DEFAULT_SIZE, at)
+        image = row_block(crusader.name, standing, "SECURE LOYALTY 2 \u2713", True, DEFAULT_SIZE, at).image
         background = image.getpixel((0, 0))
         ink = [x for x in range(image.width)
                if any(image.getpixel((x, y)) != background for y in range(image.height))]
