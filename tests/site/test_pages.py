@@ -459,7 +459,7 @@ def test_the_board_of_a_game_between_two_seasons_is_the_picture_its_last_season_
     kept = (folder / "S1102M-after.png").read_bytes()
     acre.play(service, "F1102M", {"RUM": "A myr - lyd"})
     SiteNotifier(service, SiteWriter(root)).update_all()
-    last = sorted(folder.glob("*-after.png"), key=lambda f: f.stat().st_mtime_ns)[-1]
+    last = max(folder.glob("*-after.png"), key=lambda f: f.stat().st_mtime_ns)
     assert last.name != "S1102M-after.png" and (folder / "S1102M-after.png").read_bytes() == kept
     assert (folder / "board.png").read_bytes() == last.read_bytes() != kept
     assert (folder / "board.png").stat().st_ino == last.stat().st_ino
@@ -476,7 +476,7 @@ def test_where_the_file_system_makes_no_hard_links_the_board_is_written(acre, tm
     monkeypatch.setattr(os, "link", refused)
     SiteNotifier(service, SiteWriter(root)).update_all()
     folder = root / acre.name
-    after = sorted(folder.glob("*-after.png"), key=lambda f: f.stat().st_mtime_ns)[-1]
+    after = max(folder.glob("*-after.png"), key=lambda f: f.stat().st_mtime_ns)
     assert (folder / "board.png").read_bytes() == after.read_bytes()
     assert (folder / "board.png").stat().st_ino != after.stat().st_ino
     assert not [f for f in folder.iterdir() if f.name.startswith(".")]   # no temporary name left
