@@ -46,6 +46,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import platform
 import random
 import re
 import shutil
@@ -525,6 +526,54 @@ def pin(pid: int, cores: list[int]) -> None:
             os.sched_setaffinity(int(task), cores)
 
 
+YARDSTICK = """
+import os, sys, time
+if sys.argv[1] != "-":
+    os.sched_setaffinity(0, {int(sys.argv[1])})
+
+class Unit:
+    __slots__ = ("kind", "where", "power")
+
+    def __init__(self, kind, where, power):
+        self.kind, self.where, self.power = kind, where, power
+
+    def key(self):
+        return (self.power, self.where)
+
+def work():
+    total = 0
+    for n in range(4000):
+        units = [Unit("A" if i % 3 else "F", f"p{(n + i) % 75}", i % 7) for i in range(12)]
+        seen = {}
+        for unit in sorted(units, key=Unit.key):
+            seen[unit.where] = seen.get(unit.where, 0) + len(unit.kind)
+        total += sum(seen.values())
+    return total
+
+times = []
+for _ in range(7):
+    t = time.process_time()
+    work()
+    times.append(time.process_time() - t)
+print(1000 * min(times))
+"""
+"""A fixed piece of pure Python (objects made, sorted, counted in a dict), the same in every
+version of the judge: its CPU time, the best of seven, measured by the servers' interpreter on
+the servers' core before and after the storm, is the yardstick of a run. Machines of the same
+kind here have run the judge at speeds two to one apart from one day to another, and a fifth
+apart within an hour: a phase closing in yardsticks compares runs made on different days with
+the same interpreter. Not across interpreters: a build with profile-guided optimisation (as
+Debian's python3 and the official Docker image's are) ran the yardstick 1.9 times as fast as
+one without on the same machine, and a phase closing only 1.2 times."""
+
+
+def yardstick_ms(core: int | None) -> float:
+    """:data:`YARDSTICK`'s CPU time in ms, its best of seven, with the servers' interpreter on ``core``."""
+    out = subprocess.run([sys.executable, "-c", YARDSTICK, "-" if core is None else str(core)],
+                         capture_output=True, text=True, check=True)
+    return round(float(out.stdout), 2)
+
+
 def site_caught_up(server: Server) -> bool:
     """Whether the server has written the archive pages of every game (in the background since it
     started; before, before it served)."""
@@ -697,6 +746,8 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
     if others:
         pin(os.getpid(), others)  # (the helpers started from here are on them too)
         result["cores"] = {"servers": cores, "others": others}
+    result["python"] = f"{platform.python_implementation()} {platform.python_version()} ({sys.executable})"
+    result["yardstick_ms"] = {"before": yardstick_ms(cores[0] if cores else None)}
     fake = Remote(fake_discord_main)
     relay = Remote(RELAYS[relay_kind])
     running: list[Server] = []
@@ -782,6 +833,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
                                    "relay": round(relay.cpu_seconds() - helpers_cpu0["relay"], 1)}
         result["memory_kib"] = {s.node: s.memory_kib() for s in running}
         result["load_at_end"] = os.getloadavg()
+        result["yardstick_ms"]["after"] = yardstick_ms(cores[0] if cores else None)
         record = fake.call("record", start)
         mail = relay.call("record")
         mailed = max(mail["times"], default=start)
@@ -882,6 +934,13 @@ def report(r: dict[str, Any]) -> str:
     lines.append(f"  servers' CPU: {r['cpu_s']} s in all ({r['cpu_to_results_s']} s until the last result; "
                  f"in the kernel {r.get('system_cpu_s')} s); "
                  f"memory {r['memory_kib']} KiB; the test Discord's and the relay's CPU {r['helpers_cpu_s']} s")
+    if "yardstick_ms" in r and "after" in r["yardstick_ms"]:
+        y = r["yardstick_ms"]
+        per = sum(r["cpu_s"].values()) * 1000 / r["games"] / statistics.mean(y.values())
+        where = "on the servers' core" if r.get("cores") else "no core pinned"
+        lines.append(f"  {r['python']}; the yardstick ({where}): "
+                     f"{y['before']} ms before, {y['after']} ms after: a phase closing's CPU (all included) "
+                     f"{per:.2f} yardsticks")
     if "memory_per_game_kib" in r:
         lines.append(f"  memory: {r['baseline_rss_kib']} KiB with no game, {r['rss_ready_kib']} KiB with "
                      f"{r['games']} games armed: {r['memory_per_game_kib']} KiB a game")

@@ -9,9 +9,11 @@ game is adjudicated, nothing logged as an error."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
-from benchmarks.bench_storm import storm
+from benchmarks.bench_storm import report, storm
 
 GAMES = 20
 
@@ -41,3 +43,7 @@ def test_a_small_storm_is_posted_and_mailed_once_under_discord_s_limits(database
     assert result["first_result_posted_s"] < engine["last_adjudicated_s"]
     assert result["logs"]["errors"] == 0, result["logs"]["first_errors"]
     assert result["posted_and_mailed_s"] > 0
+    # the interpreter's speed that day, measured by the servers' interpreter before and after
+    assert result["python"].startswith("CPython ") and sys.executable in result["python"]
+    assert result["yardstick_ms"]["before"] > 0 and result["yardstick_ms"]["after"] > 0
+    assert "yardsticks" in report(result)
