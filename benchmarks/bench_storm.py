@@ -34,6 +34,10 @@ mailed exactly once, the 429s by bucket. The servers' own account of where the t
 ``phase run`` log line: adjudication, picture, the whole run with its storage) gives the
 engine's share; their CPU time and memory are read from /proc.
 
+The servers' interpreter is recorded, and the CPU time of a fixed piece of pure Python
+(:data:`YARDSTICK`) run by it on the servers' core before and after the storm: the speed of the
+machine and the interpreter that day, by which closings measured on different days compare.
+
 ``--memory-baseline`` (on by default) first starts one server with no game, for the memory a
 game costs once armed; the memory of one armed timer is measured in this process.
 """
