@@ -751,7 +751,8 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
         pin(os.getpid(), others)  # (the helpers started from here are on them too)
         result["cores"] = {"servers": cores, "others": others}
     result["python"] = f"{platform.python_implementation()} {platform.python_version()} ({sys.executable})"
-    result["yardstick_ms"] = {"before": yardstick_ms(cores[0] if cores else None)}
+    gauged = cores[0] if cores else None   # the yardstick's core: the first server's, when pinned
+    result["yardstick_ms"] = {"before": yardstick_ms(gauged)}
     fake = Remote(fake_discord_main)
     relay = Remote(RELAYS[relay_kind])
     running: list[Server] = []
@@ -837,7 +838,7 @@ def storm(url: str, games: int, servers_count: int, site: bool, lead: float, bas
                                    "relay": round(relay.cpu_seconds() - helpers_cpu0["relay"], 1)}
         result["memory_kib"] = {s.node: s.memory_kib() for s in running}
         result["load_at_end"] = os.getloadavg()
-        result["yardstick_ms"]["after"] = yardstick_ms(cores[0] if cores else None)
+        result["yardstick_ms"]["after"] = yardstick_ms(gauged)
         record = fake.call("record", start)
         mail = relay.call("record")
         mailed = max(mail["times"], default=start)
