@@ -28,7 +28,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import functools
 import io
 import re
 from collections import OrderedDict
@@ -235,7 +234,7 @@ class Mailer:
         *head, tail = pieces  # (the tail, after the last own header's field, is the letter's own bytes)
         assert isinstance(tail, bytes)
         return [b"".join(piece if isinstance(piece, bytes)
-                         else _field(policy, piece[0], mail.own[piece[0]], raw=piece[0] in letter.raw)
+                         else own_field(policy, piece[0], mail.own[piece[0]], raw=piece[0] in letter.raw)
                          if piece[0] in mail.own else piece[1]
                          for piece in head), tail]
 
@@ -275,7 +274,7 @@ class Letter:
         self.own = own
         self.raw = frozenset(name for name in own if not hasattr(stored[name.lower()], "name"))
         """Own headers ``message`` has as set (:meth:`~email.message.Message.set_raw`, as the judge's
-        ``Message-ID``), not parsed: each copy's are written so too."""
+        ``To`` and ``Message-ID``), not parsed: each copy's are written so too."""
         self.subject = str(message["Subject"])
         self.written: dict[tuple[bool, bool], list[bytes | tuple[str, bytes]]] = {}
         """By kind of relay: the mail ready for the wire, in pieces, each own header's field apart
@@ -324,26 +323,6 @@ def own_field(policy: Policy, name: str, value: str, *, raw: bool = False) -> by
     if raw:
         return policy.fold_binary(name, one_line(value))
     return policy.fold_binary(*policy.header_store_parse(name, value))
-
-
-KEPT_HEADERS = frozenset({"To"})
-"""A copy's own headers whose fields are kept once written (:func:`kept_field`): an address is
-mailed again every season, a ``Message-ID`` never twice."""
-FIELDS_KEPT = 4096
-"""Fields kept (the addresses of a few hundred games' players, about 300 bytes each)."""
-
-
-@functools.lru_cache(maxsize=FIELDS_KEPT)
-def kept_field(policy: Policy, name: str, value: str) -> bytes:
-    """:func:`own_field`, kept for the next mail to the same address (the email package parses
-    an address and folds its field in 80 µs; the players of a game are mailed every season)."""
-    return own_field(policy, name, value)
-
-
-def _field(policy: Policy, name: str, value: str, *, raw: bool) -> bytes:
-    if raw:
-        return own_field(policy, name, value, raw=True)  # written as it is: nothing worth keeping
-    return (kept_field if name in KEPT_HEADERS else own_field)(policy, name, value)
 
 
 def on_the_wire(message: bytes) -> bytes:
