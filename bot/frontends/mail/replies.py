@@ -6,13 +6,14 @@ never reaches them (SIGNON and SET PASSWORD lines arrive already masked).
 
 from __future__ import annotations
 
-import base64
 import re
 import secrets
 import uuid
 from typing import Any
 from email.message import EmailMessage, MIMEPart
 from email.utils import format_datetime, make_msgid
+
+import pybase64
 
 from adjudicator.variant import get_variant
 
@@ -162,10 +163,10 @@ def picture_part(picture: bytes, name: str = "map.png") -> MIMEPart:
     most of the cost of a results mail)."""
     part = MIMEPart(policy=COMPOSING)
     # its headers as the email package sets them for a PNG; its payload base64 as the package
-    # encodes it (lines of 76), by the standard library's encoder of such lines (bytes, joined
-    # once), not the package's, which makes a str of each line
+    # encodes it (lines of 76), the bytes of the standard library's encodebytes, written by
+    # pybase64 in one call (the standard library's encodes a line at a time, in Python)
     part.set_content(b"", maintype="image", subtype="png", disposition="attachment", filename=name)
-    part.set_payload(base64.encodebytes(picture).decode("ascii"))
+    part.set_payload(pybase64.encodebytes(picture).decode("ascii"))
     return part
 
 
