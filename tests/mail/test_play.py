@@ -107,7 +107,7 @@ def test_mixed_good_and_bad_lines_are_answered_line_by_line(rig):
     assert answer["A gal - egypt-ish"].startswith("REJECTED:")
     assert answer["F bei - baa"].startswith("REJECTED:")  # an army, not a fleet
     far = rig.ask(ADDRESSES["JER"], signed("JER", "A jer - dms"))
-    assert "REJECTED: not adjacent" in far.text and "(accepted instead: acr, asc, gal, heb, jaf, oul)" in far.text
+    assert "REJECTED: not adjacent" in far.text and "(would be accepted: acr, asc, gal, heb, jaf, oul)" in far.text
     standing = lines[lines.index("Orders standing for JER in 'crusade1', S1101M:") + 1:]
     assert standing[:2] == ["  JER: A jer - heb", "  JER: F acr - jaf"]
 

@@ -971,7 +971,7 @@ def _refused(line) -> str:
     text = _reason(line.reason)
     refusal = line.refusal
     if refusal is not None and refusal.accepted and refusal.accepted not in text:
-        text += f" (accepted instead: {refusal.accepted})"
+        text += f" (would be accepted: {refusal.accepted})"
     return f"REJECTED: {text}"
 
 
