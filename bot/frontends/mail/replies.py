@@ -189,10 +189,10 @@ def announcement_message(judge_address: str, to: str, subject: str, body: str, *
 def _message(sender: str, to: str, subject: str, body: str, *, auto: str, message_id: str | None = None) -> EmailMessage:
     msg = EmailMessage(policy=COMPOSING)
     msg["From"] = sender
-    # one plain local@domain, as the judge keeps every address it writes to (normalised:
-    # :mod:`bot.frontends.mail.addresses`), which the email package writes the same set as it is
-    # or parsed (a field too long it folds as it folds it parsed): set as it is, a copy of the
-    # letter for another address is written without parsing that address (:class:`Letter`)
+    # one plain local@domain (every address the judge writes to is normalised so:
+    # :mod:`bot.frontends.mail.addresses`), whose field the email package writes the same whether
+    # set as it is or parsed (one too long it folds parsed either way): set as it is, so that a
+    # copy of the letter for another address is written without parsing that address (:class:`Letter`)
     msg.set_raw("To", one_line(to))
     msg["Subject"] = subject
     msg["Date"] = format_datetime(utcnow())
