@@ -35,38 +35,46 @@ from .rows import (ActionRow, DeliveryRow, GameRow, OrderRow, OutboxRow, PlayerR
 # -- the database handle --------------------------------------------------------------------
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:
+def _sqlite_pragmas(dbapi_connection, _record, *, read_only: bool = False) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=30000")
+    if read_only:
+        cursor.execute("PRAGMA query_only=ON")
     cursor.close()
     # let SQLAlchemy's BEGIN below be the only transaction control (pysqlite defers it otherwise)
     dbapi_connection.isolation_level = None
 
 
-_READ_ONLY = "crusader_read_only"
-"""The execution option of :meth:`Database.session`'s read-only sessions (SQLite)."""
+def _sqlite_reader_pragmas(dbapi_connection, record) -> None:
+    _sqlite_pragmas(dbapi_connection, record, read_only=True)
 
 
 def _sqlite_begin(conn) -> None:
     """Begin a transaction on SQLite: ``BEGIN IMMEDIATE``, taking the write lock at once, so that
     writers are serialised from their start and none fails upgrading a read to a write (a
     deferred transaction that reads, then writes after another writer committed, gets
-    ``SQLITE_BUSY`` at once, whatever the busy timeout). A read-only session's is a plain
-    (deferred) ``BEGIN``: it never holds the write lock, and in WAL mode neither waits for a
-    writer nor holds one back; it runs with ``PRAGMA query_only`` on, so that a write there
-    fails at once instead of upgrading the transaction (the pragma is the connection's, switched
-    when a session of the other kind used it last). Both go straight through the driver: a
+    ``SQLITE_BUSY`` at once, whatever the busy timeout). Sent straight through the driver: a
     statement of transaction control, sent with every session, needs none of what SQLAlchemy's
     execution makes of a statement (a compiled form, a result, events)."""
-    read_only = bool(conn.get_execution_options().get(_READ_ONLY))
-    driver = conn.connection.dbapi_connection
-    if conn.info.get(_READ_ONLY, False) != read_only:
-        driver.execute(f"PRAGMA query_only={'ON' if read_only else 'OFF'}")
-        conn.info[_READ_ONLY] = read_only
-    driver.execute("BEGIN" if read_only else "BEGIN IMMEDIATE")
+    conn.connection.dbapi_connection.execute("BEGIN IMMEDIATE")
+
+
+def _sqlite_begin_reading(conn) -> None:
+    """Begin a read-only session's transaction on SQLite: a plain (deferred) ``BEGIN``, which
+    never holds the write lock, and in WAL mode neither waits for a writer nor holds one back.
+    Its connections are the reader's own, each with ``PRAGMA query_only`` on from its start, so
+    that a write there fails at once instead of upgrading the transaction. (Not switched on and
+    off on shared connections: each switch of that pragma expires the connection's prepared
+    statements, and every statement after it was compiled again.)"""
+    conn.connection.dbapi_connection.execute("BEGIN")
+
+
+def _is_memory(url: sa.URL) -> bool:
+    """Whether ``url`` is an SQLite database in memory (one connection's own: none to share)."""
+    return url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:")
 
 
 class Database:
@@ -80,12 +88,22 @@ class Database:
         else:
             kwargs.update(pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True)
         self.engine: Engine = sa.create_engine(url, **kwargs)
+        self._reader: Engine
+        """The engine of read-only sessions. PostgreSQL: the same connections, in transactions
+        begun ``READ ONLY``. SQLite: connections of its own, each under ``PRAGMA query_only``
+        (:func:`_sqlite_begin_reading`); a database in memory, whose connections share nothing,
+        reads on the writer's."""
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
             event.listen(self.engine, "begin", _sqlite_begin)
-        self._reader: Engine = self.engine.execution_options(
-            **({_READ_ONLY: True} if self.is_sqlite else {"postgresql_readonly": True}))
-        """The engine of read-only sessions: the same connections, another way of beginning."""
+            if _is_memory(self.engine.url):
+                self._reader = self.engine
+            else:
+                self._reader = sa.create_engine(url, **kwargs)
+                event.listen(self._reader, "connect", _sqlite_reader_pragmas)
+                event.listen(self._reader, "begin", _sqlite_begin_reading)
+        else:
+            self._reader = self.engine.execution_options(postgresql_readonly=True)
         faults.watch_writes(self.engine)
 
     @property
@@ -108,15 +126,17 @@ class Database:
         """A unit of work: committed when the block ends normally, rolled back otherwise.
 
         ``read_only``: a session that only reads, in a read-only transaction (PostgreSQL ``READ
-        ONLY``; SQLite a deferred ``BEGIN`` under ``PRAGMA query_only``): on SQLite it does not
-        take the write lock that every other session takes first (:func:`_sqlite_begin`). A
-        write in it fails, a change to a row read in it included (when it is flushed)."""
+        ONLY``; SQLite a deferred ``BEGIN`` on a connection under ``PRAGMA query_only``): on SQLite
+        it does not take the write lock that every other session takes first (:func:`_sqlite_begin`).
+        A write in it fails, a change to a row read in it included (when it is flushed)."""
         with Session(self._reader if read_only else self.engine, expire_on_commit=False) as session, session.begin():
             yield session
         faults.after_commit()
 
     def dispose(self) -> None:
         self.engine.dispose()
+        if self._reader is not self.engine:
+            self._reader.dispose()
 
 
 # -- queries the service needs (the only place that builds them) ---------------------------

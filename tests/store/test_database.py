@@ -122,10 +122,37 @@ def test_a_read_only_session_reads_and_any_write_in_it_fails_leaving_the_next_se
                 session.add(game)
             else:
                 database.cancel_timers(session, game_id, datetime.now(UTC))
-    with db.session() as session:       # (on SQLite the same connection, read-only no more)
+    with db.session() as session:
         session.get(GameRow, game_id).gm = "new gm"
     with db.session(read_only=True) as session:
         assert session.get(GameRow, game_id).gm == "new gm"
+
+
+def test_sessions_of_both_kinds_in_turn_on_sqlite_switch_no_pragma_on_a_connection(tmp_path):
+    # each switch of PRAGMA query_only expires every statement prepared on its connection, and
+    # the next use of each compiles it again: the read-only sessions have connections of their own
+    db = Database.sqlite_file(tmp_path / "s.db")
+    db.migrate()
+    db.dispose()    # (every connection made from here on traced)
+    pragmas: list[tuple[int, str]] = []
+
+    def trace(dbapi_connection, _record) -> None:
+        dbapi_connection.set_trace_callback(
+            lambda sql: pragmas.append((id(dbapi_connection), sql)) if "query_only" in sql else None)
+
+    for engine in {db.engine, db._reader}:
+        sa.event.listen(engine, "connect", trace)
+    with db.session() as session:
+        game_id = _game(session).id
+    for i in range(20):
+        with db.session(read_only=i % 2 == 0) as session:
+            assert database.game_listing(session, game_id).name == "g"
+    assert pragmas == []        # (set when a reader's connection is made, before the trace)
+    with db.session(read_only=True) as session, db._reader.connect() as other:
+        assert other.exec_driver_sql("PRAGMA query_only").scalar() == 1
+    with db.engine.connect() as writer:
+        assert writer.exec_driver_sql("PRAGMA query_only").scalar() == 0
+    db.dispose()
 
 
 def test_a_read_only_session_on_sqlite_holds_no_writer_back_as_every_other_session_does(tmp_path):
