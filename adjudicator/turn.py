@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import NamedTuple
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from .adjudicate import winners, winners_among
 from .adjustment import allowance, civil_disorder
@@ -39,7 +39,7 @@ from .validate import Board, check, retreat_options
 from .vocab import NEUTRAL, Location, PhaseKind, Power, ProvinceId, ProvinceKind, Unit, UnitType
 from .variant import Variant
 
-MOVEMENT, RETREAT = PhaseKind.MOVEMENT, PhaseKind.RETREAT
+MOVEMENT, RETREAT, ADJUSTMENT = PhaseKind.MOVEMENT, PhaseKind.RETREAT, PhaseKind.ADJUSTMENT
 UNIT_ORDERS = (Hold, Move, SupportHold, SupportMove, Convoy)
 RETREAT_ORDERS = (Retreat, Disband)
 
@@ -91,22 +91,24 @@ def _unit_orders(variant: Variant, unit: Unit, kinds: Collection[type] = UNIT_OR
     return tuple(k for k in UNIT_ORDERS if k in kinds and (k is not Convoy or at_sea))
 
 
-def commands(variant: Variant, position: Position, power: Power, standing: Sequence[Order] = ()) -> tuple[Command, ...]:
+def commands(variant: Variant, position: Position, power: Power, standing: Sequence[Order] = (), *,
+             who: Mapping[ProvinceId, Power] | None = None) -> tuple[Command, ...]:
     """The units ``power`` orders in ``position``'s phase, ``standing`` being its orders so far.
 
     Movement: its own units, its vassals, and the units its bids in ``standing`` would command.
     Retreat: the dislodged units it orders. Adjustment: its units (any may be disbanded when it
-    has disbands to make).
+    has disbands to make). ``who``: the rule module's commanders of the position, when the caller
+    has them already (asking of every power in turn).
     """
     hooks = rules_for(position)
     kind = position.phase.kind
     if kind is RETREAT:
-        who = hooks.commanders(variant, position)
+        who = who if who is not None else hooks.commanders(variant, position)
         return tuple(Command(d.unit, RETREAT_ORDERS, "dislodged") for d in position.dislodged
                      if who.get(d.unit.province) == power)
     if kind is not MOVEMENT:
         return tuple(Command(u, (Disband,)) for u in position.units_of(power))
-    who = hooks.commanders(variant, position)
+    who = who if who is not None else hooks.commanders(variant, position)
     out = []
     for unit in position.units:
         if who.get(unit.location.province) == power:
@@ -119,17 +121,19 @@ def commands(variant: Variant, position: Position, power: Power, standing: Seque
     return tuple(out)
 
 
-def duty(variant: Variant, position: Position, power: Power) -> Duty:
-    """What ``power`` has to decide in ``position``'s phase (see :class:`Duty`)."""
+def duty(variant: Variant, position: Position, power: Power, *,
+         who: Mapping[ProvinceId, Power] | None = None) -> Duty:
+    """What ``power`` has to decide in ``position``'s phase (see :class:`Duty`); ``who``, as
+    :func:`commands` takes it."""
     if power in position.eliminated or power == NEUTRAL:
         return Duty(power)
     hooks = rules_for(position)
     kind = position.phase.kind
     if kind is MOVEMENT:
-        return Duty(power, units=commands(variant, position, power),
+        return Duty(power, units=commands(variant, position, power, who=who),
                     spendable=hooks.spendable(variant, position, power))
     if kind is RETREAT:
-        who = hooks.commanders(variant, position)
+        who = who if who is not None else hooks.commanders(variant, position)
         ordered = [d for d in position.dislodged if who.get(d.unit.province) == power]
         return Duty(power, retreats=tuple(zip((d.unit for d in ordered), _retreats(variant, position, hooks, ordered))))
     allowed = allowance(position, power, hooks.home_centers(variant, position, power))
@@ -193,7 +197,8 @@ def to_decide(variant: Variant, position: Position) -> frozenset[Power]:
     such a phase is adjudicated at once. (A movement phase is never skipped: it moves the
     neutrals; a power that only holds prestige may bid there, but need not.)
     """
-    return frozenset(p for p in variant.powers if duty(variant, position, p).must_decide)
+    who = rules_for(position).commanders(variant, position) if position.phase.kind is not ADJUSTMENT else None
+    return frozenset(p for p in variant.powers if duty(variant, position, p, who=who).must_decide)
 
 
 def survivors(variant: Variant, position: Position) -> tuple[Power, ...]:
