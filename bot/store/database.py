@@ -66,9 +66,9 @@ def _sqlite_begin_reading(conn) -> None:
     """Begin a read-only session's transaction on SQLite: a plain (deferred) ``BEGIN``, which
     never holds the write lock, and in WAL mode neither waits for a writer nor holds one back.
     Its connections are the reader's own, each with ``PRAGMA query_only`` on from its start, so
-    that a write there fails at once instead of upgrading the transaction. (Not switched on and
-    off on shared connections: each switch of that pragma expires the connection's prepared
-    statements, and every statement after it was compiled again.)"""
+    that a write there fails at once instead of upgrading the transaction. (The pragma is not
+    switched on and off on connections shared with the writer: each switch expires every
+    statement prepared on its connection, which SQLite then compiles again at its next use.)"""
     conn.connection.dbapi_connection.execute("BEGIN")
 
 
