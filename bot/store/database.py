@@ -128,7 +128,10 @@ class Database:
         ``read_only``: a session that only reads, in a read-only transaction (PostgreSQL ``READ
         ONLY``; SQLite a deferred ``BEGIN`` on a connection under ``PRAGMA query_only``): on SQLite
         it does not take the write lock that every other session takes first (:func:`_sqlite_begin`).
-        A write in it fails, a change to a row read in it included (when it is flushed)."""
+        A write in it fails, a change to a row read in it included (when it is flushed); but on an
+        SQLite database in memory, which has no connection to share with a reader of its own, a
+        read-only session is an ordinary one (it takes the write lock, and a write in it is not
+        refused)."""
         with Session(self._reader if read_only else self.engine, expire_on_commit=False) as session, session.begin():
             yield session
         faults.after_commit()
