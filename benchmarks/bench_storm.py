@@ -568,7 +568,9 @@ kind here have run the judge at speeds two to one apart from one day to another,
 apart within an hour: a phase closing in yardsticks compares runs made on different days with
 the same interpreter. Not across interpreters: a build with profile-guided optimisation (as
 Debian's python3 and the official Docker image's are) ran the yardstick 1.9 times as fast as
-one without on the same machine, and a phase closing only 1.2 times."""
+one without on the same machine, and a phase closing only 1.2 times; on a machine 2.4 times as
+fast at the yardstick, 1.45 and 1.0-1.08 times. Nor across machines: that machine ran a phase
+closing only 1.8 times as fast."""
 
 
 def yardstick_ms(core: int | None) -> float:
@@ -636,7 +638,10 @@ def phase_costs(profile: Path, servers: list[str], cpu_s: dict[str, float], game
     thread holding the interpreter's lock) is ``1/rate`` s of the interpreter's work, given to its
     part; the rest of the servers' CPU time was spent with the lock released, and is its own part,
     ``released``: zlib's and Pillow's work on the pictures (their deflate, quantizing and pasting),
-    SQLite's, the sockets' and the kernel's, which the samples cannot place."""
+    SQLite's, the sockets' and the kernel's, which the samples cannot place. Not only that on
+    every machine: on one, py-spy found the lock held for 31 ms of a 69 ms closing where perf
+    found the interpreter's own code running for about 39, so that ``released`` held interpreter
+    work the samples missed (perf's samples by thread are the whole to check it against)."""
     samples: Counter = Counter()
     for node in servers:
         path = profile / f"{node}.txt"
