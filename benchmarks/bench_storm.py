@@ -638,10 +638,10 @@ def phase_costs(profile: Path, servers: list[str], cpu_s: dict[str, float], game
     thread holding the interpreter's lock) is ``1/rate`` s of the interpreter's work, given to its
     part; the rest of the servers' CPU time was spent with the lock released, and is its own part,
     ``released``: zlib's and Pillow's work on the pictures (their deflate, quantizing and pasting),
-    SQLite's, the sockets' and the kernel's, which the samples cannot place. Not only that on
-    every machine: on one, py-spy found the lock held for 31 ms of a 69 ms closing where perf
-    found the interpreter's own code running for about 39, so that ``released`` held interpreter
-    work the samples missed (perf's samples by thread are the whole to check it against)."""
+    SQLite's, the sockets' and the kernel's, which the samples cannot place. On some machines it
+    holds more: on one, py-spy found the lock held for 31 ms of a 69 ms closing where perf found
+    the interpreter's own code running for about 39, so that ``released`` held interpreter work
+    the samples missed (perf's samples by thread are the whole to check it against)."""
     samples: Counter = Counter()
     for node in servers:
         path = profile / f"{node}.txt"
